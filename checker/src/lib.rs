@@ -1,0 +1,1 @@
+//! Exhaustive litmus-test checking under the Linux-kernel memory model, SC and TSO.

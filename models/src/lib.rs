@@ -1,0 +1,1 @@
+//! Loom and shuttle models of the hazptr core, its torture harness and scale benchmarks.
