@@ -1,0 +1,227 @@
+//! Slots: where readers publish the addresses they protect, and the publication protocol.
+//!
+//! A slot holds one `usize`: [`EMPTY`], an address, or [`WILDCARD`].
+//! Each reader owns one primary slot (the kernel's per-CPU slot) for its fast path; nested
+//! or extra protections take backup slots from one of the domain's overflow lists.
+//! Both kinds live in [`SlotList`]s: append-only lock-free lists whose nodes are claimed and
+//! unclaimed, never unlinked, and freed only with the domain.
+//! Because nothing is ever unlinked, a scanner walks a list with plain acquire loads and no
+//! generation counter or retry, and a slot's memory outlives every guard that refers to it.
+//!
+//! # Publication
+//!
+//! [`publish`] is the reader's side of the protocol.
+//! The fast path (`try_acquire`) loads the source pointer, stores it into the slot with a
+//! relaxed store, issues the light half of the asymmetric fence, and re-reads the source: if
+//! the pointer is unchanged it is protected.
+//! Otherwise, or when the debug option forces it, the slow path stores [`WILDCARD`], fences,
+//! loads the source once more, and stores what it loaded, which needs no re-check: while the
+//! slot holds the wildcard every scanner treats it as holding every address.
+//!
+//! The argument, for a writer that unlinks `p` (store A) and then waits for `p`: the scanner
+//! runs the heavy half of the fence after store A and before loading the slots.
+//! If the reader's fence comes first, the scanner's slot load sees the reader's slot store
+//! (`p`, or the wildcard that precedes it) and defers; if the scanner's fence comes first,
+//! the reader's re-read sees store A, finds the pointer changed, and does not use `p`.
+//! Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus (the fast path) and
+//! litmus/tests/hazptr/hazptr-wildcard-protocol.litmus (the wildcard slow path).
+
+use core::ptr;
+use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+
+use crate::backend::{Atomic, AtomicInt, Backend};
+
+/// The value of an unused slot.
+pub const EMPTY: usize = 0;
+
+/// The value a reader publishes while it is between loading a pointer and publishing it:
+/// "this slot may hold any address". No object starts at the last byte of the address space,
+/// so the value is never a real address.
+pub const WILDCARD: usize = usize::MAX;
+
+/// One slot and its bookkeeping, as a node of a [`SlotList`].
+pub(crate) struct Node<B: Backend> {
+    /// The published value: [`EMPTY`], an address, or [`WILDCARD`].
+    pub(crate) addr: B::AtomicUsize,
+    /// Whether a reader (primary) or a guard (backup) owns the slot.
+    claimed: B::AtomicBool,
+    /// Position in the list, counted from the first node ever added.
+    pub(crate) index: usize,
+    /// The next node; written once, before the node is published, and never again.
+    next: *const Node<B>,
+}
+
+/// An append-only list of slots.
+pub(crate) struct SlotList<B: Backend> {
+    head: B::AtomicPtr<Node<B>>,
+    len: B::AtomicUsize,
+}
+
+// Safety: the raw `next` pointers are written only before a node is published with a release
+// CAS and read only after an acquire load of the link that published it, and nodes are freed
+// only in `drop`, with `&mut self`; every other field is an atomic.
+unsafe impl<B: Backend> Send for SlotList<B> {}
+// Safety: as for `Send`.
+unsafe impl<B: Backend> Sync for SlotList<B> {}
+
+impl<B: Backend> SlotList<B> {
+    pub(crate) fn new() -> Self {
+        Self {
+            head: B::AtomicPtr::new(ptr::null_mut()),
+            len: B::AtomicUsize::new(0),
+        }
+    }
+
+    /// Claims an unclaimed slot, adding one if every slot is claimed.
+    ///
+    /// The returned slot is [`EMPTY`] and stays claimed until [`SlotList::unclaim`].
+    pub(crate) fn claim(&self) -> &Node<B> {
+        for node in self.iter() {
+            // Acquire on success: pairs with the release in `unclaim`, so the previous owner's
+            // last slot store happens before this owner's first.
+            if !node.claimed.load(Relaxed)
+                && node
+                    .claimed
+                    .compare_exchange(false, true, Acquire, Relaxed)
+                    .is_ok()
+            {
+                return node;
+            }
+        }
+        // Relaxed: the index only labels the node; nothing is ordered by it.
+        let index = self.len.fetch_add(1, Relaxed);
+        let node = Box::into_raw(Box::new(Node {
+            addr: B::AtomicUsize::new(EMPTY),
+            claimed: B::AtomicBool::new(true),
+            index,
+            next: ptr::null(),
+        }));
+        // Relaxed: the CAS below re-checks the head it links to.
+        let mut head = self.head.load(Relaxed);
+        loop {
+            // Safety: `node` came from `Box::into_raw` above and is not yet shared.
+            unsafe { (*node).next = head };
+            // Release: pairs with the acquire loads in `iter`, publishing the node's fields.
+            // The push also precedes this reader's light fence in `publish`, so a scanner
+            // whose heavy fence comes later sees the node, just as it sees the slot store.
+            match self.head.compare_exchange(head, node, Release, Relaxed) {
+                Ok(_) => break,
+                Err(current) => head = current,
+            }
+        }
+        // Safety: the node is never freed before the list, which `&self` borrows.
+        unsafe { &*node }
+    }
+
+    /// Returns a slot claimed by [`SlotList::claim`]; its value must already be [`EMPTY`].
+    pub(crate) fn unclaim(&self, node: &Node<B>) {
+        debug_assert_eq!(node.addr.load(Relaxed), EMPTY);
+        // Release: pairs with the acquire CAS in `claim`.
+        node.claimed.store(false, Release);
+    }
+
+    /// Walks every node, newest first.
+    pub(crate) fn iter(&self) -> Iter<'_, B> {
+        // Acquire: pairs with the release CAS in `claim`, so the node's fields are visible.
+        Iter {
+            next: self.head.load(Acquire),
+            _list: self,
+        }
+    }
+
+    /// Number of nodes ever added.
+    pub(crate) fn len(&self) -> usize {
+        // Relaxed: a statistic.
+        self.len.load(Relaxed)
+    }
+}
+
+impl<B: Backend> Drop for SlotList<B> {
+    fn drop(&mut self) {
+        let mut next = self.head.load(Relaxed).cast_const();
+        while !next.is_null() {
+            // Safety: every node came from `Box::into_raw` in `claim`, is reachable exactly
+            // once from the head, and `&mut self` proves no reference to it remains.
+            let node = unsafe { Box::from_raw(next.cast_mut()) };
+            next = node.next;
+        }
+    }
+}
+
+/// An iterator over the nodes of a [`SlotList`].
+pub(crate) struct Iter<'a, B: Backend> {
+    next: *const Node<B>,
+    _list: &'a SlotList<B>,
+}
+
+impl<'a, B: Backend> Iterator for Iter<'a, B> {
+    type Item = &'a Node<B>;
+
+    fn next(&mut self) -> Option<&'a Node<B>> {
+        if self.next.is_null() {
+            return None;
+        }
+        // Safety: non-null links point to published nodes (the acquire load in `iter` or the
+        // immutable `next` of an earlier node, itself published before the node that links to
+        // it), and nodes live as long as the list, which `'a` borrows.
+        let node = unsafe { &*self.next };
+        self.next = node.next;
+        Some(node)
+    }
+}
+
+/// Publishes the pointer in `src` into `slot` and returns it; the pointer is protected until
+/// the slot is cleared. A null pointer is returned with the slot left [`EMPTY`].
+#[inline(always)]
+pub(crate) fn publish<B: Backend, T>(
+    slot: &B::AtomicUsize,
+    src: &B::AtomicPtr<T>,
+    force_slow_path: bool,
+) -> *mut T {
+    if !force_slow_path {
+        // The try_acquire fast path.
+        // Acquire: pairs with the writer's release store of the pointer, so the object's
+        // initialization is visible through it.
+        let p = src.load(Acquire);
+        if p.is_null() {
+            return p;
+        }
+        // Relaxed: ordered before the re-read by the light fence below.
+        slot.store(p as usize, Relaxed);
+        // Pairs with the scanner's heavy fence in `scan::cycle`.
+        // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
+        B::light_fence();
+        // Relaxed: only compared with `p`, whose target the first load already acquired.
+        if src.load(Relaxed) == p {
+            return p;
+        }
+    }
+    slow_path::<B, T>(slot, src)
+}
+
+/// The wildcard slow path of [`publish`].
+#[cold]
+#[inline(never)]
+fn slow_path<B: Backend, T>(slot: &B::AtomicUsize, src: &B::AtomicPtr<T>) -> *mut T {
+    // Relaxed: ordered before the load below by the light fence.
+    slot.store(WILDCARD, Relaxed);
+    // Pairs with the scanner's heavy fence in `scan::cycle`: a scanner that misses the
+    // wildcard ran its fence early enough that the load below sees the writer's unlink.
+    // Checked by litmus/tests/hazptr/hazptr-wildcard-protocol.litmus.
+    B::light_fence();
+    // Acquire: pairs with the writer's release store of the pointer.
+    let p = src.load(Acquire);
+    // Relaxed: replacing the wildcard by a narrower value needs no ordering; a scanner sees
+    // the wildcard (and defers) or this value (and compares), never the slot's older value,
+    // by coherence. Checked by litmus/tests/hazptr/hazptr-bloom-wildcard-hole.litmus.
+    slot.store(p as usize, Relaxed);
+    p
+}
+
+/// Clears a slot, ending the protection it gave.
+#[inline(always)]
+pub(crate) fn clear<B: Backend>(slot: &B::AtomicUsize) {
+    // Release: pairs with the scanner's acquire slot load, so every access the reader made
+    // to the object happens before the waiter returns or the object is reclaimed.
+    slot.store(EMPTY, Release);
+}
