@@ -19,7 +19,7 @@ use crate::slot::SlotList;
 /// A hazard-pointer domain: slots, waiters, retired objects and their scan thread.
 ///
 /// A std user writes `Domain::new()`; the model checkers name their backend:
-/// `Domain::<Loom>::with_config(Config::model())`.
+/// `Domain::<Loom>::with_backend_config(Config::model())`.
 pub struct Domain<B: Backend = Std> {
     shared: Arc<Shared<B>>,
     scan_thread: B::Mutex<Option<B::JoinHandle>>,
@@ -90,6 +90,11 @@ impl Domain<Std> {
     pub fn new() -> Self {
         Self::with_config(Config::default())
     }
+
+    /// A std domain with the given tuning.
+    pub fn with_config(config: Config) -> Self {
+        Self::with_backend_config(config)
+    }
 }
 
 impl Default for Domain<Std> {
@@ -99,8 +104,8 @@ impl Default for Domain<Std> {
 }
 
 impl<B: Backend> Domain<B> {
-    /// A domain with the given tuning.
-    pub fn with_config(config: Config) -> Self {
+    /// A domain of backend `B` with the given tuning: `Domain::<Loom>::with_backend_config(…)`.
+    pub fn with_backend_config(config: Config) -> Self {
         // Before any reader of this domain can exist, so the choice of fence is settled.
         B::init();
         let lists = config.overflow_lists.max(1);

@@ -222,3 +222,79 @@ pub(crate) fn run<B: Backend>(shared: &Shared<B>) {
         pending = cycle(shared).pending > 0;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, Domain};
+    use core::sync::atomic::Ordering::Relaxed;
+
+    fn enqueue(domain: &Domain, addr: usize) -> Arc<<crate::Std as Backend>::Event> {
+        let waiter = Waiter::new(addr);
+        let done = waiter.done();
+        domain
+            .shared()
+            .incoming
+            .with(|incoming| incoming.waiters.push(waiter));
+        done
+    }
+
+    #[test]
+    fn a_held_address_keeps_its_waiter_until_released() {
+        let domain = Domain::with_config(Config::model());
+        let slot = domain.shared().primaries.claim();
+        slot.addr.store(0x1000, Relaxed);
+        let done = enqueue(&domain, 0x1000);
+        let report = cycle(domain.shared());
+        assert_eq!((report.completed, report.pending), (0, 1));
+        assert!(!done.try_take());
+        slot.addr.store(EMPTY, Relaxed);
+        let report = cycle(domain.shared());
+        assert_eq!((report.completed, report.pending), (1, 0));
+        assert!(done.try_take());
+    }
+
+    #[test]
+    fn a_wildcard_defers_every_waiter_until_it_resolves() {
+        let domain = Domain::with_config(Config::model());
+        let slot = domain.shared().primaries.claim();
+        slot.addr.store(WILDCARD, Relaxed);
+        let done = enqueue(&domain, 0x1000);
+        let report = cycle(domain.shared());
+        assert!(report.wildcard);
+        assert_eq!((report.completed, report.pending), (0, 1));
+        assert_eq!(domain.stats().wildcard_deferrals, 1);
+        // The reader resolves the wildcard to some other address.
+        slot.addr.store(0x2000, Relaxed);
+        let report = cycle(domain.shared());
+        assert_eq!(
+            (report.completed, report.pending, report.wildcard),
+            (1, 0, false)
+        );
+        assert!(done.try_take());
+    }
+
+    #[test]
+    fn bloom_false_positives_fall_back_to_an_exact_match() {
+        let domain = Domain::with_config(Config::model().bloom_bits(64));
+        // Many waiters saturate a 64-bit filter, so unrelated slot values pass it.
+        let dones: Vec<_> = (0..48)
+            .map(|i| enqueue(&domain, 0x10_0000 + i * 64))
+            .collect();
+        for i in 0..64 {
+            let slot = domain.shared().overflow[0].claim();
+            slot.addr.store(0x90_0000 + i * 64, Relaxed);
+        }
+        let report = cycle(domain.shared());
+        assert_eq!(report.completed, 48);
+        assert!(dones.iter().all(|d| d.try_take()));
+        assert!(domain.stats().bloom_false_positives > 0);
+    }
+
+    #[test]
+    fn an_idle_cycle_issues_no_fence() {
+        let domain = Domain::with_config(Config::model());
+        assert!(!cycle(domain.shared()).ran);
+        assert_eq!(domain.stats().heavy_fences, 0);
+    }
+}
