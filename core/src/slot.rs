@@ -219,9 +219,10 @@ fn slow_path<B: Backend, T>(
     B::light_fence(fence);
     // Acquire: pairs with the writer's release store of the pointer.
     let p = src.load(Acquire);
-    // Relaxed: replacing the wildcard by a narrower value needs no ordering; a scanner sees
-    // the wildcard (and defers) or this value (and compares), never the slot's older value,
-    // by coherence. Checked by litmus/tests/hazptr/hazptr-bloom-wildcard-hole.litmus.
+    // Relaxed: replacing the wildcard by a narrower value needs no ordering. A scanner that
+    // the fence above obliges to see the wildcard sees it (and defers) or this later value
+    // (and compares), never the slot's older value, by coherence.
+    // Checked by litmus/tests/hazptr/hazptr-wildcard-protocol.litmus.
     slot.store(p as usize, Relaxed);
     p
 }
