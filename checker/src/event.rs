@@ -1,0 +1,246 @@
+//! Events: the reads, writes and fences that one run of a litmus program performs.
+//!
+//! An event carries the annotations herd7's C front end gives it (the `{ONCE}`,
+//! `{RELEASE}`, `{MB}`... of `linux-kernel.def`, the lock and SRCU classes of `lock.cat`
+//! and `linux-kernel.bell`) as a small set of [`Tag`]s, so that every model reads the same
+//! event and picks the tags it gives meaning to.
+//! Values and locations are resolved: an event knows the location it touches and the value
+//! it reads or writes in the execution at hand.
+
+use std::fmt;
+
+/// A memory location of the test, as an index into the test's location table.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Loc(pub u32);
+
+/// A value held by a register or a location: an integer, or the address of a location.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum Value {
+    /// An integer.
+    Int(i64),
+    /// The address of a location (`&x`, or `y=x;` in an init block).
+    Addr(Loc),
+}
+
+impl Default for Value {
+    fn default() -> Value {
+        Value::Int(0)
+    }
+}
+
+/// What an event does to memory.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum EventKind {
+    /// A read of a location.
+    Read,
+    /// A write to a location.
+    Write,
+    /// A fence, or another event that touches no location (RCU read-side markers).
+    Fence,
+}
+
+/// One annotation of an event, as herd7's LKMM front end and `lock.cat` name them.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[repr(u8)]
+pub enum Tag {
+    /// The initial write of a location (cat's `IW`).
+    Init,
+    /// `READ_ONCE`, `WRITE_ONCE`, relaxed RMWs (`'ONCE`).
+    Once,
+    /// `smp_store_release` and release RMWs (`'RELEASE`).
+    Release,
+    /// `smp_load_acquire` and acquire RMWs (`'ACQUIRE`).
+    Acquire,
+    /// The read of a non-value-returning RMW such as `atomic_inc` (`'NORETURN`).
+    Noreturn,
+    /// A fully ordered RMW, or the `smp_mb()` fence (`'MB`).
+    Mb,
+    /// An event of a read-modify-write instruction, successful or failed (cat's `RMW`).
+    Rmw,
+    /// `smp_rmb()`.
+    Rmb,
+    /// `smp_wmb()`.
+    Wmb,
+    /// `barrier()`.
+    Barrier,
+    /// `rcu_read_lock()`.
+    RcuLock,
+    /// `rcu_read_unlock()`.
+    RcuUnlock,
+    /// `synchronize_rcu()` and `synchronize_rcu_expedited()`.
+    SyncRcu,
+    /// `smp_mb__before_atomic()`.
+    BeforeAtomic,
+    /// `smp_mb__after_atomic()`.
+    AfterAtomic,
+    /// `smp_mb__after_spinlock()`.
+    AfterSpinlock,
+    /// `smp_mb__after_unlock_lock()`.
+    AfterUnlockLock,
+    /// `smp_mb__after_srcu_read_unlock()`.
+    AfterSrcuReadUnlock,
+    /// `srcu_read_lock()` and `srcu_down_read()`: a read of the SRCU structure.
+    SrcuLock,
+    /// `srcu_read_unlock()` and `srcu_up_read()`: a write of the SRCU structure.
+    SrcuUnlock,
+    /// `synchronize_srcu()`: an event on the SRCU structure's location.
+    SyncSrcu,
+    /// Lock-Read: the read half of `spin_lock()` or a successful `spin_trylock()`.
+    Lkr,
+    /// Lock-Write: the write half of `spin_lock()` or a successful `spin_trylock()`.
+    Lkw,
+    /// Unlock: `spin_unlock()`.
+    Ul,
+    /// Lock-Fail: a failed `spin_trylock()`.
+    Lf,
+    /// Read-Locked: `spin_is_locked()` returning true.
+    Rl,
+    /// Read-Unlocked: `spin_is_locked()` returning false.
+    Ru,
+}
+
+impl Tag {
+    /// Every tag, in declaration order.
+    pub const ALL: [Tag; 27] = [
+        Tag::Init,
+        Tag::Once,
+        Tag::Release,
+        Tag::Acquire,
+        Tag::Noreturn,
+        Tag::Mb,
+        Tag::Rmw,
+        Tag::Rmb,
+        Tag::Wmb,
+        Tag::Barrier,
+        Tag::RcuLock,
+        Tag::RcuUnlock,
+        Tag::SyncRcu,
+        Tag::BeforeAtomic,
+        Tag::AfterAtomic,
+        Tag::AfterSpinlock,
+        Tag::AfterUnlockLock,
+        Tag::AfterSrcuReadUnlock,
+        Tag::SrcuLock,
+        Tag::SrcuUnlock,
+        Tag::SyncSrcu,
+        Tag::Lkr,
+        Tag::Lkw,
+        Tag::Ul,
+        Tag::Lf,
+        Tag::Rl,
+        Tag::Ru,
+    ];
+
+    /// The name herd7 prints for the tag.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tag::Init => "IW",
+            Tag::Once => "once",
+            Tag::Release => "release",
+            Tag::Acquire => "acquire",
+            Tag::Noreturn => "noreturn",
+            Tag::Mb => "mb",
+            Tag::Rmw => "rmw",
+            Tag::Rmb => "rmb",
+            Tag::Wmb => "wmb",
+            Tag::Barrier => "barrier",
+            Tag::RcuLock => "rcu-lock",
+            Tag::RcuUnlock => "rcu-unlock",
+            Tag::SyncRcu => "sync-rcu",
+            Tag::BeforeAtomic => "before-atomic",
+            Tag::AfterAtomic => "after-atomic",
+            Tag::AfterSpinlock => "after-spinlock",
+            Tag::AfterUnlockLock => "after-unlock-lock",
+            Tag::AfterSrcuReadUnlock => "after-srcu-read-unlock",
+            Tag::SrcuLock => "srcu-lock",
+            Tag::SrcuUnlock => "srcu-unlock",
+            Tag::SyncSrcu => "sync-srcu",
+            Tag::Lkr => "LKR",
+            Tag::Lkw => "LKW",
+            Tag::Ul => "UL",
+            Tag::Lf => "LF",
+            Tag::Rl => "RL",
+            Tag::Ru => "RU",
+        }
+    }
+}
+
+/// A set of [`Tag`]s.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Tags(u32);
+
+impl Tags {
+    /// No tag.
+    pub const NONE: Tags = Tags(0);
+
+    /// The set holding `tags`.
+    pub fn of(tags: &[Tag]) -> Tags {
+        tags.iter().fold(Tags::NONE, |acc, t| acc.with(*t))
+    }
+
+    /// The set with `tag` added.
+    pub fn with(self, tag: Tag) -> Tags {
+        Tags(self.0 | 1 << tag as u8)
+    }
+
+    /// Whether `tag` is in the set.
+    pub fn has(self, tag: Tag) -> bool {
+        self.0 >> tag as u8 & 1 == 1
+    }
+
+    /// Whether the set has no tag.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The tags in the set, in declaration order.
+    pub fn iter(self) -> impl Iterator<Item = Tag> {
+        Tag::ALL.into_iter().filter(move |t| self.has(*t))
+    }
+}
+
+impl fmt::Debug for Tags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter().map(Tag::name)).finish()
+    }
+}
+
+/// One event of an execution.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Event {
+    /// The thread that performs it, `None` for an initial write.
+    pub thread: Option<usize>,
+    /// Read, write or fence.
+    pub kind: EventKind,
+    /// The location touched, `None` for a fence.
+    pub loc: Option<Loc>,
+    /// The value read or written in this execution (`Int(0)` for a fence).
+    pub value: Value,
+    /// Annotations.
+    pub tags: Tags,
+    /// Byte range of the source statement that produced the event, for traces and
+    /// diagnostics; `None` for initial writes.
+    pub source: Option<(usize, usize)>,
+}
+
+impl Event {
+    /// Whether the event reads memory.
+    pub fn is_read(&self) -> bool {
+        self.kind == EventKind::Read
+    }
+
+    /// Whether the event writes memory.
+    pub fn is_write(&self) -> bool {
+        self.kind == EventKind::Write
+    }
+
+    /// Whether the event is a fence or another non-memory event.
+    pub fn is_fence(&self) -> bool {
+        self.kind == EventKind::Fence
+    }
+
+    /// Whether the event carries `tag`.
+    pub fn has(&self, tag: Tag) -> bool {
+        self.tags.has(tag)
+    }
+}

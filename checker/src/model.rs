@@ -1,0 +1,43 @@
+//! The memory-model strategy: what decides whether a candidate execution is allowed.
+//!
+//! A model is a set of named checks over an [`Execution`] (cat's `acyclic`, `irreflexive`
+//! and `empty`), plus flags that mark an execution without rejecting it (cat's `flag`).
+//! The enumeration is generic over the model, so every model benefits from the same
+//! pruning: a model that says its checked relations only grow as `rf` and `co` grow
+//! ([`MemoryModel::monotone`]) lets the enumeration reject a partial execution and all its
+//! completions at once.
+
+use crate::execution::Execution;
+
+/// The verdict a model gives one execution.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Judgement {
+    /// The name of the first check that rejects the execution (`"coherence"`, `"happens-before"`,
+    /// ...), or `None` when the model allows it.
+    pub rejected_by: Option<&'static str>,
+    /// The flags the execution raises (`"data-race"`, `"unmatched-rcu-lock"`, ...), in the
+    /// order the model declares them.
+    pub flags: Vec<&'static str>,
+}
+
+impl Judgement {
+    /// Whether the model allows the execution.
+    pub fn allowed(&self) -> bool {
+        self.rejected_by.is_none()
+    }
+}
+
+/// A memory model: a strategy the enumeration consults for each candidate execution.
+pub trait MemoryModel: Sync {
+    /// The model's name on the command line and in `Result(name):` lines.
+    fn name(&self) -> &'static str;
+
+    /// Judges one complete execution.
+    fn judge(&self, execution: &Execution) -> Judgement;
+
+    /// Whether every relation this model checks only grows when pairs are added to `rf` and
+    /// `co`, so that a check failing on a partial execution fails on all its completions.
+    fn monotone(&self) -> bool {
+        false
+    }
+}
