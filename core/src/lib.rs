@@ -29,6 +29,11 @@
 //! Every concurrent primitive comes from a [`Backend`]: [`Std`] by default, or `Loom` and
 //! `Shuttle` under the features of those names, so the model checkers run this very code.
 //! The book's hazptr chapter gives the protocol and its ordering argument.
+//!
+//! The feature `weaken` is for tests only: off in every default build, enabled only by the
+//! models (package `hazmat-models`), it adds `raw::weaken`, switches that remove one fence,
+//! ordering or protocol step at run time so that a model can prove it sees the bug.
+//! The feature alone changes nothing: every switch starts off.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod backend;
@@ -39,6 +44,7 @@ mod guard;
 mod retire;
 mod scan;
 mod slot;
+mod weaken;
 
 pub use backend::{Backend, Std};
 pub use config::{Config, ScanMode};
@@ -57,5 +63,11 @@ pub mod raw {
     /// retired object present when it starts; waits if another cycle is running.
     pub fn scan_cycle<B: Backend>(domain: &Domain<B>) -> CycleReport {
         crate::scan::cycle(domain.shared())
+    }
+
+    /// Test-only switches that weaken the protocol (feature `weaken`), one per guard.
+    #[cfg(feature = "weaken")]
+    pub mod weaken {
+        pub use crate::weaken::{Scope, Weakening, set, set_global};
     }
 }

@@ -1,0 +1,164 @@
+//! Test-only weakenings: switches that remove one fence, ordering or protocol step at run
+//! time, so that a model can show it finds the bug the removed guard prevents.
+//!
+//! Every model of the core has a negative control: the same model run against a weakened
+//! protocol, which must fail.
+//! A model that passes whatever the code does proves nothing; one that fails once a guard is
+//! gone proves it sees what the guard is for.
+//! The switches live behind the Cargo feature `weaken`, which is off by default and enabled
+//! only by the models and the torture harness (package `hazmat-models`).
+//! Without the feature [`active`] is the constant `false` and every hook compiles away.
+//! With it, nothing changes until a test calls `hazptr::raw::weaken::set`: the feature alone
+//! weakens nothing, so a build that unifies features across the workspace stays correct.
+//!
+//! A weakening applies to the calling OS thread, where loom and shuttle run every thread of a
+//! model, until the returned [`Scope`] drops; [`set_global`] applies one to every thread of
+//! the process, for harnesses on real threads.
+//! The state is a plain std atomic and a std thread-local on purpose: the model checkers must
+//! not explore it, and it does not change while a model runs.
+//!
+//! Each hook is one line at its site, naming the weakening it obeys.
+
+use core::sync::atomic::Ordering;
+
+/// One guard of the protocol that a model can remove.
+#[cfg_attr(not(feature = "weaken"), allow(unreachable_pub))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Weakening {
+    /// The reader skips the light half of the asymmetric fence after publishing its slot
+    /// (`slot::publish` and `slot::slow_path`).
+    /// Checked by litmus/tests/hazptr/hazptr-acquire-before-scan+no-reader-mb.litmus.
+    NoReaderFence,
+    /// The scan cycle skips the heavy half of the asymmetric fence before loading the slots.
+    /// Checked by litmus/tests/hazptr/hazptr-acquire-before-scan+no-scan-mb.litmus.
+    NoScanFence,
+    /// The scan cycle ignores a slot holding the wildcard instead of deferring.
+    /// Checked by litmus/tests/hazptr/hazptr-bloom-wildcard-hole+no-wildcard-defer.litmus.
+    NoWildcardDeferral,
+    /// The scan cycle trusts the Bloom filter: a slot value the filter lets through holds
+    /// every address of the batch, so a false positive can hold a waiter back for good.
+    NoExactMatch,
+    /// A guard clears its slot with a relaxed store instead of a release store.
+    /// Checked by litmus/tests/hazptr/hazptr-release-before-reclaim+no-release.litmus.
+    RelaxedRelease,
+    /// Dropping a domain sets the shutdown flag but does not wake the scan thread.
+    NoShutdownKick,
+}
+
+impl Weakening {
+    #[cfg(feature = "weaken")]
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+/// Whether `weakening` is in force for the calling thread.
+#[inline(always)]
+pub(crate) fn active(weakening: Weakening) -> bool {
+    #[cfg(feature = "weaken")]
+    {
+        imp::active(weakening)
+    }
+    #[cfg(not(feature = "weaken"))]
+    {
+        let _ = weakening;
+        false
+    }
+}
+
+/// `normal`, or `weakened` while `weakening` is in force: for hooks that relax an ordering.
+#[inline(always)]
+pub(crate) fn order(weakening: Weakening, normal: Ordering, weakened: Ordering) -> Ordering {
+    if active(weakening) { weakened } else { normal }
+}
+
+#[cfg(feature = "weaken")]
+pub use imp::{Scope, set, set_global};
+
+#[cfg(feature = "weaken")]
+mod imp {
+    use core::cell::Cell;
+    use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+    use super::Weakening;
+
+    static GLOBAL: AtomicU32 = AtomicU32::new(0);
+
+    std::thread_local! {
+        static LOCAL: Cell<u32> = const { Cell::new(0) };
+    }
+
+    pub(super) fn active(weakening: Weakening) -> bool {
+        // Relaxed: the global set is written before the threads that read it are started,
+        // and orders nothing itself.
+        let set = LOCAL.with(Cell::get) | GLOBAL.load(Relaxed);
+        set & weakening.bit() != 0
+    }
+
+    /// Where a weakening was put in force, and so where [`Scope`] removes it.
+    #[derive(Debug)]
+    enum Place {
+        Local,
+        Global,
+    }
+
+    /// Keeps a weakening in force until it drops.
+    #[must_use = "the weakening ends when the scope drops"]
+    #[derive(Debug)]
+    pub struct Scope {
+        weakening: Weakening,
+        place: Place,
+    }
+
+    /// Puts `weakening` in force on the calling OS thread (and so on every thread of a loom
+    /// or shuttle model run from it) until the returned scope drops.
+    pub fn set(weakening: Weakening) -> Scope {
+        LOCAL.with(|local| local.set(local.get() | weakening.bit()));
+        Scope {
+            weakening,
+            place: Place::Local,
+        }
+    }
+
+    /// Puts `weakening` in force on every thread of the process until the returned scope
+    /// drops; for harnesses on real threads. Set it before starting them.
+    pub fn set_global(weakening: Weakening) -> Scope {
+        // Relaxed: see `active`.
+        GLOBAL.fetch_or(weakening.bit(), Relaxed);
+        Scope {
+            weakening,
+            place: Place::Global,
+        }
+    }
+
+    impl Drop for Scope {
+        fn drop(&mut self) {
+            let bit = self.weakening.bit();
+            match self.place {
+                Place::Local => LOCAL.with(|local| local.set(local.get() & !bit)),
+                // Relaxed: see `active`.
+                Place::Global => {
+                    GLOBAL.fetch_and(!bit, Relaxed);
+                }
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn a_scope_weakens_its_thread_until_it_drops() {
+            assert!(!active(Weakening::NoReaderFence));
+            let scope = set(Weakening::NoReaderFence);
+            assert!(active(Weakening::NoReaderFence));
+            assert!(!active(Weakening::NoScanFence));
+            let elsewhere = std::thread::spawn(|| active(Weakening::NoReaderFence));
+            assert!(!elsewhere.join().unwrap());
+            drop(scope);
+            assert!(!active(Weakening::NoReaderFence));
+        }
+    }
+}
