@@ -15,6 +15,7 @@ use crate::guard::Reader;
 use crate::retire::{self, Retired};
 use crate::scan;
 use crate::slot::SlotList;
+use crate::weaken::{self, Weakening};
 
 /// A hazard-pointer domain: slots, waiters, retired objects and their scan thread.
 ///
@@ -258,7 +259,9 @@ impl<B: Backend> Drop for Domain<B> {
             self.shared
                 .shutdown
                 .store(true, core::sync::atomic::Ordering::Relaxed);
-            self.shared.kick.set();
+            if !weaken::active(Weakening::NoShutdownKick) {
+                self.shared.kick.set()
+            }
             B::join(handle);
         }
         let mut retired = self

@@ -24,6 +24,7 @@ use crate::bloom::Bloom;
 use crate::domain::{Shared, Stats};
 use crate::retire::Retired;
 use crate::slot::{EMPTY, WILDCARD};
+use crate::weaken::{self, Weakening};
 
 /// A thread blocked in `synchronize`.
 pub(crate) struct Waiter<B: Backend> {
@@ -131,7 +132,7 @@ fn cycle_locked<B: Backend>(
     // earlier has its slot store visible to the loads below; a later one sees the unlink.
     // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
     state.stats.heavy_fences += 1;
-    if B::heavy_fence() == HeavyFence::Membarrier {
+    if !weaken::active(Weakening::NoScanFence) && B::heavy_fence() == HeavyFence::Membarrier {
         state.stats.membarrier_calls += 1;
     }
 
@@ -148,13 +149,17 @@ fn cycle_locked<B: Backend>(
         if value == EMPTY {
             continue;
         }
-        if value == WILDCARD {
+        if value == WILDCARD && !weaken::active(Weakening::NoWildcardDeferral) {
             // The reader is between loading a pointer and publishing it: it may hold any
             // address. Checked by litmus/tests/hazptr/hazptr-bloom-wildcard-hole.litmus.
             wildcard = true;
             continue;
         }
         if !bloom.may_contain(value) {
+            continue;
+        }
+        if weaken::active(Weakening::NoExactMatch) {
+            held.fill(true);
             continue;
         }
         match targets.binary_search(&value) {

@@ -30,6 +30,7 @@ use core::ptr;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 use crate::backend::{Atomic, AtomicInt, Backend, LightFence};
+use crate::weaken::{self, Weakening};
 
 /// The value of an unused slot.
 pub const EMPTY: usize = 0;
@@ -194,7 +195,9 @@ pub(crate) fn publish<B: Backend, T>(
         slot.store(p as usize, Relaxed);
         // Pairs with the scanner's heavy fence in `scan::cycle`.
         // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
-        B::light_fence(fence);
+        if !weaken::active(Weakening::NoReaderFence) {
+            B::light_fence(fence)
+        }
         // Relaxed: only compared with `p`, whose target the first load already acquired.
         if src.load(Relaxed) == p {
             return p;
@@ -216,7 +219,9 @@ fn slow_path<B: Backend, T>(
     // Pairs with the scanner's heavy fence in `scan::cycle`: a scanner that misses the
     // wildcard ran its fence early enough that the load below sees the writer's unlink.
     // Checked by litmus/tests/hazptr/hazptr-wildcard-protocol.litmus.
-    B::light_fence(fence);
+    if !weaken::active(Weakening::NoReaderFence) {
+        B::light_fence(fence)
+    }
     // Acquire: pairs with the writer's release store of the pointer.
     let p = src.load(Acquire);
     // Relaxed: replacing the wildcard by a narrower value needs no ordering. A scanner that
@@ -232,5 +237,8 @@ fn slow_path<B: Backend, T>(
 pub(crate) fn clear<B: Backend>(slot: &B::AtomicUsize) {
     // Release: pairs with the scanner's acquire slot load, so every access the reader made
     // to the object happens before the waiter returns or the object is reclaimed.
-    slot.store(EMPTY, Release);
+    slot.store(
+        EMPTY,
+        weaken::order(Weakening::RelaxedRelease, Release, Relaxed),
+    );
 }
