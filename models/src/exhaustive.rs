@@ -1,0 +1,83 @@
+//! Running a loom model: a documented preemption bound, the number of executions explored, and
+//! the steps of the failing execution when one fails.
+//!
+//! Loom explores every interleaving of a model, and every value a load may read under the C11
+//! memory model, up to a bound on preemptions (switches away from a thread that could have
+//! gone on).
+//! The bound keeps a model small enough to be exhaustive in seconds; the environment variable
+//! `LOOM_MAX_PREEMPTIONS`, which loom itself reads, overrides it for deeper runs.
+//! Every model here runs on [`TracedLoom`](crate::trace::TracedLoom), so when an execution
+//! fails, its log is the failing execution's steps: thread, code location and operation, up
+//! to the failure.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use crate::trace;
+use crate::{Explored, Failure};
+
+/// The preemption bound a model runs with: `LOOM_MAX_PREEMPTIONS` if set, else `default`.
+pub fn preemption_bound(default: usize) -> usize {
+    std::env::var("LOOM_MAX_PREEMPTIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Explores the loom model `f`, named `name`, within the preemption bound
+/// [`preemption_bound(default_bound)`](preemption_bound).
+///
+/// Returns how many executions were explored, or the first failing execution with its steps.
+pub fn explore<F>(name: &str, default_bound: usize, f: F) -> Result<Explored, Box<Failure>>
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    let bound = preemption_bound(default_bound);
+    let executions = Arc::new(AtomicUsize::new(0));
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(bound);
+    let counter = Arc::clone(&executions);
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        builder.check(move || {
+            // Relaxed: a plain counter outside the model, read after the run.
+            counter.fetch_add(1, Relaxed);
+            trace::begin();
+            f();
+            trace::end();
+        })
+    }));
+    trace::end();
+    let executions = executions.load(Relaxed);
+    match outcome {
+        Ok(()) => Ok(Explored {
+            model: name.to_owned(),
+            checker: format!("loom, preemption bound {bound}"),
+            runs: executions,
+        }),
+        Err(payload) => Err(Box::new(Failure {
+            model: name.to_owned(),
+            checker: format!("loom, preemption bound {bound}"),
+            message: trace::payload_message(&*payload),
+            runs: executions,
+            steps: trace::render(),
+            replay: None,
+        })),
+    }
+}
+
+/// Explores the loom model `f` like [`explore`] and panics with the failing execution's steps
+/// if one fails; prints the number of executions explored.
+#[track_caller]
+pub fn check<F>(name: &str, default_bound: usize, f: F) -> Explored
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    match explore(name, default_bound, f) {
+        Ok(explored) => {
+            eprintln!("{explored}");
+            explored
+        }
+        Err(failure) => panic!("{failure}"),
+    }
+}

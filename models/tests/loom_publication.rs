@@ -1,0 +1,81 @@
+//! Publication against scan: a reader's try_acquire fast path against a writer that unlinks
+//! the object and synchronizes, under loom's C11 model.
+//!
+//! The property is that of litmus/tests/hazptr/hazptr-acquire-before-scan.litmus: a reader
+//! whose re-read still sees the old pointer has its slot seen by the scan, so the writer's
+//! `synchronize` waits for it; otherwise the re-read sees the unlink and the reader moves on
+//! to the new object.
+//! Two threads: the reader, and the writer, which runs the scan cycles itself
+//! (`ScanMode::Caller`).
+//! Negative controls drop either half of the asymmetric fence; loom then finds the execution
+//! in which the scan misses the slot while the reader keeps the old pointer (store buffering)
+//! and reports the reader's access racing with the free.
+
+mod common;
+
+use std::sync::atomic::Ordering::{AcqRel, Acquire};
+
+use common::{B, domain, free, obj, poison, read, spawn};
+use hazmat_models::exhaustive;
+use hazmat_models::trace;
+use hazptr::backend::{Atomic, Backend};
+use hazptr::raw::weaken::{self, Weakening};
+use loom::sync::Arc;
+
+/// The default preemption bound; `LOOM_MAX_PREEMPTIONS` overrides it.
+const BOUND: usize = 2;
+
+fn model() {
+    let domain = Arc::new(domain(|c| c));
+    let old = obj(1, "old");
+    let src = Arc::new(<B as Backend>::AtomicPtr::<common::Obj>::new(old));
+    let reader = {
+        let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
+        spawn("reader", move || {
+            let reader = domain.reader();
+            // Safety: objects come from `obj`; the writer poisons one only after unlinking
+            // and synchronizing it, and frees it after joining this thread.
+            if let Some(guard) = unsafe { reader.protect(&*src) } {
+                trace::note::<B>("reader uses the object it protects");
+                // Safety: protected, hence not freed.
+                assert_eq!(unsafe { read(guard.as_ptr()) }, 1, "read a freed object");
+            }
+        })
+    };
+    let new = obj(1, "new");
+    let unlinked = src.swap(new, AcqRel);
+    domain.synchronize(unlinked);
+    trace::note::<B>("writer frees the unlinked object");
+    // Safety: unlinked and synchronized: no reader protects it.
+    unsafe { poison(unlinked) };
+    reader.join().unwrap();
+    // Safety: every thread is done.
+    unsafe {
+        free(unlinked);
+        free(src.load(Acquire));
+    }
+}
+
+#[test]
+fn publication_against_scan() {
+    exhaustive::check("publication_against_scan", BOUND, model);
+}
+
+#[test]
+fn publication_against_scan_fails_without_the_reader_fence() {
+    let _weak = weaken::set(Weakening::NoReaderFence);
+    let failure = exhaustive::explore("publication_without_reader_fence", BOUND, model)
+        .expect_err("the model must see the missing reader fence");
+    eprintln!("{failure}");
+    assert!(failure.message.contains("Causality violation"), "{failure}");
+    assert!(failure.steps.contains("core/src/slot.rs"), "{failure}");
+}
+
+#[test]
+fn publication_against_scan_fails_without_the_scan_fence() {
+    let _weak = weaken::set(Weakening::NoScanFence);
+    let failure = exhaustive::explore("publication_without_scan_fence", BOUND, model)
+        .expect_err("the model must see the missing scan fence");
+    eprintln!("{failure}");
+    assert!(failure.message.contains("Causality violation"), "{failure}");
+}
