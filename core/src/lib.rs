@@ -35,15 +35,18 @@ pub mod backend;
 mod bloom;
 mod config;
 mod domain;
+mod drain;
 mod guard;
 mod retire;
 mod scan;
 mod slot;
+mod stall;
 
 pub use backend::{Backend, Std};
 pub use config::{Config, ScanMode};
 pub use domain::{Domain, Stats};
 pub use guard::{Guard, Reader};
+pub use stall::{Holder, SlotKind, StallReport};
 
 /// Low-level pieces for models and tests: driving scan cycles by hand, slot values.
 pub mod raw {

@@ -302,7 +302,7 @@ fn stress(
 
 #[test]
 fn many_readers_and_writers_on_shared_addresses() {
-    stress(Config::default(), 4, 4, 2, 200, false);
+    stress(Config::default(), 4, 4, 2, 100, false);
 }
 
 #[test]
