@@ -303,3 +303,45 @@ fn fairness_rotates_the_drain_between_two_stuck_addresses() {
         free(src);
     }
 }
+
+#[test]
+fn debug_holders_report_backup_slots_with_hold_times_and_backtraces() {
+    let config = Config::default()
+        .scan_period(Duration::from_millis(1))
+        .stall_timeout(Some(Duration::from_millis(10)))
+        .debug_holders(true);
+    let domain = Domain::with_config(config);
+    let (outer, src) = (bucket(), bucket());
+    thread::scope(|s| {
+        let reader = domain.reader();
+        // Safety: the buckets are never freed while readers run.
+        let first = unsafe { reader.protect(&outer) }.unwrap();
+        // Safety: as above.
+        let nested = unsafe { reader.protect(&src) }.unwrap();
+        assert!(nested.is_backup());
+        let waiter = s.spawn(|| domain.synchronize(src.load(Relaxed)));
+        while domain.stall_reports().is_empty() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        drop(nested);
+        waiter.join().unwrap();
+        drop(first);
+    });
+    let report = &domain.stall_reports()[0];
+    assert_eq!(report.holders.len(), 1);
+    let holder = &report.holders[0];
+    assert_eq!(holder.kind, SlotKind::Backup);
+    assert!(
+        holder.thread_id.is_some(),
+        "a backup slot is attributed to its reader's thread"
+    );
+    assert!(
+        holder
+            .held_for
+            .is_some_and(|held| held >= Duration::from_millis(10))
+    );
+    assert!(holder.backtrace.as_deref().is_some_and(|t| !t.is_empty()));
+    assert_eq!(holder.site.map(|l| l.file()), Some(file!()));
+    free(&outer);
+    free(&src);
+}
