@@ -66,6 +66,12 @@ pub(crate) struct Node<B: Backend> {
     next: *const Node<B>,
 }
 
+// Safety: every field but `next` is an atomic or a lock; `next` is written once, before the
+// node is published, and only read afterwards.
+unsafe impl<B: Backend> Send for Node<B> {}
+// Safety: as for `Send`.
+unsafe impl<B: Backend> Sync for Node<B> {}
+
 impl<B: Backend> Node<B> {
     /// Returns a slot claimed by [`SlotList::claim`]; its value must already be [`EMPTY`].
     pub(crate) fn unclaim(&self) {

@@ -416,3 +416,17 @@ fn a_full_retire_batch_is_reclaimed_by_the_scan_thread_unless_held() {
         thread::sleep(Duration::from_millis(1));
     }
 }
+
+#[test]
+fn readers_move_between_threads_and_domains_are_shared() {
+    fn send<T: Send>() {}
+    fn sync<T: Sync>() {}
+    send::<hazptr::Reader<'static>>();
+    send::<Domain>();
+    sync::<Domain>();
+    let domain = Domain::new();
+    let reader = domain.reader();
+    thread::scope(|s| {
+        s.spawn(move || drop(reader));
+    });
+}
