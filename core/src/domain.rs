@@ -212,14 +212,7 @@ impl<B: Backend> Domain<B> {
         if addr == 0 {
             return;
         }
-        let waiter = scan::Waiter::new(addr);
-        let done = waiter.done();
-        // The unlink that precedes this call happens before the scanner's heavy fence: the
-        // lock below publishes the waiter to the scanner, which takes the same lock before
-        // it fences. Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
-        self.shared
-            .incoming
-            .with(|incoming| incoming.waiters.push(waiter));
+        let done = self.enqueue(addr);
         match self.shared.config.scan_mode {
             ScanMode::Thread => {
                 self.kick_scan_thread();
@@ -233,6 +226,20 @@ impl<B: Backend> Domain<B> {
                 B::yield_now();
             },
         }
+    }
+
+    /// Enqueues a waiter for `addr`; returns the event its completion sets.
+    pub(crate) fn enqueue(&self, addr: usize) -> Arc<B::Event> {
+        let waiter = scan::Waiter::new(addr);
+        let done = waiter.done();
+        // The unlink that precedes this call happens before the scanner's heavy fence: the
+        // lock below publishes the waiter to the scanner, which takes the same lock before
+        // it fences. Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
+        self.shared
+            .incoming
+            .with(|incoming| incoming.waiters.push(waiter));
+        tracing::trace!(target: "hazptr", addr, "waiter enqueued");
+        done
     }
 
     /// Hands `ptr` over for reclamation by `deleter` once no reader protects it.
