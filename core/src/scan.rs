@@ -29,7 +29,7 @@ use crate::bloom::Bloom;
 use crate::domain::{Shared, Stats};
 use crate::drain::{Disengage, Drain};
 use crate::retire::Retired;
-use crate::slot::{EMPTY, Node, WILDCARD};
+use crate::slot::{BACKUP_BIT, EMPTY, GENERATION_MASK, Node, WILDCARD};
 use crate::stall::{Holder, SlotKind, StallReport};
 
 /// A thread blocked in `synchronize`.
@@ -201,7 +201,8 @@ fn cycle_locked<B: Backend>(
         // Checked by litmus/tests/hazptr/hazptr-drain-generation-visibility.litmus.
         if let Some(drain) = state.drain.as_mut()
             && drain.contains(list, node.index)
-            && (value != drain.addr || node.drain_gen.load(Acquire) != drain.generation)
+            && (value != drain.addr
+                || node.drain_gen.load(Acquire) & GENERATION_MASK != drain.generation)
         {
             drain.remove(list, node.index);
         }
@@ -328,8 +329,9 @@ fn engage<B: Backend>(
     let mut drain = Drain::new(addr, generation, covers, 1 + shared.overflow.len());
     for &(list, node) in hits {
         // Relaxed: a reader that misses the mark leaves it for the re-snapshot below or a
-        // later cycle to remove; the mark orders nothing.
-        node.drain_gen.store(generation, Relaxed);
+        // later cycle to remove; the mark orders nothing. The backup bit is kept.
+        let backup = if list == 0 { 0 } else { BACKUP_BIT };
+        node.drain_gen.store(generation | backup, Relaxed);
         drain.insert(list, node.index);
     }
     // The remove-only re-snapshot: a slot released during the walk, before its mark was

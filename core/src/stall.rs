@@ -49,7 +49,7 @@ pub struct Holder {
     pub observed_for: Duration,
     /// Under `Config::debug_holders`, how long the current protection has been held.
     pub held_for: Option<Duration>,
-    /// Where the protection was taken, when `Config::record_sites` is on.
+    /// Where the protection was taken (recorded on std, not under the model checkers).
     pub site: Option<&'static Location<'static>>,
     /// Under `Config::debug_holders`, the backtrace of the acquire.
     pub backtrace: Option<String>,
