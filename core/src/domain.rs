@@ -255,6 +255,10 @@ impl<B: Backend> Domain<B> {
     /// 1. `ptr` is already unlinked: no reader can load it from any source any more.
     /// 2. Calling `deleter(ptr)` once, on any thread, after no reader protects `ptr`, is safe;
     ///    nothing else frees the object.
+    ///
+    /// The deleter runs on the scan thread, on a thread running a scan cycle, or in the
+    /// domain's drop. It may retire, but must not call `synchronize` on this domain: on the
+    /// scan thread that would wait for itself.
     pub unsafe fn retire<T>(&self, ptr: *mut T, deleter: unsafe fn(*mut T)) {
         // Safety: (2) is the contract of `Retired::new`.
         let retired = unsafe { Retired::new(ptr, deleter) };

@@ -81,7 +81,9 @@ pub(crate) struct ScanState<B: Backend> {
     next_waiter: u64,
     /// The id of the waiter the last drain engaged for: the fairness rotation's position.
     last_engaged: u64,
-    /// Distinct addresses ever drained.
+    /// Distinct addresses ever drained: one entry per address, for `Stats::drain_addresses`.
+    /// It grows with the number of distinct hot addresses, which is small in the use cases
+    /// drain exists for (permanent bucket addresses).
     drained: BTreeSet<usize>,
     /// For stall reports: slots seen holding a waited-for address, keyed by (list, index),
     /// with the value held, when consecutive cycles first saw it, and the last such cycle.
