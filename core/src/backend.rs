@@ -123,9 +123,6 @@ pub enum HeavyFence {
 pub trait Backend: Sized + Send + Sync + 'static {
     /// A short name for diagnostics: `"std"`, `"loom"` or `"shuttle"`.
     const NAME: &'static str;
-    /// Whether readers record each protection's call site for stall reports (one relaxed
-    /// store per `protect`); the model checkers skip it, as it adds nothing to check.
-    const RECORD_SITES: bool;
     /// An atomic `usize`.
     type AtomicUsize: AtomicInt<usize>;
     /// An atomic `u64`.

@@ -61,9 +61,10 @@ pub struct Config {
     /// time with `Domain::set_stall_suppressed`. Default: false, or true when
     /// `HAZPTR_STALL_SUPPRESS` is set to `1` in the environment.
     pub stall_suppress: bool,
-    /// Debug option: also record each protection's acquire time and backtrace (costly: a
-    /// clock read and a backtrace capture per `protect`), so stall reports give exact hold
-    /// times and acquire stacks. Default: false.
+    /// Debug option (the kernel's `CONFIG_HAZPTR_DEBUG`): record each protection's call site,
+    /// acquire time and backtrace (costly: a clock read and a backtrace capture per
+    /// `protect`, which also leaves the inline fast path), so stall reports give acquire
+    /// sites, exact hold times and acquire stacks. Default: false.
     pub debug_holders: bool,
 }
 

@@ -96,7 +96,6 @@ impl<'d, B: Backend> Reader<'d, B> {
         if self.gate.load(Relaxed) == EMPTY {
             let p = slot::publish::<B, T>(self.gate, src, LightFence::Compiler, false);
             let ptr = NonNull::new(p)?;
-            self.note_site(self.primary);
             return Some(Guard::new(ptr, self.primary));
         }
         self.protect_general(src)
@@ -125,32 +124,24 @@ impl<'d, B: Backend> Reader<'d, B> {
             }
             return None;
         };
-        self.note_site(node);
         if self.debug_holders {
-            self.note_acquire_debug(node);
+            self.note_acquire_debug(node, Location::caller());
         }
         Some(Guard::new(ptr, node))
     }
 }
 
 impl<B: Backend> Reader<'_, B> {
-    /// Records, for stall reports, where a protection was taken: one relaxed store into the
-    /// slot's own cache line, skipped by backends that do not record sites.
-    #[inline(always)]
-    #[track_caller]
-    fn note_site(&self, node: &Node<B>) {
-        if B::RECORD_SITES {
-            let site: &'static Location<'static> = Location::caller();
-            // Relaxed: read only by stall reports, which are diagnostics.
-            node.site
-                .store(ptr::from_ref(site).expose_provenance(), Relaxed);
-        }
-    }
-
-    /// Under `debug_holders`, records when the protection was taken, and its backtrace.
+    /// Under `debug_holders`, records for stall reports where and when the protection was
+    /// taken, and its backtrace. Like the kernel's `CONFIG_HAZPTR_DEBUG` acquire fields, this
+    /// is a debug option: even the one store of a call site costs the inline read path a
+    /// measurable share of its time.
     #[cold]
     #[inline(never)]
-    fn note_acquire_debug(&self, node: &Node<B>) {
+    fn note_acquire_debug(&self, node: &Node<B>, site: &'static Location<'static>) {
+        // Relaxed: read only by stall reports, which are diagnostics.
+        node.site
+            .store(ptr::from_ref(site).expose_provenance(), Relaxed);
         let now = u64::try_from(self.clock.now().as_nanos()).unwrap_or(u64::MAX - 1);
         // Relaxed: read only by stall reports, which are diagnostics.
         node.acquired_at.store(now + 1, Relaxed);

@@ -27,7 +27,6 @@ pub struct Loom;
 
 impl Backend for Loom {
     const NAME: &'static str = "loom";
-    const RECORD_SITES: bool = false;
     type AtomicUsize = AtomicUsize;
     type AtomicU64 = AtomicU64;
     type AtomicBool = AtomicBool;

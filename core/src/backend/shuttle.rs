@@ -28,7 +28,6 @@ pub struct Shuttle;
 
 impl Backend for Shuttle {
     const NAME: &'static str = "shuttle";
-    const RECORD_SITES: bool = false;
     type AtomicUsize = AtomicUsize;
     type AtomicU64 = AtomicU64;
     type AtomicBool = AtomicBool;

@@ -103,7 +103,6 @@ impl Std {
 
 impl Backend for Std {
     const NAME: &'static str = "std";
-    const RECORD_SITES: bool = true;
     type AtomicUsize = AtomicUsize;
     type AtomicU64 = AtomicU64;
     type AtomicBool = AtomicBool;
