@@ -29,7 +29,7 @@
 use core::ptr;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
-use crate::backend::{Atomic, AtomicInt, Backend, LightFence};
+use crate::backend::{Atomic, AtomicInt, Backend, LightFence, Lock, ThreadInfo};
 use crate::weaken::{self, Weakening};
 
 /// The value of an unused slot.
@@ -40,6 +40,12 @@ pub const EMPTY: usize = 0;
 /// so the value is never a real address.
 pub const WILDCARD: usize = usize::MAX;
 
+/// The bit of [`Node::drain_gen`] that marks a backup slot.
+pub(crate) const BACKUP_BIT: u64 = 1 << 63;
+
+/// The drain generation in [`Node::drain_gen`].
+pub(crate) const GENERATION_MASK: u64 = !BACKUP_BIT;
+
 /// One slot and its bookkeeping, as a node of a [`SlotList`].
 pub(crate) struct Node<B: Backend> {
     /// The published value: [`EMPTY`], an address, or [`WILDCARD`].
@@ -48,11 +54,41 @@ pub(crate) struct Node<B: Backend> {
     claimed: B::AtomicBool,
     /// Position in the list, counted from the first node ever added.
     pub(crate) index: usize,
+    /// The release word: [`BACKUP_BIT`] for a backup slot (fixed for the node's life), or'd
+    /// with the drain generation that marked the slot as holding a drained address (0 when
+    /// unmarked). A guard's release tests the whole word once: zero, the common case for a
+    /// primary slot, means nothing more to do (see `drain`).
+    pub(crate) drain_gen: B::AtomicU64,
+    /// Where the slot's current protection was taken: a `&'static Location` as an exposed
+    /// address, or 0 when sites are not recorded.
+    pub(crate) site: B::AtomicUsize,
+    /// Under `Config::debug_holders`, when the current protection was taken, in nanoseconds
+    /// of the domain's clock plus one; 0 when unknown.
+    pub(crate) acquired_at: B::AtomicU64,
+    /// For a primary slot, the thread that owns it; for a backup slot, the index of the
+    /// primary slot of the reader that claimed it (see `stall`).
+    pub(crate) owner: B::Mutex<Option<ThreadInfo>>,
+    pub(crate) owner_primary: B::AtomicUsize,
+    /// Under `Config::debug_holders`, the backtrace of the current protection's acquire.
+    pub(crate) backtrace: B::Mutex<Option<String>>,
     /// The next node; written once, before the node is published, and never again.
     next: *const Node<B>,
 }
 
+// Safety: every field but `next` is an atomic or a lock; `next` is written once, before the
+// node is published, and only read afterwards.
+unsafe impl<B: Backend> Send for Node<B> {}
+// Safety: as for `Send`.
+unsafe impl<B: Backend> Sync for Node<B> {}
+
 impl<B: Backend> Node<B> {
+    /// Whether this is a backup slot.
+    pub(crate) fn is_backup(&self) -> bool {
+        // Relaxed: the bit never changes after the node's creation, which its publication
+        // ordered before any reference to the node.
+        self.drain_gen.load(Relaxed) & BACKUP_BIT != 0
+    }
+
     /// Returns a slot claimed by [`SlotList::claim`]; its value must already be [`EMPTY`].
     pub(crate) fn unclaim(&self) {
         debug_assert_eq!(self.addr.load(Relaxed), EMPTY);
@@ -65,6 +101,8 @@ impl<B: Backend> Node<B> {
 pub(crate) struct SlotList<B: Backend> {
     head: B::AtomicPtr<Node<B>>,
     len: B::AtomicUsize,
+    /// [`BACKUP_BIT`] for an overflow list, 0 for the primaries.
+    kind: u64,
 }
 
 // Safety: the raw `next` pointers are written only before a node is published with a release
@@ -76,10 +114,12 @@ unsafe impl<B: Backend> Sync for SlotList<B> {}
 
 impl<B: Backend> SlotList<B> {
     /// An empty list.
-    pub(crate) fn new() -> Self {
+    /// An empty list of primary slots, or of backup slots if `backup`.
+    pub(crate) fn new(backup: bool) -> Self {
         Self {
             head: B::AtomicPtr::new(ptr::null_mut()),
             len: B::AtomicUsize::new(0),
+            kind: if backup { BACKUP_BIT } else { 0 },
         }
     }
 
@@ -105,6 +145,12 @@ impl<B: Backend> SlotList<B> {
             addr: B::AtomicUsize::new(EMPTY),
             claimed: B::AtomicBool::new(true),
             index,
+            drain_gen: B::AtomicU64::new(self.kind),
+            site: B::AtomicUsize::new(0),
+            acquired_at: B::AtomicU64::new(0),
+            owner: B::Mutex::new(None),
+            owner_primary: B::AtomicUsize::new(usize::MAX),
+            backtrace: B::Mutex::new(None),
             next: ptr::null(),
         }));
         // Relaxed: the CAS below re-checks the head it links to.

@@ -253,6 +253,10 @@ fn stress(
                     }
                     n += 1;
                     i += 1;
+                    // Leave the scan thread and the writers some of the machine's few cores.
+                    if n.is_multiple_of(64) {
+                        thread::yield_now();
+                    }
                 }
                 reads.fetch_add(n, Relaxed);
             });
@@ -302,7 +306,7 @@ fn stress(
 
 #[test]
 fn many_readers_and_writers_on_shared_addresses() {
-    stress(Config::default(), 4, 4, 2, 200, false);
+    stress(Config::default(), 4, 4, 2, 50, false);
 }
 
 #[test]
@@ -415,4 +419,18 @@ fn a_full_retire_batch_is_reclaimed_by_the_scan_thread_unless_held() {
     while domain.stats().reclaimed < 4 {
         thread::sleep(Duration::from_millis(1));
     }
+}
+
+#[test]
+fn readers_move_between_threads_and_domains_are_shared() {
+    fn send<T: Send>() {}
+    fn sync<T: Sync>() {}
+    send::<hazptr::Reader<'static>>();
+    send::<Domain>();
+    sync::<Domain>();
+    let domain = Domain::new();
+    let reader = domain.reader();
+    thread::scope(|s| {
+        s.spawn(move || drop(reader));
+    });
 }

@@ -25,7 +25,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::sync::Once;
 
 use hazptr::backend::{
-    Atomic, AtomicInt, Backend, Event, HeavyFence, LightFence, Lock, Loom, Shuttle,
+    Atomic, AtomicInt, Backend, Event, HeavyFence, LightFence, Lock, Loom, Shuttle, ThreadInfo,
 };
 use hazptr::raw::WILDCARD;
 
@@ -514,6 +514,10 @@ impl<B: Base> Backend for Traced<B> {
     fn yield_now() {
         B::yield_now();
         record::<B>(Location::caller(), Op::Yield);
+    }
+
+    fn current_thread() -> ThreadInfo {
+        B::current_thread()
     }
 }
 
