@@ -43,10 +43,11 @@
 //! [`Config::drain_threshold`]: crate::Config::drain_threshold
 //! [`Config::drain_max_cycles`]: crate::Config::drain_max_cycles
 
-use core::sync::atomic::Ordering::Release;
+use core::sync::atomic::Ordering::{Relaxed, Release};
 
 use crate::backend::{Atomic, Backend};
 use crate::slot::Node;
+use crate::weaken::{self, Weakening};
 
 /// Why a drain ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,7 +129,10 @@ pub(crate) fn release_mark<B: Backend>(node: &Node<B>, backup_bit: u64) {
     // overwritten, which only removes the slot early from a snapshot it has already left
     // (the scanner read this slot's address before the release being completed here).
     // Checked by litmus/tests/hazptr/hazptr-drain-generation-visibility.litmus.
-    node.drain_gen.store(backup_bit, Release);
+    node.drain_gen.store(
+        backup_bit,
+        weaken::order(Weakening::RelaxedMarkRelease, Release, Relaxed),
+    );
 }
 
 #[cfg(test)]

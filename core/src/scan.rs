@@ -248,7 +248,7 @@ fn cycle_locked<B: Backend>(
     state.observed.retain(|_, seen| seen.2 == cycle_number);
 
     if let Some((addr, id)) = candidate {
-        if wildcard {
+        if wildcard && !weaken::active(Weakening::NoEngageDeferral) {
             // A reader in the wildcard window may be about to publish the address unseen.
             // Checked by litmus/tests/hazptr/hazptr-drain-engage-wildcard.litmus.
             state.stats.drain_engage_deferrals += 1;
@@ -345,7 +345,8 @@ fn engage<B: Backend>(
     // stored, leaves the snapshot now rather than waiting for its next release.
     // Checked by litmus/tests/hazptr/hazptr-drain-resnapshot-slot-race.litmus and
     // litmus/tests/hazptr/hazptr-drain-safety.litmus.
-    for &(list, node) in hits {
+    let resnapshot = !weaken::active(Weakening::NoResnapshot);
+    for &(list, node) in hits.iter().filter(|_| resnapshot) {
         // Acquire: as in the walk, pairs with `slot::clear`.
         if node.addr.load(Acquire) != addr {
             drain.remove(list, node.index);
@@ -382,7 +383,7 @@ fn advance_drain<B: Backend>(state: &mut ScanState<B>, state_cap: u32) -> usize 
         Disengage::Completed
     } else {
         drain.cycles += 1;
-        if drain.cycles < state_cap {
+        if drain.cycles < state_cap || weaken::active(Weakening::NoFairnessCap) {
             return 0;
         }
         Disengage::FairnessCap

@@ -44,6 +44,16 @@ pub enum Weakening {
     RelaxedRelease,
     /// Dropping a domain sets the shutdown flag but does not wake the scan thread.
     NoShutdownKick,
+    /// A drain engages even when its walk saw a slot holding the wildcard.
+    /// Checked by litmus/tests/hazptr/hazptr-drain-engage-wildcard+no-wildcard-defer.litmus.
+    NoEngageDeferral,
+    /// A release clears its slot's drain mark with a relaxed store instead of a release store.
+    /// Checked by litmus/tests/hazptr/hazptr-drain-generation-visibility+no-acquire.litmus.
+    RelaxedMarkRelease,
+    /// Engage skips the remove-only re-snapshot after marking the holders' slots.
+    NoResnapshot,
+    /// A drain never disengages at the fairness cap.
+    NoFairnessCap,
 }
 
 impl Weakening {
