@@ -119,3 +119,13 @@ fn drain_fails_without_the_engage_wildcard_deferral() {
     eprintln!("{failure}");
     assert!(failure.message.contains("Causality violation"), "{failure}");
 }
+
+#[test]
+fn drain_without_the_resnapshot_is_still_safe() {
+    // Today's behaviour: every cycle re-checks each slot of the snapshot, so a release the
+    // engage walk raced with is removed one cycle later even without the re-snapshot, which
+    // therefore saves a cycle rather than guarding safety. Whether it is observable at all
+    // is left to a liveness model that counts cycles.
+    let _weak = weaken::set(Weakening::NoResnapshot);
+    exhaustive::check("drain_without_resnapshot", BOUND, model(false));
+}
