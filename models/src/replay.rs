@@ -265,3 +265,28 @@ impl Model {
 fn lock(current: &Mutex<Recorded>) -> std::sync::MutexGuard<'_, Recorded> {
     current.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replay_of_text_that_is_no_schedule_says_so() {
+        let failure = Model::new("shuttle_x", "model_y")
+            .replay("not a schedule", || {})
+            .expect_err("nothing to replay");
+        assert_eq!(
+            failure.message,
+            "`not a schedule` is not a schedule (expected SEED:STEPS)"
+        );
+    }
+
+    #[test]
+    fn the_replay_command_names_the_binary_and_the_model() {
+        let model = Model::new("shuttle_x", "model_y");
+        assert_eq!(
+            model.replay_command("1f:0x2,1"),
+            "HAZMAT_REPLAY=model_y@1f:0x2,1 cargo test -p hazmat-models --test shuttle_x model_y -- --exact --nocapture"
+        );
+    }
+}
