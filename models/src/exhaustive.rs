@@ -9,6 +9,8 @@
 //! Every model here runs on [`TracedLoom`](crate::trace::TracedLoom), so when an execution
 //! fails, its log is the failing execution's steps: thread, code location and operation, up
 //! to the failure.
+//! Loom explores in a fixed order, so the command a failure prints (the test, at the same
+//! bound) replays the same failing execution.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -25,7 +27,8 @@ pub fn preemption_bound(default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// Explores the loom model `f`, named `name`, within the preemption bound
+/// Explores the loom model `f`, named `name` (the name of the test that runs it, so that the
+/// failure's command can rerun it), within the preemption bound
 /// [`preemption_bound(default_bound)`](preemption_bound).
 ///
 /// Returns how many executions were explored, or the first failing execution with its steps.
@@ -61,7 +64,10 @@ where
             message: trace::payload_message(&*payload),
             runs: executions,
             steps: trace::render(),
-            replay: None,
+            // Loom explores in a fixed order: running the test again replays the execution.
+            replay: Some(format!(
+                "LOOM_MAX_PREEMPTIONS={bound} cargo test -p hazmat-models {name} -- --exact --nocapture"
+            )),
         })),
     }
 }

@@ -69,8 +69,12 @@ fn backup_slot_against_scan() {
 #[test]
 fn backup_slot_against_scan_fails_without_the_reader_fence() {
     let _weak = weaken::set(Weakening::NoReaderFence);
-    let failure = exhaustive::explore("backup_slot_without_reader_fence", BOUND, model)
-        .expect_err("the model must see the missing reader fence");
+    let failure = exhaustive::explore(
+        "backup_slot_against_scan_fails_without_the_reader_fence",
+        BOUND,
+        model,
+    )
+    .expect_err("the model must see the missing reader fence");
     eprintln!("{failure}");
     assert!(failure.message.contains("Causality violation"), "{failure}");
 }

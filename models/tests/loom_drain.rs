@@ -105,8 +105,12 @@ fn drain_against_a_hot_reader_in_the_wildcard_window() {
 #[test]
 fn drain_fails_with_a_relaxed_mark_release() {
     let _weak = weaken::set(Weakening::RelaxedMarkRelease);
-    let failure = exhaustive::explore("drain_relaxed_mark_release", BOUND, model(false))
-        .expect_err("the model must see the relaxed mark release");
+    let failure = exhaustive::explore(
+        "drain_fails_with_a_relaxed_mark_release",
+        BOUND,
+        model(false),
+    )
+    .expect_err("the model must see the relaxed mark release");
     eprintln!("{failure}");
     assert!(failure.message.contains("Causality violation"), "{failure}");
 }
@@ -114,8 +118,12 @@ fn drain_fails_with_a_relaxed_mark_release() {
 #[test]
 fn drain_fails_without_the_engage_wildcard_deferral() {
     let _weak = weaken::set(Weakening::NoEngageDeferral);
-    let failure = exhaustive::explore("drain_without_engage_deferral", BOUND, model(true))
-        .expect_err("the model must see the missing engage deferral");
+    let failure = exhaustive::explore(
+        "drain_fails_without_the_engage_wildcard_deferral",
+        BOUND,
+        model(true),
+    )
+    .expect_err("the model must see the missing engage deferral");
     eprintln!("{failure}");
     assert!(failure.message.contains("Causality violation"), "{failure}");
 }
@@ -127,5 +135,9 @@ fn drain_without_the_resnapshot_is_still_safe() {
     // therefore saves a cycle rather than guarding safety. Whether it is observable at all
     // is left to a liveness model that counts cycles.
     let _weak = weaken::set(Weakening::NoResnapshot);
-    exhaustive::check("drain_without_resnapshot", BOUND, model(false));
+    exhaustive::check(
+        "drain_without_the_resnapshot_is_still_safe",
+        BOUND,
+        model(false),
+    );
 }

@@ -64,8 +64,12 @@ fn publication_against_scan() {
 #[test]
 fn publication_against_scan_fails_without_the_reader_fence() {
     let _weak = weaken::set(Weakening::NoReaderFence);
-    let failure = exhaustive::explore("publication_without_reader_fence", BOUND, model)
-        .expect_err("the model must see the missing reader fence");
+    let failure = exhaustive::explore(
+        "publication_against_scan_fails_without_the_reader_fence",
+        BOUND,
+        model,
+    )
+    .expect_err("the model must see the missing reader fence");
     eprintln!("{failure}");
     assert!(failure.message.contains("Causality violation"), "{failure}");
     assert!(failure.steps.contains("core/src/slot.rs"), "{failure}");
@@ -74,8 +78,70 @@ fn publication_against_scan_fails_without_the_reader_fence() {
 #[test]
 fn publication_against_scan_fails_without_the_scan_fence() {
     let _weak = weaken::set(Weakening::NoScanFence);
-    let failure = exhaustive::explore("publication_without_scan_fence", BOUND, model)
-        .expect_err("the model must see the missing scan fence");
+    let failure = exhaustive::explore(
+        "publication_against_scan_fails_without_the_scan_fence",
+        BOUND,
+        model,
+    )
+    .expect_err("the model must see the missing scan fence");
     eprintln!("{failure}");
     assert!(failure.message.contains("Causality violation"), "{failure}");
+}
+
+/// The command a failing loom model prints reruns its test, which fails the same way and
+/// prints the same steps.
+#[test]
+fn a_printed_rerun_command_reproduces_the_failure() {
+    const NAME: &str = "publication_against_scan_fails_without_the_reader_fence";
+    let _weak = weaken::set(Weakening::NoReaderFence);
+    let failure = exhaustive::explore(NAME, BOUND, model).expect_err("the control fails");
+    let command = failure
+        .replay
+        .as_deref()
+        .expect("loom failures print a command");
+    let (assignment, cargo) = command.split_once(' ').expect("VAR=VALUE cargo ...");
+    let bound = assignment
+        .strip_prefix("LOOM_MAX_PREEMPTIONS=")
+        .expect("the command sets the bound");
+    assert_eq!(
+        cargo,
+        format!("cargo test -p hazmat-models {NAME} -- --exact --nocapture")
+    );
+    // Run what the command runs in this test binary: the named test at the printed bound.
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([NAME, "--exact", "--nocapture", "--test-threads=1"])
+        .env("LOOM_MAX_PREEMPTIONS", bound)
+        .output()
+        .expect("the test binary runs");
+    let text = String::from_utf8_lossy(&output.stderr).into_owned()
+        + &String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("1 passed"), "the rerun ran no test:\n{text}");
+    // Heap addresses (slot nodes) differ from process to process; the steps do not.
+    assert!(
+        without_addresses(&text).contains(&without_addresses(&failure.steps)),
+        "different steps:\n{text}"
+    );
+    assert!(text.contains("Causality violation"), "{text}");
+}
+
+/// `text` with every hexadecimal number of more than four digits replaced by `0x…`.
+fn without_addresses(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("0x") {
+        out.push_str(&rest[..at]);
+        let digits = rest[at + 2..]
+            .chars()
+            .take_while(char::is_ascii_hexdigit)
+            .count();
+        if digits > 4 {
+            out.push_str("0x…");
+        } else {
+            out.push_str(&rest[at..at + 2 + digits]);
+        }
+        rest = &rest[at + 2 + digits..];
+    }
+    out.push_str(rest);
+    out
 }

@@ -73,8 +73,12 @@ fn release_against_scan() {
 #[test]
 fn release_against_scan_fails_with_a_relaxed_release() {
     let _weak = weaken::set(Weakening::RelaxedRelease);
-    let failure = exhaustive::explore("release_relaxed", BOUND, model)
-        .expect_err("the model must see the relaxed release");
+    let failure = exhaustive::explore(
+        "release_against_scan_fails_with_a_relaxed_release",
+        BOUND,
+        model,
+    )
+    .expect_err("the model must see the relaxed release");
     eprintln!("{failure}");
     assert!(failure.message.contains("Causality violation"), "{failure}");
     assert!(failure.steps.contains("store Relaxed 0"), "{failure}");

@@ -60,8 +60,12 @@ fn wildcard_protocol() {
 #[test]
 fn wildcard_protocol_fails_without_the_reader_fence() {
     let _weak = weaken::set(Weakening::NoReaderFence);
-    let failure = exhaustive::explore("wildcard_without_reader_fence", BOUND, model)
-        .expect_err("the model must see the missing reader fence");
+    let failure = exhaustive::explore(
+        "wildcard_protocol_fails_without_the_reader_fence",
+        BOUND,
+        model,
+    )
+    .expect_err("the model must see the missing reader fence");
     eprintln!("{failure}");
     assert!(failure.message.contains("Causality violation"), "{failure}");
 }
@@ -69,8 +73,12 @@ fn wildcard_protocol_fails_without_the_reader_fence() {
 #[test]
 fn wildcard_protocol_fails_without_wildcard_deferral() {
     let _weak = weaken::set(Weakening::NoWildcardDeferral);
-    let failure = exhaustive::explore("wildcard_without_deferral", BOUND, model)
-        .expect_err("the model must see the missing wildcard deferral");
+    let failure = exhaustive::explore(
+        "wildcard_protocol_fails_without_wildcard_deferral",
+        BOUND,
+        model,
+    )
+    .expect_err("the model must see the missing wildcard deferral");
     eprintln!("{failure}");
     assert!(failure.message.contains("Causality violation"), "{failure}");
     assert!(
