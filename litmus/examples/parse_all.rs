@@ -1,4 +1,5 @@
-//! Parses every `.litmus` file under the given directories and reports failures.
+//! Parses every `.litmus` file under the given directories, checks that each round-trips
+//! through the printer, and reports failures: `cargo run --example parse_all -- DIR...`.
 
 use std::path::{Path, PathBuf};
 
@@ -24,10 +25,27 @@ fn main() {
     files.sort();
     let mut failed = 0;
     for f in &files {
+        let name = f.display().to_string();
         let src = std::fs::read_to_string(f).unwrap_or_default();
-        if let Err(e) = hazmat_litmus::parse(&src) {
-            failed += 1;
-            print!("{}", e.render(&f.display().to_string(), &src));
+        let test = match hazmat_litmus::parse(&src) {
+            Ok(t) => t,
+            Err(e) => {
+                failed += 1;
+                print!("{}", e.render(&name, &src));
+                continue;
+            }
+        };
+        let printed = hazmat_litmus::print(&test);
+        match hazmat_litmus::parse(&printed) {
+            Ok(again) if again == test && hazmat_litmus::print(&again) == printed => {}
+            Ok(_) => {
+                failed += 1;
+                println!("{name}: does not round-trip");
+            }
+            Err(e) => {
+                failed += 1;
+                print!("{}", e.render(&format!("{name} (printed)"), &printed));
+            }
         }
     }
     println!("{} files, {} failed", files.len(), failed);

@@ -1,15 +1,18 @@
 //! The herd7 C litmus language: AST, parser, printer and diagnostics.
 //!
 //! This crate knows nothing of executions or memory models.
-//! [`parse`] turns the text of a `.litmus` file into a [`Test`], and a [`ParseError`] says
-//! where and why a text is not a litmus test.
+//! [`parse`] turns the text of a `.litmus` file into a [`Test`], [`print`] writes a test
+//! back in canonical form (`parse(&print(&t)) == Ok(t)`), and a [`ParseError`] says where
+//! and why a text is not a litmus test.
 
 pub mod ast;
 mod error;
 mod parser;
+mod printer;
 
 pub use ast::{Span, Test};
 pub use error::ParseError;
+pub use printer::print;
 
 /// Parses the text of a `.litmus` file.
 ///
