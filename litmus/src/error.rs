@@ -35,7 +35,7 @@ impl ParseError {
     pub(crate) fn from_internal(p: &Parser<'_>, source: &str, e: PError<'_>) -> ParseError {
         let start = p.off(e.input);
         let found = describe_found(e.input);
-        let len = found_len(e.input);
+        let len = if e.at_line_end { 0 } else { found_len(e.input) };
         let message = match e.message {
             Some(m) => m,
             None => {
@@ -47,14 +47,26 @@ impl ParseError {
                         format!("{} or {}", rest.join(", "), last)
                     }
                 };
-                format!("expected {expected}, found {found}")
+                if e.at_line_end {
+                    format!("expected {expected}")
+                } else {
+                    format!("expected {expected}, found {found}")
+                }
             }
         };
-        let notes = e
+        let mut notes: Vec<String> = e
             .notes
             .into_iter()
             .map(|(_, n)| format!("to close {n}"))
             .collect();
+        // The outermost section (init block, thread, trailer clause) says where the reader is.
+        if let Some((at, what)) = e.contexts.last() {
+            let at = at.trim_start();
+            let (l, c) = line_col(source, p.off(at));
+            if l != line_col(source, start).0 {
+                notes.push(format!("in {what} that starts at {l}:{c}"));
+            }
+        }
         ParseError::new(source, Span::new(start, start + len), message, notes)
     }
 

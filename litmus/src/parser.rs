@@ -20,7 +20,10 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 use nom::Parser as _;
-use nom::error::{ContextError, ErrorKind, ParseError};
+use nom::combinator::{cut, opt};
+use nom::error::{ContextError, ErrorKind, ParseError, context};
+use nom::multi::many0;
+use nom::sequence::preceded;
 use nom::{Err, IResult};
 
 use crate::ast::*;
@@ -42,6 +45,8 @@ pub(crate) struct PError<'a> {
     pub(crate) notes: Vec<(&'a str, String)>,
     /// The rules being parsed, innermost first, with where each began.
     pub(crate) contexts: Vec<(&'a str, &'static str)>,
+    /// Whether the error stands at the end of a line, where nothing is "found".
+    pub(crate) at_line_end: bool,
 }
 
 impl<'a> PError<'a> {
@@ -52,6 +57,7 @@ impl<'a> PError<'a> {
             message: None,
             notes: Vec::new(),
             contexts: Vec::new(),
+            at_line_end: false,
         }
     }
 
@@ -62,6 +68,7 @@ impl<'a> PError<'a> {
             message: Some(message),
             notes: Vec::new(),
             contexts: Vec::new(),
+            at_line_end: false,
         }
     }
 }
@@ -124,14 +131,6 @@ fn fatal(input: &str, message: String) -> Err<PError<'_>> {
 
 fn failure_msg<'a, T>(input: &'a str, message: String) -> PResult<'a, T> {
     Err(Err::Failure(PError::message(input, message)))
-}
-
-/// Turns a recoverable error into a failure: the caller has committed.
-fn commit<T>(r: Result<T, Err<PError<'_>>>) -> Result<T, Err<PError<'_>>> {
-    r.map_err(|e| match e {
-        Err::Error(e) => Err::Failure(e),
-        other => other,
-    })
 }
 
 fn is_ident_start(c: char) -> bool {
@@ -256,16 +255,27 @@ impl<'a> Parser<'a> {
         failure(i, "`*)` to close this comment")
     }
 
-    /// Skips trivia, then the exact token `t`.
+    /// Skips trivia, then the exact token `t`; returns the input from the token on, so that
+    /// its offset can be taken.
+    ///
+    /// A missing `;` or `,` is reported where the previous token ends, as a person would
+    /// insert it, rather than on the next line.
     fn tok(
         &self,
         t: &'static str,
         what: &'static str,
     ) -> impl FnMut(&'a str) -> PResult<'a, &'a str> + '_ {
-        move |i| {
-            let (i, ()) = self.trivia(i)?;
+        move |before| {
+            let (i, ()) = self.trivia(before)?;
             match i.strip_prefix(t) {
-                Some(rest) => Ok((rest, &i[..t.len()])),
+                Some(rest) => Ok((rest, i)),
+                None if (t == ";" || t == ",")
+                    && before[..before.len() - i.len()].contains('\n') =>
+                {
+                    let mut e = PError::expected(before, what);
+                    e.at_line_end = true;
+                    Err(Err::Error(e))
+                }
                 None => fail(i, what),
             }
         }
@@ -349,7 +359,7 @@ impl<'a> Parser<'a> {
             None => (i, false),
         };
         let (rest, (v, _)) = if neg {
-            commit(self.natural(rest))?
+            cut(|i| self.natural(i)).parse(rest)?
         } else {
             self.natural(rest)?
         };
@@ -367,11 +377,11 @@ impl<'a> Parser<'a> {
         let start = i;
         let (i, (arch, name, doc, info)) = self.header(i)?;
         self.place.set(CommentPlace::Header);
-        let (i, init) = commit(self.init(i))?;
+        let (i, init) = cut(context("the init block", |i| self.init(i))).parse(i)?;
         self.place.set(CommentPlace::Body);
-        let (i, threads) = commit(self.threads(i))?;
+        let (i, threads) = cut(|i| self.threads(i)).parse(i)?;
         self.place.set(CommentPlace::Trailer);
-        let (i, (locations, filter, condition)) = commit(self.trailer(i))?;
+        let (i, (locations, filter, condition)) = cut(|i| self.trailer(i)).parse(i)?;
         let (i, ()) = self.trivia(i)?;
         if !i.is_empty() {
             return failure(
@@ -512,7 +522,7 @@ impl<'a> Parser<'a> {
         let target_end = i;
         let (i, value) = match self.tok("=", "`=`")(i) {
             Ok((rest, _)) => {
-                let (rest, v) = commit(self.init_value(rest))?;
+                let (rest, v) = cut(|i| self.init_value(i)).parse(rest)?;
                 (rest, Some(v))
             }
             Err(_) => (i, None),
@@ -535,7 +545,7 @@ impl<'a> Parser<'a> {
             return Ok((rest, InitValue::Int(v)));
         }
         if let Ok((rest, _)) = self.tok("&", "`&`")(i) {
-            let (rest, id) = commit(self.ident(rest))?;
+            let (rest, id) = cut(|i| self.ident(i)).parse(rest)?;
             return Ok((rest, InitValue::Addr(id)));
         }
         let (rest, id) = self.ident(i).map_err(|e| {
@@ -545,9 +555,10 @@ impl<'a> Parser<'a> {
             })
         })?;
         if id.name == "ATOMIC_INIT" {
-            let (rest, open) = commit(self.tok("(", "`(` after `ATOMIC_INIT`")(rest))?;
-            let (rest, (v, _)) = commit(self.integer(rest))?;
-            let (rest, _) = commit(self.tok(")", "`)`")(rest))
+            let (rest, open) = cut(self.tok("(", "`(` after `ATOMIC_INIT`")).parse(rest)?;
+            let (rest, (v, _)) = cut(|i| self.integer(i)).parse(rest)?;
+            let (rest, _) = cut(self.tok(")", "`)`"))
+                .parse(rest)
                 .map_err(|e| self.closing(e, open, "`)`", "`ATOMIC_INIT(`"))?;
             return Ok((rest, InitValue::AtomicInit(v)));
         }
@@ -561,8 +572,8 @@ impl<'a> Parser<'a> {
             let (rest, (thread, _)) = self.natural(i)?;
             let thread = u32::try_from(thread)
                 .map_err(|_| fatal(i, "thread number too large".to_string()))?;
-            let (rest, _) = commit(self.tok(":", "`:` after the thread number")(rest))?;
-            let (rest, reg) = commit(self.ident(rest))?;
+            let (rest, _) = cut(self.tok(":", "`:` after the thread number")).parse(rest)?;
+            let (rest, reg) = cut(|i| self.ident(i)).parse(rest)?;
             return Ok((
                 rest,
                 Location::Register {
@@ -592,7 +603,7 @@ impl<'a> Parser<'a> {
                 "volatile" => volatile = true,
                 "const" => {}
                 "struct" => {
-                    let (rest, tag) = commit(self.ident(i))?;
+                    let (rest, tag) = cut(|i| self.ident(i)).parse(i)?;
                     words.push(format!("struct {}", tag.name));
                     i = rest;
                 }
@@ -645,7 +656,7 @@ impl<'a> Parser<'a> {
                 }
                 return Ok((rest, threads));
             }
-            let (rest, t) = commit(self.thread(rest))?;
+            let (rest, t) = cut(context("the thread", |i| self.thread(i))).parse(rest)?;
             threads.push(t);
             i = rest;
         }
@@ -659,21 +670,10 @@ impl<'a> Parser<'a> {
         let id = name.name[1..]
             .parse::<u32>()
             .map_err(|_| fatal(start, format!("invalid thread name `{}`", name.name)))?;
-        let (mut i, open) = commit(self.tok("(", "`(` after the thread name")(rest))?;
-        let mut params = Vec::new();
-        if !self.peek(i, ")")? {
-            loop {
-                let (rest, p) = commit(self.param(i))?;
-                params.push(p);
-                i = rest;
-                if let Ok((rest, _)) = self.tok(",", "`,`")(i) {
-                    i = rest;
-                } else {
-                    break;
-                }
-            }
-        }
-        let (i, _) = commit(self.tok(")", "`)`")(i))
+        let (i, open) = cut(self.tok("(", "`(` after the thread name")).parse(rest)?;
+        let (i, params) = self.list(i, |i| self.param(i))?;
+        let (i, _) = cut(self.tok(")", "`)`"))
+            .parse(i)
             .map_err(|e| self.closing(e, open, "`)`", "the parameter list"))?;
         self.ml_comments.set(false);
         let r = self.block_body(i, "the body of the thread");
@@ -691,11 +691,26 @@ impl<'a> Parser<'a> {
         ))
     }
 
+    /// `list(item) ::= (item ("," item)*)?`: parameters and arguments.
+    fn list<T>(
+        &self,
+        i: &'a str,
+        mut item: impl FnMut(&'a str) -> PResult<'a, T>,
+    ) -> PResult<'a, Vec<T>> {
+        let (i, first) = opt(&mut item).parse(i)?;
+        let Some(first) = first else {
+            return Ok((i, Vec::new()));
+        };
+        let (i, mut rest) = many0(preceded(self.tok(",", "`,`"), cut(&mut item))).parse(i)?;
+        rest.insert(0, first);
+        Ok((i, rest))
+    }
+
     /// `param ::= type name`
     fn param(&self, i: &'a str) -> PResult<'a, Param> {
         let (i, ()) = self.trivia(i)?;
         let (rest, ty) = self.ty(i)?;
-        let (rest, name) = commit(self.ident(rest))?;
+        let (rest, name) = cut(|i| self.ident(i)).parse(rest)?;
         Ok((
             rest,
             Param {
@@ -724,8 +739,9 @@ impl<'a> Parser<'a> {
                     what,
                 ));
             }
-            let (rest, s) =
-                commit(self.stmt(rest)).map_err(|e| self.closing(e, open, "`}`", what))?;
+            let (rest, s) = cut(|i| self.stmt(i))
+                .parse(rest)
+                .map_err(|e| self.closing(e, open, "`}`", what))?;
             body.push(s);
             i = rest;
         }
@@ -764,11 +780,11 @@ impl<'a> Parser<'a> {
             ));
         }
         if let Ok((rest, _)) = self.keyword("if", "`if`")(i) {
-            let (rest, cond) = commit(self.paren_cond(rest, "`if`"))?;
-            let (rest, then) = commit(self.stmt(rest))?;
+            let (rest, cond) = cut(|i| self.paren_cond(i, "`if`")).parse(rest)?;
+            let (rest, then) = cut(|i| self.stmt(i)).parse(rest)?;
             let (rest, els) = match self.keyword("else", "`else`")(rest) {
                 Ok((r, _)) => {
-                    let (r, s) = commit(self.stmt(r))?;
+                    let (r, s) = cut(|i| self.stmt(i)).parse(r)?;
                     (r, Some(Box::new(s)))
                 }
                 Err(_) => (rest, None),
@@ -787,8 +803,8 @@ impl<'a> Parser<'a> {
             ));
         }
         if let Ok((rest, _)) = self.keyword("while", "`while`")(i) {
-            let (rest, cond) = commit(self.paren_cond(rest, "`while`"))?;
-            let (rest, body) = commit(self.stmt(rest))?;
+            let (rest, cond) = cut(|i| self.paren_cond(i, "`while`")).parse(rest)?;
+            let (rest, body) = cut(|i| self.stmt(i)).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
                 rest,
@@ -802,10 +818,11 @@ impl<'a> Parser<'a> {
             ));
         }
         if let Ok((rest, _)) = self.keyword("do", "`do`")(i) {
-            let (rest, body) = commit(self.stmt(rest))?;
-            let (rest, _) = commit(self.keyword("while", "`while` after the `do` body")(rest))?;
-            let (rest, cond) = commit(self.paren_cond(rest, "`while`"))?;
-            let (rest, _) = commit(self.tok(";", "`;` after `do ... while (...)`")(rest))?;
+            let (rest, body) = cut(|i| self.stmt(i)).parse(rest)?;
+            let (rest, _) =
+                cut(self.keyword("while", "`while` after the `do` body")).parse(rest)?;
+            let (rest, cond) = cut(|i| self.paren_cond(i, "`while`")).parse(rest)?;
+            let (rest, _) = cut(self.tok(";", "`;` after `do ... while (...)`")).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
                 rest,
@@ -829,15 +846,15 @@ impl<'a> Parser<'a> {
             }
         }
         if let Ok((rest, ty)) = self.ty(i) {
-            let (rest, name) = commit(self.ident(rest))?;
+            let (rest, name) = cut(|i| self.ident(i)).parse(rest)?;
             let (rest, init) = match self.tok("=", "`=`")(rest) {
                 Ok((r, _)) => {
-                    let (r, e) = commit(self.expr(r))?;
+                    let (r, e) = cut(|i| self.expr(i)).parse(r)?;
                     (r, Some(e))
                 }
                 Err(_) => (rest, None),
             };
-            let (rest, _) = commit(self.tok(";", "`;` after the declaration")(rest))?;
+            let (rest, _) = cut(self.tok(";", "`;` after the declaration")).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
                 rest,
@@ -856,8 +873,8 @@ impl<'a> Parser<'a> {
             })
         })?;
         if let Ok((r, _)) = self.assign_op(rest) {
-            let (r, rhs) = commit(self.expr(r))?;
-            let (r, _) = commit(self.tok(";", "`;` after the assignment")(r))?;
+            let (r, rhs) = cut(|i| self.expr(i)).parse(r)?;
+            let (r, _) = cut(self.tok(";", "`;` after the assignment")).parse(r)?;
             let span = self.span(start, r);
             return Ok((
                 r,
@@ -867,7 +884,7 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        let (rest, _) = commit(self.tok(";", "`;` after the expression")(rest))?;
+        let (rest, _) = cut(self.tok(";", "`;` after the expression")).parse(rest)?;
         let span = self.span(start, rest);
         Ok((
             rest,
@@ -898,8 +915,9 @@ impl<'a> Parser<'a> {
                 err
             })
         })?;
-        let (i, e) = commit(self.expr(i))?;
-        let (i, _) = commit(self.tok(")", "`)`")(i))
+        let (i, e) = cut(|i| self.expr(i)).parse(i)?;
+        let (i, _) = cut(self.tok(")", "`)`"))
+            .parse(i)
             .map_err(|e| self.closing(e, open, "`)`", "the condition"))?;
         Ok((i, e))
     }
@@ -918,7 +936,7 @@ impl<'a> Parser<'a> {
                 break;
             }
             self.enter(i)?;
-            let r = commit(self.binary(rest, op.precedence() + 1));
+            let r = cut(|i| self.binary(i, op.precedence() + 1)).parse(rest);
             self.leave();
             let (rest, rhs) = r?;
             let span = lhs.span.to(rhs.span);
@@ -998,7 +1016,7 @@ impl<'a> Parser<'a> {
                     },
                 ));
             }
-            let (rest, operand) = commit(self.unary(rest))?;
+            let (rest, operand) = cut(|i| self.unary(i)).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
                 rest,
@@ -1011,8 +1029,8 @@ impl<'a> Parser<'a> {
         if let Some(rest) = i.strip_prefix('(')
             && let Ok((r, ty)) = self.ty(rest)
         {
-            let (r, _) = commit(self.tok(")", "`)` to close the cast")(r))?;
-            let (r, operand) = commit(self.unary(r))?;
+            let (r, _) = cut(self.tok(")", "`)` to close the cast")).parse(r)?;
+            let (r, operand) = cut(|i| self.unary(i)).parse(r)?;
             let span = self.span(start, r);
             return Ok((
                 r,
@@ -1041,8 +1059,9 @@ impl<'a> Parser<'a> {
             ));
         }
         if let Some(rest) = i.strip_prefix('(') {
-            let (rest, e) = commit(self.expr(rest))?;
-            let (rest, _) = commit(self.tok(")", "`)`")(rest))
+            let (rest, e) = cut(|i| self.expr(i)).parse(rest)?;
+            let (rest, _) = cut(self.tok(")", "`)`"))
+                .parse(rest)
                 .map_err(|err| self.closing(err, start, "`)`", "the parenthesis"))?;
             return Ok((rest, e));
         }
@@ -1053,20 +1072,10 @@ impl<'a> Parser<'a> {
             })
         })?;
         if self.peek(rest, "(")? {
-            let (mut r, open) = self.tok("(", "`(`")(rest)?;
-            let mut args = Vec::new();
-            if !self.peek(r, ")")? {
-                loop {
-                    let (r2, a) = commit(self.expr(r))?;
-                    args.push(a);
-                    r = r2;
-                    match self.tok(",", "`,`")(r) {
-                        Ok((r2, _)) => r = r2,
-                        Err(_) => break,
-                    }
-                }
-            }
-            let (r, _) = commit(self.tok(")", "`)`")(r))
+            let (r, open) = self.tok("(", "`(`")(rest)?;
+            let (r, args) = self.list(r, |i| self.expr(i))?;
+            let (r, _) = cut(self.tok(")", "`)`"))
+                .parse(r)
                 .map_err(|e| self.closing(e, open, "`)`", "the argument list"))?;
             let span = self.span(start, r);
             return Ok((
@@ -1108,7 +1117,8 @@ impl<'a> Parser<'a> {
                         "a second `locations` clause".to_string(),
                     );
                 }
-                let (r, locs) = commit(self.locations(r))?;
+                let (r, locs) =
+                    cut(context("the `locations` clause", |i| self.locations(i))).parse(r)?;
                 locations = Some(locs);
                 i = r;
             } else if let Ok((r, kw)) = self.keyword("filter", "")(rest) {
@@ -1118,11 +1128,11 @@ impl<'a> Parser<'a> {
                         "a second `filter` clause".to_string(),
                     );
                 }
-                let (r, p) = commit(self.prop(r))?;
+                let (r, p) = cut(context("the filter", |i| self.prop(i))).parse(r)?;
                 filter = Some(p);
                 i = r;
             } else if condition.is_none() {
-                match self.condition(rest) {
+                match context("the condition", |i| self.condition(i)).parse(rest) {
                     Ok((r, c)) => {
                         condition = Some(c);
                         i = r;
@@ -1145,14 +1155,16 @@ impl<'a> Parser<'a> {
                 let (rest, _) = self.tok("]", "`]`")(i)?;
                 return Ok((rest, locs));
             }
-            let (rest, l) = commit(self.location(i))
+            let (rest, l) = cut(|i| self.location(i))
+                .parse(i)
                 .map_err(|e| self.closing(e, open, "`]`", "the locations"))?;
             locs.push(l);
             i = rest;
             match self.tok(";", "`;`")(i) {
                 Ok((rest, _)) => i = rest,
                 Err(_) => {
-                    let (rest, _) = commit(self.tok("]", "`]`")(i))
+                    let (rest, _) = cut(self.tok("]", "`]`"))
+                        .parse(i)
                         .map_err(|e| self.closing(e, open, "`]`", "the locations"))?;
                     return Ok((rest, locs));
                 }
@@ -1172,7 +1184,7 @@ impl<'a> Parser<'a> {
             .strip_prefix('~')
             .or_else(|| self.keyword("not", "").parse(i).ok().map(|(r, _)| r))
         {
-            let (r, _) = commit(self.keyword("exists", "`exists` after the negation")(r))?;
+            let (r, _) = cut(self.keyword("exists", "`exists` after the negation")).parse(r)?;
             (r, Quantifier::NotExists)
         } else {
             return fail(
@@ -1180,7 +1192,7 @@ impl<'a> Parser<'a> {
                 "`locations`, `filter`, `exists`, `forall` or the end of the file",
             );
         };
-        let (rest, prop) = commit(self.prop(rest))?;
+        let (rest, prop) = cut(|i| self.prop(i)).parse(rest)?;
         let span = self.span(start, rest);
         // herd7 tolerates a `;` after the condition; it carries nothing.
         let rest = match self.tok(";", "`;`")(rest) {
@@ -1209,7 +1221,7 @@ impl<'a> Parser<'a> {
         let (i, lhs) = self.disj(i)?;
         match self.tok("=>", "`=>`")(i) {
             Ok((rest, _)) => {
-                let (rest, rhs) = commit(self.prop(rest))?;
+                let (rest, rhs) = cut(|i| self.prop(i)).parse(rest)?;
                 let span = lhs.span.to(rhs.span);
                 Ok((
                     rest,
@@ -1227,7 +1239,7 @@ impl<'a> Parser<'a> {
     fn disj(&self, i: &'a str) -> PResult<'a, Prop> {
         let (mut i, mut lhs) = self.conj(i)?;
         while let Ok((rest, _)) = self.tok("\\/", "`\\/`")(i) {
-            let (rest, rhs) = commit(self.conj(rest))?;
+            let (rest, rhs) = cut(|i| self.conj(i)).parse(rest)?;
             let span = lhs.span.to(rhs.span);
             lhs = Prop {
                 kind: PropKind::Or(Box::new(lhs), Box::new(rhs)),
@@ -1242,7 +1254,7 @@ impl<'a> Parser<'a> {
     fn conj(&self, i: &'a str) -> PResult<'a, Prop> {
         let (mut i, mut lhs) = self.neg(i)?;
         while let Ok((rest, _)) = self.tok("/\\", "`/\\`")(i) {
-            let (rest, rhs) = commit(self.neg(rest))?;
+            let (rest, rhs) = cut(|i| self.neg(i)).parse(rest)?;
             let span = lhs.span.to(rhs.span);
             lhs = Prop {
                 kind: PropKind::And(Box::new(lhs), Box::new(rhs)),
@@ -1262,7 +1274,7 @@ impl<'a> Parser<'a> {
             .or_else(|| self.keyword("not", "").parse(i).ok().map(|(r, _)| r));
         if let Some(rest) = not {
             self.enter(i)?;
-            let r = commit(self.neg(rest));
+            let r = cut(|i| self.neg(i)).parse(rest);
             self.leave();
             let (rest, p) = r?;
             let span = self.span(start, rest);
@@ -1275,8 +1287,9 @@ impl<'a> Parser<'a> {
             ));
         }
         if let Some(rest) = i.strip_prefix('(') {
-            let (rest, p) = commit(self.prop(rest))?;
-            let (rest, _) = commit(self.tok(")", "`)`")(rest))
+            let (rest, p) = cut(|i| self.prop(i)).parse(rest)?;
+            let (rest, _) = cut(self.tok(")", "`)`"))
+                .parse(rest)
                 .map_err(|e| self.closing(e, start, "`)`", "the condition"))?;
             return Ok((rest, p));
         }
@@ -1314,8 +1327,8 @@ impl<'a> Parser<'a> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
         let (rest, loc) = if let Some(r) = i.strip_prefix('[') {
-            let (r, loc) = commit(self.location(r))?;
-            let (r, _) = commit(self.tok("]", "`]`")(r))?;
+            let (r, loc) = cut(|i| self.location(i)).parse(r)?;
+            let (r, _) = cut(self.tok("]", "`]`")).parse(r)?;
             (r, loc)
         } else {
             self.location(i).map_err(|e| {
@@ -1335,7 +1348,7 @@ impl<'a> Parser<'a> {
         } else {
             return failure(rest, "`=` or `!=` after the location");
         };
-        let (rest, value) = commit(self.value(rest))?;
+        let (rest, value) = cut(|i| self.value(i)).parse(rest)?;
         Ok((
             rest,
             Atom {
