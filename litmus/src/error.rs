@@ -36,16 +36,13 @@ impl ParseError {
         let start = p.off(e.input);
         let found = describe_found(e.input);
         let len = if e.at_line_end { 0 } else { found_len(e.input) };
-        let message = match e.message {
-            Some(m) => m,
+        let message = match e.full_message() {
+            Some(m) => m.to_string(),
             None => {
-                let expected = match e.expected.as_slice() {
+                let expected = match e.expected_all().as_slice() {
                     [] => "valid syntax".to_string(),
                     [one] => one.to_string(),
-                    many => {
-                        let (last, rest) = many.split_last().unwrap_or((&"", &[]));
-                        format!("{} or {}", rest.join(", "), last)
-                    }
+                    [rest @ .., last] => format!("{} or {}", rest.join(", "), last),
                 };
                 if e.at_line_end {
                     format!("expected {expected}")
@@ -54,13 +51,14 @@ impl ParseError {
                 }
             }
         };
-        let mut notes: Vec<String> = e
+        let extra = e.extra.unwrap_or_default();
+        let mut notes: Vec<String> = extra
             .notes
             .into_iter()
             .map(|(_, n)| format!("to close {n}"))
             .collect();
         // The outermost section (init block, thread, trailer clause) says where the reader is.
-        if let Some((at, what)) = e.contexts.last() {
+        if let Some((at, what)) = extra.contexts.last() {
             let at = at.trim_start();
             let (l, c) = line_col(source, p.off(at));
             if l != line_col(source, start).0 {

@@ -33,42 +33,74 @@ pub(crate) const MAX_DEPTH: u32 = 200;
 
 /// The error inside the parser: positions are remaining inputs, turned into offsets at the
 /// public boundary.
+///
+/// It is small (no allocation) in the common case, a token that is not there, because
+/// alternatives create and drop many of them; the rest lives in `extra`.
 #[derive(Debug)]
 pub(crate) struct PError<'a> {
     /// Where the error is.
     pub(crate) input: &'a str,
-    /// What was expected there (merged when alternatives fail at the same place).
-    pub(crate) expected: Vec<&'static str>,
+    /// What was expected there.
+    pub(crate) expected: &'static str,
+    /// Whether the error stands at the end of a line, where nothing is "found".
+    pub(crate) at_line_end: bool,
+    /// Everything else, rarely present.
+    pub(crate) extra: Option<Box<Extra<'a>>>,
+}
+
+/// The rarer parts of a [`PError`].
+#[derive(Debug, Default)]
+pub(crate) struct Extra<'a> {
+    /// Other things expected at the same place, when alternatives failed there.
+    pub(crate) also_expected: Vec<&'static str>,
     /// A full message, which wins over `expected` when present.
     pub(crate) message: Option<String>,
     /// Extra notes with the place they refer to: "the condition opened here".
     pub(crate) notes: Vec<(&'a str, String)>,
     /// The rules being parsed, innermost first, with where each began.
     pub(crate) contexts: Vec<(&'a str, &'static str)>,
-    /// Whether the error stands at the end of a line, where nothing is "found".
-    pub(crate) at_line_end: bool,
 }
 
 impl<'a> PError<'a> {
     fn expected(input: &'a str, what: &'static str) -> PError<'a> {
         PError {
             input,
-            expected: vec![what],
-            message: None,
-            notes: Vec::new(),
-            contexts: Vec::new(),
+            expected: what,
             at_line_end: false,
+            extra: None,
         }
     }
 
     fn message(input: &'a str, message: String) -> PError<'a> {
-        PError {
-            input,
-            expected: Vec::new(),
-            message: Some(message),
-            notes: Vec::new(),
-            contexts: Vec::new(),
-            at_line_end: false,
+        let mut e = PError::expected(input, "");
+        e.extra_mut().message = Some(message);
+        e
+    }
+
+    fn extra_mut(&mut self) -> &mut Extra<'a> {
+        self.extra.get_or_insert_with(Default::default)
+    }
+
+    /// The full message, if the error has one.
+    pub(crate) fn full_message(&self) -> Option<&str> {
+        self.extra.as_ref()?.message.as_deref()
+    }
+
+    /// Everything expected at the error's place.
+    pub(crate) fn expected_all(&self) -> Vec<&'static str> {
+        let mut all = vec![self.expected];
+        if let Some(x) = &self.extra {
+            all.extend(x.also_expected.iter().copied());
+        }
+        all.retain(|e| !e.is_empty());
+        all
+    }
+
+    /// Replaces what the error expected by a description that reads better here.
+    fn set_expected(&mut self, what: &'static str) {
+        self.expected = what;
+        if let Some(x) = &mut self.extra {
+            x.also_expected.clear();
         }
     }
 }
@@ -94,13 +126,15 @@ impl<'a> ParseError<&'a str> for PError<'a> {
             std::cmp::Ordering::Greater => other,
             std::cmp::Ordering::Equal => {
                 let mut merged = other;
-                if merged.message.is_none() {
-                    merged.message = self.message;
-                }
-                for e in self.expected {
-                    if !merged.expected.contains(&e) {
-                        merged.expected.push(e);
+                let known = merged.expected_all();
+                let extra = merged.extra_mut();
+                for e in self.expected_all() {
+                    if !known.contains(&e) {
+                        extra.also_expected.push(e);
                     }
+                }
+                if extra.message.is_none() {
+                    extra.message = self.extra.and_then(|x| x.message);
                 }
                 merged
             }
@@ -110,7 +144,7 @@ impl<'a> ParseError<&'a str> for PError<'a> {
 
 impl<'a> ContextError<&'a str> for PError<'a> {
     fn add_context(input: &'a str, ctx: &'static str, mut other: Self) -> Self {
-        other.contexts.push((input, ctx));
+        other.extra_mut().contexts.push((input, ctx));
         other
     }
 }
@@ -493,9 +527,11 @@ impl<'a> Parser<'a> {
         what: &str,
     ) -> Err<PError<'a>> {
         e.map(|mut err| {
-            if err.message.is_none() && err.expected.contains(&close) {
+            if err.full_message().is_none() && err.expected_all().contains(&close) {
                 let (l, c) = line_col(self.src, self.off(open));
-                err.notes.push((open, format!("{what} opened at {l}:{c}")));
+                err.extra_mut()
+                    .notes
+                    .push((open, format!("{what} opened at {l}:{c}")));
             }
             err
         })
@@ -515,7 +551,7 @@ impl<'a> Parser<'a> {
         };
         let (i, target) = self.location(i).map_err(|e| {
             e.map(|mut err| {
-                err.expected = vec!["a variable or register to initialise"];
+                err.set_expected("a variable or register to initialise");
                 err
             })
         })?;
@@ -550,7 +586,7 @@ impl<'a> Parser<'a> {
         }
         let (rest, id) = self.ident(i).map_err(|e| {
             e.map(|mut err| {
-                err.expected = vec!["an integer or an address"];
+                err.set_expected("an integer or an address");
                 err
             })
         })?;
@@ -866,8 +902,8 @@ impl<'a> Parser<'a> {
         }
         let (rest, lhs) = self.expr(i).map_err(|e| {
             e.map(|mut err| {
-                if err.input.len() == i.len() && err.message.is_none() {
-                    err.expected = vec!["a statement"];
+                if err.input.len() == i.len() && err.full_message().is_none() {
+                    err.set_expected("a statement");
                 }
                 err
             })
@@ -908,10 +944,10 @@ impl<'a> Parser<'a> {
     fn paren_cond(&self, i: &'a str, after: &'static str) -> PResult<'a, Expr> {
         let (i, open) = self.tok("(", "`(`")(i).map_err(|e| {
             e.map(|mut err| {
-                err.expected = vec![match after {
+                err.set_expected(match after {
                     "`if`" => "`(` after `if`",
                     _ => "`(` after `while`",
-                }];
+                });
                 err
             })
         })?;
@@ -1067,7 +1103,7 @@ impl<'a> Parser<'a> {
         }
         let (rest, id) = self.ident(i).map_err(|e| {
             e.map(|mut err| {
-                err.expected = vec!["an expression"];
+                err.set_expected("an expression");
                 err
             })
         })?;
@@ -1334,7 +1370,7 @@ impl<'a> Parser<'a> {
             self.location(i).map_err(|e| {
                 e.map(|mut err| {
                     if err.input.len() == i.len() {
-                        err.expected = vec!["a condition such as `0:r0=1` or `x=2`"];
+                        err.set_expected("a condition such as `0:r0=1` or `x=2`");
                     }
                     err
                 })
@@ -1379,7 +1415,7 @@ impl<'a> Parser<'a> {
         }
         let (rest, id) = self.ident(i).map_err(|e| {
             e.map(|mut err| {
-                err.expected = vec!["a value (an integer or an address)"];
+                err.set_expected("a value (an integer or an address)");
                 err
             })
         })?;
