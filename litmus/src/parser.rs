@@ -690,6 +690,10 @@ impl<'a> Parser<'a> {
                 if threads.is_empty() {
                     return fail(rest, "a thread such as `P0(int *x)`");
                 }
+                // The comments after the last thread belong to the trailer.
+                for (_, c) in self.comments.borrow_mut().range_mut(self.off(i)..) {
+                    c.place = CommentPlace::Trailer;
+                }
                 return Ok((rest, threads));
             }
             let (rest, t) = cut(context("the thread", |i| self.thread(i))).parse(rest)?;
