@@ -31,6 +31,9 @@ use crate::ast::*;
 /// How deeply expressions, propositions and statements may nest.
 pub(crate) const MAX_DEPTH: u32 = 200;
 
+/// How deep a tree may grow, counting both nesting and chained operators.
+pub(crate) const MAX_TREE: u32 = 1000;
+
 /// The error inside the parser: positions are remaining inputs, turned into offsets at the
 /// public boundary.
 ///
@@ -198,7 +201,10 @@ pub(crate) struct Parser<'a> {
     place: Cell<CommentPlace>,
     /// Whether `(* ... *)` is a comment here (outside thread bodies).
     ml_comments: Cell<bool>,
+    /// The parser's own recursion depth, bounded by [`MAX_DEPTH`].
     depth: Cell<u32>,
+    /// The depth of the tree being built, bounded by [`MAX_TREE`].
+    tree: Cell<u32>,
 }
 
 impl<'a> Parser<'a> {
@@ -209,6 +215,7 @@ impl<'a> Parser<'a> {
             place: Cell::new(CommentPlace::Header),
             ml_comments: Cell::new(true),
             depth: Cell::new(0),
+            tree: Cell::new(0),
         }
     }
 
@@ -230,12 +237,41 @@ impl<'a> Parser<'a> {
                 format!("nesting deeper than {MAX_DEPTH} levels"),
             )));
         }
+        self.link(i)?;
         self.depth.set(d);
         Ok(())
     }
 
     fn leave(&self) {
         self.depth.set(self.depth.get() - 1);
+        self.tree.set(self.tree.get() - 1);
+    }
+
+    /// Counts one more level of the tree being built: a nesting, or one more operator of a
+    /// left-nested chain (`a + b + c`, `p /\ q /\ r`), which the parser builds in a loop
+    /// but which deepens the tree all the same.
+    ///
+    /// The bound keeps every recursive walk of the tree (drop, clone, comparison, printing,
+    /// the checker's own passes) within a thread's stack: a tree is at most twice
+    /// [`MAX_TREE`] deep.
+    fn link(&self, i: &'a str) -> Result<(), Err<PError<'a>>> {
+        let t = self.tree.get() + 1;
+        if t > MAX_TREE {
+            return Err(Err::Failure(PError::message(
+                i,
+                format!("more than {MAX_TREE} operators nested or chained"),
+            )));
+        }
+        self.tree.set(t);
+        Ok(())
+    }
+
+    /// Runs a chain-building loop, restoring the tree depth when it ends.
+    fn chain<T>(&self, f: impl FnOnce() -> PResult<'a, T>) -> PResult<'a, T> {
+        let base = self.tree.get();
+        let r = f();
+        self.tree.set(base);
+        r
     }
 
     // ---------------------------------------------------------------- trivia and tokens
@@ -627,10 +663,11 @@ impl<'a> Parser<'a> {
     fn ty(&self, i: &'a str) -> PResult<'a, Type> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
-        let (mut i, first) = self.word(i)?;
-        if !is_type_word(&first.name) {
+        let n = i.find(|c: char| !is_ident_char(c)).unwrap_or(i.len());
+        if n == 0 || !is_type_word(&i[..n]) || !i.starts_with(is_ident_start) {
             return fail(start, "a type");
         }
+        let (mut i, first) = self.word(i)?;
         let mut volatile = false;
         let mut words: Vec<String> = Vec::new();
         let mut word = first;
@@ -819,8 +856,10 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        if let Ok((rest, _)) = self.keyword("if", "`if`")(i) {
-            let (rest, cond) = cut(|i| self.paren_cond(i, "`if`")).parse(rest)?;
+        // The statement's first word decides its kind.
+        let lead = &i[..i.find(|c: char| !is_ident_char(c)).unwrap_or(i.len())];
+        if lead == "if" {
+            let (rest, cond) = cut(|i| self.paren_cond(i, "`if`")).parse(&i[2..])?;
             let (rest, then) = cut(|i| self.stmt(i)).parse(rest)?;
             let (rest, els) = match self.keyword("else", "`else`")(rest) {
                 Ok((r, _)) => {
@@ -842,8 +881,8 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        if let Ok((rest, _)) = self.keyword("while", "`while`")(i) {
-            let (rest, cond) = cut(|i| self.paren_cond(i, "`while`")).parse(rest)?;
+        if lead == "while" {
+            let (rest, cond) = cut(|i| self.paren_cond(i, "`while`")).parse(&i[5..])?;
             let (rest, body) = cut(|i| self.stmt(i)).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
@@ -857,8 +896,8 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        if let Ok((rest, _)) = self.keyword("do", "`do`")(i) {
-            let (rest, body) = cut(|i| self.stmt(i)).parse(rest)?;
+        if lead == "do" {
+            let (rest, body) = cut(|i| self.stmt(i)).parse(&i[2..])?;
             let (rest, _) =
                 cut(self.keyword("while", "`while` after the `do` body")).parse(rest)?;
             let (rest, cond) = cut(|i| self.paren_cond(i, "`while`")).parse(rest)?;
@@ -875,17 +914,14 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        for kw in [
-            "for", "return", "goto", "switch", "break", "continue", "case",
-        ] {
-            if let Ok((_, span)) = self.keyword(kw, "")(i) {
-                return failure_msg(
-                    &self.src[span.start..],
-                    format!("`{kw}` is not supported in litmus tests"),
-                );
-            }
+        if matches!(
+            lead,
+            "for" | "return" | "goto" | "switch" | "break" | "continue" | "case"
+        ) {
+            return failure_msg(i, format!("`{lead}` is not supported in litmus tests"));
         }
-        if let Ok((rest, ty)) = self.ty(i) {
+        if is_type_word(lead) {
+            let (rest, ty) = self.ty(i)?;
             let (rest, name) = cut(|i| self.ident(i)).parse(rest)?;
             let (rest, init) = match self.tok("=", "`=`")(rest) {
                 Ok((r, _)) => {
@@ -970,11 +1006,16 @@ impl<'a> Parser<'a> {
     }
 
     fn binary(&self, i: &'a str, min_prec: u8) -> PResult<'a, Expr> {
+        self.chain(|| self.binary_chain(i, min_prec))
+    }
+
+    fn binary_chain(&self, i: &'a str, min_prec: u8) -> PResult<'a, Expr> {
         let (mut i, mut lhs) = self.unary(i)?;
         while let Some((rest, op)) = self.binop(i)? {
             if op.precedence() < min_prec {
                 break;
             }
+            self.link(i)?;
             self.enter(i)?;
             let r = cut(|i| self.binary(i, op.precedence() + 1)).parse(rest);
             self.leave();
@@ -1277,8 +1318,13 @@ impl<'a> Parser<'a> {
 
     /// `disj ::= conj ("\/" conj)*`
     fn disj(&self, i: &'a str) -> PResult<'a, Prop> {
+        self.chain(|| self.disj_chain(i))
+    }
+
+    fn disj_chain(&self, i: &'a str) -> PResult<'a, Prop> {
         let (mut i, mut lhs) = self.conj(i)?;
         while let Ok((rest, _)) = self.tok("\\/", "`\\/`")(i) {
+            self.link(i)?;
             let (rest, rhs) = cut(|i| self.conj(i)).parse(rest)?;
             let span = lhs.span.to(rhs.span);
             lhs = Prop {
@@ -1292,8 +1338,13 @@ impl<'a> Parser<'a> {
 
     /// `conj ::= neg ("/\" neg)*`
     fn conj(&self, i: &'a str) -> PResult<'a, Prop> {
+        self.chain(|| self.conj_chain(i))
+    }
+
+    fn conj_chain(&self, i: &'a str) -> PResult<'a, Prop> {
         let (mut i, mut lhs) = self.neg(i)?;
         while let Ok((rest, _)) = self.tok("/\\", "`/\\`")(i) {
+            self.link(i)?;
             let (rest, rhs) = cut(|i| self.neg(i)).parse(rest)?;
             let span = lhs.span.to(rhs.span);
             lhs = Prop {
