@@ -34,8 +34,16 @@ impl ParseError {
 
     pub(crate) fn from_internal(p: &Parser<'_>, source: &str, e: PError<'_>) -> ParseError {
         let start = p.off(e.input);
-        let found = describe_found(e.input);
-        let len = if e.at_line_end { 0 } else { found_len(e.input) };
+        let found = if e.at_eof {
+            "end of file".to_string()
+        } else {
+            describe_found(e.input)
+        };
+        let len = if e.at_line_end || e.at_eof {
+            0
+        } else {
+            found_len(e.input)
+        };
         let message = match e.full_message() {
             Some(m) => m.to_string(),
             None => {

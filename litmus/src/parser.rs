@@ -47,6 +47,8 @@ pub(crate) struct PError<'a> {
     pub(crate) expected: &'static str,
     /// Whether the error stands at the end of a line, where nothing is "found".
     pub(crate) at_line_end: bool,
+    /// Whether only trivia follows the error's place, up to the end of the file.
+    pub(crate) at_eof: bool,
     /// Everything else, rarely present.
     pub(crate) extra: Option<Box<Extra<'a>>>,
 }
@@ -70,6 +72,7 @@ impl<'a> PError<'a> {
             input,
             expected: what,
             at_line_end: false,
+            at_eof: false,
             extra: None,
         }
     }
@@ -286,7 +289,12 @@ impl<'a> Parser<'a> {
             } else if let Some(rest) = i.strip_prefix("/*") {
                 match rest.find("*/") {
                     Some(n) => i = &rest[n + 2..],
-                    None => return failure(i, "`*/` to close this comment"),
+                    None => {
+                        return failure_msg(
+                            i,
+                            "unterminated comment: this `/*` has no matching `*/`".to_string(),
+                        );
+                    }
                 }
             } else if self.ml_comments.get() && i.starts_with("(*") {
                 i = self.ml_comment(i)?.0;
@@ -322,14 +330,17 @@ impl<'a> Parser<'a> {
                 k += 1;
             }
         }
-        failure(i, "`*)` to close this comment")
+        failure_msg(
+            i,
+            "unterminated comment: this `(*` has no matching `*)`".to_string(),
+        )
     }
 
     /// Skips trivia, then the exact token `t`; returns the input from the token on, so that
     /// its offset can be taken.
     ///
     /// A missing `;` or `,` is reported where the previous token ends, as a person would
-    /// insert it, rather than on the next line.
+    /// insert it, rather than on the next line; so is anything missing at the end of the file.
     fn tok(
         &self,
         t: &'static str,
@@ -344,6 +355,12 @@ impl<'a> Parser<'a> {
                 {
                     let mut e = PError::expected(before, what);
                     e.at_line_end = true;
+                    Err(Err::Error(e))
+                }
+                // At the end of the file, point just after the last token.
+                None if i.is_empty() => {
+                    let mut e = PError::expected(before, what);
+                    e.at_eof = true;
                     Err(Err::Error(e))
                 }
                 None => fail(i, what),
@@ -613,8 +630,10 @@ impl<'a> Parser<'a> {
 
     /// `init-value ::= integer | "&"? name | "ATOMIC_INIT" "(" integer ")"`
     fn init_value(&self, i: &'a str) -> PResult<'a, InitValue> {
-        if let Ok((rest, (v, _))) = self.integer(i) {
-            return Ok((rest, InitValue::Int(v)));
+        match self.integer(i) {
+            Ok((rest, (v, _))) => return Ok((rest, InitValue::Int(v))),
+            Err(Err::Error(_)) => {}
+            Err(e) => return Err(e),
         }
         if let Ok((rest, _)) = self.tok("&", "`&`")(i) {
             let (rest, id) = cut(|i| self.ident(i)).parse(rest)?;
@@ -809,12 +828,9 @@ impl<'a> Parser<'a> {
             }
             let (rest, ()) = self.trivia(i)?;
             if rest.is_empty() {
-                return Err(self.closing(
-                    Err::Failure(PError::expected(rest, "`}`")),
-                    open,
-                    "`}`",
-                    what,
-                ));
+                let mut e = PError::expected(i, "`}`");
+                e.at_eof = true;
+                return Err(self.closing(Err::Failure(e), open, "`}`", what));
             }
             let (rest, s) = cut(|i| self.stmt(i))
                 .parse(rest)
