@@ -397,6 +397,18 @@ pub enum StmtKind {
     },
     /// A lone `;`.
     Empty,
+    /// A C comment between statements, kept only by
+    /// [`parse_keeping_comments`](crate::parse_keeping_comments) (for formatting);
+    /// [`parse`](crate::parse) never produces it, so the checker need not handle it.
+    Comment {
+        /// The text between `//` and the end of the line, or between `/*` and `*/`.
+        text: String,
+        /// Whether it was written `/* ... */` rather than `// ...`.
+        block: bool,
+        /// Whether it ends the line of the statement before it, rather than standing on its
+        /// own line.
+        trailing: bool,
+    },
 }
 
 /// An expression.

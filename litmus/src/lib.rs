@@ -18,8 +18,24 @@ pub use printer::print;
 ///
 /// Never panics; deeply nested input is refused with an error rather than overflowing the
 /// stack.
+/// C comments (`//`, `/* */`) in thread bodies are skipped; `(* *)` comments are kept in
+/// [`Test::comments`].
 pub fn parse(source: &str) -> Result<Test, ParseError> {
-    let p = parser::Parser::new(source);
+    parse_with(source, false)
+}
+
+/// Parses like [`parse`], but keeps the C comments that stand between statements as
+/// [`StmtKind::Comment`](ast::StmtKind::Comment) statements, so that a formatter can print
+/// them back.
+///
+/// Comments elsewhere inside a thread (within an expression, between `if (...)` and its
+/// branch) are still dropped.
+pub fn parse_keeping_comments(source: &str) -> Result<Test, ParseError> {
+    parse_with(source, true)
+}
+
+fn parse_with(source: &str, keep_comments: bool) -> Result<Test, ParseError> {
+    let p = parser::Parser::new(source, keep_comments);
     match p.test(source) {
         Ok((_, test)) => Ok(test),
         Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {

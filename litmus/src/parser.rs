@@ -208,10 +208,12 @@ pub(crate) struct Parser<'a> {
     depth: Cell<u32>,
     /// The depth of the tree being built, bounded by [`MAX_TREE`].
     tree: Cell<u32>,
+    /// Whether C comments between statements become `Comment` statements.
+    keep_comments: bool,
 }
 
 impl<'a> Parser<'a> {
-    pub(crate) fn new(src: &'a str) -> Parser<'a> {
+    pub(crate) fn new(src: &'a str, keep_comments: bool) -> Parser<'a> {
         Parser {
             src,
             comments: RefCell::new(BTreeMap::new()),
@@ -219,6 +221,7 @@ impl<'a> Parser<'a> {
             ml_comments: Cell::new(true),
             depth: Cell::new(0),
             tree: Cell::new(0),
+            keep_comments,
         }
     }
 
@@ -822,6 +825,9 @@ impl<'a> Parser<'a> {
         let (mut i, open) = self.tok("{", "`{`")(i)?;
         let mut body = Vec::new();
         loop {
+            if self.keep_comments {
+                i = self.comment_stmts(i, &mut body)?;
+            }
             if self.peek(i, "}")? {
                 let (rest, _) = self.tok("}", "`}`")(i)?;
                 return Ok((rest, body));
@@ -836,6 +842,41 @@ impl<'a> Parser<'a> {
                 .parse(rest)
                 .map_err(|e| self.closing(e, open, "`}`", what))?;
             body.push(s);
+            i = rest;
+        }
+    }
+
+    /// In [`parse_keeping_comments`](crate::parse_keeping_comments) mode: the C comments
+    /// before the next statement, as `Comment` statements appended to `body`.
+    fn comment_stmts(
+        &self,
+        mut i: &'a str,
+        body: &mut Vec<Stmt>,
+    ) -> Result<&'a str, Err<PError<'a>>> {
+        loop {
+            let j = i.trim_start();
+            // A comment on the line of the statement before it trails that statement.
+            let trailing = !body.is_empty() && !i[..i.len() - j.len()].contains('\n');
+            let (text, block, rest) = if let Some(r) = j.strip_prefix("//") {
+                let n = r.find('\n').unwrap_or(r.len());
+                (r[..n].trim_end(), false, &r[n..])
+            } else if let Some(r) = j.strip_prefix("/*") {
+                match r.find("*/") {
+                    Some(n) => (&r[..n], true, &r[n + 2..]),
+                    // The trivia skipper reports it.
+                    None => return Ok(i),
+                }
+            } else {
+                return Ok(i);
+            };
+            body.push(Stmt {
+                kind: StmtKind::Comment {
+                    text: text.to_string(),
+                    block,
+                    trailing,
+                },
+                span: self.span(j, rest),
+            });
             i = rest;
         }
     }

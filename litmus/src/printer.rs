@@ -150,9 +150,7 @@ fn write_thread(out: &mut String, thread: &Thread) {
         out.push_str(&p.name.name);
     }
     out.push_str(")\n{\n");
-    for s in &thread.body {
-        write_stmt(out, s, 1);
-    }
+    write_body(out, &thread.body, 1);
     out.push_str("}\n");
 }
 
@@ -215,9 +213,7 @@ fn write_stmt_rest(out: &mut String, s: &Stmt, depth: usize) {
         }
         StmtKind::Block(body) => {
             out.push_str("{\n");
-            for s in body {
-                write_stmt(out, s, depth + 1);
-            }
+            write_body(out, body, depth + 1);
             indent(out, depth);
             out.push_str("}\n");
         }
@@ -241,6 +237,34 @@ fn write_stmt_rest(out: &mut String, s: &Stmt, depth: usize) {
             out.push_str(");\n");
         }
         StmtKind::Empty => out.push_str(";\n"),
+        StmtKind::Comment { text, block, .. } => write_comment(out, text, *block),
+    }
+}
+
+fn write_comment(out: &mut String, text: &str, block: bool) {
+    if block {
+        let _ = writeln!(out, "/*{text}*/");
+    } else {
+        let _ = writeln!(out, "//{text}");
+    }
+}
+
+/// Writes the statements of a body at `depth` tabs; a trailing comment goes at the end of
+/// the line before it.
+fn write_body(out: &mut String, body: &[Stmt], depth: usize) {
+    for (k, s) in body.iter().enumerate() {
+        match &s.kind {
+            StmtKind::Comment {
+                text,
+                block,
+                trailing: true,
+            } if k > 0 && out.ends_with('\n') => {
+                out.pop();
+                out.push(' ');
+                write_comment(out, text, *block);
+            }
+            _ => write_stmt(out, s, depth),
+        }
     }
 }
 
@@ -251,9 +275,7 @@ fn write_branch(out: &mut String, s: &Stmt, depth: usize) -> bool {
     match &s.kind {
         StmtKind::Block(body) => {
             out.push_str(" {\n");
-            for s in body {
-                write_stmt(out, s, depth + 1);
-            }
+            write_body(out, body, depth + 1);
             indent(out, depth);
             out.push('}');
             true

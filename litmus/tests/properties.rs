@@ -450,6 +450,40 @@ proptest! {
     }
 
     #[test]
+    fn generated_trees_with_c_comments_round_trip(
+        mut test in test_tree(),
+        comments in prop::collection::vec(
+            (any::<prop::sample::Index>(), "[a-z0-9 ,.:*/]{0,12}", any::<bool>(), any::<bool>()),
+            0..6,
+        ),
+    ) {
+        for (at, text, block, trailing) in comments {
+            let body = &mut test.threads[0].body;
+            let k = at.index(body.len() + 1);
+            // `*/` would end a block comment early; a trailing comment needs a statement
+            // before it.
+            let text = if block { text.replace("*/", "* /") } else { text.trim_end().to_string() };
+            let kind = StmtKind::Comment { text, block, trailing };
+            body.insert(k, Stmt { kind, span: S });
+        }
+        // A comment trails the statement before it, if there is one and it is not a line
+        // comment (which runs to the end of the line).
+        let body = &mut test.threads[0].body;
+        for k in 0..body.len() {
+            let after_line_comment = k > 0
+                && matches!(body[k - 1].kind, StmtKind::Comment { block: false, .. });
+            if let StmtKind::Comment { trailing, .. } = &mut body[k].kind {
+                *trailing = *trailing && k > 0 && !after_line_comment;
+            }
+        }
+        let printed = print(&test);
+        let parsed = hazmat_litmus::parse_keeping_comments(&printed).map_err(|e| {
+            TestCaseError::fail(e.render("generated", &printed))
+        })?;
+        prop_assert_eq!(&parsed, &test, "printed:\n{}", printed);
+    }
+
+    #[test]
     fn mutated_tests_parse_or_fail_cleanly(mutations in prop::collection::vec(mutation(), 1..4)) {
         let mut text = SAMPLE.to_string();
         for m in &mutations {
