@@ -60,11 +60,7 @@ impl ParseError {
             }
         };
         let extra = e.extra.unwrap_or_default();
-        let mut notes: Vec<String> = extra
-            .notes
-            .into_iter()
-            .map(|(_, n)| format!("to close {n}"))
-            .collect();
+        let mut notes: Vec<String> = extra.notes.into_iter().map(|(_, n)| n).collect();
         // The outermost section (init block, thread, trailer clause) says where the reader is.
         if let Some((at, what)) = extra.contexts.last() {
             let at = at.trim_start();

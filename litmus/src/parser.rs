@@ -60,7 +60,7 @@ pub(crate) struct Extra<'a> {
     pub(crate) also_expected: Vec<&'static str>,
     /// A full message, which wins over `expected` when present.
     pub(crate) message: Option<String>,
-    /// Extra notes with the place they refer to: "the condition opened here".
+    /// Extra notes with the place they refer to: "to close the condition opened at 14:8".
     pub(crate) notes: Vec<(&'a str, String)>,
     /// The rules being parsed, innermost first, with where each began.
     pub(crate) contexts: Vec<(&'a str, &'static str)>,
@@ -465,6 +465,8 @@ impl<'a> Parser<'a> {
     /// `test ::= header init thread+ trailer EOF`
     pub(crate) fn test(&self, i: &'a str) -> PResult<'a, Test> {
         let start = i;
+        // A byte-order mark is not part of the text.
+        let i = i.strip_prefix('\u{feff}').unwrap_or(i);
         let (i, (arch, name, doc, info)) = self.header(i)?;
         self.place.set(CommentPlace::Header);
         let (i, init) = cut(context("the init block", |i| self.init(i))).parse(i)?;
@@ -474,10 +476,17 @@ impl<'a> Parser<'a> {
         let (i, (locations, filter, condition)) = cut(|i| self.trailer(i)).parse(i)?;
         let (i, ()) = self.trivia(i)?;
         if !i.is_empty() {
-            return failure(
+            let mut e = PError::expected(
                 i,
                 "`locations`, `filter`, `exists`, `forall` or the end of the file",
             );
+            let n = i.find(|c: char| !is_ident_char(c)).unwrap_or(i.len());
+            if let Some(kw) = suggestion(&i[..n], &["locations", "filter", "exists", "forall"]) {
+                e.extra_mut()
+                    .notes
+                    .push((i, format!("did you mean `{kw}`?")));
+            }
+            return Err(Err::Failure(e));
         }
         let comments: Vec<Comment> = self.comments.borrow().values().cloned().collect();
         let expectations = comments.iter().flat_map(expectations_in).collect();
@@ -587,7 +596,7 @@ impl<'a> Parser<'a> {
                 let (l, c) = line_col(self.src, self.off(open));
                 err.extra_mut()
                     .notes
-                    .push((open, format!("{what} opened at {l}:{c}")));
+                    .push((open, format!("to close {what} opened at {l}:{c}")));
             }
             err
         })
@@ -1540,6 +1549,46 @@ fn commit_err(e: Err<PError<'_>>) -> Err<PError<'_>> {
         Err::Error(e) => Err::Failure(e),
         other => other,
     }
+}
+
+/// The keyword `word` was probably meant to be: one edit away (or a transposition), for
+/// words of four letters or more.
+fn suggestion(word: &str, keywords: &[&'static str]) -> Option<&'static str> {
+    if word.len() < 4 {
+        return None;
+    }
+    keywords
+        .iter()
+        .copied()
+        .find(|kw| edit_distance(word, kw) <= 1 || transposed(word, kw))
+}
+
+/// The Levenshtein distance between two short ASCII words.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &ca) in a.iter().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// Whether `a` is `b` with two neighbouring letters swapped.
+fn transposed(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff: Vec<usize> = (0..a.len()).filter(|&k| a[k] != b[k]).collect();
+    matches!(diff.as_slice(), [x, y] if *y == x + 1 && a[*x] == b[*y] && a[*y] == b[*x])
 }
 
 /// The `Result:` lines of a comment: `Result: Never`, `Result(sc): Sometimes DATARACE`.

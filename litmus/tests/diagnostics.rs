@@ -88,6 +88,7 @@ fn misspelled_exists() {
               |
             4 | exist (x=1)
               | ^^^^^
+              = note: did you mean `exists`?
         "#]],
     );
 }
