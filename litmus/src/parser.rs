@@ -780,9 +780,15 @@ impl<'a> Parser<'a> {
             .map_err(|_| fatal(start, format!("invalid thread name `{}`", name.name)))?;
         let (i, open) = cut(self.tok("(", "`(` after the thread name")).parse(rest)?;
         let (i, params) = self.list(i, |i| self.param(i))?;
-        let (i, _) = cut(self.tok(")", "`)`"))
-            .parse(i)
-            .map_err(|e| self.closing(e, open, "`)`", "the parameter list"))?;
+        let (i, _) = cut(self.tok(")", "`)`")).parse(i).map_err(|e| {
+            let e = e.map(|mut err| {
+                if params.is_empty() && err.full_message().is_none() {
+                    err.set_expected("a parameter such as `int *x`, or `)`");
+                }
+                err
+            });
+            self.closing(e, open, "`)`", "the parameter list")
+        })?;
         self.ml_comments.set(false);
         let r = self.block_body(i, "the body of the thread");
         self.ml_comments.set(true);
@@ -996,6 +1002,13 @@ impl<'a> Parser<'a> {
                 }
                 Err(_) => (rest, None),
             };
+            if self.peek(rest, ",")? {
+                let (at, ()) = self.trivia(rest)?;
+                return failure_msg(
+                    at,
+                    "declare one name per declaration, as in `int r0; int r1;`".to_string(),
+                );
+            }
             let (rest, _) = cut(self.tok(";", "`;` after the declaration")).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
@@ -1077,6 +1090,7 @@ impl<'a> Parser<'a> {
 
     fn binary_chain(&self, i: &'a str, min_prec: u8) -> PResult<'a, Expr> {
         let (mut i, mut lhs) = self.unary(i)?;
+        self.unsupported_operator(i)?;
         while let Some((rest, op)) = self.binop(i)? {
             if op.precedence() < min_prec {
                 break;
@@ -1094,6 +1108,24 @@ impl<'a> Parser<'a> {
             i = rest;
         }
         Ok((i, lhs))
+    }
+
+    /// Refuses, by name, the C operators that may follow an operand but that litmus tests
+    /// do not use: member access, indexing, increments, the conditional operator, compound
+    /// assignments.
+    fn unsupported_operator(&self, i: &'a str) -> Result<(), Err<PError<'a>>> {
+        let (i, ()) = self.trivia(i)?;
+        const OPS: &[&str] = &[
+            "->", "++", "--", "<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "?",
+            "[", ".",
+        ];
+        match OPS.iter().find(|op| i.starts_with(**op)) {
+            Some(op) => Err(Err::Failure(PError::message(
+                i,
+                format!("`{op}` is not supported in litmus tests"),
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// The binary operator at the head of `i`, if any.

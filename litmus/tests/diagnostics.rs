@@ -188,3 +188,54 @@ fn assignment_where_a_comparison_was_meant() {
         "#]],
     );
 }
+
+#[test]
+fn parameter_without_a_type() {
+    check(
+        "C MP\n{}\nP0(x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n",
+        expect![[r#"
+            test.litmus:3:4: error: expected a parameter such as `int *x`, or `)`, found `x`
+              |
+            3 | P0(x)
+              |    ^
+        "#]],
+    );
+}
+
+#[test]
+fn two_names_in_one_declaration() {
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tint r0, r1;\n}\n",
+        expect![[r#"
+            test.litmus:5:8: error: declare one name per declaration, as in `int r0; int r1;`
+              |
+            5 | 	int r0, r1;
+              | 	      ^
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+}
+
+#[test]
+fn unsupported_operators() {
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tr0 = x->next;\n}\n",
+        expect![[r#"
+            test.litmus:5:8: error: `->` is not supported in litmus tests
+              |
+            5 | 	r0 = x->next;
+              | 	      ^
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tr0 += 1;\n}\n",
+        expect![[r#"
+            test.litmus:5:5: error: `+=` is not supported in litmus tests
+              |
+            5 | 	r0 += 1;
+              | 	   ^
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+}
