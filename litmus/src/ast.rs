@@ -180,9 +180,10 @@ impl InfoLine {
 pub enum CommentPlace {
     /// In the header, before the init block.
     Header,
-    /// Between the init block and the trailer, outside any thread body.
+    /// After the init block and before the end of the last thread, outside any thread body;
+    /// the printer writes these before the first thread.
     Body,
-    /// In or after the trailer (`locations`, `filter`, condition).
+    /// After the last thread: in or after the trailer (`locations`, `filter`, condition).
     Trailer,
 }
 

@@ -13,8 +13,9 @@
 //! # Complexity
 //!
 //! Linear in the input: alternatives backtrack over at most one item (an init item, a
-//! statement head or a type), and nesting deeper than [`MAX_DEPTH`] is an error rather than a
-//! stack overflow.
+//! statement head or a type).
+//! Recursion deeper than [`MAX_DEPTH`], and trees deeper than [`MAX_TREE`], are errors
+//! rather than stack overflows.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -415,8 +416,8 @@ impl<'a> Parser<'a> {
         Ok((rest, id))
     }
 
-    /// An unsigned integer literal, decimal or `0x` hexadecimal, as an `i128` for the caller
-    /// to negate and range-check.
+    /// An unsigned integer literal, decimal or `0x` hexadecimal, for the caller to negate and
+    /// range-check.
     fn natural(&self, i: &'a str) -> PResult<'a, (u64, Span)> {
         let (i, ()) = self.trivia(i)?;
         let (digits, radix, skip) = if let Some(h) = i.strip_prefix("0x").or(i.strip_prefix("0X")) {
@@ -931,7 +932,7 @@ impl<'a> Parser<'a> {
         // The statement's first word decides its kind.
         let lead = &i[..i.find(|c: char| !is_ident_char(c)).unwrap_or(i.len())];
         if lead == "if" {
-            let (rest, cond) = cut(|i| self.paren_cond(i, "`if`")).parse(&i[2..])?;
+            let (rest, cond) = cut(|i| self.paren_cond(i, "`(` after `if`")).parse(&i[2..])?;
             let (rest, then) = cut(|i| self.stmt(i)).parse(rest)?;
             let (rest, els) = match self.keyword("else", "`else`")(rest) {
                 Ok((r, _)) => {
@@ -954,7 +955,7 @@ impl<'a> Parser<'a> {
             ));
         }
         if lead == "while" {
-            let (rest, cond) = cut(|i| self.paren_cond(i, "`while`")).parse(&i[5..])?;
+            let (rest, cond) = cut(|i| self.paren_cond(i, "`(` after `while`")).parse(&i[5..])?;
             let (rest, body) = cut(|i| self.stmt(i)).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
@@ -972,7 +973,7 @@ impl<'a> Parser<'a> {
             let (rest, body) = cut(|i| self.stmt(i)).parse(&i[2..])?;
             let (rest, _) =
                 cut(self.keyword("while", "`while` after the `do` body")).parse(rest)?;
-            let (rest, cond) = cut(|i| self.paren_cond(i, "`while`")).parse(rest)?;
+            let (rest, cond) = cut(|i| self.paren_cond(i, "`(` after `while`")).parse(rest)?;
             let (rest, _) = cut(self.tok(";", "`;` after `do ... while (...)`")).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
@@ -1059,17 +1060,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `"(" expr ")"` after `if` or `while`.
-    fn paren_cond(&self, i: &'a str, after: &'static str) -> PResult<'a, Expr> {
-        let (i, open) = self.tok("(", "`(`")(i).map_err(|e| {
-            e.map(|mut err| {
-                err.set_expected(match after {
-                    "`if`" => "`(` after `if`",
-                    _ => "`(` after `while`",
-                });
-                err
-            })
-        })?;
+    /// `"(" expr ")"` after `if` or `while`; `open_what` is the expectation for the `(`.
+    fn paren_cond(&self, i: &'a str, open_what: &'static str) -> PResult<'a, Expr> {
+        let (i, open) = self.tok("(", open_what)(i)?;
         let (i, e) = cut(|i| self.expr(i)).parse(i)?;
         let (i, _) = cut(self.tok(")", "`)`"))
             .parse(i)
