@@ -89,9 +89,10 @@ impl ParseError {
             .take(self.col - 1)
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
-        let width = source[self.span.start.min(source.len())..self.span.end.min(source.len())]
-            .lines()
-            .next()
+        // `get` rather than indexing: a caller may pass another text than the one parsed.
+        let width = source
+            .get(self.span.start..self.span.end)
+            .and_then(|s| s.lines().next())
             .map_or(1, |s| s.chars().count().max(1));
         out.push_str(&format!("{pad} | {prefix}{}\n", "^".repeat(width)));
         for note in &self.notes {

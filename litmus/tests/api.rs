@@ -100,3 +100,12 @@ fn spans_locate_nodes() {
         "span equality ignores positions"
     );
 }
+
+#[test]
+fn rendering_against_another_text_does_not_panic() {
+    let e = parse("C t\n{}\nP0(int *x) { WRITE_ONCE(*x, 1) }\n").unwrap_err();
+    for other in ["", "é", "C t\n{}\nP0(ééééééééééééééééééé)", "\n\n\n\n\n"] {
+        let text = e.render("other.litmus", other);
+        assert!(text.starts_with("other.litmus:3:"), "{text}");
+    }
+}
