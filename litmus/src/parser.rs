@@ -1639,7 +1639,12 @@ fn expectations_in(c: &Comment) -> Vec<Expectation> {
         };
         let mut outcome = None;
         let mut flags = Vec::new();
-        for word in rest.split_whitespace() {
+        // Trailing punctuation, as in `Result: Never.`, is not part of a word.
+        let words = rest
+            .split_whitespace()
+            .map(|w| w.trim_end_matches(['.', ',', ';', ':']))
+            .filter(|w| !w.is_empty());
+        for word in words {
             match word {
                 "Never" if outcome.is_none() => outcome = Some(Outcome::Never),
                 "Sometimes" if outcome.is_none() => outcome = Some(Outcome::Sometimes),

@@ -109,3 +109,11 @@ fn rendering_against_another_text_does_not_panic() {
         assert!(text.starts_with("other.litmus:3:"), "{text}");
     }
 }
+
+#[test]
+fn result_words_lose_trailing_punctuation() {
+    let src = "C t\n(* Result: Never. *)\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n";
+    let t = parse(src).unwrap();
+    assert_eq!(t.expectations[0].outcome, Some(Outcome::Never));
+    assert!(t.expectations[0].flags.is_empty());
+}
