@@ -1,12 +1,14 @@
 //! Parse errors as values: a span, a message, notes, and a rendering for people.
 
-use std::fmt;
-
 use crate::ast::{Span, line_col};
 use crate::parser::{PError, Parser};
 
 /// Why a text is not a litmus test, and where.
-#[derive(Clone, PartialEq, Eq, Debug)]
+///
+/// Its `Display` is one line, `line:col: message; note`; [`ParseError::render`] gives the
+/// full diagnostic with the source line.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("{line}:{col}: {message}{}", notes_suffix(.notes))]
 pub struct ParseError {
     /// The offending bytes (empty at the end of the file).
     pub span: Span,
@@ -102,17 +104,10 @@ impl ParseError {
     }
 }
 
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.col, self.message)?;
-        for note in &self.notes {
-            write!(f, "; {note}")?;
-        }
-        Ok(())
-    }
+/// The notes as a suffix of the one-line form: "; note; note".
+fn notes_suffix(notes: &[String]) -> String {
+    notes.iter().map(|n| format!("; {n}")).collect()
 }
-
-impl std::error::Error for ParseError {}
 
 /// How the text at an error reads in a message: "`;`", "`foo`", "end of file".
 fn describe_found(i: &str) -> String {
