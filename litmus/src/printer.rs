@@ -4,8 +4,9 @@
 //! lines and the header comments, the init block one item per line, the comments that
 //! stood between threads, each thread with tab-indented statements, the trailer, and the
 //! comments that followed it.
-//! Expressions and propositions get exactly the parentheses their precedence needs, plus
-//! the customary pair around a whole condition.
+//! Expressions and propositions get the parentheses their precedence needs, those that keep
+//! a mix readable (see [`clarify`]: `(a && b) || c`, `(p /\ q) \/ r`), and the customary
+//! pair around a whole condition.
 //!
 //! Parsing the printed text gives back the same tree (spans aside); printing is idempotent.
 
@@ -323,9 +324,9 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
         }
         ExprKind::Binary(op, lhs, rhs) => {
             let p = op.precedence();
-            write_expr(out, lhs, p);
+            write_expr(out, lhs, if clarify(*op, lhs) { ATOM + 1 } else { p });
             let _ = write!(out, " {} ", op.as_str());
-            write_expr(out, rhs, p + 1);
+            write_expr(out, rhs, if clarify(*op, rhs) { ATOM + 1 } else { p + 1 });
         }
         ExprKind::Call { func, args } => {
             out.push_str(&func.name);
@@ -350,6 +351,24 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
     }
 }
 
+/// Whether `child`, an operand of `op`, gets parentheses that precedence does not need but
+/// a reader does (the mixes C compilers warn about): `&&` within `||`, a comparison or
+/// another bitwise operator within a bitwise one, `+` or `-` within a shift.
+fn clarify(op: BinaryOp, child: &Expr) -> bool {
+    use BinaryOp::*;
+    let ExprKind::Binary(inner, ..) = &child.kind else {
+        return false;
+    };
+    let bitwise = |o: BinaryOp| matches!(o, BitAnd | BitOr | BitXor);
+    let comparison = |o: BinaryOp| matches!(o, Lt | Le | Gt | Ge | Eq | Ne);
+    match op {
+        Or => *inner == And,
+        o if bitwise(o) => (bitwise(*inner) && *inner != o) || comparison(*inner),
+        Shl | Shr => matches!(inner, Add | Sub),
+        _ => false,
+    }
+}
+
 /// Binding strengths of propositions, loosest first.
 fn prop_prec(p: &Prop) -> u8 {
     match &p.kind {
@@ -359,6 +378,10 @@ fn prop_prec(p: &Prop) -> u8 {
         PropKind::Not(..) => 4,
         PropKind::True | PropKind::False | PropKind::Atom(_) => 5,
     }
+}
+
+fn is_and(p: &Prop) -> bool {
+    matches!(p.kind, PropKind::And(..))
 }
 
 /// Writes `p`, in parentheses if it binds more loosely than `min`.
@@ -395,15 +418,17 @@ fn write_prop(out: &mut String, p: &Prop, min: u8) {
             out.push_str(" /\\ ");
             write_prop(out, r, 4);
         }
+        // Conjunctions within a disjunction or an implication get parentheses for the
+        // reader, as herd7's own tests write them.
         PropKind::Or(l, r) => {
-            write_prop(out, l, 2);
+            write_prop(out, l, if is_and(l) { 6 } else { 2 });
             out.push_str(" \\/ ");
-            write_prop(out, r, 3);
+            write_prop(out, r, if is_and(r) { 6 } else { 3 });
         }
         PropKind::Implies(l, r) => {
-            write_prop(out, l, 2);
+            write_prop(out, l, if is_and(l) { 6 } else { 2 });
             out.push_str(" => ");
-            write_prop(out, r, 1);
+            write_prop(out, r, if is_and(r) { 6 } else { 1 });
         }
     }
     if paren {
