@@ -121,3 +121,20 @@ fn ten_megabytes_of_garbage_give_an_error() {
     let e = parse(&open).expect_err("an unclosed body is an error");
     assert!(e.message.contains("`}`"), "{e}");
 }
+
+/// Every prefix of a valid test is an error (or, rarely, a valid test), never a panic; the
+/// error stays within the text.
+#[test]
+fn every_prefix_of_the_fixture_parses_or_fails_cleanly() {
+    let fixture = include_str!("../fixtures/every-construct.litmus");
+    for end in (0..=fixture.len()).filter(|&k| fixture.is_char_boundary(k)) {
+        let prefix = &fixture[..end];
+        if let Err(e) = parse(prefix) {
+            assert!(
+                e.span.end <= prefix.len(),
+                "error past the end at {end}: {e}"
+            );
+            let _ = e.render("prefix.litmus", prefix);
+        }
+    }
+}
