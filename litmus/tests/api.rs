@@ -117,3 +117,9 @@ fn result_words_lose_trailing_punctuation() {
     assert_eq!(t.expectations[0].outcome, Some(Outcome::Never));
     assert!(t.expectations[0].flags.is_empty());
 }
+
+#[test]
+fn display_is_the_canonical_form() {
+    let t = parse(MP).unwrap();
+    assert_eq!(t.to_string(), hazmat_litmus::print(&t));
+}
