@@ -48,10 +48,12 @@ impl Check<'_> {
     fn stmt(&mut self, s: &Stmt) {
         let text = self.text(s.span);
         let comment = matches!(s.kind, StmtKind::Comment { .. });
-        if !comment && !(text.ends_with(';') || text.ends_with('}')) {
+        let ends_right = text.ends_with(';') || text.ends_with('}');
+        let starts_as_comment = text.starts_with("//") || text.starts_with("/*");
+        if !comment && !ends_right {
             self.fail("statement span end", s.span);
         }
-        if comment && !(text.starts_with("//") || text.starts_with("/*")) {
+        if comment && !starts_as_comment {
             self.fail("comment statement span", s.span);
         }
         match &s.kind {
