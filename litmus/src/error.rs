@@ -121,14 +121,20 @@ fn describe_found(i: &str) -> String {
     }
 }
 
-/// The length in bytes of the token at the head of `i`: a word, a number, or one character.
+/// The length in bytes of the token at the head of `i`: a word, a number, an operator of up
+/// to three characters (`->`, `+=`, `<<=`), or one character.
 fn found_len(i: &str) -> usize {
-    let mut chars = i.char_indices();
-    match chars.next() {
+    const OPERATOR: &str = "<>=!&|+-*/%^";
+    match i.chars().next() {
         None => 0,
-        Some((_, c)) if c.is_ascii_alphanumeric() || c == '_' => i
+        Some(c) if c.is_ascii_alphanumeric() || c == '_' => i
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(i.len()),
-        Some((_, c)) => c.len_utf8(),
+        Some(c) if OPERATOR.contains(c) => i
+            .bytes()
+            .take(3)
+            .take_while(|b| OPERATOR.as_bytes().contains(b))
+            .count(),
+        Some(c) => c.len_utf8(),
     }
 }

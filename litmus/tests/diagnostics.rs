@@ -224,7 +224,7 @@ fn unsupported_operators() {
             test.litmus:5:8: error: `->` is not supported in litmus tests
               |
             5 | 	r0 = x->next;
-              | 	      ^
+              | 	      ^^
               = note: in the thread that starts at 3:1
         "#]],
     );
@@ -234,7 +234,7 @@ fn unsupported_operators() {
             test.litmus:5:5: error: `+=` is not supported in litmus tests
               |
             5 | 	r0 += 1;
-              | 	   ^
+              | 	   ^^
               = note: in the thread that starts at 3:1
         "#]],
     );
