@@ -38,11 +38,16 @@ fn every_shipped_litmus_file_parses_and_round_trips() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The fixture's canonical form, as `hazmat fmt` would write it.
+/// The fixtures' canonical forms, as `hazmat fmt` writes them.
 #[test]
-fn the_fixture_prints_in_canonical_form() {
+fn the_fixtures_print_in_canonical_form() {
     let source = include_str!("../fixtures/every-construct.litmus");
     let test = hazmat_litmus::parse_keeping_comments(source).expect("the fixture parses");
     expect_test::expect_file!["../fixtures/every-construct.canonical"]
+        .assert_eq(&hazmat_litmus::print(&test));
+
+    let source = include_str!("../fixtures/alternative-spellings.litmus");
+    let test = hazmat_litmus::parse_keeping_comments(source).expect("the fixture parses");
+    expect_test::expect_file!["../fixtures/alternative-spellings.canonical"]
         .assert_eq(&hazmat_litmus::print(&test));
 }
