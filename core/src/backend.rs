@@ -97,6 +97,16 @@ pub trait Clock: Send + Sync {
     fn now(&self) -> Duration;
 }
 
+/// How a backend carries out the light half of the asymmetric fence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LightFence {
+    /// A compiler fence only: the heavy half is a `membarrier` that makes every thread run a
+    /// full barrier for it.
+    Compiler,
+    /// A full `fence(SeqCst)`, pairing with a `fence(SeqCst)` heavy half.
+    Full,
+}
+
 /// How a backend carried out the heavy half of the asymmetric fence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HeavyFence {
@@ -139,8 +149,13 @@ pub trait Backend: Sized + Send + Sync + 'static {
     /// A plain fence.
     fn fence(order: Ordering);
 
+    /// Which light half this process uses; constant once [`Backend::init`] has run, so
+    /// readers look it up once and pass it to every [`Backend::light_fence`].
+    fn light_fence_kind() -> LightFence;
+
     /// The reader's half of the asymmetric fence: after a slot store, before the re-read.
-    fn light_fence();
+    /// `kind` is what [`Backend::light_fence_kind`] returned.
+    fn light_fence(kind: LightFence);
 
     /// The scanner's half of the asymmetric fence: before it loads the slots.
     ///

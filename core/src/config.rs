@@ -34,6 +34,10 @@ pub struct Config {
     /// Number of overflow lists holding backup slots; readers are spread over them.
     /// Default: 4.
     pub overflow_lists: usize,
+    /// How many times the scan thread yields, once woken, while new waiters keep arriving,
+    /// before it starts a cycle: concurrent waiters then share one cycle (and one heavy fence)
+    /// instead of each arriving during the previous one. Zero starts at once. Default: 8.
+    pub gather_yields: u32,
     /// Retired objects that trigger a scan cycle. Default: 64.
     pub retire_batch: usize,
     /// Debug option: skip the `try_acquire` fast path and always publish through the wildcard
@@ -48,6 +52,7 @@ impl Default for Config {
             scan_period: Duration::from_millis(1),
             bloom_bits: 1024,
             overflow_lists: 4,
+            gather_yields: 8,
             retire_batch: 64,
             force_slow_path: false,
         }
@@ -63,6 +68,7 @@ impl Config {
             scan_period: Duration::from_millis(1),
             bloom_bits: 64,
             overflow_lists: 1,
+            gather_yields: 1,
             retire_batch: 1,
             force_slow_path: false,
         }
@@ -89,6 +95,12 @@ impl Config {
     /// Sets [`Config::overflow_lists`] (at least one is kept).
     pub fn overflow_lists(mut self, lists: usize) -> Self {
         self.overflow_lists = lists;
+        self
+    }
+
+    /// Sets [`Config::gather_yields`].
+    pub fn gather_yields(mut self, yields: u32) -> Self {
+        self.gather_yields = yields;
         self
     }
 

@@ -14,18 +14,22 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Deref;
 use core::ptr::NonNull;
+use core::sync::atomic::Ordering::Relaxed;
 
-use crate::backend::{Backend, Std};
+use crate::backend::{Atomic, Backend, LightFence, Std};
 use crate::domain::Domain;
-use crate::slot::{self, Node, SlotList};
+use crate::slot::{self, EMPTY, Node, SlotList};
 
 /// A reader handle: one primary slot, and access to an overflow list for nested protections.
 pub struct Reader<'d, B: Backend = Std> {
     primary: &'d Node<B>,
-    primary_busy: Cell<bool>,
     overflow: &'d SlotList<B>,
-    primaries: &'d SlotList<B>,
     force_slow_path: bool,
+    /// The light fence, looked up once: the kind is constant once the domain exists.
+    fence: LightFence,
+    /// Makes the reader `!Sync`: two threads protecting through one reader would race for
+    /// its primary slot.
+    _not_sync: PhantomData<Cell<()>>,
 }
 
 impl<'d, B: Backend> Reader<'d, B> {
@@ -36,10 +40,10 @@ impl<'d, B: Backend> Reader<'d, B> {
     ) -> Self {
         Self {
             primary,
-            primary_busy: Cell::new(false),
             overflow,
-            primaries: &domain.shared().primaries,
             force_slow_path: domain.config().force_slow_path,
+            fence: B::light_fence_kind(),
+            _not_sync: PhantomData,
         }
     }
 
@@ -57,18 +61,14 @@ impl<'d, B: Backend> Reader<'d, B> {
     ///    `synchronize` of this reader's domain before being freed, or retired into it.
     #[inline]
     pub unsafe fn protect<T>(&self, src: &B::AtomicPtr<T>) -> Option<Guard<'_, T, B>> {
-        if !self.primary_busy.get() {
-            let p = slot::publish::<B, T>(&self.primary.addr, src, self.force_slow_path);
-            let ptr = NonNull::new(p)?;
-            self.primary_busy.set(true);
-            return Some(Guard {
-                ptr,
-                node: self.primary,
-                owner: Owner::Primary(&self.primary_busy),
-                _t: PhantomData,
-            });
+        // Relaxed: this reader is the only writer of its primary slot, so the load sees its own
+        // last store; the slot is non-empty exactly while a guard holds it.
+        if self.primary.addr.load(Relaxed) != EMPTY {
+            return self.protect_backup(src);
         }
-        self.protect_backup(src)
+        let p = slot::publish::<B, T>(&self.primary.addr, src, self.fence, self.force_slow_path);
+        let ptr = NonNull::new(p)?;
+        Some(Guard::new(ptr, self.primary, false))
     }
 
     /// The nested path of [`Reader::protect`]: a backup slot from the overflow list.
@@ -76,16 +76,11 @@ impl<'d, B: Backend> Reader<'d, B> {
     #[inline(never)]
     fn protect_backup<T>(&self, src: &B::AtomicPtr<T>) -> Option<Guard<'_, T, B>> {
         let node = self.overflow.claim();
-        let p = slot::publish::<B, T>(&node.addr, src, self.force_slow_path);
+        let p = slot::publish::<B, T>(&node.addr, src, self.fence, self.force_slow_path);
         match NonNull::new(p) {
-            Some(ptr) => Some(Guard {
-                ptr,
-                node,
-                owner: Owner::Backup(self.overflow),
-                _t: PhantomData,
-            }),
+            Some(ptr) => Some(Guard::new(ptr, node, true)),
             None => {
-                self.overflow.unclaim(node);
+                node.unclaim();
                 None
             }
         }
@@ -95,7 +90,7 @@ impl<'d, B: Backend> Reader<'d, B> {
 impl<B: Backend> Drop for Reader<'_, B> {
     fn drop(&mut self) {
         // Every guard borrows the reader, so the primary slot is empty here.
-        self.primaries.unclaim(self.primary);
+        self.primary.unclaim();
     }
 }
 
@@ -103,23 +98,44 @@ impl<B: Backend> fmt::Debug for Reader<'_, B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Reader")
             .field("primary_slot", &self.primary.index)
-            .field("primary_busy", &self.primary_busy.get())
+            .field("primary_busy", &(self.primary.addr.load(Relaxed) != EMPTY))
             .finish()
     }
-}
-
-/// Which kind of slot a guard holds, and how to give it back.
-enum Owner<'r, B: Backend> {
-    Primary(&'r Cell<bool>),
-    Backup(&'r SlotList<B>),
 }
 
 /// A protected pointer; the protection ends when the guard drops.
 pub struct Guard<'r, T, B: Backend = Std> {
     ptr: NonNull<T>,
-    node: &'r Node<B>,
-    owner: Owner<'r, B>,
-    _t: PhantomData<&'r T>,
+    /// The slot's node, tagged in its low bit when it is a backup slot. The tag lives in the
+    /// pointer rather than in a field so that, once `protect` is inlined, the release path of
+    /// a primary slot knows it statically and the guard stays two words.
+    node: NonNull<Node<B>>,
+    /// Borrows the object and the node, and keeps the guard on its thread (`*const` is
+    /// neither `Send` nor `Sync`): the reader's primary slot is cleared by its own thread.
+    _t: PhantomData<(&'r T, &'r Node<B>, *const ())>,
+}
+
+/// The tag bit of [`Guard::node`].
+const BACKUP_TAG: usize = 1;
+
+impl<'r, T, B: Backend> Guard<'r, T, B> {
+    #[inline(always)]
+    fn new(ptr: NonNull<T>, node: &'r Node<B>, backup: bool) -> Self {
+        const { assert!(align_of::<Node<B>>() > BACKUP_TAG) };
+        let node = NonNull::from(node).map_addr(|a| a | (backup as usize * BACKUP_TAG));
+        Self {
+            ptr,
+            node,
+            _t: PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn node(&self) -> &'r Node<B> {
+        let node = self.node.as_ptr().map_addr(|a| a & !BACKUP_TAG);
+        // Safety: `new` tagged a reference that lives for `'r`; clearing the tag restores it.
+        unsafe { &*node }
+    }
 }
 
 impl<T, B: Backend> Guard<'_, T, B> {
@@ -131,7 +147,7 @@ impl<T, B: Backend> Guard<'_, T, B> {
     /// Whether the guard holds a backup slot from an overflow list rather than its reader's
     /// primary slot.
     pub fn is_backup(&self) -> bool {
-        matches!(self.owner, Owner::Backup(_))
+        self.node.addr().get() & BACKUP_TAG != 0
     }
 }
 
@@ -148,10 +164,10 @@ impl<T, B: Backend> Deref for Guard<'_, T, B> {
 impl<T, B: Backend> Drop for Guard<'_, T, B> {
     #[inline]
     fn drop(&mut self) {
-        slot::clear::<B>(&self.node.addr);
-        match self.owner {
-            Owner::Primary(busy) => busy.set(false),
-            Owner::Backup(list) => list.unclaim(self.node),
+        let node = self.node();
+        slot::clear::<B>(&node.addr);
+        if self.is_backup() {
+            node.unclaim();
         }
     }
 }

@@ -205,6 +205,23 @@ fn cycle_locked<B: Backend>(
     }
 }
 
+/// Lets concurrent waiters finish enqueueing before a cycle starts, so one cycle serves them
+/// all: yields while the queue keeps growing, at most [`Config::gather_yields`] times.
+///
+/// [`Config::gather_yields`]: crate::Config::gather_yields
+fn gather<B: Backend>(shared: &Shared<B>) {
+    let arrivals = || shared.incoming.with(|incoming| incoming.waiters.len());
+    let mut seen = arrivals();
+    for _ in 0..shared.config.gather_yields {
+        B::yield_now();
+        let now = arrivals();
+        if now == seen {
+            return;
+        }
+        seen = now;
+    }
+}
+
 /// The scan thread's body: sleep until kicked, run cycles while anything is pending.
 pub(crate) fn run<B: Backend>(shared: &Shared<B>) {
     let mut pending = false;
@@ -219,6 +236,7 @@ pub(crate) fn run<B: Backend>(shared: &Shared<B>) {
         if shared.shutdown.load(Relaxed) {
             return;
         }
+        gather(shared);
         pending = cycle(shared).pending > 0;
     }
 }

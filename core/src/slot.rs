@@ -29,7 +29,7 @@
 use core::ptr;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
-use crate::backend::{Atomic, AtomicInt, Backend};
+use crate::backend::{Atomic, AtomicInt, Backend, LightFence};
 
 /// The value of an unused slot.
 pub const EMPTY: usize = 0;
@@ -51,6 +51,15 @@ pub(crate) struct Node<B: Backend> {
     next: *const Node<B>,
 }
 
+impl<B: Backend> Node<B> {
+    /// Returns a slot claimed by [`SlotList::claim`]; its value must already be [`EMPTY`].
+    pub(crate) fn unclaim(&self) {
+        debug_assert_eq!(self.addr.load(Relaxed), EMPTY);
+        // Release: pairs with the acquire CAS in `claim`.
+        self.claimed.store(false, Release);
+    }
+}
+
 /// An append-only list of slots.
 pub(crate) struct SlotList<B: Backend> {
     head: B::AtomicPtr<Node<B>>,
@@ -65,6 +74,7 @@ unsafe impl<B: Backend> Send for SlotList<B> {}
 unsafe impl<B: Backend> Sync for SlotList<B> {}
 
 impl<B: Backend> SlotList<B> {
+    /// An empty list.
     pub(crate) fn new() -> Self {
         Self {
             head: B::AtomicPtr::new(ptr::null_mut()),
@@ -74,7 +84,7 @@ impl<B: Backend> SlotList<B> {
 
     /// Claims an unclaimed slot, adding one if every slot is claimed.
     ///
-    /// The returned slot is [`EMPTY`] and stays claimed until [`SlotList::unclaim`].
+    /// The returned slot is [`EMPTY`] and stays claimed until [`Node::unclaim`].
     pub(crate) fn claim(&self) -> &Node<B> {
         for node in self.iter() {
             // Acquire on success: pairs with the release in `unclaim`, so the previous owner's
@@ -111,13 +121,6 @@ impl<B: Backend> SlotList<B> {
         }
         // Safety: the node is never freed before the list, which `&self` borrows.
         unsafe { &*node }
-    }
-
-    /// Returns a slot claimed by [`SlotList::claim`]; its value must already be [`EMPTY`].
-    pub(crate) fn unclaim(&self, node: &Node<B>) {
-        debug_assert_eq!(node.addr.load(Relaxed), EMPTY);
-        // Release: pairs with the acquire CAS in `claim`.
-        node.claimed.store(false, Release);
     }
 
     /// Walks every node, newest first.
@@ -176,6 +179,7 @@ impl<'a, B: Backend> Iterator for Iter<'a, B> {
 pub(crate) fn publish<B: Backend, T>(
     slot: &B::AtomicUsize,
     src: &B::AtomicPtr<T>,
+    fence: LightFence,
     force_slow_path: bool,
 ) -> *mut T {
     if !force_slow_path {
@@ -190,30 +194,35 @@ pub(crate) fn publish<B: Backend, T>(
         slot.store(p as usize, Relaxed);
         // Pairs with the scanner's heavy fence in `scan::cycle`.
         // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
-        B::light_fence();
+        B::light_fence(fence);
         // Relaxed: only compared with `p`, whose target the first load already acquired.
         if src.load(Relaxed) == p {
             return p;
         }
     }
-    slow_path::<B, T>(slot, src)
+    slow_path::<B, T>(slot, src, fence)
 }
 
 /// The wildcard slow path of [`publish`].
 #[cold]
 #[inline(never)]
-fn slow_path<B: Backend, T>(slot: &B::AtomicUsize, src: &B::AtomicPtr<T>) -> *mut T {
+fn slow_path<B: Backend, T>(
+    slot: &B::AtomicUsize,
+    src: &B::AtomicPtr<T>,
+    fence: LightFence,
+) -> *mut T {
     // Relaxed: ordered before the load below by the light fence.
     slot.store(WILDCARD, Relaxed);
     // Pairs with the scanner's heavy fence in `scan::cycle`: a scanner that misses the
     // wildcard ran its fence early enough that the load below sees the writer's unlink.
     // Checked by litmus/tests/hazptr/hazptr-wildcard-protocol.litmus.
-    B::light_fence();
+    B::light_fence(fence);
     // Acquire: pairs with the writer's release store of the pointer.
     let p = src.load(Acquire);
-    // Relaxed: replacing the wildcard by a narrower value needs no ordering; a scanner sees
-    // the wildcard (and defers) or this value (and compares), never the slot's older value,
-    // by coherence. Checked by litmus/tests/hazptr/hazptr-bloom-wildcard-hole.litmus.
+    // Relaxed: replacing the wildcard by a narrower value needs no ordering. A scanner that
+    // the fence above obliges to see the wildcard sees it (and defers) or this later value
+    // (and compares), never the slot's older value, by coherence.
+    // Checked by litmus/tests/hazptr/hazptr-wildcard-protocol.litmus.
     slot.store(p as usize, Relaxed);
     p
 }

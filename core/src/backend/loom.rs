@@ -14,7 +14,7 @@ use ::loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, fence}
 use ::loom::sync::{Condvar, Mutex};
 use ::loom::thread::{self, JoinHandle};
 
-use super::{Backend, Event, HeavyFence, Lock, forward_atomics};
+use super::{Backend, Event, HeavyFence, LightFence, Lock, forward_atomics};
 
 forward_atomics!(int AtomicUsize, usize);
 forward_atomics!(int AtomicU64, u64);
@@ -42,7 +42,11 @@ impl Backend for Loom {
         fence(order);
     }
 
-    fn light_fence() {
+    fn light_fence_kind() -> LightFence {
+        LightFence::Full
+    }
+
+    fn light_fence(_kind: LightFence) {
         // Pairs with the scanner's `heavy_fence`; both are SeqCst fences under loom.
         // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
         fence(Ordering::SeqCst);

@@ -15,7 +15,7 @@ use ::shuttle::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, fen
 use ::shuttle::sync::{Condvar, Mutex};
 use ::shuttle::thread::{self, JoinHandle};
 
-use super::{Backend, Event, HeavyFence, Lock, forward_atomics};
+use super::{Backend, Event, HeavyFence, LightFence, Lock, forward_atomics};
 
 forward_atomics!(int AtomicUsize, usize);
 forward_atomics!(int AtomicU64, u64);
@@ -43,7 +43,11 @@ impl Backend for Shuttle {
         fence(order);
     }
 
-    fn light_fence() {
+    fn light_fence_kind() -> LightFence {
+        LightFence::Full
+    }
+
+    fn light_fence(_kind: LightFence) {
         // Pairs with the scanner's `heavy_fence`; both are SeqCst fences under shuttle.
         // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
         fence(Ordering::SeqCst);

@@ -21,7 +21,7 @@ use ::std::sync::{Condvar, Mutex, Once};
 use ::std::thread::{self, JoinHandle};
 use ::std::time::{Duration, Instant};
 
-use super::{Backend, Clock, Event, HeavyFence, Lock, forward_atomics};
+use super::{Backend, Clock, Event, HeavyFence, LightFence, Lock, forward_atomics};
 
 forward_atomics!(int AtomicUsize, usize);
 forward_atomics!(int AtomicU64, u64);
@@ -92,6 +92,7 @@ impl Std {
     /// Whether this process uses `membarrier` for the heavy half of the asymmetric fence.
     ///
     /// False until the first domain is created, and where registration failed.
+    #[inline(always)]
     pub fn uses_membarrier() -> bool {
         // Relaxed: the kind is written once, inside `FENCE_INIT`, and every caller that
         // matters (a reader, the scanner) runs after a domain's creation completed that
@@ -130,8 +131,17 @@ impl Backend for Std {
     }
 
     #[inline(always)]
-    fn light_fence() {
+    fn light_fence_kind() -> LightFence {
         if Self::uses_membarrier() {
+            LightFence::Compiler
+        } else {
+            LightFence::Full
+        }
+    }
+
+    #[inline(always)]
+    fn light_fence(kind: LightFence) {
+        if kind == LightFence::Compiler {
             // Pairs with the scanner's membarrier in `heavy_fence`: the compiler keeps the
             // slot store before the re-read, and the barrier the kernel runs on this thread
             // orders them in hardware.
