@@ -143,6 +143,7 @@ fn main() {
         },
     };
     let cores = thread::available_parallelism().map_or(0, usize::from);
+    let load_before = load_average();
 
     eprintln!("scale: readers (refscale)");
     let reader_counts = [1, 2, 4];
@@ -198,7 +199,8 @@ fn main() {
         }
     }
 
-    let tables = tables(&readers, &writers, &fences, cores);
+    let load = (load_before, load_average());
+    let tables = tables(&readers, &writers, &fences, cores, load);
     print!("{tables}");
     if bench {
         write_outputs(&out, &tables, &readers, &writers, &fences);
@@ -641,6 +643,7 @@ struct FenceRow {
     scan_cycles: u64,
     heavy_fences: u64,
     membarrier_calls: u64,
+    wildcard_deferrals: u64,
 }
 
 impl FenceRow {
@@ -687,17 +690,25 @@ fn fence_run(writers: usize, readers: usize, window: Duration) -> FenceRow {
         scan_cycles: stats.scan_cycles,
         heavy_fences: stats.heavy_fences,
         membarrier_calls: stats.membarrier_calls,
+        wildcard_deferrals: stats.wildcard_deferrals,
     }
 }
 
 // ---------------------------------------------------------------------------------------
 // Output.
 
+/// The one-minute load average, where the system reports it.
+fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
 fn tables(
     readers: &[ReaderRow],
     writers: &[WriterRow],
     fences: &[FenceRow],
     cores: usize,
+    load: (Option<f64>, Option<f64>),
 ) -> String {
     let mut t = String::new();
     let counts: Vec<usize> = {
@@ -713,9 +724,12 @@ fn tables(
             .find(|r| r.lib == lib && r.readers == n)
             .map_or(f64::NAN, |r| r.ns)
     };
+    let show = |l: Option<f64>| l.map_or("unknown".to_owned(), |l| format!("{l:.1}"));
     let _ = writeln!(
         t,
-        "Measured on {cores} cores; the machine was shared with other work, so treat the figures as rough.\n"
+        "Measured on {cores} cores shared with other work (one-minute load average {} at the start, {} at the end), so treat the figures as rough.\n",
+        show(load.0),
+        show(load.1)
     );
     let _ = writeln!(
         t,
@@ -790,17 +804,18 @@ fn tables(
     let _ = writeln!(t, "\n#### Heavy fences per synchronize (hazptr `Stats`)\n");
     let _ = writeln!(
         t,
-        "| writers | readers | synchronize calls | scan cycles | heavy fences | membarrier calls | fences per synchronize |"
+        "| writers | readers | synchronize calls | scan cycles | wildcard deferrals | heavy fences | membarrier calls | fences per synchronize |"
     );
-    let _ = writeln!(t, "|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(t, "|---:|---:|---:|---:|---:|---:|---:|---:|");
     for f in fences {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {} | {} | {} | {:.3} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {:.3} |",
             f.writers,
             f.readers,
             f.synchronizes,
             f.scan_cycles,
+            f.wildcard_deferrals,
             f.heavy_fences,
             f.membarrier_calls,
             f.per_synchronize()
@@ -858,16 +873,17 @@ fn write_outputs(
     write("writers.csv", &csv);
 
     let mut csv = String::from(
-        "writers,readers,synchronize_calls,scan_cycles,heavy_fences,membarrier_calls,fences_per_synchronize\n",
+        "writers,readers,synchronize_calls,scan_cycles,wildcard_deferrals,heavy_fences,membarrier_calls,fences_per_synchronize\n",
     );
     for f in fences {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{},{},{:.4}",
+            "{},{},{},{},{},{},{},{:.4}",
             f.writers,
             f.readers,
             f.synchronizes,
             f.scan_cycles,
+            f.wildcard_deferrals,
             f.heavy_fences,
             f.membarrier_calls,
             f.per_synchronize()

@@ -5,10 +5,10 @@
 
 use std::fmt::Write;
 
-const WIDTH: f64 = 760.0;
+const WIDTH: f64 = 880.0;
 const HEIGHT: f64 = 420.0;
 const LEFT: f64 = 80.0;
-const RIGHT: f64 = 170.0;
+const RIGHT: f64 = 250.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 60.0;
 const COLOURS: [&str; 8] = [
