@@ -171,6 +171,18 @@ pub trait Backend: Sized + Send + Sync + 'static {
 
     /// Lets other threads run: a hint on std, a scheduling point under the model checkers.
     fn yield_now();
+
+    /// Who the calling thread is, for stall reports.
+    fn current_thread() -> ThreadInfo;
+}
+
+/// A thread's identity, as stall reports name holders.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadInfo {
+    /// The backend's thread id, formatted.
+    pub id: String,
+    /// The thread's name, if it has one.
+    pub name: Option<String>,
 }
 
 /// A logical clock for the model checkers: each reading advances it by one millisecond.

@@ -43,6 +43,48 @@ pub struct Config {
     /// Debug option: skip the `try_acquire` fast path and always publish through the wildcard
     /// slow path. Default: false.
     pub force_slow_path: bool,
+    /// Reader-assisted drain for addresses that stay held (see the `drain` module).
+    /// Default: true.
+    pub drain_assist: bool,
+    /// Scan cycles a waiter stays blocked before a drain engages for its address.
+    /// Default: 100.
+    pub drain_threshold: u32,
+    /// The fairness cap: scan cycles one drain may last before it disengages and the next
+    /// stalled waiter gets its turn. Default: 50.
+    pub drain_max_cycles: u32,
+    /// How long a waiter may stay blocked before a stall report names the holders of its
+    /// address; `None` disables the detector. Also adjustable at run time with
+    /// `Domain::set_stall_timeout`. Default: 21 s, or `HAZPTR_STALL_TIMEOUT_MS` from the
+    /// environment (0 disables).
+    pub stall_timeout: Option<Duration>,
+    /// Suppresses stall reports (the detector still counts stalls). Also adjustable at run
+    /// time with `Domain::set_stall_suppressed`. Default: false, or true when
+    /// `HAZPTR_STALL_SUPPRESS` is set to `1` in the environment.
+    pub stall_suppress: bool,
+    /// Records each protection's call site (one relaxed store per `protect`), for stall
+    /// reports. Default: true.
+    pub record_sites: bool,
+    /// Debug option: also record each protection's acquire time and backtrace (costly: a
+    /// clock read and a backtrace capture per `protect`), so stall reports give exact hold
+    /// times and acquire stacks. Default: false.
+    pub debug_holders: bool,
+}
+
+/// The default stall timeout: 21 s, or `HAZPTR_STALL_TIMEOUT_MS` (0 disables).
+fn default_stall_timeout() -> Option<Duration> {
+    match std::env::var("HAZPTR_STALL_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        Some(0) => None,
+        Some(ms) => Some(Duration::from_millis(ms)),
+        None => Some(Duration::from_secs(21)),
+    }
+}
+
+/// The default suppression: `HAZPTR_STALL_SUPPRESS=1`.
+fn default_stall_suppress() -> bool {
+    std::env::var("HAZPTR_STALL_SUPPRESS").is_ok_and(|v| v.trim() == "1")
 }
 
 impl Default for Config {
@@ -55,13 +97,21 @@ impl Default for Config {
             gather_yields: 8,
             retire_batch: 64,
             force_slow_path: false,
+            drain_assist: true,
+            drain_threshold: 100,
+            drain_max_cycles: 50,
+            stall_timeout: default_stall_timeout(),
+            stall_suppress: default_stall_suppress(),
+            record_sites: true,
+            debug_holders: false,
         }
     }
 }
 
 impl Config {
     /// Small values for the model checkers: no scan thread, a 64-bit Bloom filter, one
-    /// overflow list, and a scan cycle on every retire.
+    /// overflow list, a scan cycle on every retire, drains after 2 cycles capped at 2, no
+    /// stall detector and no call sites.
     pub fn model() -> Self {
         Self {
             scan_mode: ScanMode::Caller,
@@ -71,6 +121,13 @@ impl Config {
             gather_yields: 1,
             retire_batch: 1,
             force_slow_path: false,
+            drain_assist: true,
+            drain_threshold: 2,
+            drain_max_cycles: 2,
+            stall_timeout: None,
+            stall_suppress: false,
+            record_sites: false,
+            debug_holders: false,
         }
     }
 
@@ -113,6 +170,48 @@ impl Config {
     /// Sets [`Config::force_slow_path`].
     pub fn force_slow_path(mut self, force: bool) -> Self {
         self.force_slow_path = force;
+        self
+    }
+
+    /// Sets [`Config::drain_assist`].
+    pub fn drain_assist(mut self, on: bool) -> Self {
+        self.drain_assist = on;
+        self
+    }
+
+    /// Sets [`Config::drain_threshold`].
+    pub fn drain_threshold(mut self, cycles: u32) -> Self {
+        self.drain_threshold = cycles;
+        self
+    }
+
+    /// Sets [`Config::drain_max_cycles`].
+    pub fn drain_max_cycles(mut self, cycles: u32) -> Self {
+        self.drain_max_cycles = cycles;
+        self
+    }
+
+    /// Sets [`Config::stall_timeout`].
+    pub fn stall_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.stall_timeout = timeout;
+        self
+    }
+
+    /// Sets [`Config::stall_suppress`].
+    pub fn stall_suppress(mut self, suppress: bool) -> Self {
+        self.stall_suppress = suppress;
+        self
+    }
+
+    /// Sets [`Config::record_sites`].
+    pub fn record_sites(mut self, on: bool) -> Self {
+        self.record_sites = on;
+        self
+    }
+
+    /// Sets [`Config::debug_holders`].
+    pub fn debug_holders(mut self, on: bool) -> Self {
+        self.debug_holders = on;
         self
     }
 }

@@ -9,12 +9,16 @@
 
 use std::sync::Arc;
 
+use core::sync::atomic::Ordering::Relaxed;
+use core::time::Duration;
+
 use crate::backend::{Atomic, Backend, Clock, Event, Lock, Std};
 use crate::config::{Config, ScanMode};
 use crate::guard::Reader;
 use crate::retire::{self, Retired};
 use crate::scan;
 use crate::slot::SlotList;
+use crate::stall::StallReport;
 
 /// A hazard-pointer domain: slots, waiters, retired objects and their scan thread.
 ///
@@ -45,6 +49,33 @@ pub(crate) struct Shared<B: Backend> {
     pub(crate) shutdown: B::AtomicBool,
     /// The backend's clock, read by the scan cycles.
     pub(crate) clock: B::Clock,
+    /// The stall timeout in milliseconds, `u64::MAX` when the detector is off.
+    stall_timeout_ms: B::AtomicU64,
+    /// Whether stall reports are suppressed.
+    stall_suppress: B::AtomicBool,
+}
+
+impl<B: Backend> Shared<B> {
+    /// The current stall timeout.
+    pub(crate) fn stall_timeout(&self) -> Option<Duration> {
+        // Relaxed: a runtime knob; any recent value will do.
+        match self.stall_timeout_ms.load(Relaxed) {
+            u64::MAX => None,
+            ms => Some(Duration::from_millis(ms)),
+        }
+    }
+
+    /// Whether stall reports are suppressed.
+    pub(crate) fn stall_suppressed(&self) -> bool {
+        // Relaxed: a runtime knob; any recent value will do.
+        self.stall_suppress.load(Relaxed)
+    }
+}
+
+fn timeout_ms(timeout: Option<Duration>) -> u64 {
+    timeout.map_or(u64::MAX, |t| {
+        u64::try_from(t.as_millis()).unwrap_or(u64::MAX - 1)
+    })
 }
 
 /// Arrivals since the last cycle began.
@@ -79,6 +110,21 @@ pub struct Stats {
     /// Time spent walking slots in scan cycles, by the backend's clock (logical under the
     /// model checkers).
     pub scan_time: core::time::Duration,
+    /// Drains engaged.
+    pub drain_engages: u64,
+    /// Drains that ended because every protection in their snapshot was released.
+    pub drain_completed: u64,
+    /// Drains whose waiters the ordinary scan completed first.
+    pub drain_orphaned: u64,
+    /// Drains ended by the fairness cap.
+    pub drain_fairness_disengages: u64,
+    /// Distinct addresses ever drained.
+    pub drain_addresses: u64,
+    /// Cycles in which a drain would have engaged but a wildcard deferred it.
+    pub drain_engage_deferrals: u64,
+    /// Stalls detected (waiters blocked past the timeout, once per timeout period), whether
+    /// reported or suppressed.
+    pub stalls: u64,
     /// Primary slots ever created (one per concurrent reader at the high-water mark).
     pub primary_slots: usize,
     /// Backup slots ever created, over all overflow lists.
@@ -121,6 +167,8 @@ impl<B: Backend> Domain<B> {
             kick: B::Event::new(),
             shutdown: B::AtomicBool::new(false),
             clock: B::Clock::new(),
+            stall_timeout_ms: B::AtomicU64::new(timeout_ms(config.stall_timeout)),
+            stall_suppress: B::AtomicBool::new(config.stall_suppress),
             config,
         };
         Self {
@@ -164,14 +212,7 @@ impl<B: Backend> Domain<B> {
         if addr == 0 {
             return;
         }
-        let waiter = scan::Waiter::new(addr);
-        let done = waiter.done();
-        // The unlink that precedes this call happens before the scanner's heavy fence: the
-        // lock below publishes the waiter to the scanner, which takes the same lock before
-        // it fences. Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
-        self.shared
-            .incoming
-            .with(|incoming| incoming.waiters.push(waiter));
+        let done = self.enqueue(addr);
         match self.shared.config.scan_mode {
             ScanMode::Thread => {
                 self.kick_scan_thread();
@@ -185,6 +226,20 @@ impl<B: Backend> Domain<B> {
                 B::yield_now();
             },
         }
+    }
+
+    /// Enqueues a waiter for `addr`; returns the event its completion sets.
+    pub(crate) fn enqueue(&self, addr: usize) -> Arc<B::Event> {
+        let waiter = scan::Waiter::new(addr);
+        let done = waiter.done();
+        // The unlink that precedes this call happens before the scanner's heavy fence: the
+        // lock below publishes the waiter to the scanner, which takes the same lock before
+        // it fences. Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
+        self.shared
+            .incoming
+            .with(|incoming| incoming.waiters.push(waiter));
+        tracing::trace!(target: "hazptr", addr, "waiter enqueued");
+        done
     }
 
     /// Hands `ptr` over for reclamation by `deleter` once no reader protects it.
@@ -226,6 +281,37 @@ impl<B: Backend> Domain<B> {
     pub unsafe fn retire_box<T>(&self, ptr: *mut T) {
         // Safety: (1) and (2) are the contract of `retire` with `drop_box` as the deleter.
         unsafe { self.retire(ptr, retire::drop_box::<T>) }
+    }
+
+    /// The most recent stall reports (at most 16), oldest first.
+    pub fn stall_reports(&self) -> Vec<StallReport> {
+        self.shared
+            .scan
+            .with(|scan| scan.reports.iter().cloned().collect())
+    }
+
+    /// Sets the stall timeout at run time; `None` turns the detector off.
+    pub fn set_stall_timeout(&self, timeout: Option<Duration>) {
+        // Relaxed: a runtime knob, read by the next scan cycle.
+        self.shared
+            .stall_timeout_ms
+            .store(timeout_ms(timeout), Relaxed);
+    }
+
+    /// The current stall timeout.
+    pub fn stall_timeout(&self) -> Option<Duration> {
+        self.shared.stall_timeout()
+    }
+
+    /// Suppresses (or re-enables) stall reports at run time; stalls are still counted.
+    pub fn set_stall_suppressed(&self, suppress: bool) {
+        // Relaxed: a runtime knob, read by the next scan cycle.
+        self.shared.stall_suppress.store(suppress, Relaxed);
+    }
+
+    /// Whether stall reports are suppressed.
+    pub fn stall_suppressed(&self) -> bool {
+        self.shared.stall_suppressed()
     }
 
     /// The domain's counters so far.

@@ -13,11 +13,14 @@ use core::cell::Cell;
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Deref;
-use core::ptr::NonNull;
+use core::panic::Location;
+use core::ptr::{self, NonNull};
 use core::sync::atomic::Ordering::Relaxed;
+use std::backtrace::Backtrace;
 
-use crate::backend::{Atomic, Backend, LightFence, Std};
+use crate::backend::{Atomic, Backend, Clock, LightFence, Lock, Std};
 use crate::domain::Domain;
+use crate::drain;
 use crate::slot::{self, EMPTY, Node, SlotList};
 
 /// A reader handle: one primary slot, and access to an overflow list for nested protections.
@@ -27,6 +30,10 @@ pub struct Reader<'d, B: Backend = Std> {
     force_slow_path: bool,
     /// The light fence, looked up once: the kind is constant once the domain exists.
     fence: LightFence,
+    /// Copied from the domain's [`Config`](crate::Config).
+    record_sites: bool,
+    debug_holders: bool,
+    clock: &'d B::Clock,
     /// Makes the reader `!Sync`: two threads protecting through one reader would race for
     /// its primary slot.
     _not_sync: PhantomData<Cell<()>>,
@@ -38,11 +45,20 @@ impl<'d, B: Backend> Reader<'d, B> {
         primary: &'d Node<B>,
         overflow: &'d SlotList<B>,
     ) -> Self {
+        primary
+            .owner
+            .with(|owner| *owner = Some(B::current_thread()));
+        // Relaxed: read only by stall reports, which are diagnostics.
+        primary.owner_primary.store(primary.index, Relaxed);
+        let config = domain.config();
         Self {
             primary,
             overflow,
-            force_slow_path: domain.config().force_slow_path,
+            force_slow_path: config.force_slow_path,
             fence: B::light_fence_kind(),
+            record_sites: config.record_sites,
+            debug_holders: config.debug_holders,
+            clock: &domain.shared().clock,
             _not_sync: PhantomData,
         }
     }
@@ -60,6 +76,7 @@ impl<'d, B: Backend> Reader<'d, B> {
     ///    `src` (and every other place a reader could load it) and then either passed to
     ///    `synchronize` of this reader's domain before being freed, or retired into it.
     #[inline]
+    #[track_caller]
     pub unsafe fn protect<T>(&self, src: &B::AtomicPtr<T>) -> Option<Guard<'_, T, B>> {
         // Relaxed: this reader is the only writer of its primary slot, so the load sees its own
         // last store; the slot is non-empty exactly while a guard holds it.
@@ -68,22 +85,57 @@ impl<'d, B: Backend> Reader<'d, B> {
         }
         let p = slot::publish::<B, T>(&self.primary.addr, src, self.fence, self.force_slow_path);
         let ptr = NonNull::new(p)?;
+        self.note_acquire(self.primary);
         Some(Guard::new(ptr, self.primary, false))
     }
 
     /// The nested path of [`Reader::protect`]: a backup slot from the overflow list.
     #[cold]
     #[inline(never)]
+    #[track_caller]
     fn protect_backup<T>(&self, src: &B::AtomicPtr<T>) -> Option<Guard<'_, T, B>> {
         let node = self.overflow.claim();
+        // Relaxed: read only by stall reports, which are diagnostics.
+        node.owner_primary.store(self.primary.index, Relaxed);
         let p = slot::publish::<B, T>(&node.addr, src, self.fence, self.force_slow_path);
         match NonNull::new(p) {
-            Some(ptr) => Some(Guard::new(ptr, node, true)),
+            Some(ptr) => {
+                self.note_acquire(node);
+                Some(Guard::new(ptr, node, true))
+            }
             None => {
                 node.unclaim();
                 None
             }
         }
+    }
+}
+
+impl<B: Backend> Reader<'_, B> {
+    /// Records, for stall reports, where and (under `debug_holders`) when a protection was
+    /// taken.
+    #[inline(always)]
+    #[track_caller]
+    fn note_acquire(&self, node: &Node<B>) {
+        if self.record_sites {
+            let site: &'static Location<'static> = Location::caller();
+            // Relaxed: read only by stall reports, which are diagnostics.
+            node.site
+                .store(ptr::from_ref(site).expose_provenance(), Relaxed);
+        }
+        if self.debug_holders {
+            self.note_acquire_debug(node);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn note_acquire_debug(&self, node: &Node<B>) {
+        let now = u64::try_from(self.clock.now().as_nanos()).unwrap_or(u64::MAX - 1);
+        // Relaxed: read only by stall reports, which are diagnostics.
+        node.acquired_at.store(now + 1, Relaxed);
+        let trace = Backtrace::force_capture().to_string();
+        node.backtrace.with(|slot| *slot = Some(trace));
     }
 }
 
@@ -166,6 +218,11 @@ impl<T, B: Backend> Drop for Guard<'_, T, B> {
     fn drop(&mut self) {
         let node = self.node();
         slot::clear::<B>(&node.addr);
+        // Relaxed: a stale zero only leaves the mark for the scanner's re-snapshot to remove;
+        // the clearing store in `drain::release_mark` carries the ordering.
+        if node.drain_gen.load(Relaxed) != 0 {
+            drain::release_mark::<B>(node);
+        }
         if self.is_backup() {
             node.unclaim();
         }

@@ -35,27 +35,60 @@ pub mod backend;
 mod bloom;
 mod config;
 mod domain;
+mod drain;
 mod guard;
 mod retire;
 mod scan;
 mod slot;
+mod stall;
 
 pub use backend::{Backend, Std};
 pub use config::{Config, ScanMode};
 pub use domain::{Domain, Stats};
 pub use guard::{Guard, Reader};
+pub use stall::{Holder, SlotKind, StallReport};
 
 /// Low-level pieces for models and tests: driving scan cycles by hand, slot values.
 pub mod raw {
     pub use crate::scan::CycleReport;
     pub use crate::slot::{EMPTY, WILDCARD};
 
-    use crate::backend::Backend;
+    use core::cell::Cell;
+    use std::sync::Arc;
+
+    use crate::backend::{Backend, Event};
     use crate::domain::Domain;
 
     /// Runs one scan cycle of `domain` on the calling thread, serving every waiter and
     /// retired object present when it starts; waits if another cycle is running.
     pub fn scan_cycle<B: Backend>(domain: &Domain<B>) -> CycleReport {
         crate::scan::cycle(domain.shared())
+    }
+
+    /// Enqueues a waiter for `ptr`'s address without blocking or waking the scan thread:
+    /// `synchronize` split in two, so a model can run cycles by hand, back to back, and ask
+    /// [`Wait::is_complete`] in between. Call it after unlinking, as `synchronize`.
+    pub fn enqueue<B: Backend, T>(domain: &Domain<B>, ptr: *const T) -> Wait<B> {
+        Wait {
+            done: domain.enqueue(ptr as usize),
+            complete: Cell::new(false),
+        }
+    }
+
+    /// A waiter enqueued by [`enqueue`].
+    pub struct Wait<B: Backend> {
+        done: Arc<B::Event>,
+        complete: Cell<bool>,
+    }
+
+    impl<B: Backend> Wait<B> {
+        /// Whether a scan cycle (or a drain) has completed the waiter: no protection taken
+        /// before the enqueue still holds the address.
+        pub fn is_complete(&self) -> bool {
+            if !self.complete.get() && self.done.try_take() {
+                self.complete.set(true);
+            }
+            self.complete.get()
+        }
     }
 }

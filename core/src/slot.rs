@@ -29,7 +29,7 @@
 use core::ptr;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
-use crate::backend::{Atomic, AtomicInt, Backend, LightFence};
+use crate::backend::{Atomic, AtomicInt, Backend, LightFence, Lock, ThreadInfo};
 
 /// The value of an unused slot.
 pub const EMPTY: usize = 0;
@@ -47,9 +47,30 @@ pub(crate) struct Node<B: Backend> {
     claimed: B::AtomicBool,
     /// Position in the list, counted from the first node ever added.
     pub(crate) index: usize,
+    /// The drain generation that marked this slot as holding a drained address, or 0.
+    /// A reader releasing a marked slot clears the mark (see `drain`).
+    pub(crate) drain_gen: B::AtomicU64,
+    /// Where the slot's current protection was taken: a `&'static Location` as an exposed
+    /// address, or 0 when sites are not recorded.
+    pub(crate) site: B::AtomicUsize,
+    /// Under `Config::debug_holders`, when the current protection was taken, in nanoseconds
+    /// of the domain's clock plus one; 0 when unknown.
+    pub(crate) acquired_at: B::AtomicU64,
+    /// For a primary slot, the thread that owns it; for a backup slot, the index of the
+    /// primary slot of the reader that claimed it (see `stall`).
+    pub(crate) owner: B::Mutex<Option<ThreadInfo>>,
+    pub(crate) owner_primary: B::AtomicUsize,
+    /// Under `Config::debug_holders`, the backtrace of the current protection's acquire.
+    pub(crate) backtrace: B::Mutex<Option<String>>,
     /// The next node; written once, before the node is published, and never again.
     next: *const Node<B>,
 }
+
+// Safety: every field but `next` is an atomic or a lock; `next` is written once, before the
+// node is published, and only read afterwards.
+unsafe impl<B: Backend> Send for Node<B> {}
+// Safety: as for `Send`.
+unsafe impl<B: Backend> Sync for Node<B> {}
 
 impl<B: Backend> Node<B> {
     /// Returns a slot claimed by [`SlotList::claim`]; its value must already be [`EMPTY`].
@@ -104,6 +125,12 @@ impl<B: Backend> SlotList<B> {
             addr: B::AtomicUsize::new(EMPTY),
             claimed: B::AtomicBool::new(true),
             index,
+            drain_gen: B::AtomicU64::new(0),
+            site: B::AtomicUsize::new(0),
+            acquired_at: B::AtomicU64::new(0),
+            owner: B::Mutex::new(None),
+            owner_primary: B::AtomicUsize::new(usize::MAX),
+            backtrace: B::Mutex::new(None),
             next: ptr::null(),
         }));
         // Relaxed: the CAS below re-checks the head it links to.

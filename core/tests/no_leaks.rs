@@ -57,7 +57,7 @@ fn workload(mode: ScanMode) {
         }
         let (domain, srcs) = (&domain, &srcs);
         let writer = s.spawn(move || {
-            for round in 0..300u64 {
+            for round in 0..100u64 {
                 let src = &srcs[round as usize % 4];
                 let old = src.swap(Box::into_raw(Box::new(vec![round; 8])), AcqRel);
                 if round % 2 == 0 {

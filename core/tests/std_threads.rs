@@ -302,7 +302,7 @@ fn stress(
 
 #[test]
 fn many_readers_and_writers_on_shared_addresses() {
-    stress(Config::default(), 4, 4, 2, 200, false);
+    stress(Config::default(), 4, 4, 2, 100, false);
 }
 
 #[test]
@@ -415,4 +415,18 @@ fn a_full_retire_batch_is_reclaimed_by_the_scan_thread_unless_held() {
     while domain.stats().reclaimed < 4 {
         thread::sleep(Duration::from_millis(1));
     }
+}
+
+#[test]
+fn readers_move_between_threads_and_domains_are_shared() {
+    fn send<T: Send>() {}
+    fn sync<T: Sync>() {}
+    send::<hazptr::Reader<'static>>();
+    send::<Domain>();
+    sync::<Domain>();
+    let domain = Domain::new();
+    let reader = domain.reader();
+    thread::scope(|s| {
+        s.spawn(move || drop(reader));
+    });
 }

@@ -111,3 +111,53 @@ fn loom_reader_against_retire() {
         }
     });
 }
+
+#[test]
+fn loom_drain_on_a_re_acquired_address() {
+    /// A permanent object: the writer "unlinks" a key (`linked`), waits, then "frees" it.
+    struct Bucket {
+        linked: AtomicUsize,
+        freed: AtomicUsize,
+    }
+
+    // Drains engage after one blocked cycle and may last two.
+    let config = Config::model().drain_threshold(1).drain_max_cycles(2);
+    builder().check(move || {
+        let domain = Arc::new(Domain::<Loom>::with_backend_config(config.clone()));
+        let bucket = Arc::new(Bucket {
+            linked: AtomicUsize::new(1),
+            freed: AtomicUsize::new(0),
+        });
+        let src = Arc::new(AtomicPtr::new(Arc::as_ptr(&bucket).cast_mut()));
+        let reader = {
+            let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
+            loom::thread::spawn(move || {
+                let reader = domain.reader();
+                for _ in 0..2 {
+                    // Safety: the bucket outlives every reader (the model holds an `Arc`).
+                    let guard = unsafe { reader.protect(&*src) }.unwrap();
+                    if guard.linked.load(Relaxed) == 1 {
+                        assert_eq!(
+                            guard.freed.load(Relaxed),
+                            0,
+                            "a reader that saw the key outlived the wait"
+                        );
+                    }
+                }
+            })
+        };
+        bucket.linked.store(0, Relaxed);
+        // `synchronize`, split so that cycles run back to back: enough for a drain to engage
+        // and finish while the reader is paused.
+        let wait = hazptr::raw::enqueue(&domain, Arc::as_ptr(&bucket));
+        for _ in 0..3 {
+            hazptr::raw::scan_cycle(&domain);
+        }
+        while !wait.is_complete() {
+            hazptr::raw::scan_cycle(&domain);
+            loom::thread::yield_now();
+        }
+        bucket.freed.store(1, Relaxed);
+        reader.join().unwrap();
+    });
+}

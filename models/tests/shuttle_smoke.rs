@@ -95,3 +95,72 @@ fn shuttle_readers_and_writers_through_the_forced_slow_path() {
         3,
     );
 }
+
+/// A permanent object, like a hash bucket: readers keep re-acquiring its address, and the
+/// writer "unlinks" a key from it (`linked`) and then waits for the readers that may have
+/// seen the key before "freeing" it (`freed`).
+struct Bucket {
+    linked: AtomicUsize,
+    freed: AtomicUsize,
+}
+
+/// Hammering readers against a waiter on a permanent address, with drains engaging after
+/// two blocked cycles: a reader that saw the key linked must finish before the waiter
+/// returns, whether the scan or a drain completes it.
+fn hot_address(config: Config) {
+    let domain = Arc::new(Domain::<Shuttle>::with_backend_config(config));
+    let bucket = Box::into_raw(Box::new(Bucket {
+        linked: AtomicUsize::new(1),
+        freed: AtomicUsize::new(0),
+    }));
+    let src = Arc::new(AtomicPtr::new(bucket));
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
+            shuttle::thread::spawn(move || {
+                let reader = domain.reader();
+                for _ in 0..3 {
+                    // Safety: the bucket is freed only after every reader has been joined.
+                    let guard = unsafe { reader.protect(&*src) }.unwrap();
+                    if guard.linked.load(Relaxed) == 1 {
+                        // Hold across a few scheduling points, so cycles (and drains) run
+                        // while the key is in use.
+                        for _ in 0..12 {
+                            shuttle::thread::yield_now();
+                        }
+                        assert_eq!(
+                            guard.freed.load(Relaxed),
+                            0,
+                            "a reader that saw the key outlived the wait"
+                        );
+                    }
+                }
+            })
+        })
+        .collect();
+    // Safety: the bucket lives until the end of the model.
+    let b = unsafe { &*bucket };
+    b.linked.store(0, Relaxed);
+    domain.synchronize(bucket);
+    b.freed.store(1, Relaxed);
+    for r in readers {
+        r.join().unwrap();
+    }
+    drop(domain);
+    // Safety: every reader has finished.
+    drop(unsafe { Box::from_raw(bucket) });
+}
+
+#[test]
+fn shuttle_hot_address_with_drain_assist() {
+    shuttle::check_pct(|| hot_address(Config::model()), 500, 3);
+}
+
+#[test]
+fn shuttle_hot_address_with_drain_assist_and_the_scan_thread() {
+    shuttle::check_pct(
+        || hot_address(Config::model().scan_mode(ScanMode::Thread)),
+        300,
+        3,
+    );
+}

@@ -14,7 +14,7 @@ use ::loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, fence}
 use ::loom::sync::{Condvar, Mutex};
 use ::loom::thread::{self, JoinHandle};
 
-use super::{Backend, Event, HeavyFence, LightFence, Lock, forward_atomics};
+use super::{Backend, Event, HeavyFence, LightFence, Lock, ThreadInfo, forward_atomics};
 
 forward_atomics!(int AtomicUsize, usize);
 forward_atomics!(int AtomicU64, u64);
@@ -70,6 +70,14 @@ impl Backend for Loom {
 
     fn yield_now() {
         thread::yield_now();
+    }
+
+    fn current_thread() -> ThreadInfo {
+        let thread = thread::current();
+        ThreadInfo {
+            id: format!("{:?}", thread.id()),
+            name: thread.name().map(str::to_owned),
+        }
     }
 }
 

@@ -15,7 +15,7 @@ use ::shuttle::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, fen
 use ::shuttle::sync::{Condvar, Mutex};
 use ::shuttle::thread::{self, JoinHandle};
 
-use super::{Backend, Event, HeavyFence, LightFence, Lock, forward_atomics};
+use super::{Backend, Event, HeavyFence, LightFence, Lock, ThreadInfo, forward_atomics};
 
 forward_atomics!(int AtomicUsize, usize);
 forward_atomics!(int AtomicU64, u64);
@@ -74,6 +74,14 @@ impl Backend for Shuttle {
 
     fn yield_now() {
         thread::yield_now();
+    }
+
+    fn current_thread() -> ThreadInfo {
+        let thread = thread::current();
+        ThreadInfo {
+            id: format!("{:?}", thread.id()),
+            name: thread.name().map(str::to_owned),
+        }
     }
 }
 

@@ -21,7 +21,7 @@ use ::std::sync::{Condvar, Mutex, Once};
 use ::std::thread::{self, JoinHandle};
 use ::std::time::{Duration, Instant};
 
-use super::{Backend, Clock, Event, HeavyFence, LightFence, Lock, forward_atomics};
+use super::{Backend, Clock, Event, HeavyFence, LightFence, Lock, ThreadInfo, forward_atomics};
 
 forward_atomics!(int AtomicUsize, usize);
 forward_atomics!(int AtomicU64, u64);
@@ -183,6 +183,14 @@ impl Backend for Std {
     #[inline]
     fn yield_now() {
         thread::yield_now();
+    }
+
+    fn current_thread() -> ThreadInfo {
+        let thread = thread::current();
+        ThreadInfo {
+            id: format!("{:?}", thread.id()),
+            name: thread.name().map(str::to_owned),
+        }
     }
 }
 
