@@ -93,6 +93,14 @@ fn hotaddr() {
     // The waiter keeps completing once the hammer stops.
     assert!(report.hammer_waits.1 > 0, "{report}");
     assert!(report.sticky_acquires > 0, "{report}");
+    // The scenario lowers the drain threshold to four cycles, so drains engage and end.
+    let c = &report.core;
+    assert!(c.drain_engages > 0, "{report}");
+    assert_eq!(
+        c.drain_engages,
+        c.drain_completed + c.drain_orphaned + c.drain_fairness_disengages,
+        "{report}"
+    );
 }
 
 #[test]
@@ -104,6 +112,11 @@ fn longhold() {
         report.sticky_latency.max >= Duration::from_millis(50),
         "{report}"
     );
+    // The stall timeout is a quarter of the hold: the detector reports during each hold and
+    // names the holder thread.
+    assert!(report.core.stalls > 0, "{report}");
+    let last = report.stall_reports.last().expect("a stall report");
+    assert!(last.contains("(holder 0)"), "{report}");
 }
 
 #[test]
@@ -112,6 +125,8 @@ fn fairness() {
     // Both holders held, and both waiters (one per address) completed waits.
     assert!(report.holds.0 >= 2, "{report}");
     assert!(report.sticky_latency.count >= 2, "{report}");
+    // Drains engage for the stuck addresses and the fairness cap rotates them.
+    assert!(report.core.drain_fairness_disengages > 0, "{report}");
 }
 
 #[test]

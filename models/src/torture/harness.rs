@@ -118,9 +118,18 @@ pub(crate) fn run(
     interval: Option<Duration>,
     progress: &mut dyn FnMut(&str),
 ) -> Report {
-    let config = Config::default()
+    let mut config = Config::default()
         .force_slow_path(plan.force_slow_path)
         .retire_batch(8);
+    if let Some(cycles) = plan.drain_threshold {
+        config = config.drain_threshold(cycles);
+    }
+    if let Some(cycles) = plan.drain_max_cycles {
+        config = config.drain_max_cycles(cycles);
+    }
+    if plan.stall_timeout.is_some() {
+        config = config.stall_timeout(plan.stall_timeout);
+    }
     let started = Instant::now();
     let hammer = duration * plan.hammer_percent / 100;
     let state = Arc::new(State {
@@ -251,6 +260,12 @@ fn snapshot(state: &State, label: &str, stalled: &[String]) -> Report {
             Duration::from_nanos(load(&c.longest_hold_ns)),
         ),
         core: state.domain.stats(),
+        stall_reports: state
+            .domain
+            .stall_reports()
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
         bugs: load(&c.bugs),
         bug_samples: c.bug_samples.lock().unwrap().clone(),
         stalled: stalled.to_vec(),

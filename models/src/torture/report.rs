@@ -129,6 +129,8 @@ pub struct Report {
 
     /// The core's counters.
     pub core: hazptr::Stats,
+    /// The core's most recent stall reports (at most 16), rendered.
+    pub stall_reports: Vec<String>,
 
     /// Reader or writer observations of a freed or recycled object, or of a missed holder.
     pub bugs: u64,
@@ -224,13 +226,24 @@ impl Report {
                 c.retired,
                 c.reclaimed
             ),
-            // FIXME: the core has no drain-assist or stall detector yet; print their counters
-            // here once `hazptr::Stats` carries them.
-            "drain engages n/a completed n/a orphaned n/a fairness-cap n/a \
-             (no drain-assist in the core yet)"
-                .to_owned(),
-            "stall reports n/a (no stall detector in the core yet)".to_owned(),
+            format!(
+                "drain engages {} completed {} orphaned {} fairness-cap {} addresses {} \
+                 engage-deferrals {}",
+                c.drain_engages,
+                c.drain_completed,
+                c.drain_orphaned,
+                c.drain_fairness_disengages,
+                c.drain_addresses,
+                c.drain_engage_deferrals
+            ),
+            format!("stall reports {}", c.stalls),
         ]);
+        // The last report, as the core renders it: which waiter, and who holds its address.
+        if let Some(last) = self.stall_reports.last() {
+            for line in last.lines() {
+                lines.push(format!("last stall report: {}", line.trim_start()));
+            }
+        }
         for bug in &self.bug_samples {
             lines.push(format!("BUG: {bug}"));
         }

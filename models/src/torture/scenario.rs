@@ -154,6 +154,12 @@ pub(crate) struct Plan {
     pub(crate) holders: Vec<Holder>,
     /// Dedicated sticky waiters, one per entry, each waiting on that address in a loop.
     pub(crate) sticky_waiters: Vec<usize>,
+    /// `Config::drain_threshold`, when the scenario wants drains sooner than the default.
+    pub(crate) drain_threshold: Option<u32>,
+    /// `Config::drain_max_cycles`, the fairness cap, when the scenario wants it shorter.
+    pub(crate) drain_max_cycles: Option<u32>,
+    /// `Config::stall_timeout`, when the scenario wants stall reports during the run.
+    pub(crate) stall_timeout: Option<Duration>,
 }
 
 impl Plan {
@@ -181,6 +187,9 @@ impl Plan {
             hammer_percent: 0,
             holders: Vec::new(),
             sticky_waiters: Vec::new(),
+            drain_threshold: None,
+            drain_max_cycles: None,
+            stall_timeout: None,
         };
         let long = (duration / 4).max(Duration::from_millis(50));
         match scenario {
@@ -218,6 +227,8 @@ impl Plan {
                 sticky: 1,
                 hammer_percent: 50,
                 sticky_waiters: vec![0],
+                // Drains engage after a few blocked cycles, so the hammer exercises them.
+                drain_threshold: Some(4),
                 ..base
             },
             Scenario::LongHold => Plan {
@@ -228,6 +239,8 @@ impl Plan {
                     gap: long / 8,
                 }],
                 sticky_waiters: vec![0],
+                // As in the seeds: the detector reports during the hold (2 s of 8 there).
+                stall_timeout: Some(long / 4),
                 ..base
             },
             Scenario::Fairness => Plan {
@@ -246,6 +259,9 @@ impl Plan {
                     },
                 ],
                 sticky_waiters: vec![0, 1],
+                // Drains engage soon and rotate between the two stuck addresses.
+                drain_threshold: Some(10),
+                drain_max_cycles: Some(20),
                 ..base
             },
         }
@@ -274,5 +290,10 @@ mod tests {
         assert_eq!(Plan::of(Scenario::NoPreempt, d, 2).hold.yield_one_in, 0);
         assert_eq!(Plan::of(Scenario::LongHold, d, 2).holders[0].hold, d / 4);
         assert_eq!(Plan::of(Scenario::Fairness, d, 2).sticky_waiters, [0, 1]);
+        assert_eq!(
+            Plan::of(Scenario::LongHold, d, 2).stall_timeout,
+            Some(d / 16)
+        );
+        assert!(Plan::of(Scenario::HotAddr, d, 2).drain_threshold.is_some());
     }
 }
