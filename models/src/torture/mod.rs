@@ -1,18 +1,18 @@
 //! A torture harness for the hazptr core on real threads, in the manner of the kernel's
 //! rcutorture and hazptrtorture.
 //!
-//! Writers publish objects from a fixed [pool](pool), unlink them, wait for readers with
-//! `synchronize` (or hand them over with `retire`), and age them through a pipeline before
-//! freeing and recycling them.
+//! Writers publish objects from a fixed pool (module `pool`), unlink them, wait for readers
+//! with `synchronize` (or hand them over with `retire`), and age them through a pipeline
+//! before freeing and recycling them.
 //! Readers protect objects, hold them for random short or long times, yield, sleep and nest
 //! protections, and check each object's poison marker, generation and pipe count: a reader
 //! that sees a freed or recycled object counts a BUG.
-//! [Sticky addresses](sticky) that are never unlinked give the lockdep-like scenarios, where a
-//! writer waits on an address readers keep re-acquiring.
+//! Sticky addresses (module `sticky`) that are never unlinked give the lockdep-like
+//! scenarios, where a writer waits on an address readers keep re-acquiring.
 //!
-//! Each [`Scenario`] of the seeds becomes a [`scenario::Plan`]; [`run`] executes it and returns
-//! a [`Report`] whose [lines](Report::lines) are the run's statistics, ending in `SUCCESS` or
-//! `FAILURE` and the BUG count.
+//! Each [`Scenario`] of the seeds becomes a plan (`scenario::Plan`); [`run`] executes it and
+//! returns a [`Report`] whose [lines](Report::lines) are the run's statistics, ending in
+//! `SUCCESS` or `FAILURE` and the BUG count.
 //! [`Weakening::SkipSynchronize`] is the negative control: it must end in `FAILURE`.
 
 use core::time::Duration;
