@@ -70,8 +70,35 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(seconds).map_err(|e| format!("duration `{s}`: {e}"))
 }
 
+/// Thread counts above this are refused rather than left to fail at spawn time.
+const MAX_THREADS: usize = 4096;
+
+/// Checks what clap cannot: a positive duration and thread counts the machine can spawn.
+fn validate(args: &Args) -> Result<(), String> {
+    if args.duration.is_zero() {
+        return Err("--duration: must be longer than zero".to_owned());
+    }
+    let counts = [("--readers", args.readers), ("--writers", args.writers)];
+    for (flag, n) in counts {
+        if n.is_some_and(|n| n > MAX_THREADS) {
+            return Err(format!("{flag}: at most {MAX_THREADS} threads"));
+        }
+    }
+    if let Some(n) = args.sweep.iter().find(|&&n| n > MAX_THREADS) {
+        return Err(format!("--sweep: {n} readers is more than {MAX_THREADS}"));
+    }
+    if args.stat_interval.is_some_and(|i| i.is_zero()) {
+        return Err("--stat-interval: must be longer than zero".to_owned());
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Err(e) = validate(&args) {
+        eprintln!("hazmat-torture: {e}");
+        return ExitCode::from(2);
+    }
     let scenarios: Vec<Scenario> = if args.scenario.eq_ignore_ascii_case("ALL") {
         Scenario::ALL.to_vec()
     } else {
@@ -114,8 +141,41 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_duration;
+    use super::{Args, parse_duration, validate};
+    use clap::Parser;
     use std::time::Duration;
+
+    fn check(argv: &[&str]) -> Result<(), String> {
+        let args = Args::try_parse_from(["hazmat-torture"].iter().chain(argv))
+            .map_err(|e| e.to_string())?;
+        validate(&args)
+    }
+
+    #[test]
+    fn bad_arguments_get_a_message_naming_the_flag() {
+        assert_eq!(check(&["--duration", "2s", "--readers", "3"]), Ok(()));
+        assert!(
+            check(&["--duration", "0s"])
+                .unwrap_err()
+                .starts_with("--duration")
+        );
+        assert!(
+            check(&["--readers", "100000"])
+                .unwrap_err()
+                .starts_with("--readers")
+        );
+        assert!(
+            check(&["--sweep", "1,99999"])
+                .unwrap_err()
+                .starts_with("--sweep")
+        );
+        assert!(
+            check(&["--duration", "30"])
+                .unwrap_err()
+                .contains("no unit")
+        );
+        assert!(check(&["--readers", "-1"]).is_err());
+    }
 
     #[test]
     fn durations_take_a_unit() {

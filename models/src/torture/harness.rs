@@ -191,7 +191,11 @@ pub(crate) fn run(
             && Instant::now() >= at
             && Instant::now() < end
         {
-            for line in snapshot(&state, label, &[]).lines() {
+            // Interim lines carry the time in their label and no verdict: the run goes on.
+            let when = format!("{label} at {:.0}s", started.elapsed().as_secs_f64());
+            let mut lines = snapshot(&state, &when, &[]).lines();
+            lines.pop();
+            for line in lines {
                 progress(&line);
             }
             next_stats = Some(at + i);
