@@ -42,10 +42,6 @@ fn hazptr(c: &mut Criterion) {
     for (name, config) in [
         ("hazptr protect+release", Config::default()),
         (
-            "hazptr protect+release (no call sites)",
-            Config::default().record_sites(false),
-        ),
-        (
             "hazptr protect+release (forced slow path)",
             Config::default().force_slow_path(true),
         ),

@@ -61,12 +61,10 @@ pub struct Config {
     /// time with `Domain::set_stall_suppressed`. Default: false, or true when
     /// `HAZPTR_STALL_SUPPRESS` is set to `1` in the environment.
     pub stall_suppress: bool,
-    /// Records each protection's call site (one relaxed store per `protect`), for stall
-    /// reports. Default: true.
-    pub record_sites: bool,
-    /// Debug option: also record each protection's acquire time and backtrace (costly: a
-    /// clock read and a backtrace capture per `protect`), so stall reports give exact hold
-    /// times and acquire stacks. Default: false.
+    /// Debug option (the kernel's `CONFIG_HAZPTR_DEBUG`): record each protection's call site,
+    /// acquire time and backtrace (costly: a clock read and a backtrace capture per
+    /// `protect`, which also leaves the inline fast path), so stall reports give acquire
+    /// sites, exact hold times and acquire stacks. Default: false.
     pub debug_holders: bool,
 }
 
@@ -102,7 +100,6 @@ impl Default for Config {
             drain_max_cycles: 50,
             stall_timeout: default_stall_timeout(),
             stall_suppress: default_stall_suppress(),
-            record_sites: true,
             debug_holders: false,
         }
     }
@@ -110,8 +107,8 @@ impl Default for Config {
 
 impl Config {
     /// Small values for the model checkers: no scan thread, a 64-bit Bloom filter, one
-    /// overflow list, a scan cycle on every retire, drains after 2 cycles capped at 2, no
-    /// stall detector and no call sites.
+    /// overflow list, a scan cycle on every retire, drains after 2 cycles capped at 2, and no
+    /// stall detector.
     pub fn model() -> Self {
         Self {
             scan_mode: ScanMode::Caller,
@@ -126,7 +123,6 @@ impl Config {
             drain_max_cycles: 2,
             stall_timeout: None,
             stall_suppress: false,
-            record_sites: false,
             debug_holders: false,
         }
     }
@@ -200,12 +196,6 @@ impl Config {
     /// Sets [`Config::stall_suppress`].
     pub fn stall_suppress(mut self, suppress: bool) -> Self {
         self.stall_suppress = suppress;
-        self
-    }
-
-    /// Sets [`Config::record_sites`].
-    pub fn record_sites(mut self, on: bool) -> Self {
-        self.record_sites = on;
         self
     }
 

@@ -17,7 +17,7 @@ use crate::config::{Config, ScanMode};
 use crate::guard::Reader;
 use crate::retire::{self, Retired};
 use crate::scan;
-use crate::slot::SlotList;
+use crate::slot::{SlotList, WILDCARD};
 use crate::stall::StallReport;
 
 /// A hazard-pointer domain: slots, waiters, retired objects and their scan thread.
@@ -43,6 +43,8 @@ pub(crate) struct Shared<B: Backend> {
     /// What the scan cycles carry from one to the next; held for a whole cycle, so cycles
     /// never overlap.
     pub(crate) scan: B::Mutex<scan::ScanState<B>>,
+    /// Never empty: the gate of readers that must not take the inline fast path.
+    pub(crate) closed_gate: B::AtomicUsize,
     /// Wakes the scan thread.
     pub(crate) kick: B::Event,
     /// Tells the scan thread to exit.
@@ -156,8 +158,8 @@ impl<B: Backend> Domain<B> {
         B::init();
         let lists = config.overflow_lists.max(1);
         let shared = Shared {
-            primaries: SlotList::new(),
-            overflow: (0..lists).map(|_| SlotList::new()).collect(),
+            primaries: SlotList::new(false),
+            overflow: (0..lists).map(|_| SlotList::new(true)).collect(),
             next_list: B::AtomicUsize::new(0),
             incoming: B::Mutex::new(Incoming {
                 waiters: Vec::new(),
@@ -165,6 +167,7 @@ impl<B: Backend> Domain<B> {
             }),
             scan: B::Mutex::new(scan::ScanState::new()),
             kick: B::Event::new(),
+            closed_gate: B::AtomicUsize::new(WILDCARD),
             shutdown: B::AtomicBool::new(false),
             clock: B::Clock::new(),
             stall_timeout_ms: B::AtomicU64::new(timeout_ms(config.stall_timeout)),
@@ -252,6 +255,10 @@ impl<B: Backend> Domain<B> {
     /// 1. `ptr` is already unlinked: no reader can load it from any source any more.
     /// 2. Calling `deleter(ptr)` once, on any thread, after no reader protects `ptr`, is safe;
     ///    nothing else frees the object.
+    ///
+    /// The deleter runs on the scan thread, on a thread running a scan cycle, or in the
+    /// domain's drop. It may retire, but must not call `synchronize` on this domain: on the
+    /// scan thread that would wait for itself.
     pub unsafe fn retire<T>(&self, ptr: *mut T, deleter: unsafe fn(*mut T)) {
         // Safety: (2) is the contract of `Retired::new`.
         let retired = unsafe { Retired::new(ptr, deleter) };

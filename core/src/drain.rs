@@ -13,7 +13,9 @@
 //! slot holding the address, refusing to engage if any slot holds the wildcard, then marks
 //! each such slot with a fresh drain generation and records it in a per-list bitmap (the
 //! primary slots' bitmap, and one per overflow list).
-//! A reader releasing a marked slot clears the mark ([`release_mark`]); a later cycle removes
+//! A reader releasing a marked slot clears the mark ([`release_mark`]; the same word carries
+//! the slot's fixed backup bit, so an unmarked primary slot's release tests one zero word);
+//! a later cycle removes
 //! from the bitmaps every slot whose mark is gone or that no longer holds the address.
 //! A remove-only re-snapshot right after marking recovers the releases that happened during
 //! the engage walk, before the marks were visible.
@@ -119,12 +121,14 @@ impl Drain {
 /// The reader's side: clears the drain mark of a slot it has just released.
 #[cold]
 #[inline(never)]
-pub(crate) fn release_mark<B: Backend>(node: &Node<B>) {
+pub(crate) fn release_mark<B: Backend>(node: &Node<B>, backup_bit: u64) {
     // Release: the slot's clearing and every access the reader made to the object happen
     // before a scanner's acquire load that finds the mark gone and removes the slot from the
-    // drain's snapshot.
+    // drain's snapshot. The backup bit is kept; a mark a scanner stores concurrently may be
+    // overwritten, which only removes the slot early from a snapshot it has already left
+    // (the scanner read this slot's address before the release being completed here).
     // Checked by litmus/tests/hazptr/hazptr-drain-generation-visibility.litmus.
-    node.drain_gen.store(0, Release);
+    node.drain_gen.store(backup_bit, Release);
 }
 
 #[cfg(test)]

@@ -21,17 +21,20 @@ use std::backtrace::Backtrace;
 use crate::backend::{Atomic, Backend, Clock, LightFence, Lock, Std};
 use crate::domain::Domain;
 use crate::drain;
-use crate::slot::{self, EMPTY, Node, SlotList};
+use crate::slot::{self, BACKUP_BIT, EMPTY, GENERATION_MASK, Node, SlotList};
 
 /// A reader handle: one primary slot, and access to an overflow list for nested protections.
 pub struct Reader<'d, B: Backend = Std> {
     primary: &'d Node<B>,
+    /// The inline fast path's gate: the primary slot itself when the fast path applies (then
+    /// "is the gate empty?" is also "is the primary slot free?"), else the domain's closed
+    /// gate, which is never empty, so every protection takes the general path.
+    gate: &'d B::AtomicUsize,
     overflow: &'d SlotList<B>,
     force_slow_path: bool,
     /// The light fence, looked up once: the kind is constant once the domain exists.
     fence: LightFence,
     /// Copied from the domain's [`Config`](crate::Config).
-    record_sites: bool,
     debug_holders: bool,
     clock: &'d B::Clock,
     /// Makes the reader `!Sync`: two threads protecting through one reader would race for
@@ -51,12 +54,21 @@ impl<'d, B: Backend> Reader<'d, B> {
         // Relaxed: read only by stall reports, which are diagnostics.
         primary.owner_primary.store(primary.index, Relaxed);
         let config = domain.config();
+        let fence = B::light_fence_kind();
+        // The inline path assumes the compiler-fence light half, the try_acquire fast path
+        // and no debug recording; anything else goes through `protect_general`.
+        let inline =
+            fence == LightFence::Compiler && !config.force_slow_path && !config.debug_holders;
         Self {
             primary,
+            gate: if inline {
+                &primary.addr
+            } else {
+                &domain.shared().closed_gate
+            },
             overflow,
             force_slow_path: config.force_slow_path,
-            fence: B::light_fence_kind(),
-            record_sites: config.record_sites,
+            fence,
             debug_holders: config.debug_holders,
             clock: &domain.shared().clock,
             _not_sync: PhantomData,
@@ -78,59 +90,58 @@ impl<'d, B: Backend> Reader<'d, B> {
     #[inline]
     #[track_caller]
     pub unsafe fn protect<T>(&self, src: &B::AtomicPtr<T>) -> Option<Guard<'_, T, B>> {
-        // Relaxed: this reader is the only writer of its primary slot, so the load sees its own
-        // last store; the slot is non-empty exactly while a guard holds it.
-        if self.primary.addr.load(Relaxed) != EMPTY {
-            return self.protect_backup(src);
+        // Relaxed: the gate is this reader's primary slot, whose only writer is this reader,
+        // so the load sees its own last store (the slot is non-empty exactly while a guard
+        // holds it), or the closed gate, which never changes.
+        if self.gate.load(Relaxed) == EMPTY {
+            let p = slot::publish::<B, T>(self.gate, src, LightFence::Compiler, false);
+            let ptr = NonNull::new(p)?;
+            return Some(Guard::new(ptr, self.primary));
         }
-        let p = slot::publish::<B, T>(&self.primary.addr, src, self.fence, self.force_slow_path);
-        let ptr = NonNull::new(p)?;
-        self.note_acquire(self.primary);
-        Some(Guard::new(ptr, self.primary, false))
+        self.protect_general(src)
     }
 
-    /// The nested path of [`Reader::protect`]: a backup slot from the overflow list.
+    /// Every case of [`Reader::protect`] but the inline one: a busy primary slot (nesting:
+    /// a backup slot from the overflow list), a full light fence, the forced slow path, debug
+    /// recording.
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn protect_backup<T>(&self, src: &B::AtomicPtr<T>) -> Option<Guard<'_, T, B>> {
-        let node = self.overflow.claim();
-        // Relaxed: read only by stall reports, which are diagnostics.
-        node.owner_primary.store(self.primary.index, Relaxed);
+    fn protect_general<T>(&self, src: &B::AtomicPtr<T>) -> Option<Guard<'_, T, B>> {
+        // Relaxed: as in `protect`.
+        let node = if self.primary.addr.load(Relaxed) == EMPTY {
+            self.primary
+        } else {
+            let node = self.overflow.claim();
+            // Relaxed: read only by stall reports, which are diagnostics.
+            node.owner_primary.store(self.primary.index, Relaxed);
+            node
+        };
         let p = slot::publish::<B, T>(&node.addr, src, self.fence, self.force_slow_path);
-        match NonNull::new(p) {
-            Some(ptr) => {
-                self.note_acquire(node);
-                Some(Guard::new(ptr, node, true))
-            }
-            None => {
+        let Some(ptr) = NonNull::new(p) else {
+            if node.is_backup() {
                 node.unclaim();
-                None
             }
+            return None;
+        };
+        if self.debug_holders {
+            self.note_acquire_debug(node, Location::caller());
         }
+        Some(Guard::new(ptr, node))
     }
 }
 
 impl<B: Backend> Reader<'_, B> {
-    /// Records, for stall reports, where and (under `debug_holders`) when a protection was
-    /// taken.
-    #[inline(always)]
-    #[track_caller]
-    fn note_acquire(&self, node: &Node<B>) {
-        if self.record_sites {
-            let site: &'static Location<'static> = Location::caller();
-            // Relaxed: read only by stall reports, which are diagnostics.
-            node.site
-                .store(ptr::from_ref(site).expose_provenance(), Relaxed);
-        }
-        if self.debug_holders {
-            self.note_acquire_debug(node);
-        }
-    }
-
+    /// Under `debug_holders`, records for stall reports where and when the protection was
+    /// taken, and its backtrace. Like the kernel's `CONFIG_HAZPTR_DEBUG` acquire fields, this
+    /// is a debug option: even the one store of a call site costs the inline read path a
+    /// measurable share of its time.
     #[cold]
     #[inline(never)]
-    fn note_acquire_debug(&self, node: &Node<B>) {
+    fn note_acquire_debug(&self, node: &Node<B>, site: &'static Location<'static>) {
+        // Relaxed: read only by stall reports, which are diagnostics.
+        node.site
+            .store(ptr::from_ref(site).expose_provenance(), Relaxed);
         let now = u64::try_from(self.clock.now().as_nanos()).unwrap_or(u64::MAX - 1);
         // Relaxed: read only by stall reports, which are diagnostics.
         node.acquired_at.store(now + 1, Relaxed);
@@ -158,35 +169,20 @@ impl<B: Backend> fmt::Debug for Reader<'_, B> {
 /// A protected pointer; the protection ends when the guard drops.
 pub struct Guard<'r, T, B: Backend = Std> {
     ptr: NonNull<T>,
-    /// The slot's node, tagged in its low bit when it is a backup slot. The tag lives in the
-    /// pointer rather than in a field so that, once `protect` is inlined, the release path of
-    /// a primary slot knows it statically and the guard stays two words.
-    node: NonNull<Node<B>>,
-    /// Borrows the object and the node, and keeps the guard on its thread (`*const` is
-    /// neither `Send` nor `Sync`): the reader's primary slot is cleared by its own thread.
-    _t: PhantomData<(&'r T, &'r Node<B>, *const ())>,
+    node: &'r Node<B>,
+    /// Borrows the object, and keeps the guard on its thread (`*const` is neither `Send` nor
+    /// `Sync`): the reader's primary slot is cleared by its own thread.
+    _t: PhantomData<(&'r T, *const ())>,
 }
-
-/// The tag bit of [`Guard::node`].
-const BACKUP_TAG: usize = 1;
 
 impl<'r, T, B: Backend> Guard<'r, T, B> {
     #[inline(always)]
-    fn new(ptr: NonNull<T>, node: &'r Node<B>, backup: bool) -> Self {
-        const { assert!(align_of::<Node<B>>() > BACKUP_TAG) };
-        let node = NonNull::from(node).map_addr(|a| a | (backup as usize * BACKUP_TAG));
+    fn new(ptr: NonNull<T>, node: &'r Node<B>) -> Self {
         Self {
             ptr,
             node,
             _t: PhantomData,
         }
-    }
-
-    #[inline(always)]
-    fn node(&self) -> &'r Node<B> {
-        let node = self.node.as_ptr().map_addr(|a| a & !BACKUP_TAG);
-        // Safety: `new` tagged a reference that lives for `'r`; clearing the tag restores it.
-        unsafe { &*node }
     }
 }
 
@@ -199,7 +195,7 @@ impl<T, B: Backend> Guard<'_, T, B> {
     /// Whether the guard holds a backup slot from an overflow list rather than its reader's
     /// primary slot.
     pub fn is_backup(&self) -> bool {
-        self.node.addr().get() & BACKUP_TAG != 0
+        self.node.is_backup()
     }
 }
 
@@ -216,16 +212,27 @@ impl<T, B: Backend> Deref for Guard<'_, T, B> {
 impl<T, B: Backend> Drop for Guard<'_, T, B> {
     #[inline]
     fn drop(&mut self) {
-        let node = self.node();
-        slot::clear::<B>(&node.addr);
-        // Relaxed: a stale zero only leaves the mark for the scanner's re-snapshot to remove;
-        // the clearing store in `drain::release_mark` carries the ordering.
-        if node.drain_gen.load(Relaxed) != 0 {
-            drain::release_mark::<B>(node);
+        slot::clear::<B>(&self.node.addr);
+        // Relaxed: the word is zero for an unmarked primary slot, the common case. A stale
+        // zero for a slot the scanner has just marked only leaves the mark for the scanner's
+        // re-snapshot to remove; `release_cold` carries the ordering when there is work.
+        if self.node.drain_gen.load(Relaxed) != 0 {
+            release_cold(self.node);
         }
-        if self.is_backup() {
-            node.unclaim();
-        }
+    }
+}
+
+/// The rest of a release: clear a drain mark, give a backup slot back.
+#[cold]
+#[inline(never)]
+fn release_cold<B: Backend>(node: &Node<B>) {
+    // Relaxed: the node's own word; the mark's clearing below carries the ordering.
+    let word = node.drain_gen.load(Relaxed);
+    if word & GENERATION_MASK != 0 {
+        drain::release_mark::<B>(node, word & BACKUP_BIT);
+    }
+    if word & BACKUP_BIT != 0 {
+        node.unclaim();
     }
 }
 

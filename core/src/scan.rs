@@ -29,7 +29,7 @@ use crate::bloom::Bloom;
 use crate::domain::{Shared, Stats};
 use crate::drain::{Disengage, Drain};
 use crate::retire::Retired;
-use crate::slot::{EMPTY, Node, WILDCARD};
+use crate::slot::{BACKUP_BIT, EMPTY, GENERATION_MASK, Node, WILDCARD};
 use crate::stall::{Holder, SlotKind, StallReport};
 
 /// A thread blocked in `synchronize`.
@@ -81,7 +81,9 @@ pub(crate) struct ScanState<B: Backend> {
     next_waiter: u64,
     /// The id of the waiter the last drain engaged for: the fairness rotation's position.
     last_engaged: u64,
-    /// Distinct addresses ever drained.
+    /// Distinct addresses ever drained: one entry per address, for `Stats::drain_addresses`.
+    /// It grows with the number of distinct hot addresses, which is small in the use cases
+    /// drain exists for (permanent bucket addresses).
     drained: BTreeSet<usize>,
     /// For stall reports: slots seen holding a waited-for address, keyed by (list, index),
     /// with the value held, when consecutive cycles first saw it, and the last such cycle.
@@ -201,7 +203,8 @@ fn cycle_locked<B: Backend>(
         // Checked by litmus/tests/hazptr/hazptr-drain-generation-visibility.litmus.
         if let Some(drain) = state.drain.as_mut()
             && drain.contains(list, node.index)
-            && (value != drain.addr || node.drain_gen.load(Acquire) != drain.generation)
+            && (value != drain.addr
+                || node.drain_gen.load(Acquire) & GENERATION_MASK != drain.generation)
         {
             drain.remove(list, node.index);
         }
@@ -328,8 +331,9 @@ fn engage<B: Backend>(
     let mut drain = Drain::new(addr, generation, covers, 1 + shared.overflow.len());
     for &(list, node) in hits {
         // Relaxed: a reader that misses the mark leaves it for the re-snapshot below or a
-        // later cycle to remove; the mark orders nothing.
-        node.drain_gen.store(generation, Relaxed);
+        // later cycle to remove; the mark orders nothing. The backup bit is kept.
+        let backup = if list == 0 { 0 } else { BACKUP_BIT };
+        node.drain_gen.store(generation | backup, Relaxed);
         drain.insert(list, node.index);
     }
     // The remove-only re-snapshot: a slot released during the walk, before its mark was

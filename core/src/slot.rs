@@ -39,6 +39,12 @@ pub const EMPTY: usize = 0;
 /// so the value is never a real address.
 pub const WILDCARD: usize = usize::MAX;
 
+/// The bit of [`Node::drain_gen`] that marks a backup slot.
+pub(crate) const BACKUP_BIT: u64 = 1 << 63;
+
+/// The drain generation in [`Node::drain_gen`].
+pub(crate) const GENERATION_MASK: u64 = !BACKUP_BIT;
+
 /// One slot and its bookkeeping, as a node of a [`SlotList`].
 pub(crate) struct Node<B: Backend> {
     /// The published value: [`EMPTY`], an address, or [`WILDCARD`].
@@ -47,8 +53,10 @@ pub(crate) struct Node<B: Backend> {
     claimed: B::AtomicBool,
     /// Position in the list, counted from the first node ever added.
     pub(crate) index: usize,
-    /// The drain generation that marked this slot as holding a drained address, or 0.
-    /// A reader releasing a marked slot clears the mark (see `drain`).
+    /// The release word: [`BACKUP_BIT`] for a backup slot (fixed for the node's life), or'd
+    /// with the drain generation that marked the slot as holding a drained address (0 when
+    /// unmarked). A guard's release tests the whole word once: zero, the common case for a
+    /// primary slot, means nothing more to do (see `drain`).
     pub(crate) drain_gen: B::AtomicU64,
     /// Where the slot's current protection was taken: a `&'static Location` as an exposed
     /// address, or 0 when sites are not recorded.
@@ -73,6 +81,13 @@ unsafe impl<B: Backend> Send for Node<B> {}
 unsafe impl<B: Backend> Sync for Node<B> {}
 
 impl<B: Backend> Node<B> {
+    /// Whether this is a backup slot.
+    pub(crate) fn is_backup(&self) -> bool {
+        // Relaxed: the bit never changes after the node's creation, which its publication
+        // ordered before any reference to the node.
+        self.drain_gen.load(Relaxed) & BACKUP_BIT != 0
+    }
+
     /// Returns a slot claimed by [`SlotList::claim`]; its value must already be [`EMPTY`].
     pub(crate) fn unclaim(&self) {
         debug_assert_eq!(self.addr.load(Relaxed), EMPTY);
@@ -85,6 +100,8 @@ impl<B: Backend> Node<B> {
 pub(crate) struct SlotList<B: Backend> {
     head: B::AtomicPtr<Node<B>>,
     len: B::AtomicUsize,
+    /// [`BACKUP_BIT`] for an overflow list, 0 for the primaries.
+    kind: u64,
 }
 
 // Safety: the raw `next` pointers are written only before a node is published with a release
@@ -96,10 +113,12 @@ unsafe impl<B: Backend> Sync for SlotList<B> {}
 
 impl<B: Backend> SlotList<B> {
     /// An empty list.
-    pub(crate) fn new() -> Self {
+    /// An empty list of primary slots, or of backup slots if `backup`.
+    pub(crate) fn new(backup: bool) -> Self {
         Self {
             head: B::AtomicPtr::new(ptr::null_mut()),
             len: B::AtomicUsize::new(0),
+            kind: if backup { BACKUP_BIT } else { 0 },
         }
     }
 
@@ -125,7 +144,7 @@ impl<B: Backend> SlotList<B> {
             addr: B::AtomicUsize::new(EMPTY),
             claimed: B::AtomicBool::new(true),
             index,
-            drain_gen: B::AtomicU64::new(0),
+            drain_gen: B::AtomicU64::new(self.kind),
             site: B::AtomicUsize::new(0),
             acquired_at: B::AtomicU64::new(0),
             owner: B::Mutex::new(None),

@@ -3,8 +3,9 @@
 //! After each scan cycle, every waiter blocked for longer than the stall timeout (default
 //! 21 s) gets a report, and another one each further timeout it stays blocked.
 //! A report lists every slot holding the waiter's address (or the wildcard): the slot, the
-//! holding thread's id and name, how long the scanner has seen it held, the acquire call site,
-//! and, under `Config::debug_holders`, the exact hold time and the acquire backtrace.
+//! holding thread's id and name, and how long the scanner has seen it held; under
+//! `Config::debug_holders` (the kernel's `CONFIG_HAZPTR_DEBUG`), also the acquire call site,
+//! the exact hold time and the acquire backtrace.
 //! Consecutive reports tell one long hold (the same slot, with a hold time that keeps
 //! growing) from repeated re-acquisition (holders that come and go, or a hold time that
 //! restarts); without `debug_holders` the hold time is what consecutive scan cycles observed,
@@ -49,7 +50,7 @@ pub struct Holder {
     pub observed_for: Duration,
     /// Under `Config::debug_holders`, how long the current protection has been held.
     pub held_for: Option<Duration>,
-    /// Where the protection was taken, when `Config::record_sites` is on.
+    /// Under `Config::debug_holders`, where the protection was taken.
     pub site: Option<&'static Location<'static>>,
     /// Under `Config::debug_holders`, the backtrace of the acquire.
     pub backtrace: Option<String>,
@@ -103,7 +104,7 @@ impl fmt::Display for StallReport {
             }
             match h.site {
                 Some(site) => writeln!(f, ", acquired at {site}")?,
-                None => writeln!(f, ", acquire site not recorded")?,
+                None => writeln!(f, " (acquire site: enable Config::debug_holders)")?,
             }
             if let Some(trace) = &h.backtrace {
                 for line in trace.lines() {

@@ -52,12 +52,16 @@ fn workload(mode: ScanMode) {
                         assert!(g.len() == 8 && h.is_none_or(|h| h.len() == 8));
                     }
                     i += 1;
+                    // Leave the scan thread and the writer some of the machine's few cores.
+                    if i.is_multiple_of(64) {
+                        thread::yield_now();
+                    }
                 }
             });
         }
         let (domain, srcs) = (&domain, &srcs);
         let writer = s.spawn(move || {
-            for round in 0..100u64 {
+            for round in 0..60u64 {
                 let src = &srcs[round as usize % 4];
                 let old = src.swap(Box::into_raw(Box::new(vec![round; 8])), AcqRel);
                 if round % 2 == 0 {
