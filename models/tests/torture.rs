@@ -96,9 +96,11 @@ fn hotaddr() {
     // The scenario lowers the drain threshold to four cycles, so drains engage and end.
     let c = &report.core;
     assert!(c.drain_engages > 0, "{report}");
-    assert_eq!(
-        c.drain_engages,
-        c.drain_completed + c.drain_orphaned + c.drain_fairness_disengages,
+    // Every drain ended one way or another, except perhaps one still engaged when the
+    // counters were read.
+    let ended = c.drain_completed + c.drain_orphaned + c.drain_fairness_disengages;
+    assert!(
+        ended <= c.drain_engages && c.drain_engages <= ended + 1,
         "{report}"
     );
 }
