@@ -1,0 +1,138 @@
+//! The shuttle backend (feature `shuttle`): shuttle's atomics, locks and threads, for
+//! randomised, PCT or exhaustive schedule exploration under sequential consistency.
+//!
+//! Shuttle runs every access sequentially consistent, so the fences order nothing it could
+//! reorder; both halves of the asymmetric fence are `fence(SeqCst)` all the same, so the code
+//! has the shape the loom backend checks.
+//! Time is logical: each reading of the clock advances it by one tick.
+//! [`Event::wait_timeout`] yields and reports whether a wake-up was already stored; models
+//! drive scan cycles by hand and never depend on a timeout.
+
+use ::core::sync::atomic::Ordering;
+use ::core::time::Duration;
+
+use ::shuttle::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, fence};
+use ::shuttle::sync::{Condvar, Mutex};
+use ::shuttle::thread::{self, JoinHandle};
+
+use super::{Backend, Event, HeavyFence, LightFence, Lock, ThreadInfo, forward_atomics};
+
+forward_atomics!(int AtomicUsize, usize);
+forward_atomics!(int AtomicU64, u64);
+forward_atomics!(plain AtomicBool, bool);
+forward_atomics!(ptr AtomicPtr);
+
+/// The shuttle backend. Use it inside `shuttle::check_random` and its siblings.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shuttle;
+
+impl Backend for Shuttle {
+    const NAME: &'static str = "shuttle";
+    type AtomicUsize = AtomicUsize;
+    type AtomicU64 = AtomicU64;
+    type AtomicBool = AtomicBool;
+    type AtomicPtr<T> = AtomicPtr<T>;
+    type Mutex<T: Send> = Mutex<T>;
+    type Event = ShuttleEvent;
+    type Clock = super::LogicalClock;
+    type JoinHandle = JoinHandle<()>;
+
+    fn init() {}
+
+    fn fence(order: Ordering) {
+        fence(order);
+    }
+
+    fn light_fence_kind() -> LightFence {
+        LightFence::Full
+    }
+
+    fn light_fence(_kind: LightFence) {
+        // Pairs with the scanner's `heavy_fence`; both are SeqCst fences under shuttle.
+        // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
+        fence(Ordering::SeqCst);
+    }
+
+    fn heavy_fence() -> HeavyFence {
+        // Pairs with the reader's `light_fence`.
+        // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
+        fence(Ordering::SeqCst);
+        HeavyFence::Fence
+    }
+
+    fn spawn(name: &str, f: Box<dyn FnOnce() + Send>) -> JoinHandle<()> {
+        thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(f)
+            .expect("shuttle refused to spawn the hazptr scan thread")
+    }
+
+    fn join(handle: JoinHandle<()>) {
+        // A panic on a model thread already fails the model.
+        let _ = handle.join();
+    }
+
+    fn yield_now() {
+        thread::yield_now();
+    }
+
+    fn current_thread() -> ThreadInfo {
+        let thread = thread::current();
+        ThreadInfo {
+            id: format!("{:?}", thread.id()),
+            name: thread.name().map(str::to_owned),
+        }
+    }
+}
+
+impl<T: Send> Lock<T> for Mutex<T> {
+    fn new(value: T) -> Self {
+        Mutex::new(value)
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        let mut guard = self.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut guard)
+    }
+}
+
+/// The shuttle backend's event: a flag under a shuttle mutex, and a shuttle condition variable.
+#[derive(Debug)]
+pub struct ShuttleEvent {
+    flag: Mutex<bool>,
+    cond: Condvar,
+}
+
+impl Event for ShuttleEvent {
+    fn new() -> Self {
+        Self {
+            flag: Mutex::new(false),
+            cond: Condvar::new(),
+        }
+    }
+
+    fn set(&self) {
+        *self.flag.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.cond.notify_one();
+    }
+
+    fn wait(&self) {
+        let mut flag = self.flag.lock().unwrap_or_else(|p| p.into_inner());
+        while !*flag {
+            flag = self.cond.wait(flag).unwrap_or_else(|p| p.into_inner());
+        }
+        *flag = false;
+    }
+
+    fn wait_timeout(&self, _timeout: Duration) -> bool {
+        if self.try_take() {
+            return true;
+        }
+        thread::yield_now();
+        self.try_take()
+    }
+
+    fn try_take(&self) -> bool {
+        ::std::mem::take(&mut *self.flag.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}

@@ -1,0 +1,372 @@
+//! The domain: the set of slots, the waiter queue, the retired objects and the scan thread
+//! that serves them.
+//!
+//! Readers borrow a domain ([`Domain::reader`]); writers unlink an object and then either
+//! wait for it ([`Domain::synchronize`]) or hand it over ([`Domain::retire`]).
+//! The state the scan thread shares lives in [`Shared`], behind an `Arc`, so the thread can
+//! outlive any borrow; the domain joins the thread when it drops, and then reclaims every
+//! retired object, which is safe because no reader can outlive the domain it borrows.
+
+use std::sync::Arc;
+
+use core::sync::atomic::Ordering::Relaxed;
+use core::time::Duration;
+
+use crate::backend::{Atomic, Backend, Clock, Event, Lock, Std};
+use crate::config::{Config, ScanMode};
+use crate::guard::Reader;
+use crate::retire::{self, Retired};
+use crate::scan;
+use crate::slot::{SlotList, WILDCARD};
+use crate::stall::StallReport;
+
+/// A hazard-pointer domain: slots, waiters, retired objects and their scan thread.
+///
+/// A std user writes `Domain::new()`; the model checkers name their backend:
+/// `Domain::<Loom>::with_backend_config(Config::model())`.
+pub struct Domain<B: Backend = Std> {
+    shared: Arc<Shared<B>>,
+    scan_thread: B::Mutex<Option<B::JoinHandle>>,
+}
+
+/// What the scan thread shares with the domain.
+pub(crate) struct Shared<B: Backend> {
+    pub(crate) config: Config,
+    /// Every reader's primary slot.
+    pub(crate) primaries: SlotList<B>,
+    /// Backup slots, spread over several lists to spread the contention of claiming them.
+    pub(crate) overflow: Box<[SlotList<B>]>,
+    /// Round-robin choice of a new reader's overflow list.
+    next_list: B::AtomicUsize,
+    /// Waiters and retired objects that arrived since the last cycle began.
+    pub(crate) incoming: B::Mutex<Incoming<B>>,
+    /// What the scan cycles carry from one to the next; held for a whole cycle, so cycles
+    /// never overlap.
+    pub(crate) scan: B::Mutex<scan::ScanState<B>>,
+    /// Never empty: the gate of readers that must not take the inline fast path.
+    pub(crate) closed_gate: B::AtomicUsize,
+    /// Wakes the scan thread.
+    pub(crate) kick: B::Event,
+    /// Tells the scan thread to exit.
+    pub(crate) shutdown: B::AtomicBool,
+    /// The backend's clock, read by the scan cycles.
+    pub(crate) clock: B::Clock,
+    /// The stall timeout in milliseconds, `u64::MAX` when the detector is off.
+    stall_timeout_ms: B::AtomicU64,
+    /// Whether stall reports are suppressed.
+    stall_suppress: B::AtomicBool,
+}
+
+impl<B: Backend> Shared<B> {
+    /// The current stall timeout.
+    pub(crate) fn stall_timeout(&self) -> Option<Duration> {
+        // Relaxed: a runtime knob; any recent value will do.
+        match self.stall_timeout_ms.load(Relaxed) {
+            u64::MAX => None,
+            ms => Some(Duration::from_millis(ms)),
+        }
+    }
+
+    /// Whether stall reports are suppressed.
+    pub(crate) fn stall_suppressed(&self) -> bool {
+        // Relaxed: a runtime knob; any recent value will do.
+        self.stall_suppress.load(Relaxed)
+    }
+}
+
+fn timeout_ms(timeout: Option<Duration>) -> u64 {
+    timeout.map_or(u64::MAX, |t| {
+        u64::try_from(t.as_millis()).unwrap_or(u64::MAX - 1)
+    })
+}
+
+/// Arrivals since the last cycle began.
+pub(crate) struct Incoming<B: Backend> {
+    pub(crate) waiters: Vec<scan::Waiter<B>>,
+    pub(crate) retired: Vec<Retired>,
+}
+
+/// Counters describing a domain's work so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Scan cycles run (a cycle with nothing to do is not counted).
+    pub scan_cycles: u64,
+    /// Heavy fences issued by scan cycles: one per cycle.
+    pub heavy_fences: u64,
+    /// Of those, how many were `membarrier` system calls.
+    pub membarrier_calls: u64,
+    /// Waiters enqueued by `synchronize`.
+    pub waiters_enqueued: u64,
+    /// Waiters completed.
+    pub waiters_completed: u64,
+    /// Cycles that completed nothing because some slot held the wildcard.
+    pub wildcard_deferrals: u64,
+    /// Slot values the Bloom filter let through that the exact match then rejected.
+    pub bloom_false_positives: u64,
+    /// Objects retired.
+    pub retired: u64,
+    /// Retired objects reclaimed by scan cycles (not counting those reclaimed when the
+    /// domain drops).
+    pub reclaimed: u64,
+    /// Time spent walking slots in scan cycles, by the backend's clock (logical under the
+    /// model checkers).
+    pub scan_time: core::time::Duration,
+    /// Drains engaged.
+    pub drain_engages: u64,
+    /// Drains that ended because every protection in their snapshot was released.
+    pub drain_completed: u64,
+    /// Drains whose waiters the ordinary scan completed first.
+    pub drain_orphaned: u64,
+    /// Drains ended by the fairness cap.
+    pub drain_fairness_disengages: u64,
+    /// Distinct addresses ever drained.
+    pub drain_addresses: u64,
+    /// Cycles in which a drain would have engaged but a wildcard deferred it.
+    pub drain_engage_deferrals: u64,
+    /// Stalls detected (waiters blocked past the timeout, once per timeout period), whether
+    /// reported or suppressed.
+    pub stalls: u64,
+    /// Primary slots ever created (one per concurrent reader at the high-water mark).
+    pub primary_slots: usize,
+    /// Backup slots ever created, over all overflow lists.
+    pub backup_slots: usize,
+}
+
+impl Domain<Std> {
+    /// A std domain with the default [`Config`].
+    pub fn new() -> Self {
+        Self::with_config(Config::default())
+    }
+
+    /// A std domain with the given tuning.
+    pub fn with_config(config: Config) -> Self {
+        Self::with_backend_config(config)
+    }
+}
+
+impl Default for Domain<Std> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<B: Backend> Domain<B> {
+    /// A domain of backend `B` with the given tuning: `Domain::<Loom>::with_backend_config(…)`.
+    pub fn with_backend_config(config: Config) -> Self {
+        // Before any reader of this domain can exist, so the choice of fence is settled.
+        B::init();
+        let lists = config.overflow_lists.max(1);
+        let shared = Shared {
+            primaries: SlotList::new(false),
+            overflow: (0..lists).map(|_| SlotList::new(true)).collect(),
+            next_list: B::AtomicUsize::new(0),
+            incoming: B::Mutex::new(Incoming {
+                waiters: Vec::new(),
+                retired: Vec::new(),
+            }),
+            scan: B::Mutex::new(scan::ScanState::new()),
+            kick: B::Event::new(),
+            closed_gate: B::AtomicUsize::new(WILDCARD),
+            shutdown: B::AtomicBool::new(false),
+            clock: B::Clock::new(),
+            stall_timeout_ms: B::AtomicU64::new(timeout_ms(config.stall_timeout)),
+            stall_suppress: B::AtomicBool::new(config.stall_suppress),
+            config,
+        };
+        Self {
+            shared: Arc::new(shared),
+            scan_thread: B::Mutex::new(None),
+        }
+    }
+
+    /// The domain's tuning.
+    pub fn config(&self) -> &Config {
+        &self.shared.config
+    }
+
+    /// A new reader handle, owning one primary slot until it drops.
+    ///
+    /// Make one per thread and keep it: creating a reader claims a slot.
+    pub fn reader(&self) -> Reader<'_, B> {
+        let primary = self.shared.primaries.claim();
+        let lists = self.shared.overflow.len();
+        // Relaxed: only spreads readers over lists; any value is correct.
+        let list = crate::backend::AtomicInt::fetch_add(
+            &self.shared.next_list,
+            1,
+            core::sync::atomic::Ordering::Relaxed,
+        ) % lists;
+        Reader::new(self, primary, &self.shared.overflow[list])
+    }
+
+    pub(crate) fn shared(&self) -> &Shared<B> {
+        &self.shared
+    }
+
+    /// Waits until no slot holds `ptr`'s address.
+    ///
+    /// Call it after unlinking the object from every place a reader could load it: then no
+    /// reader protects it once this returns, and the caller may free or reuse it.
+    /// Concurrent callers share scan cycles: one cycle serves every waiter present when it
+    /// starts. A null `ptr` returns at once.
+    pub fn synchronize<T>(&self, ptr: *const T) {
+        let addr = ptr as usize;
+        if addr == 0 {
+            return;
+        }
+        let done = self.enqueue(addr);
+        match self.shared.config.scan_mode {
+            ScanMode::Thread => {
+                self.kick_scan_thread();
+                done.wait();
+            }
+            ScanMode::Caller => loop {
+                scan::cycle(&self.shared);
+                if done.try_take() {
+                    break;
+                }
+                B::yield_now();
+            },
+        }
+    }
+
+    /// Enqueues a waiter for `addr`; returns the event its completion sets.
+    pub(crate) fn enqueue(&self, addr: usize) -> Arc<B::Event> {
+        let waiter = scan::Waiter::new(addr);
+        let done = waiter.done();
+        // The unlink that precedes this call happens before the scanner's heavy fence: the
+        // lock below publishes the waiter to the scanner, which takes the same lock before
+        // it fences. Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
+        self.shared
+            .incoming
+            .with(|incoming| incoming.waiters.push(waiter));
+        tracing::trace!(target: "hazptr", addr, "waiter enqueued");
+        done
+    }
+
+    /// Hands `ptr` over for reclamation by `deleter` once no reader protects it.
+    ///
+    /// Reclamation is batched: a scan cycle runs once [`Config::retire_batch`] objects wait,
+    /// and every object still retired is reclaimed when the domain drops.
+    ///
+    /// # Safety
+    ///
+    /// 1. `ptr` is already unlinked: no reader can load it from any source any more.
+    /// 2. Calling `deleter(ptr)` once, on any thread, after no reader protects `ptr`, is safe;
+    ///    nothing else frees the object.
+    ///
+    /// The deleter runs on the scan thread, on a thread running a scan cycle, or in the
+    /// domain's drop. It may retire, but must not call `synchronize` on this domain: on the
+    /// scan thread that would wait for itself.
+    pub unsafe fn retire<T>(&self, ptr: *mut T, deleter: unsafe fn(*mut T)) {
+        // Safety: (2) is the contract of `Retired::new`.
+        let retired = unsafe { Retired::new(ptr, deleter) };
+        // The unlink of (1) happens before the scanner's heavy fence through this lock, as
+        // in `synchronize`.
+        let batch = self.shared.incoming.with(|incoming| {
+            incoming.retired.push(retired);
+            incoming.retired.len()
+        });
+        if batch >= self.shared.config.retire_batch {
+            match self.shared.config.scan_mode {
+                ScanMode::Thread => self.kick_scan_thread(),
+                ScanMode::Caller => {
+                    scan::cycle(&self.shared);
+                }
+            }
+        }
+    }
+
+    /// [`Domain::retire`] for an object that came from `Box::into_raw`.
+    ///
+    /// # Safety
+    ///
+    /// 1. `ptr` is already unlinked: no reader can load it from any source any more.
+    /// 2. `ptr` came from `Box::<T>::into_raw`, nothing else frees it, and dropping the box
+    ///    on another thread is safe.
+    pub unsafe fn retire_box<T>(&self, ptr: *mut T) {
+        // Safety: (1) and (2) are the contract of `retire` with `drop_box` as the deleter.
+        unsafe { self.retire(ptr, retire::drop_box::<T>) }
+    }
+
+    /// The most recent stall reports (at most 16), oldest first.
+    pub fn stall_reports(&self) -> Vec<StallReport> {
+        self.shared
+            .scan
+            .with(|scan| scan.reports.iter().cloned().collect())
+    }
+
+    /// Sets the stall timeout at run time; `None` turns the detector off.
+    pub fn set_stall_timeout(&self, timeout: Option<Duration>) {
+        // Relaxed: a runtime knob, read by the next scan cycle.
+        self.shared
+            .stall_timeout_ms
+            .store(timeout_ms(timeout), Relaxed);
+    }
+
+    /// The current stall timeout.
+    pub fn stall_timeout(&self) -> Option<Duration> {
+        self.shared.stall_timeout()
+    }
+
+    /// Suppresses (or re-enables) stall reports at run time; stalls are still counted.
+    pub fn set_stall_suppressed(&self, suppress: bool) {
+        // Relaxed: a runtime knob, read by the next scan cycle.
+        self.shared.stall_suppress.store(suppress, Relaxed);
+    }
+
+    /// Whether stall reports are suppressed.
+    pub fn stall_suppressed(&self) -> bool {
+        self.shared.stall_suppressed()
+    }
+
+    /// The domain's counters so far.
+    pub fn stats(&self) -> Stats {
+        let mut stats = self.shared.scan.with(|scan| scan.stats.clone());
+        stats.primary_slots = self.shared.primaries.len();
+        stats.backup_slots = self.shared.overflow.iter().map(SlotList::len).sum();
+        stats
+    }
+
+    /// Starts the scan thread if it is not running, and wakes it.
+    fn kick_scan_thread(&self) {
+        self.scan_thread.with(|handle| {
+            if handle.is_none() {
+                let shared = Arc::clone(&self.shared);
+                *handle = Some(B::spawn(
+                    "hazptr-scan",
+                    Box::new(move || scan::run(&shared)),
+                ));
+            }
+        });
+        self.shared.kick.set();
+    }
+}
+
+impl<B: Backend> Drop for Domain<B> {
+    fn drop(&mut self) {
+        if let Some(handle) = self.scan_thread.with(Option::take) {
+            // Relaxed: the kick's lock orders this store before the thread's next check.
+            self.shared
+                .shutdown
+                .store(true, core::sync::atomic::Ordering::Relaxed);
+            self.shared.kick.set();
+            B::join(handle);
+        }
+        let mut retired = self
+            .shared
+            .incoming
+            .with(|incoming| std::mem::take(&mut incoming.retired));
+        retired.extend(
+            self.shared
+                .scan
+                .with(|scan| std::mem::take(&mut scan.retired)),
+        );
+        for object in retired {
+            // Safety: readers borrow the domain, so none exists while it drops, and the scan
+            // thread has been joined.
+            unsafe { object.reclaim() };
+        }
+    }
+}

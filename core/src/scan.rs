@@ -1,0 +1,609 @@
+//! Scan cycles: one walk over every slot serves every waiter and retired object present
+//! when the cycle starts.
+//!
+//! A cycle takes the new arrivals, builds a Bloom filter over their addresses (and those of
+//! the waiters and retired objects left over from earlier cycles), issues the heavy half of
+//! the asymmetric fence, then loads every primary slot and then every overflow list's slots.
+//! An empty slot is skipped at once; a slot holding the wildcard defers the whole cycle,
+//! since it may stand for any address; any other value the filter lets through is matched
+//! exactly against the sorted batch, so a false positive never holds a waiter back for good.
+//! After the walk, unless a wildcard was seen, each waiter whose address no slot held is
+//! completed and woken, and each such retired object is reclaimed (after the cycle's lock
+//! is released, so a deleter may itself retire).
+//!
+//! In [`ScanMode::Thread`](crate::ScanMode::Thread) one shared thread runs the cycles
+//! ([`run`]); otherwise the waiters run them ([`cycle`]), and models can call
+//! [`crate::raw::scan_cycle`] by hand.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
+
+use core::iter;
+use core::panic::Location;
+use core::ptr;
+use core::sync::atomic::Ordering::{Acquire, Relaxed};
+use core::time::Duration;
+
+use crate::backend::{Atomic, Backend, Clock, Event, HeavyFence, Lock};
+use crate::bloom::Bloom;
+use crate::domain::{Shared, Stats};
+use crate::drain::{Disengage, Drain};
+use crate::retire::Retired;
+use crate::slot::{BACKUP_BIT, EMPTY, GENERATION_MASK, Node, WILDCARD};
+use crate::stall::{Holder, SlotKind, StallReport};
+
+/// A thread blocked in `synchronize`.
+pub(crate) struct Waiter<B: Backend> {
+    addr: usize,
+    done: Arc<B::Event>,
+    /// Arrival order, assigned when a cycle takes the waiter.
+    id: u64,
+    /// When a cycle first took the waiter, by the domain's clock.
+    since: Duration,
+    /// Cycles that have left the waiter blocked.
+    blocked_cycles: u64,
+    /// When the last stall report on this waiter was made, and how many there were.
+    last_report: Option<Duration>,
+    reports: u32,
+}
+
+impl<B: Backend> Waiter<B> {
+    pub(crate) fn new(addr: usize) -> Self {
+        Self {
+            addr,
+            done: Arc::new(B::Event::new()),
+            id: 0,
+            since: Duration::ZERO,
+            blocked_cycles: 0,
+            last_report: None,
+            reports: 0,
+        }
+    }
+
+    /// The event set when the waiter completes.
+    pub(crate) fn done(&self) -> Arc<B::Event> {
+        Arc::clone(&self.done)
+    }
+}
+
+/// What scan cycles carry from one to the next.
+pub(crate) struct ScanState<B: Backend> {
+    /// Waiters not completed yet, in arrival order.
+    pub(crate) waiters: Vec<Waiter<B>>,
+    /// Retired objects not reclaimed yet.
+    pub(crate) retired: Vec<Retired>,
+    pub(crate) stats: Stats,
+    /// The drain in progress, if any.
+    drain: Option<Drain>,
+    /// The last drain generation handed out.
+    generation: u64,
+    /// The id the next waiter gets.
+    next_waiter: u64,
+    /// The id of the waiter the last drain engaged for: the fairness rotation's position.
+    last_engaged: u64,
+    /// Distinct addresses ever drained: one entry per address, for `Stats::drain_addresses`.
+    /// It grows with the number of distinct hot addresses, which is small in the use cases
+    /// drain exists for (permanent bucket addresses).
+    drained: BTreeSet<usize>,
+    /// For stall reports: slots seen holding a waited-for address, keyed by (list, index),
+    /// with the value held, when consecutive cycles first saw it, and the last such cycle.
+    observed: HashMap<(usize, usize), (usize, Duration, u64)>,
+    /// The most recent stall reports, oldest first.
+    pub(crate) reports: VecDeque<StallReport>,
+}
+
+/// How many stall reports a domain keeps.
+const KEPT_REPORTS: usize = 16;
+
+impl<B: Backend> ScanState<B> {
+    pub(crate) fn new() -> Self {
+        Self {
+            waiters: Vec::new(),
+            retired: Vec::new(),
+            stats: Stats::default(),
+            drain: None,
+            generation: 0,
+            next_waiter: 1,
+            last_engaged: 0,
+            drained: BTreeSet::new(),
+            observed: HashMap::new(),
+            reports: VecDeque::new(),
+        }
+    }
+}
+
+/// What one call of [`cycle`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CycleReport {
+    /// Whether a cycle ran: false when nothing was waiting.
+    pub ran: bool,
+    /// Waiters completed by this cycle (by the scan or by a drain).
+    pub completed: usize,
+    /// Retired objects reclaimed by this cycle.
+    pub reclaimed: usize,
+    /// Whether a wildcard deferred the scan's completions.
+    pub wildcard: bool,
+    /// Waiters and retired objects left for a later cycle.
+    pub pending: usize,
+}
+
+/// Runs one scan cycle on the calling thread; waits if another cycle is running.
+pub(crate) fn cycle<B: Backend>(shared: &Shared<B>) -> CycleReport {
+    let mut reclaim = Vec::new();
+    let report = shared
+        .scan
+        .with(|state| cycle_locked(shared, state, &mut reclaim));
+    for object in reclaim {
+        // Safety: the cycle found no slot holding the object's address after its heavy
+        // fence, and no wildcard: every reader that could have loaded the object before it
+        // was unlinked has released it, and none can load it afterwards.
+        unsafe { object.reclaim() };
+    }
+    report
+}
+
+fn cycle_locked<B: Backend>(
+    shared: &Shared<B>,
+    state: &mut ScanState<B>,
+    reclaim: &mut Vec<Retired>,
+) -> CycleReport {
+    let now = shared.clock.now();
+    // Taking the arrivals under their lock makes each arrival's unlink happen before the
+    // heavy fence below.
+    shared.incoming.with(|incoming| {
+        state.stats.waiters_enqueued += incoming.waiters.len() as u64;
+        state.stats.retired += incoming.retired.len() as u64;
+        for mut waiter in incoming.waiters.drain(..) {
+            waiter.id = state.next_waiter;
+            waiter.since = now;
+            state.next_waiter += 1;
+            state.waiters.push(waiter);
+        }
+        state.retired.append(&mut incoming.retired);
+    });
+    if state.waiters.is_empty() && state.retired.is_empty() {
+        return CycleReport::default();
+    }
+    state.stats.scan_cycles += 1;
+    let cycle_number = state.stats.scan_cycles;
+
+    let mut targets: Vec<usize> = state
+        .waiters
+        .iter()
+        .map(|w| w.addr)
+        .chain(state.retired.iter().map(Retired::addr))
+        .collect();
+    targets.sort_unstable();
+    targets.dedup();
+    let mut bloom = Bloom::new(shared.config.bloom_bits);
+    for &addr in &targets {
+        bloom.insert(addr);
+    }
+    let candidate = engage_candidate(shared, state);
+    let track_holders = shared.stall_timeout().is_some();
+
+    // Pairs with every reader's light fence in `slot::publish`: a reader whose fence came
+    // earlier has its slot store visible to the loads below; a later one sees the unlink.
+    // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
+    state.stats.heavy_fences += 1;
+    if B::heavy_fence() == HeavyFence::Membarrier {
+        state.stats.membarrier_calls += 1;
+    }
+
+    let mut held = vec![false; targets.len()];
+    let mut wildcard = false;
+    let mut hits: Vec<(usize, &Node<B>)> = Vec::new();
+    for (list, node) in all_slots(shared) {
+        // Acquire: pairs with the release store in `slot::clear`, so a reader's accesses to
+        // an object happen before its reclamation or its waiter's return.
+        let value = node.addr.load(Acquire);
+        // The drain's check: has the protection the engage walk saw ended? The mark's
+        // load is Acquire: it pairs with the release in `drain::release_mark`.
+        // Checked by litmus/tests/hazptr/hazptr-drain-generation-visibility.litmus.
+        if let Some(drain) = state.drain.as_mut()
+            && drain.contains(list, node.index)
+            && (value != drain.addr
+                || node.drain_gen.load(Acquire) & GENERATION_MASK != drain.generation)
+        {
+            drain.remove(list, node.index);
+        }
+        if value == EMPTY {
+            continue;
+        }
+        if value == WILDCARD {
+            // The reader is between loading a pointer and publishing it: it may hold any
+            // address. Checked by litmus/tests/hazptr/hazptr-bloom-wildcard-hole.litmus.
+            wildcard = true;
+            continue;
+        }
+        if candidate.is_some_and(|(addr, _)| addr == value) {
+            hits.push((list, node));
+        }
+        if !bloom.may_contain(value) {
+            continue;
+        }
+        match targets.binary_search(&value) {
+            Ok(i) => {
+                held[i] = true;
+                if track_holders {
+                    let seen = state
+                        .observed
+                        .entry((list, node.index))
+                        .or_insert((value, now, 0));
+                    if seen.0 != value {
+                        *seen = (value, now, 0);
+                    }
+                    seen.2 = cycle_number;
+                }
+            }
+            Err(_) => state.stats.bloom_false_positives += 1,
+        }
+    }
+    state.observed.retain(|_, seen| seen.2 == cycle_number);
+
+    if let Some((addr, id)) = candidate {
+        if wildcard {
+            // A reader in the wildcard window may be about to publish the address unseen.
+            // Checked by litmus/tests/hazptr/hazptr-drain-engage-wildcard.litmus.
+            state.stats.drain_engage_deferrals += 1;
+        } else {
+            engage(shared, state, addr, id, &hits);
+        }
+    }
+
+    state.stats.scan_time += shared.clock.now().saturating_sub(now);
+    let mut completed = 0;
+    if wildcard {
+        state.stats.wildcard_deferrals += 1;
+    } else {
+        let is_held = |addr: usize| held[targets.binary_search(&addr).unwrap_or_else(|i| i)];
+        state.waiters.retain(|waiter| {
+            if is_held(waiter.addr) {
+                return true;
+            }
+            waiter.done.set();
+            completed += 1;
+            false
+        });
+        let mut kept = Vec::with_capacity(state.retired.len());
+        for object in state.retired.drain(..) {
+            if is_held(object.addr()) {
+                kept.push(object);
+            } else {
+                reclaim.push(object);
+            }
+        }
+        state.retired = kept;
+    }
+    completed += advance_drain(state, shared.config.drain_max_cycles);
+    state.stats.waiters_completed += completed as u64;
+    state.stats.reclaimed += reclaim.len() as u64;
+    for waiter in &mut state.waiters {
+        waiter.blocked_cycles += 1;
+    }
+    detect_stalls(shared, state);
+    CycleReport {
+        ran: true,
+        completed,
+        reclaimed: reclaim.len(),
+        wildcard,
+        pending: state.waiters.len() + state.retired.len(),
+    }
+}
+
+/// Every slot, with the number of its list: 0 for the primaries, then the overflow lists.
+fn all_slots<B: Backend>(shared: &Shared<B>) -> impl Iterator<Item = (usize, &Node<B>)> {
+    iter::once(&shared.primaries)
+        .chain(shared.overflow.iter())
+        .enumerate()
+        .flat_map(|(i, list)| list.iter().map(move |node| (i, node)))
+}
+
+/// The waiter a drain should engage for in this cycle, if none is in progress: the first
+/// waiter blocked for the threshold that arrived after the last one engaged, else the first.
+fn engage_candidate<B: Backend>(shared: &Shared<B>, state: &ScanState<B>) -> Option<(usize, u64)> {
+    if !shared.config.drain_assist || state.drain.is_some() {
+        return None;
+    }
+    let threshold = u64::from(shared.config.drain_threshold);
+    let mut stalled = state
+        .waiters
+        .iter()
+        .filter(|w| w.blocked_cycles >= threshold);
+    let first = stalled.clone().next()?;
+    let next = stalled.find(|w| w.id > state.last_engaged).unwrap_or(first);
+    Some((next.addr, next.id))
+}
+
+/// Engages a drain for `addr` from the slots the walk saw holding it.
+fn engage<B: Backend>(
+    shared: &Shared<B>,
+    state: &mut ScanState<B>,
+    addr: usize,
+    id: u64,
+    hits: &[(usize, &Node<B>)],
+) {
+    state.generation += 1;
+    let generation = state.generation;
+    // Every waiter present now arrived before this cycle's heavy fence.
+    let covers = state.waiters.iter().map(|w| w.id).max().unwrap_or(id);
+    let mut drain = Drain::new(addr, generation, covers, 1 + shared.overflow.len());
+    for &(list, node) in hits {
+        // Relaxed: a reader that misses the mark leaves it for the re-snapshot below or a
+        // later cycle to remove; the mark orders nothing. The backup bit is kept.
+        let backup = if list == 0 { 0 } else { BACKUP_BIT };
+        node.drain_gen.store(generation | backup, Relaxed);
+        drain.insert(list, node.index);
+    }
+    // The remove-only re-snapshot: a slot released during the walk, before its mark was
+    // stored, leaves the snapshot now rather than waiting for its next release.
+    // Checked by litmus/tests/hazptr/hazptr-drain-resnapshot-slot-race.litmus and
+    // litmus/tests/hazptr/hazptr-drain-safety.litmus.
+    for &(list, node) in hits {
+        // Acquire: as in the walk, pairs with `slot::clear`.
+        if node.addr.load(Acquire) != addr {
+            drain.remove(list, node.index);
+        }
+    }
+    state.stats.drain_engages += 1;
+    if state.drained.insert(addr) {
+        state.stats.drain_addresses += 1;
+    }
+    state.last_engaged = id;
+    tracing::debug!(target: "hazptr", addr, generation, holders = drain.outstanding, "drain engaged");
+    state.drain = Some(drain);
+}
+
+/// Ends the drain if its snapshot is empty, its waiters are gone, or its cap is reached;
+/// returns the waiters it completed.
+fn advance_drain<B: Backend>(state: &mut ScanState<B>, state_cap: u32) -> usize {
+    let Some(drain) = state.drain.as_mut() else {
+        return 0;
+    };
+    let covered = |w: &Waiter<B>| w.addr == drain.addr && w.id <= drain.covers;
+    let mut completed = 0;
+    let reason = if !state.waiters.iter().any(covered) {
+        Disengage::Orphaned
+    } else if drain.outstanding == 0 {
+        state.waiters.retain(|waiter| {
+            if !covered(waiter) {
+                return true;
+            }
+            waiter.done.set();
+            completed += 1;
+            false
+        });
+        Disengage::Completed
+    } else {
+        drain.cycles += 1;
+        if drain.cycles < state_cap {
+            return 0;
+        }
+        Disengage::FairnessCap
+    };
+    match reason {
+        Disengage::Completed => state.stats.drain_completed += 1,
+        Disengage::Orphaned => state.stats.drain_orphaned += 1,
+        Disengage::FairnessCap => state.stats.drain_fairness_disengages += 1,
+    }
+    tracing::debug!(
+        target: "hazptr",
+        addr = drain.addr,
+        generation = drain.generation,
+        outstanding = drain.outstanding,
+        ?reason,
+        "drain disengaged"
+    );
+    state.drain = None;
+    completed
+}
+
+/// Reports every waiter blocked past the stall timeout.
+fn detect_stalls<B: Backend>(shared: &Shared<B>, state: &mut ScanState<B>) {
+    let Some(timeout) = shared.stall_timeout() else {
+        return;
+    };
+    let now = shared.clock.now();
+    let suppressed = shared.stall_suppressed();
+    for i in 0..state.waiters.len() {
+        let waiter = &state.waiters[i];
+        let waited = now.saturating_sub(waiter.since);
+        let due = waiter
+            .last_report
+            .is_none_or(|last| now.saturating_sub(last) >= timeout);
+        if waited < timeout || !due {
+            continue;
+        }
+        state.stats.stalls += 1;
+        let waiter = &mut state.waiters[i];
+        waiter.last_report = Some(now);
+        waiter.reports += 1;
+        if suppressed {
+            continue;
+        }
+        let report = StallReport {
+            addr: waiter.addr,
+            waited,
+            cycles: waiter.blocked_cycles,
+            sequence: waiter.reports,
+            holders: holders(shared, &state.observed, waiter.addr, now),
+        };
+        tracing::warn!(target: "hazptr", "{report}");
+        if state.reports.len() == KEPT_REPORTS {
+            state.reports.pop_front();
+        }
+        state.reports.push_back(report);
+    }
+}
+
+/// Every slot holding `addr` or the wildcard, described for a stall report.
+fn holders<B: Backend>(
+    shared: &Shared<B>,
+    observed: &HashMap<(usize, usize), (usize, Duration, u64)>,
+    addr: usize,
+    now: Duration,
+) -> Vec<Holder> {
+    let mut holders = Vec::new();
+    for (list, node) in all_slots(shared) {
+        // Acquire: as in the walk; the report describes what this load saw.
+        let value = node.addr.load(Acquire);
+        if value != addr && value != WILDCARD {
+            continue;
+        }
+        // Relaxed: the diagnostic fields order nothing.
+        let owner_primary = if list == 0 {
+            node.index
+        } else {
+            node.owner_primary.load(Relaxed)
+        };
+        let thread = shared
+            .primaries
+            .iter()
+            .find(|p| p.index == owner_primary)
+            .and_then(|p| p.owner.with(|owner| owner.clone()));
+        let site = match node.site.load(Relaxed) {
+            0 => None,
+            exposed => {
+                let site: *const Location<'static> = ptr::with_exposed_provenance(exposed);
+                // Safety: non-zero values are exposed addresses of `&'static Location`s,
+                // stored by `Reader::note_acquire`.
+                Some(unsafe { &*site })
+            }
+        };
+        let held_for = match node.acquired_at.load(Relaxed) {
+            0 => None,
+            at => Some(now.saturating_sub(Duration::from_nanos(at - 1))),
+        };
+        holders.push(Holder {
+            kind: if list == 0 {
+                SlotKind::Primary
+            } else {
+                SlotKind::Backup
+            },
+            slot: node.index,
+            wildcard: value == WILDCARD,
+            thread_id: thread.as_ref().map(|t| t.id.clone()),
+            thread_name: thread.and_then(|t| t.name),
+            observed_for: observed
+                .get(&(list, node.index))
+                .map_or(Duration::ZERO, |seen| now.saturating_sub(seen.1)),
+            held_for,
+            site,
+            backtrace: node.backtrace.with(|trace| trace.clone()),
+        });
+    }
+    holders
+}
+
+/// Lets concurrent waiters finish enqueueing before a cycle starts, so one cycle serves them
+/// all: yields while the queue keeps growing, at most [`Config::gather_yields`] times.
+///
+/// [`Config::gather_yields`]: crate::Config::gather_yields
+fn gather<B: Backend>(shared: &Shared<B>) {
+    let arrivals = || shared.incoming.with(|incoming| incoming.waiters.len());
+    let mut seen = arrivals();
+    for _ in 0..shared.config.gather_yields {
+        B::yield_now();
+        let now = arrivals();
+        if now == seen {
+            return;
+        }
+        seen = now;
+    }
+}
+
+/// The scan thread's body: sleep until kicked, run cycles while anything is pending.
+pub(crate) fn run<B: Backend>(shared: &Shared<B>) {
+    let mut pending = false;
+    loop {
+        if pending {
+            shared.kick.wait_timeout(shared.config.scan_period);
+        } else {
+            shared.kick.wait();
+        }
+        // Relaxed: `Domain::drop` stores the flag before setting the kick this thread has just
+        // consumed, and the kick's lock orders the two.
+        if shared.shutdown.load(Relaxed) {
+            return;
+        }
+        gather(shared);
+        pending = cycle(shared).pending > 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, Domain};
+    use core::sync::atomic::Ordering::Relaxed;
+
+    fn enqueue(domain: &Domain, addr: usize) -> Arc<<crate::Std as Backend>::Event> {
+        let waiter = Waiter::new(addr);
+        let done = waiter.done();
+        domain
+            .shared()
+            .incoming
+            .with(|incoming| incoming.waiters.push(waiter));
+        done
+    }
+
+    #[test]
+    fn a_held_address_keeps_its_waiter_until_released() {
+        let domain = Domain::with_config(Config::model());
+        let slot = domain.shared().primaries.claim();
+        slot.addr.store(0x1000, Relaxed);
+        let done = enqueue(&domain, 0x1000);
+        let report = cycle(domain.shared());
+        assert_eq!((report.completed, report.pending), (0, 1));
+        assert!(!done.try_take());
+        slot.addr.store(EMPTY, Relaxed);
+        let report = cycle(domain.shared());
+        assert_eq!((report.completed, report.pending), (1, 0));
+        assert!(done.try_take());
+    }
+
+    #[test]
+    fn a_wildcard_defers_every_waiter_until_it_resolves() {
+        let domain = Domain::with_config(Config::model());
+        let slot = domain.shared().primaries.claim();
+        slot.addr.store(WILDCARD, Relaxed);
+        let done = enqueue(&domain, 0x1000);
+        let report = cycle(domain.shared());
+        assert!(report.wildcard);
+        assert_eq!((report.completed, report.pending), (0, 1));
+        assert_eq!(domain.stats().wildcard_deferrals, 1);
+        // The reader resolves the wildcard to some other address.
+        slot.addr.store(0x2000, Relaxed);
+        let report = cycle(domain.shared());
+        assert_eq!(
+            (report.completed, report.pending, report.wildcard),
+            (1, 0, false)
+        );
+        assert!(done.try_take());
+    }
+
+    #[test]
+    fn bloom_false_positives_fall_back_to_an_exact_match() {
+        let domain = Domain::with_config(Config::model().bloom_bits(64));
+        // Many waiters saturate a 64-bit filter, so unrelated slot values pass it.
+        let dones: Vec<_> = (0..48)
+            .map(|i| enqueue(&domain, 0x10_0000 + i * 64))
+            .collect();
+        for i in 0..64 {
+            let slot = domain.shared().overflow[0].claim();
+            slot.addr.store(0x90_0000 + i * 64, Relaxed);
+        }
+        let report = cycle(domain.shared());
+        assert_eq!(report.completed, 48);
+        assert!(dones.iter().all(|d| d.try_take()));
+        assert!(domain.stats().bloom_false_positives > 0);
+    }
+
+    #[test]
+    fn an_idle_cycle_issues_no_fence() {
+        let domain = Domain::with_config(Config::model());
+        assert!(!cycle(domain.shared()).ran);
+        assert_eq!(domain.stats().heavy_fences, 0);
+    }
+}

@@ -1,0 +1,436 @@
+//! The hazptr core on real threads: protection, nesting, synchronize, retire, under many
+//! readers and writers on shared and distinct addresses.
+//!
+//! Objects carry a magic word that is poisoned when they are "freed"; the memory itself is
+//! kept in a graveyard until the test ends, so a reader that touches a freed object fails an
+//! assertion instead of invoking undefined behaviour.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
+use std::thread;
+use std::time::Duration;
+
+use hazptr::{Config, Domain, ScanMode};
+
+const LIVE: u64 = 0x11FE_11FE_11FE_11FE;
+const DEAD: u64 = 0xDEAD_DEAD_DEAD_DEAD;
+
+struct Obj {
+    magic: AtomicU64,
+    value: u64,
+}
+
+fn obj(value: u64) -> *mut Obj {
+    Box::into_raw(Box::new(Obj {
+        magic: AtomicU64::new(LIVE),
+        value,
+    }))
+}
+
+/// Poisons an object and keeps its memory until the graveyard is emptied.
+struct Graveyard(Mutex<Vec<usize>>);
+
+impl Graveyard {
+    const fn new() -> Self {
+        Self(Mutex::new(Vec::new()))
+    }
+
+    /// # Safety
+    ///
+    /// 1. `ptr` came from `obj` and is buried once.
+    unsafe fn bury(&self, ptr: *mut Obj) {
+        // Safety: by (1) the object is still allocated.
+        unsafe { (*ptr).magic.store(DEAD, Relaxed) };
+        self.0.lock().unwrap().push(ptr as usize);
+    }
+
+    fn empty(&self) -> usize {
+        let graves = std::mem::take(&mut *self.0.lock().unwrap());
+        for &addr in &graves {
+            // Safety: every grave came from `obj` and was buried once.
+            drop(unsafe { Box::from_raw(addr as *mut Obj) });
+        }
+        graves.len()
+    }
+}
+
+/// Reads the protected object and fails if it was freed.
+fn check(o: &Obj) -> u64 {
+    let magic = o.magic.load(Relaxed);
+    assert_eq!(
+        magic, LIVE,
+        "use after free: read a poisoned object (value {})",
+        o.value
+    );
+    o.value
+}
+
+#[test]
+fn protect_reads_the_object_and_null_gives_none() {
+    let domain = Domain::new();
+    let src = AtomicPtr::new(obj(5));
+    let null = AtomicPtr::<Obj>::new(std::ptr::null_mut());
+    let reader = domain.reader();
+    // Safety: objects come from `obj` and are freed after synchronize.
+    let guard = unsafe { reader.protect(&src) }.unwrap();
+    assert_eq!(check(&guard), 5);
+    assert!(!guard.is_backup());
+    // Safety: as above.
+    assert!(unsafe { reader.protect(&null) }.is_none());
+    drop(guard);
+    let old = src.swap(std::ptr::null_mut(), AcqRel);
+    domain.synchronize(old);
+    domain.synchronize(std::ptr::null::<Obj>());
+    // Safety: unlinked and synchronized.
+    drop(unsafe { Box::from_raw(old) });
+}
+
+#[test]
+fn nested_protections_take_backup_slots_and_release_them() {
+    let domain = Domain::new();
+    let srcs: Vec<AtomicPtr<Obj>> = (0..4).map(|i| AtomicPtr::new(obj(i))).collect();
+    let reader = domain.reader();
+    // Safety: objects come from `obj` and are freed only at the end, after every guard.
+    let guards: Vec<_> = srcs
+        .iter()
+        .map(|s| unsafe { reader.protect(s) }.unwrap())
+        .collect();
+    let kinds: Vec<bool> = guards.iter().map(|g| g.is_backup()).collect();
+    assert_eq!(kinds, [false, true, true, true]);
+    assert_eq!(guards.iter().map(|g| check(g)).sum::<u64>(), 6);
+    drop(guards);
+    // Backup slots are reused, not added, by the next round.
+    // Safety: as above.
+    let again: Vec<_> = srcs
+        .iter()
+        .map(|s| unsafe { reader.protect(s) }.unwrap())
+        .collect();
+    assert!(!again[0].is_backup());
+    drop(again);
+    let stats = domain.stats();
+    assert_eq!(stats.primary_slots, 1);
+    assert_eq!(stats.backup_slots, 3);
+    for s in &srcs {
+        // Safety: no guard remains.
+        drop(unsafe { Box::from_raw(s.load(Relaxed)) });
+    }
+}
+
+#[test]
+fn readers_reuse_released_primary_slots() {
+    let domain = Domain::new();
+    for _ in 0..10 {
+        let a = domain.reader();
+        let b = domain.reader();
+        drop((a, b));
+    }
+    assert_eq!(domain.stats().primary_slots, 2);
+}
+
+fn synchronize_waits_for_the_holder(config: Config) {
+    let domain = Domain::with_config(config);
+    let src = AtomicPtr::new(obj(1));
+    let released = AtomicBool::new(false);
+    let reader = domain.reader();
+    // Safety: objects come from `obj` and are freed after synchronize.
+    let guard = unsafe { reader.protect(&src) }.unwrap();
+    let graves = Graveyard::new();
+    thread::scope(|s| {
+        let writer = s.spawn(|| {
+            let old = src.swap(obj(2), AcqRel);
+            domain.synchronize(old);
+            assert!(
+                released.load(SeqCst),
+                "synchronize returned while the object was held"
+            );
+            // Safety: unlinked and synchronized.
+            unsafe { graves.bury(old) };
+        });
+        // Give the writer time to start waiting; correctness does not depend on it.
+        thread::sleep(Duration::from_millis(20));
+        assert_eq!(check(&guard), 1);
+        released.store(true, SeqCst);
+        drop(guard);
+        writer.join().unwrap();
+    });
+    assert_eq!(graves.empty(), 1);
+    // Safety: the last object, no guard remains.
+    drop(unsafe { Box::from_raw(src.load(Relaxed)) });
+    let stats = domain.stats();
+    assert_eq!(stats.waiters_completed, 1);
+    assert!(stats.scan_cycles >= 1);
+}
+
+#[test]
+fn synchronize_waits_for_the_holder_with_the_scan_thread() {
+    synchronize_waits_for_the_holder(Config::default());
+}
+
+#[test]
+fn synchronize_waits_for_the_holder_when_waiters_scan() {
+    synchronize_waits_for_the_holder(Config::default().scan_mode(ScanMode::Caller));
+}
+
+#[test]
+fn synchronize_waits_for_a_backup_slot_holder() {
+    let domain = Domain::new();
+    let first = AtomicPtr::new(obj(1));
+    let src = AtomicPtr::new(obj(2));
+    let released = AtomicBool::new(false);
+    let reader = domain.reader();
+    // Safety: objects come from `obj` and are freed after synchronize.
+    let outer = unsafe { reader.protect(&first) }.unwrap();
+    // Safety: as above.
+    let inner = unsafe { reader.protect(&src) }.unwrap();
+    assert!(inner.is_backup());
+    thread::scope(|s| {
+        let writer = s.spawn(|| {
+            let old = src.swap(std::ptr::null_mut(), AcqRel);
+            domain.synchronize(old);
+            assert!(
+                released.load(SeqCst),
+                "synchronize returned while a backup slot held it"
+            );
+            // Safety: unlinked and synchronized.
+            drop(unsafe { Box::from_raw(old) });
+        });
+        thread::sleep(Duration::from_millis(20));
+        assert_eq!(check(&inner), 2);
+        released.store(true, SeqCst);
+        drop(inner);
+        writer.join().unwrap();
+    });
+    drop(outer);
+    // Safety: no guard remains.
+    drop(unsafe { Box::from_raw(first.load(Relaxed)) });
+}
+
+/// Readers hammer `sources`, sometimes nesting; writers replace objects and synchronize or
+/// retire the old ones, which are poisoned when freed.
+fn stress(
+    config: Config,
+    readers: usize,
+    writers: usize,
+    sources: usize,
+    rounds: u64,
+    retire: bool,
+) {
+    static RETIRED_GRAVES: Graveyard = Graveyard::new();
+    unsafe fn bury_retired(ptr: *mut Obj) {
+        // Safety: retired objects come from `obj` and are reclaimed once.
+        unsafe { RETIRED_GRAVES.bury(ptr) };
+    }
+
+    let domain = Domain::with_config(config);
+    let srcs: Vec<AtomicPtr<Obj>> = (0..sources)
+        .map(|i| AtomicPtr::new(obj(i as u64)))
+        .collect();
+    let graves = Graveyard::new();
+    let stop = AtomicBool::new(false);
+    let reads = AtomicUsize::new(0);
+    thread::scope(|s| {
+        for r in 0..readers {
+            let (domain, srcs, stop, reads) = (&domain, &srcs, &stop, &reads);
+            s.spawn(move || {
+                let reader = domain.reader();
+                let mut n = 0usize;
+                let mut i = r;
+                while !stop.load(Relaxed) {
+                    let a = &srcs[i % srcs.len()];
+                    let b = &srcs[(i * 7 + 1) % srcs.len()];
+                    // Safety: objects come from `obj` and are poisoned, never freed, before
+                    // the test ends.
+                    if let Some(g) = unsafe { reader.protect(a) } {
+                        check(&g);
+                        if i % 3 == 0 {
+                            // Safety: as above.
+                            if let Some(h) = unsafe { reader.protect(b) } {
+                                assert!(h.is_backup());
+                                check(&h);
+                            }
+                        }
+                        check(&g);
+                    }
+                    n += 1;
+                    i += 1;
+                    // Leave the scan thread and the writers some of the machine's few cores.
+                    if n.is_multiple_of(64) {
+                        thread::yield_now();
+                    }
+                }
+                reads.fetch_add(n, Relaxed);
+            });
+        }
+        let mut handles = Vec::new();
+        for w in 0..writers {
+            let (domain, srcs, graves) = (&domain, &srcs, &graves);
+            handles.push(s.spawn(move || {
+                for round in 0..rounds {
+                    let src = &srcs[(w + round as usize) % srcs.len()];
+                    let old = src.swap(obj(round), AcqRel);
+                    if retire {
+                        // Safety: `old` is unlinked; the deleter poisons it once.
+                        unsafe { domain.retire(old, bury_retired) };
+                    } else {
+                        domain.synchronize(old);
+                        // Safety: unlinked and synchronized, buried once.
+                        unsafe { graves.bury(old) };
+                    }
+                }
+            }));
+        }
+        for h in handles {
+            h.join().unwrap();
+        }
+        stop.store(true, Relaxed);
+    });
+    assert!(reads.load(Relaxed) > 0);
+    let stats = domain.stats();
+    drop(domain);
+    let total = writers as u64 * rounds;
+    if retire {
+        assert_eq!(
+            RETIRED_GRAVES.empty() as u64,
+            total,
+            "every retired object is reclaimed"
+        );
+    } else {
+        assert_eq!(graves.empty() as u64, total);
+        assert_eq!(stats.waiters_completed, total);
+    }
+    for s in &srcs {
+        // Safety: no reader remains.
+        drop(unsafe { Box::from_raw(s.load(Relaxed)) });
+    }
+}
+
+#[test]
+fn many_readers_and_writers_on_shared_addresses() {
+    stress(Config::default(), 4, 4, 2, 50, false);
+}
+
+#[test]
+fn many_readers_and_writers_on_distinct_addresses() {
+    stress(Config::default(), 4, 4, 16, 200, false);
+}
+
+#[test]
+fn many_readers_and_writers_through_the_forced_slow_path() {
+    stress(Config::default().force_slow_path(true), 4, 2, 4, 200, false);
+}
+
+#[test]
+fn many_readers_and_writers_when_waiters_scan() {
+    stress(
+        Config::default().scan_mode(ScanMode::Caller),
+        4,
+        4,
+        4,
+        200,
+        false,
+    );
+}
+
+#[test]
+fn many_readers_and_retiring_writers() {
+    stress(Config::default().retire_batch(8), 4, 4, 4, 500, true);
+}
+
+#[test]
+fn concurrent_waiters_share_scan_cycles() {
+    let domain = Domain::new();
+    let waiters = 16;
+    let objs: Vec<usize> = (0..waiters).map(|i| obj(i) as usize).collect();
+    let start = std::sync::Barrier::new(waiters as usize);
+    thread::scope(|s| {
+        for &o in &objs {
+            let (domain, start) = (&domain, &start);
+            s.spawn(move || {
+                start.wait();
+                domain.synchronize(o as *const Obj);
+            });
+        }
+    });
+    let stats = domain.stats();
+    assert_eq!(stats.waiters_completed, waiters);
+    // One cycle per waiter would be sixteen; batching serves many per cycle. Threads that
+    // arrive while a cycle runs wait for the next, so allow a few.
+    assert!(
+        stats.scan_cycles < waiters,
+        "{} cycles for {waiters} waiters",
+        stats.scan_cycles
+    );
+    assert_eq!(stats.heavy_fences, stats.scan_cycles);
+    if hazptr::Std::uses_membarrier() {
+        assert_eq!(stats.membarrier_calls, stats.heavy_fences);
+    } else {
+        assert_eq!(stats.membarrier_calls, 0);
+    }
+    for o in objs {
+        // Safety: never published.
+        drop(unsafe { Box::from_raw(o as *mut Obj) });
+    }
+}
+
+#[test]
+fn dropping_the_domain_reclaims_every_retired_object() {
+    static DROPS: AtomicUsize = AtomicUsize::new(0);
+    struct Counted;
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            DROPS.fetch_add(1, Relaxed);
+        }
+    }
+    let domain = Domain::with_config(Config::default().retire_batch(1000));
+    for _ in 0..10 {
+        // Safety: never published; from a box.
+        unsafe { domain.retire_box(Box::into_raw(Box::new(Counted))) };
+    }
+    assert_eq!(
+        DROPS.load(Relaxed),
+        0,
+        "below the batch size nothing is reclaimed yet"
+    );
+    drop(domain);
+    assert_eq!(DROPS.load(Relaxed), 10);
+}
+
+#[test]
+fn a_full_retire_batch_is_reclaimed_by_the_scan_thread_unless_held() {
+    let domain = Domain::with_config(Config::default().retire_batch(4));
+    let src = AtomicPtr::new(obj(0));
+    let reader = domain.reader();
+    // Safety: objects come from `obj` and are freed by retire.
+    let guard = unsafe { reader.protect(&src) }.unwrap();
+    let held = src.swap(std::ptr::null_mut(), AcqRel);
+    // Safety: unlinked; from a box.
+    unsafe { domain.retire_box(held) };
+    for i in 1..4 {
+        // Safety: never published; from a box.
+        unsafe { domain.retire_box(obj(i)) };
+    }
+    // The scan thread reclaims the three unheld objects; wait for it by polling the stats.
+    while domain.stats().reclaimed < 3 {
+        thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(check(&guard), 0, "the held object survives");
+    assert_eq!(domain.stats().reclaimed, 3);
+    drop(guard);
+    while domain.stats().reclaimed < 4 {
+        thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn readers_move_between_threads_and_domains_are_shared() {
+    fn send<T: Send>() {}
+    fn sync<T: Sync>() {}
+    send::<hazptr::Reader<'static>>();
+    send::<Domain>();
+    sync::<Domain>();
+    let domain = Domain::new();
+    let reader = domain.reader();
+    thread::scope(|s| {
+        s.spawn(move || drop(reader));
+    });
+}
