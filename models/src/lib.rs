@@ -9,12 +9,15 @@
 //! - [`schedule`]: shuttle schedules as short text, recorded while exploring;
 //! - [`replay`]: running a shuttle model (random or PCT), printing a failing schedule with the
 //!   command that replays it, and replaying it step by step.
+//!
+//! [`torture`] is the harness that runs the core on real threads (binary `hazmat-torture`).
 
 use core::fmt;
 
 pub mod exhaustive;
 pub mod replay;
 pub mod schedule;
+pub mod torture;
 pub mod trace;
 
 /// What a model run explored without finding a failure.
