@@ -76,12 +76,12 @@ impl<B: Base> Base for Traced<B> {
 /// What one step did.
 #[derive(Clone, Debug)]
 enum Op {
-    Load(Ordering, u64),
-    Store(Ordering, u64),
-    Swap(Ordering, u64, u64),
-    CompareExchange(Ordering, u64, u64, Result<u64, u64>),
-    FetchAdd(Ordering, u64, u64),
-    FetchSub(Ordering, u64, u64),
+    Load(Ordering, Value),
+    Store(Ordering, Value),
+    Swap(Ordering, Value, Value),
+    CompareExchange(Ordering, Value, Value, Result<Value, Value>),
+    FetchAdd(Ordering, Value, Value),
+    FetchSub(Ordering, Value, Value),
     Fence(Ordering),
     LightFence,
     HeavyFence,
@@ -227,10 +227,12 @@ pub fn len() -> usize {
 pub fn render() -> String {
     LOG.with(|log| {
         let log = log.borrow();
-        let value = |v: u64| -> String {
+        let value = |v: Value| -> String {
+            let (bits, word) = (v.bits, v.word);
+            let v = bits;
             if let Some((_, name)) = log.names.iter().find(|(n, _)| *n == v) {
                 name.clone()
-            } else if v == WILDCARD as u64 {
+            } else if word && v == WILDCARD as u64 {
                 "WILDCARD".to_owned()
             } else if v > 0xffff {
                 format!("{v:#x}")
@@ -256,8 +258,12 @@ pub fn render() -> String {
                         value(*v)
                     ),
                 },
-                Op::FetchAdd(o, v, old) => format!("fetch_add {o:?} {v} (was {old})"),
-                Op::FetchSub(o, v, old) => format!("fetch_sub {o:?} {v} (was {old})"),
+                Op::FetchAdd(o, v, old) => {
+                    format!("fetch_add {o:?} {} (was {})", value(*v), value(*old))
+                }
+                Op::FetchSub(o, v, old) => {
+                    format!("fetch_sub {o:?} {} (was {})", value(*v), value(*old))
+                }
                 Op::Fence(o) => format!("fence {o:?}"),
                 Op::LightFence => "light fence (reader's half)".to_owned(),
                 Op::HeavyFence => "heavy fence (scanner's half)".to_owned(),
@@ -292,15 +298,39 @@ impl<B> fmt::Debug for Traced<B> {
     }
 }
 
+/// A logged value: its bits, and whether it is a `usize` (which may be a slot's wildcard).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Value {
+    bits: u64,
+    word: bool,
+}
+
 /// A value an atomic holds, as the log stores it.
 pub trait Raw: Copy {
     /// The value as a `u64`.
     fn raw(self) -> u64;
+
+    /// Whether the value is a `usize`, the type of slot values.
+    fn is_word() -> bool {
+        false
+    }
+
+    /// The value as logged.
+    fn logged(self) -> Value {
+        Value {
+            bits: self.raw(),
+            word: Self::is_word(),
+        }
+    }
 }
 
 impl Raw for usize {
     fn raw(self) -> u64 {
         self as u64
+    }
+
+    fn is_word() -> bool {
+        true
     }
 }
 
@@ -340,20 +370,23 @@ impl<V: Raw, A: Atomic<V>, B: Base> Atomic<V> for TracedAtomic<A, B> {
     #[track_caller]
     fn load(&self, order: Ordering) -> V {
         let v = self.inner.load(order);
-        record::<B>(Location::caller(), Op::Load(order, v.raw()));
+        record::<B>(Location::caller(), Op::Load(order, v.logged()));
         v
     }
 
     #[track_caller]
     fn store(&self, v: V, order: Ordering) {
         self.inner.store(v, order);
-        record::<B>(Location::caller(), Op::Store(order, v.raw()));
+        record::<B>(Location::caller(), Op::Store(order, v.logged()));
     }
 
     #[track_caller]
     fn swap(&self, v: V, order: Ordering) -> V {
         let old = self.inner.swap(v, order);
-        record::<B>(Location::caller(), Op::Swap(order, v.raw(), old.raw()));
+        record::<B>(
+            Location::caller(),
+            Op::Swap(order, v.logged(), old.logged()),
+        );
         old
     }
 
@@ -366,11 +399,11 @@ impl<V: Raw, A: Atomic<V>, B: Base> Atomic<V> for TracedAtomic<A, B> {
         failure: Ordering,
     ) -> Result<V, V> {
         let result = self.inner.compare_exchange(current, new, success, failure);
-        let logged = result.map(Raw::raw).map_err(Raw::raw);
+        let logged = result.map(Raw::logged).map_err(Raw::logged);
         let order = if result.is_ok() { success } else { failure };
         record::<B>(
             Location::caller(),
-            Op::CompareExchange(order, current.raw(), new.raw(), logged),
+            Op::CompareExchange(order, current.logged(), new.logged(), logged),
         );
         result
     }
@@ -380,14 +413,20 @@ impl<V: Raw, A: AtomicInt<V>, B: Base> AtomicInt<V> for TracedAtomic<A, B> {
     #[track_caller]
     fn fetch_add(&self, v: V, order: Ordering) -> V {
         let old = self.inner.fetch_add(v, order);
-        record::<B>(Location::caller(), Op::FetchAdd(order, v.raw(), old.raw()));
+        record::<B>(
+            Location::caller(),
+            Op::FetchAdd(order, v.logged(), old.logged()),
+        );
         old
     }
 
     #[track_caller]
     fn fetch_sub(&self, v: V, order: Ordering) -> V {
         let old = self.inner.fetch_sub(v, order);
-        record::<B>(Location::caller(), Op::FetchSub(order, v.raw(), old.raw()));
+        record::<B>(
+            Location::caller(),
+            Op::FetchSub(order, v.logged(), old.logged()),
+        );
         old
     }
 }
