@@ -564,3 +564,44 @@ impl<B: Base> Backend for Traced<B> {
 pub type TracedLoom = Traced<Loom>;
 /// The shuttle backend, logged: the backend of every shuttle model.
 pub type TracedShuttle = Traced<Shuttle>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-thread shuttle model on the traced backend: its log is deterministic.
+    /// The snapshot names this file's lines; refresh it with `UPDATE_EXPECT=1`.
+    fn logged_run() -> String {
+        let rendered = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let out = std::sync::Arc::clone(&rendered);
+        shuttle::check_random(
+            move || {
+                begin();
+                name_value(0x1000, "obj");
+                let slot = <TracedShuttle as Backend>::AtomicUsize::new(0);
+                slot.store(0x1000, Ordering::Relaxed);
+                TracedShuttle::light_fence(LightFence::Full);
+                slot.store(WILDCARD, Ordering::Relaxed);
+                let _ = slot.compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire);
+                note::<TracedShuttle>("done");
+                end();
+                *out.lock().unwrap() = render();
+            },
+            1,
+        );
+        let text = rendered.lock().unwrap().clone();
+        text
+    }
+
+    #[test]
+    fn a_log_renders_thread_location_and_operation() {
+        expect_test::expect![[r#"
+               1  main-thread  models/src/trace.rs:582       store Relaxed obj
+               2  main-thread  models/src/trace.rs:583       light fence (reader's half)
+               3  main-thread  models/src/trace.rs:584       store Relaxed WILDCARD
+               4  main-thread  models/src/trace.rs:585       cas Acquire 0 -> 1 failed, saw WILDCARD
+               5  main-thread  models/src/trace.rs:586       -- done
+        "#]]
+        .assert_eq(&logged_run());
+    }
+}
