@@ -589,19 +589,24 @@ mod tests {
             },
             1,
         );
-        let text = rendered.lock().unwrap().clone();
-        text
+        rendered.lock().unwrap().clone()
     }
 
     #[test]
     fn a_log_renders_thread_location_and_operation() {
         expect_test::expect![[r#"
-               1  main-thread  models/src/trace.rs:582       store Relaxed obj
-               2  main-thread  models/src/trace.rs:583       light fence (reader's half)
-               3  main-thread  models/src/trace.rs:584       store Relaxed WILDCARD
-               4  main-thread  models/src/trace.rs:585       cas Acquire 0 -> 1 failed, saw WILDCARD
-               5  main-thread  models/src/trace.rs:586       -- done
+            |   1  main-thread  models/src/trace.rs:582       store Relaxed obj|
+            |   2  main-thread  models/src/trace.rs:583       light fence (reader's half)|
+            |   3  main-thread  models/src/trace.rs:584       store Relaxed WILDCARD|
+            |   4  main-thread  models/src/trace.rs:585       cas Acquire 0 -> 1 failed, saw WILDCARD|
+            |   5  main-thread  models/src/trace.rs:586       -- done|
         "#]]
-        .assert_eq(&logged_run());
+        // Each line is fenced with `|`: the snapshot keeps the log's leading spaces.
+        .assert_eq(
+            &logged_run()
+                .lines()
+                .map(|l| format!("|{l}|\n"))
+                .collect::<String>(),
+        );
     }
 }
