@@ -112,7 +112,7 @@ impl<B: Backend> ScanState<B> {
     }
 }
 
-/// What one call of [`cycle`] did.
+/// What one scan cycle did: the answer of [`crate::raw::scan_cycle`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CycleReport {
