@@ -29,7 +29,7 @@ use crate::event::{Event, EventKind, Loc, Tag, Tags, Value};
 use crate::execution::Execution;
 use crate::model::{Judgement, MemoryModel};
 use crate::paths::{self, Path, truth};
-use crate::program::{Cell, Program};
+use crate::program::{Cell, Operand, Program, Prop};
 use crate::relation::{EventSet, MAX_EVENTS, Relation};
 use std::time::Instant;
 
@@ -558,6 +558,10 @@ impl<'a> Search<'a> {
         };
         for &w in &c.candidates {
             self.set_rf(c.read, w);
+            if !self.constraints_hold(false) {
+                self.unset_rf(c.read, w);
+                continue;
+            }
             let r = self.rf(i, choices, j + 1, visit);
             self.unset_rf(c.read, w);
             if r.is_some() {
@@ -594,8 +598,26 @@ impl<'a> Search<'a> {
             self.clear_chain(&chain);
             return r;
         }
+        // Atomicity: the write of a read-modify-write comes right after the write its
+        // read reads from, so only that write may follow `prev`, and no other time.
+        let prev = order.last().map_or(plan.init, |&p| plan.writes[p]);
+        let mut forced = None;
+        for p in 0..plan.writes.len() {
+            if self.rmw_source(plan.writes[p]) == Some(prev) {
+                if forced.is_some() || placed >> p & 1 == 1 {
+                    // Two RMWs read from one write, or the RMW was placed elsewhere.
+                    return None;
+                }
+                forced = Some(p);
+            }
+        }
         for p in 0..plan.writes.len() {
             if placed >> p & 1 == 1 || plan.before[p] & !placed != 0 {
+                continue;
+            }
+            if forced.is_some_and(|f| f != p)
+                || (forced.is_none() && self.rmw_source(plan.writes[p]).is_some())
+            {
                 continue;
             }
             order.push(p);
@@ -606,6 +628,15 @@ impl<'a> Search<'a> {
             }
         }
         None
+    }
+
+    /// For the write of a read-modify-write, the write its read reads from.
+    fn rmw_source(&self, w: usize) -> Option<usize> {
+        if w == 0 || !self.exec.rmw.contains(w - 1, w) {
+            return None;
+        }
+        let src = self.rf_src[w - 1];
+        (src != NONE && self.exec.events[src].loc == self.exec.events[w].loc).then_some(src)
     }
 
     fn set_chain(&mut self, chain: &[usize]) {
@@ -789,7 +820,60 @@ impl<'a> Search<'a> {
                 }
             }
         }
+        // The filter discards executions whatever the model says: once the registers it
+        // reads are known, a failing filter cuts the subtree.
+        if let Some(f) = &self.program.filter
+            && self.prop3(f) == Some(false)
+        {
+            return false;
+        }
         true
+    }
+
+    /// Evaluates a proposition as far as the registers it reads are known; locations are
+    /// unknown until coherence is complete.
+    fn prop3(&mut self, p: &Prop) -> Option<bool> {
+        Some(match p {
+            Prop::True => true,
+            Prop::False => false,
+            Prop::Eq(c, v) => {
+                let a = self.cell3(*c)?;
+                let b = match v {
+                    Operand::Value(v) => *v,
+                    Operand::Cell(c) => self.cell3(*c)?,
+                };
+                a == b
+            }
+            Prop::Not(q) => !self.prop3(q)?,
+            Prop::And(a, b) => match (self.prop3(a), self.prop3(b)) {
+                (Some(false), _) | (_, Some(false)) => false,
+                (Some(true), Some(true)) => true,
+                _ => return None,
+            },
+            Prop::Or(a, b) => match (self.prop3(a), self.prop3(b)) {
+                (Some(true), _) | (_, Some(true)) => true,
+                (Some(false), Some(false)) => false,
+                _ => return None,
+            },
+            Prop::Implies(a, b) => match (self.prop3(a), self.prop3(b)) {
+                (Some(false), _) | (_, Some(true)) => true,
+                (Some(true), Some(false)) => false,
+                _ => return None,
+            },
+        })
+    }
+
+    fn cell3(&mut self, c: Cell) -> Option<Value> {
+        match c {
+            Cell::Reg { thread, reg } => {
+                let sym = self.paths[thread].regs[reg];
+                match self.eval(thread, sym) {
+                    Known::Value(v) => Some(v),
+                    _ => None,
+                }
+            }
+            Cell::Loc(_) => None,
+        }
     }
 
     /// Solves every value once rf is complete; `false` when the combination is not a
