@@ -2,5 +2,6 @@
 
 pub mod event;
 pub mod execution;
+pub mod lkmm;
 pub mod model;
 pub mod relation;
