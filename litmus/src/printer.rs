@@ -1,0 +1,390 @@
+//! The printer: a test back to canonical litmus text.
+//!
+//! The canonical form is the kernel's house style: the name line, the doc string, the info
+//! lines and the header comments, the init block one item per line, the comments that
+//! stood between threads, each thread with tab-indented statements, the trailer, and the
+//! comments that followed it.
+//! Expressions and propositions get exactly the parentheses their precedence needs, plus
+//! the customary pair around a whole condition.
+//!
+//! Parsing the printed text gives back the same tree (spans aside); printing is idempotent.
+
+use std::fmt::Write as _;
+
+use crate::ast::*;
+
+/// Writes `test` as canonical litmus text.
+pub fn print(test: &Test) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} {}", test.arch, test.name.name);
+    if let Some(doc) = &test.doc {
+        let _ = writeln!(out, "\"{doc}\"");
+    }
+    for line in &test.info {
+        let _ = writeln!(out, "{}", line.text);
+    }
+    write_comments(&mut out, test, CommentPlace::Header);
+    write_init(&mut out, &test.init);
+    // Comments that stood between threads go before the first one, where they parse back
+    // as the same place.
+    if test.comments.iter().any(|c| c.place == CommentPlace::Body) {
+        out.push('\n');
+        write_comments(&mut out, test, CommentPlace::Body);
+    }
+    for thread in &test.threads {
+        out.push('\n');
+        write_thread(&mut out, thread);
+    }
+    let trailer = test.locations.is_some() || test.filter.is_some() || test.condition.is_some();
+    if trailer {
+        out.push('\n');
+    }
+    if let Some(locations) = &test.locations {
+        out.push_str("locations [");
+        for loc in locations {
+            write_location(&mut out, loc);
+            out.push_str("; ");
+        }
+        if !locations.is_empty() {
+            out.pop();
+        }
+        out.push_str("]\n");
+    }
+    if let Some(filter) = &test.filter {
+        out.push_str("filter (");
+        write_prop(&mut out, filter, 0);
+        out.push_str(")\n");
+    }
+    if let Some(cond) = &test.condition {
+        out.push_str(match cond.quantifier {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
+        });
+        out.push_str(" (");
+        write_prop(&mut out, &cond.prop, 0);
+        out.push_str(")\n");
+    }
+    write_comments(&mut out, test, CommentPlace::Trailer);
+    out
+}
+
+fn write_comments(out: &mut String, test: &Test, place: CommentPlace) {
+    for c in test.comments.iter().filter(|c| c.place == place) {
+        let _ = writeln!(out, "(*{}*)", c.text);
+    }
+}
+
+fn write_init(out: &mut String, init: &[InitItem]) {
+    if init.is_empty() {
+        out.push_str("{}\n");
+        return;
+    }
+    out.push_str("{\n");
+    for item in init {
+        out.push('\t');
+        if let Some(ty) = &item.ty {
+            write_type(out, ty);
+        }
+        write_location(out, &item.target);
+        if let Some(value) = &item.value {
+            out.push_str(" = ");
+            match value {
+                InitValue::Int(v) => {
+                    let _ = write!(out, "{v}");
+                }
+                // A typed variable takes C's `&y`; the bare `y` of untyped items and
+                // registers is herd7's own spelling of the same address.
+                InitValue::Addr(id) => {
+                    if item.ty.is_some() && matches!(item.target, Location::Global(_)) {
+                        out.push('&');
+                    }
+                    out.push_str(&id.name);
+                }
+                InitValue::AtomicInit(v) => {
+                    let _ = write!(out, "ATOMIC_INIT({v})");
+                }
+            }
+        }
+        out.push_str(";\n");
+    }
+    out.push_str("}\n");
+}
+
+/// A type followed by what it declares: `int *` before `x` gives `int *x`.
+fn write_type(out: &mut String, ty: &Type) {
+    if ty.volatile {
+        out.push_str("volatile ");
+    }
+    out.push_str(&ty.base);
+    out.push(' ');
+    for _ in 0..ty.pointers {
+        out.push('*');
+    }
+}
+
+/// A type on its own, as in a cast: `char **`.
+fn write_bare_type(out: &mut String, ty: &Type) {
+    write_type(out, ty);
+    if ty.pointers == 0 {
+        out.pop();
+    }
+}
+
+fn write_location(out: &mut String, loc: &Location) {
+    match loc {
+        Location::Global(id) => out.push_str(&id.name),
+        Location::Register { thread, reg, .. } => {
+            let _ = write!(out, "{thread}:{}", reg.name);
+        }
+    }
+}
+
+fn write_thread(out: &mut String, thread: &Thread) {
+    let _ = write!(out, "P{}(", thread.id);
+    for (k, p) in thread.params.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        write_type(out, &p.ty);
+        out.push_str(&p.name.name);
+    }
+    out.push_str(")\n{\n");
+    for s in &thread.body {
+        write_stmt(out, s, 1);
+    }
+    out.push_str("}\n");
+}
+
+fn indent(out: &mut String, depth: usize) {
+    for _ in 0..depth {
+        out.push('\t');
+    }
+}
+
+/// Writes a statement on its own lines at `depth` tabs.
+fn write_stmt(out: &mut String, s: &Stmt, depth: usize) {
+    indent(out, depth);
+    write_stmt_rest(out, s, depth);
+}
+
+/// Writes a statement whose first line is already indented.
+fn write_stmt_rest(out: &mut String, s: &Stmt, depth: usize) {
+    match &s.kind {
+        StmtKind::Decl { ty, name, init } => {
+            write_type(out, ty);
+            out.push_str(&name.name);
+            if let Some(e) = init {
+                out.push_str(" = ");
+                write_expr(out, e, 0);
+            }
+            out.push_str(";\n");
+        }
+        StmtKind::Assign { lhs, rhs } => {
+            write_expr(out, lhs, 0);
+            out.push_str(" = ");
+            write_expr(out, rhs, 0);
+            out.push_str(";\n");
+        }
+        StmtKind::Expr(e) => {
+            write_expr(out, e, 0);
+            out.push_str(";\n");
+        }
+        StmtKind::If { cond, then, els } => {
+            out.push_str("if (");
+            write_expr(out, cond, 0);
+            out.push(')');
+            let braced = write_branch(out, then, depth);
+            if let Some(els) = els {
+                if braced {
+                    out.push_str(" else");
+                } else {
+                    indent(out, depth);
+                    out.push_str("else");
+                }
+                // `else if` stays on one line.
+                if matches!(els.kind, StmtKind::If { .. }) {
+                    out.push(' ');
+                    write_stmt_rest(out, els, depth);
+                } else if write_branch(out, els, depth) {
+                    out.push('\n');
+                }
+            } else if braced {
+                out.push('\n');
+            }
+        }
+        StmtKind::Block(body) => {
+            out.push_str("{\n");
+            for s in body {
+                write_stmt(out, s, depth + 1);
+            }
+            indent(out, depth);
+            out.push_str("}\n");
+        }
+        StmtKind::While { cond, body } => {
+            out.push_str("while (");
+            write_expr(out, cond, 0);
+            out.push(')');
+            if write_branch(out, body, depth) {
+                out.push('\n');
+            }
+        }
+        StmtKind::DoWhile { body, cond } => {
+            out.push_str("do");
+            if !write_branch(out, body, depth) {
+                indent(out, depth);
+            } else {
+                out.push(' ');
+            }
+            out.push_str("while (");
+            write_expr(out, cond, 0);
+            out.push_str(");\n");
+        }
+        StmtKind::Empty => out.push_str(";\n"),
+    }
+}
+
+/// Writes the body of an `if`, `else`, `while` or `do`: a block opens on the same line and
+/// leaves the closing brace's line open (returns true); another statement goes on the next
+/// line, one tab deeper (returns false).
+fn write_branch(out: &mut String, s: &Stmt, depth: usize) -> bool {
+    match &s.kind {
+        StmtKind::Block(body) => {
+            out.push_str(" {\n");
+            for s in body {
+                write_stmt(out, s, depth + 1);
+            }
+            indent(out, depth);
+            out.push('}');
+            true
+        }
+        _ => {
+            out.push('\n');
+            write_stmt(out, s, depth + 1);
+            false
+        }
+    }
+}
+
+/// The binding strength of a unary operator or cast: tighter than any binary operator.
+const UNARY: u8 = 11;
+/// The binding strength of a literal, name or call.
+const ATOM: u8 = 12;
+
+fn expr_prec(e: &Expr) -> u8 {
+    match &e.kind {
+        ExprKind::Binary(op, ..) => op.precedence(),
+        ExprKind::Unary(..) | ExprKind::Cast(..) => UNARY,
+        // A negative literal reads as a unary minus.
+        ExprKind::Int(v) if *v < 0 => UNARY,
+        _ => ATOM,
+    }
+}
+
+/// Writes `e`, in parentheses if it binds more loosely than `min`.
+fn write_expr(out: &mut String, e: &Expr, min: u8) {
+    let paren = expr_prec(e) < min;
+    if paren {
+        out.push('(');
+    }
+    match &e.kind {
+        ExprKind::Int(v) => {
+            let _ = write!(out, "{v}");
+        }
+        ExprKind::Ident(id) => out.push_str(&id.name),
+        ExprKind::Unary(op, operand) => {
+            out.push_str(op.as_str());
+            // Parentheses keep `-(1)` apart from the literal `-1`, and `- -x`, `& &x` apart
+            // from `--` and `&&`.
+            let needs = matches!(operand.kind, ExprKind::Unary(..) | ExprKind::Int(_));
+            write_expr(out, operand, if needs { ATOM + 1 } else { UNARY });
+        }
+        ExprKind::Binary(op, lhs, rhs) => {
+            let p = op.precedence();
+            write_expr(out, lhs, p);
+            let _ = write!(out, " {} ", op.as_str());
+            write_expr(out, rhs, p + 1);
+        }
+        ExprKind::Call { func, args } => {
+            out.push_str(&func.name);
+            out.push('(');
+            for (k, a) in args.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                write_expr(out, a, 0);
+            }
+            out.push(')');
+        }
+        ExprKind::Cast(ty, operand) => {
+            out.push('(');
+            write_bare_type(out, ty);
+            out.push(')');
+            write_expr(out, operand, UNARY);
+        }
+    }
+    if paren {
+        out.push(')');
+    }
+}
+
+/// Binding strengths of propositions, loosest first.
+fn prop_prec(p: &Prop) -> u8 {
+    match &p.kind {
+        PropKind::Implies(..) => 1,
+        PropKind::Or(..) => 2,
+        PropKind::And(..) => 3,
+        PropKind::Not(..) => 4,
+        PropKind::True | PropKind::False | PropKind::Atom(_) => 5,
+    }
+}
+
+/// Writes `p`, in parentheses if it binds more loosely than `min`.
+fn write_prop(out: &mut String, p: &Prop, min: u8) {
+    let paren = prop_prec(p) < min;
+    if paren {
+        out.push('(');
+    }
+    match &p.kind {
+        PropKind::True => out.push_str("true"),
+        PropKind::False => out.push_str("false"),
+        PropKind::Atom(a) => {
+            write_location(out, &a.loc);
+            out.push_str(match a.op {
+                CmpOp::Eq => "=",
+                CmpOp::Ne => "!=",
+            });
+            match &a.value {
+                Value::Int(v) => {
+                    let _ = write!(out, "{v}");
+                }
+                Value::Addr(id) => out.push_str(&id.name),
+                Value::Register { thread, reg, .. } => {
+                    let _ = write!(out, "{thread}:{}", reg.name);
+                }
+            }
+        }
+        PropKind::Not(q) => {
+            out.push('~');
+            write_prop(out, q, 4);
+        }
+        PropKind::And(l, r) => {
+            write_prop(out, l, 3);
+            out.push_str(" /\\ ");
+            write_prop(out, r, 4);
+        }
+        PropKind::Or(l, r) => {
+            write_prop(out, l, 2);
+            out.push_str(" \\/ ");
+            write_prop(out, r, 3);
+        }
+        PropKind::Implies(l, r) => {
+            write_prop(out, l, 2);
+            out.push_str(" => ");
+            write_prop(out, r, 1);
+        }
+    }
+    if paren {
+        out.push(')');
+    }
+}

@@ -1,0 +1,43 @@
+//! Helpers shared by the integration tests: finding `.litmus` files and the round trip.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+
+/// Every `.litmus` file under `dir`, sorted.
+pub fn litmus_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else if path.extension().is_some_and(|x| x == "litmus") {
+            out.push(path);
+        }
+    }
+}
+
+/// Parses `source`, prints it, parses the print and prints again: `Err` says what broke.
+pub fn round_trip(name: &str, source: &str) -> Result<(), String> {
+    let test = hazmat_litmus::parse(source).map_err(|e| e.render(name, source))?;
+    let printed = hazmat_litmus::print(&test);
+    let again = hazmat_litmus::parse(&printed)
+        .map_err(|e| format!("the printed form does not parse:\n{}", e.render(name, &printed)))?;
+    if again != test {
+        return Err(format!("{name}: parse(print(t)) differs from t"));
+    }
+    let printed_again = hazmat_litmus::print(&again);
+    if printed_again != printed {
+        return Err(format!("{name}: printing is not idempotent"));
+    }
+    Ok(())
+}
