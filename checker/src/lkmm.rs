@@ -42,7 +42,10 @@
 //! The lock checks (lock-nest, nested-is-locked, unmatched-locks) depend on the paths
 //! alone.
 
-use crate::event::{Event, EventKind, Tag};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use crate::event::{Event, EventKind, Loc, Tag, Tags};
 use crate::execution::Execution;
 use crate::model::{Judgement, MemoryModel};
 use crate::relation::{EventSet, Relation};
@@ -87,15 +90,85 @@ impl MemoryModel for Lkmm {
         "lkmm"
     }
 
+    /// Judges `execution`, reusing this thread's last skeleton (the path-only [`Sets`] and
+    /// [`Fixed`]) when the execution has the same events, `po` and `rmw`, as consecutive
+    /// candidates of one combination of paths do.
     fn judge(&self, execution: &Execution) -> Judgement {
-        let sets = Sets::new(execution);
-        let fixed = Fixed::new(execution, &sets);
-        judge_with(execution, &sets, &fixed)
+        SKELETON.with(|cell| {
+            let mut cached = cell.borrow_mut();
+            if !cached.as_ref().is_some_and(|s| s.matches(execution)) {
+                *cached = Some(Skeleton::new(execution));
+            }
+            let skeleton = cached.as_ref().expect("just filled");
+            judge_with(execution, &skeleton.sets, &skeleton.fixed)
+        })
     }
 
     fn monotone(&self) -> bool {
         true
     }
+}
+
+thread_local! {
+    /// The last skeleton [`Lkmm::judge`] computed on this thread.
+    static SKELETON: RefCell<Option<Skeleton>> = const { RefCell::new(None) };
+}
+
+/// The path-only parts of the model for one combination of thread paths, with what they
+/// were computed from.
+struct Skeleton {
+    events: Vec<(Option<usize>, EventKind, Option<Loc>, Tags)>,
+    po: Relation,
+    rmw: Relation,
+    sets: Sets,
+    fixed: Fixed,
+}
+
+impl Skeleton {
+    fn new(x: &Execution) -> Skeleton {
+        let sets = Sets::new(x);
+        let fixed = Fixed::new(x, &sets);
+        Skeleton {
+            events: x.events.iter().map(skeleton_key).collect(),
+            po: x.po.clone(),
+            rmw: x.rmw.clone(),
+            sets,
+            fixed,
+        }
+    }
+
+    /// Whether `x` has the events, `po` and `rmw` this skeleton was computed from: the
+    /// only inputs of [`Sets::new`] and [`Fixed::new`].
+    fn matches(&self, x: &Execution) -> bool {
+        self.events.len() == x.events.len()
+            && self.po == x.po
+            && self.rmw == x.rmw
+            && self
+                .events
+                .iter()
+                .zip(&x.events)
+                .all(|(k, e)| *k == skeleton_key(e))
+    }
+}
+
+fn skeleton_key(e: &Event) -> (Option<usize>, EventKind, Option<Loc>, Tags) {
+    (e.thread, e.kind, e.loc, e.tags)
+}
+
+/// Whether every read of `x` reads from a write and `co` orders every two writes to the
+/// same location: an execution the enumeration has finished choosing.
+pub fn is_complete(x: &Execution) -> bool {
+    if !(x.reads() - x.rf.range()).is_empty() {
+        return false;
+    }
+    let mut writes_per_loc: BTreeMap<Loc, usize> = BTreeMap::new();
+    for e in &x.events {
+        if let (EventKind::Write, Some(loc)) = (e.kind, e.loc) {
+            *writes_per_loc.entry(loc).or_default() += 1;
+        }
+    }
+    let pairs: usize = writes_per_loc.values().map(|k| k * (k - 1) / 2).sum();
+    x.co.len() == pairs
 }
 
 /// Judges one execution, reusing the parts of the model that depend on the thread paths
@@ -123,7 +196,10 @@ pub fn judge_with(execution: &Execution, sets: &Sets, fixed: &Fixed) -> Judgemen
         judgement.rejected_by = Some("plain-coherence");
         return judgement;
     }
-    judgement.flags = flags(execution, sets, fixed, &dynamic, &plain);
+    // Flags only matter for complete executions; partial ones are judged for pruning.
+    if is_complete(execution) {
+        judgement.flags = flags(execution, sets, fixed, &dynamic, &plain);
+    }
     judgement
 }
 
