@@ -186,11 +186,13 @@ pub fn judge_with(execution: &Execution, sets: &Sets, fixed: &Fixed) -> Judgemen
             return judgement;
         }
     }
-    let dynamic = Dynamic::new(execution, sets, fixed);
-    if let Some(check) = dynamic.first_failed_check(fixed) {
-        judgement.rejected_by = Some(check);
-        return judgement;
-    }
+    let dynamic = match Dynamic::new(execution, sets, fixed) {
+        Ok(d) => d,
+        Err(check) => {
+            judgement.rejected_by = Some(check);
+            return judgement;
+        }
+    };
     let plain = PlainRelations::new(sets, fixed, &dynamic);
     if !plain.coherent() {
         judgement.rejected_by = Some("plain-coherence");
@@ -575,12 +577,29 @@ pub struct Dynamic {
 }
 
 impl Dynamic {
-    /// Computes the relations of `x` that depend on `rf` and `co`.
-    pub fn new(x: &Execution, s: &Sets, f: &Fixed) -> Dynamic {
+    /// Computes the relations of `x` that depend on `rf` and `co`, or names the first
+    /// check of `linux-kernel.cat` that fails (coherence, atomic, happens-before,
+    /// propagation, rcu, in herd7's order; plain-coherence is
+    /// [`PlainRelations::coherent`]).
+    ///
+    /// Each check runs as soon as the relations it needs exist, so a rejected execution
+    /// costs only the relations up to its first failing check.
+    pub fn new(x: &Execution, s: &Sets, f: &Fixed) -> Result<Dynamic, &'static str> {
         let n = s.n;
         let rf = x.rf.clone();
         let co = x.co.clone();
         let fr = rf.inverse().seq(&co);
+        let com = rf.union(&co).union(&fr);
+        // acyclic po-loc | com as coherence
+        if !f.po_loc.union(&com).is_acyclic() {
+            return Err("coherence");
+        }
+        // empty rmw & (fre ; coe) as atomic
+        let fre = fr.inter(&f.ext);
+        let coe = co.inter(&f.ext);
+        if !f.rmw.inter(&fre.seq(&coe)).is_empty() {
+            return Err("atomic");
+        }
         let rfe = rf.inter(&f.ext);
         let rfi = rf.inter(&f.int);
         let id = Relation::identity(n);
@@ -647,34 +666,51 @@ impl Dynamic {
         let mut hb = ppo.union(&rfe);
         hb.union_with(&prop.minus(&id).inter(&f.int));
         let hb = hb.restrict(marked, marked);
+        // acyclic hb as happens-before
+        if !hb.is_acyclic() {
+            return Err("happens-before");
+        }
         let hb_star = hb.star();
         let pb = prop.seq(&strong_fence).seq(&hb_star).restrict_range(marked);
+        // acyclic pb as propagation
+        if !pb.is_acyclic() {
+            return Err("propagation");
+        }
         let pb_star = pb.star();
 
-        // RCU.
-        let rcu_link =
-            f.po.optional()
+        // RCU.  Every term of rcu-order holds a grace period, so without one rcu-fence
+        // and rb are empty.
+        let (rcu_fence, rb) = if (s.sync_rcu | s.sync_srcu).is_empty() {
+            (Relation::empty(n), Relation::empty(n))
+        } else {
+            let rcu_link =
+                f.po.optional()
+                    .seq(&hb_star)
+                    .seq(&pb_star)
+                    .seq(&prop)
+                    .seq(&f.po);
+            let rcu_order = rcu_order(
+                &rcu_link,
+                &f.rcu_rscs.inverse(),
+                &srcu_rscs.inverse(),
+                s.sync_rcu,
+                s.sync_srcu,
+                &f.loc,
+            );
+            let rcu_fence = f.po.seq(&rcu_order).seq(&f.po.optional());
+            let rb = prop
+                .seq(&rcu_fence)
                 .seq(&hb_star)
                 .seq(&pb_star)
-                .seq(&prop)
-                .seq(&f.po);
-        let rcu_order = rcu_order(
-            &rcu_link,
-            &f.rcu_rscs.inverse(),
-            &srcu_rscs.inverse(),
-            s.sync_rcu,
-            s.sync_srcu,
-            &f.loc,
-        );
-        let rcu_fence = f.po.seq(&rcu_order).seq(&f.po.optional());
-        let rb = prop
-            .seq(&rcu_fence)
-            .seq(&hb_star)
-            .seq(&pb_star)
-            .restrict_range(marked);
+                .restrict_range(marked);
+            (rcu_fence, rb)
+        };
+        // irreflexive rb as rcu
+        if !rb.is_irreflexive() {
+            return Err("rcu");
+        }
 
-        let com = rf.union(&co).union(&fr);
-        Dynamic {
+        Ok(Dynamic {
             rf,
             co,
             fr,
@@ -697,35 +733,7 @@ impl Dynamic {
             rcu_fence,
             rb,
             com,
-        }
-    }
-
-    /// The first check of `linux-kernel.cat` on `rf` and `co` that fails, if any, in the
-    /// order herd7 evaluates them; plain-coherence is [`PlainRelations::coherent`].
-    pub fn first_failed_check(&self, f: &Fixed) -> Option<&'static str> {
-        // acyclic po-loc | com as coherence
-        if !f.po_loc.union(&self.com).is_acyclic() {
-            return Some("coherence");
-        }
-        // empty rmw & (fre ; coe) as atomic
-        let fre = self.fr.inter(&f.ext);
-        let coe = self.co.inter(&f.ext);
-        if !f.rmw.inter(&fre.seq(&coe)).is_empty() {
-            return Some("atomic");
-        }
-        // acyclic hb as happens-before
-        if !self.hb.is_acyclic() {
-            return Some("happens-before");
-        }
-        // acyclic pb as propagation
-        if !self.pb.is_acyclic() {
-            return Some("propagation");
-        }
-        // irreflexive rb as rcu
-        if !self.rb.is_irreflexive() {
-            return Some("rcu");
-        }
-        None
+        })
     }
 }
 
