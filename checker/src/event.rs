@@ -173,6 +173,16 @@ impl Tags {
     /// No tag.
     pub const NONE: Tags = Tags(0);
 
+    /// The set whose bit `t as u8` is set for each tag `t` in it.
+    pub const fn from_bits(bits: u32) -> Tags {
+        Tags(bits)
+    }
+
+    /// The raw bits of the set.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
     /// The set holding `tags`.
     pub fn of(tags: &[Tag]) -> Tags {
         tags.iter().fold(Tags::NONE, |acc, t| acc.with(*t))
