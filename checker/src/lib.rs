@@ -12,6 +12,7 @@ pub mod event;
 pub mod execution;
 pub mod harness;
 pub mod judge;
+pub mod lkmm;
 pub mod lower;
 pub mod model;
 pub mod outcome;

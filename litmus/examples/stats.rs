@@ -30,19 +30,34 @@ fn main() {
         };
         for e in &t.expectations {
             *counts
-                .entry(format!("result {:?} {:?} {:?}", e.model, e.outcome, e.flags))
+                .entry(format!(
+                    "result {:?} {:?} {:?}",
+                    e.model, e.outcome, e.flags
+                ))
                 .or_default() += 1;
         }
-        *counts.entry(format!("expectations per file {}", t.expectations.len())).or_default() += 1;
+        *counts
+            .entry(format!("expectations per file {}", t.expectations.len()))
+            .or_default() += 1;
         for l in &t.info {
-            let key = l.key_value().map_or(format!("info line without = `{}`", l.text), |(k, _)| format!("info {k}"));
+            let key = l
+                .key_value()
+                .map_or(format!("info line without = `{}`", l.text), |(k, _)| {
+                    format!("info {k}")
+                });
             *counts.entry(key).or_default() += 1;
         }
         if t.doc.is_some() {
             *counts.entry("doc".into()).or_default() += 1;
         }
         for i in &t.init {
-            *counts.entry(format!("init {:?} {:?}", i.ty.as_ref().map(|t| (&t.base, t.pointers)), i.value.as_ref().map(std::mem::discriminant))).or_default() += 1;
+            *counts
+                .entry(format!(
+                    "init {:?} {:?}",
+                    i.ty.as_ref().map(|t| (&t.base, t.pointers)),
+                    i.value.as_ref().map(std::mem::discriminant)
+                ))
+                .or_default() += 1;
         }
     }
     for (k, v) in counts {

@@ -30,7 +30,11 @@ fn every_conformance_test_parses_and_round_trips() {
     let mut failures = Vec::new();
     let mut parsed = 0;
     for path in &files {
-        let rel = path.strip_prefix(&dir).unwrap_or(path).display().to_string();
+        let rel = path
+            .strip_prefix(&dir)
+            .unwrap_or(path)
+            .display()
+            .to_string();
         let source = match std::fs::read_to_string(path) {
             Ok(s) => s,
             Err(e) => {

@@ -30,8 +30,12 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 pub fn round_trip(name: &str, source: &str) -> Result<(), String> {
     let test = hazmat_litmus::parse(source).map_err(|e| e.render(name, source))?;
     let printed = hazmat_litmus::print(&test);
-    let again = hazmat_litmus::parse(&printed)
-        .map_err(|e| format!("the printed form does not parse:\n{}", e.render(name, &printed)))?;
+    let again = hazmat_litmus::parse(&printed).map_err(|e| {
+        format!(
+            "the printed form does not parse:\n{}",
+            e.render(name, &printed)
+        )
+    })?;
     if again != test {
         return Err(format!("{name}: parse(print(t)) differs from t"));
     }
