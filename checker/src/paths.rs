@@ -115,7 +115,7 @@ pub(crate) fn thread_paths(
         ctrl: 0,
         held: BTreeSet::new(),
     };
-    walker.walk(state, vec![&thread.code[..]])?;
+    walker.walk(state, vec![(&thread.code[..], None)])?;
     Ok(walker.out)
 }
 
@@ -213,6 +213,10 @@ impl Path {
     }
 }
 
+/// Instructions still to run, and the control-dependency mask to restore after them (at
+/// the end of a branch).
+type Frame<'a> = (&'a [Instr], Option<u64>);
+
 #[derive(Clone)]
 struct State {
     path: Path,
@@ -236,9 +240,9 @@ fn err(message: impl Into<String>, span: (usize, usize)) -> PathError {
 }
 
 impl<'a> Walker<'a> {
-    fn walk(&mut self, mut st: State, mut todo: Vec<&'a [Instr]>) -> Result<(), PathError> {
+    fn walk(&mut self, mut st: State, mut todo: Vec<Frame<'a>>) -> Result<(), PathError> {
         loop {
-            let Some(slice) = todo.last_mut() else {
+            let Some((slice, restore)) = todo.last_mut() else {
                 if self.out.len() >= MAX_PATHS {
                     return Err(err(
                         format!("a thread has more than {MAX_PATHS} paths"),
@@ -249,6 +253,9 @@ impl<'a> Walker<'a> {
                 return Ok(());
             };
             let Some((ins, rest)) = slice.split_first() else {
+                if let Some(ctrl) = *restore {
+                    st.ctrl = ctrl;
+                }
                 todo.pop();
                 continue;
             };
@@ -434,9 +441,12 @@ impl<'a> Walker<'a> {
                     let c = self.sym(&mut st, cond, span)?;
                     if let Some(v) = st.path.constant(c) {
                         let branch = if truth(v) { then } else { els };
-                        todo.push(&branch[..]);
+                        todo.push((&branch[..], None));
                         continue;
                     }
+                    // herd7's control dependencies reach the events of the branches only,
+                    // not those after the `if`: the mask is restored at the join.
+                    let outer = st.ctrl;
                     st.ctrl |= st.path.taint[c as usize];
                     for (taken, branch) in [(true, then), (false, els)] {
                         let mut st2 = st.clone();
@@ -445,7 +455,7 @@ impl<'a> Walker<'a> {
                             truth: taken,
                         });
                         let mut todo2 = todo.clone();
-                        todo2.push(&branch[..]);
+                        todo2.push((&branch[..], Some(outer)));
                         self.walk(st2, todo2)?;
                     }
                     return Ok(());
@@ -459,7 +469,7 @@ impl<'a> Walker<'a> {
     fn fork_addr(
         &mut self,
         mut st: State,
-        todo: Vec<&'a [Instr]>,
+        todo: Vec<Frame<'a>>,
         addr: &Expr,
         span: (usize, usize),
         mut body: impl FnMut(&mut Self, &mut State, Loc, u64) -> Result<bool, PathError>,
