@@ -79,9 +79,7 @@ pub fn model(name: &str) -> Result<Box<dyn model::MemoryModel>, CheckError> {
     match name {
         "sc" => Ok(Box::new(sc::Sc)),
         "tso" => Ok(Box::new(tso::Tso)),
-        "lkmm" => Err(CheckError::Model(
-            "the lkmm model is not available yet; use --model sc or --model tso".into(),
-        )),
+        "lkmm" => Ok(Box::new(lkmm::Lkmm)),
         other => Err(CheckError::Model(format!(
             "unknown model `{other}`; the models are {}",
             MODELS.join(", ")
