@@ -221,3 +221,128 @@ fn herd7_outputs_match_their_summaries() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Per-test budget of the agreement test.
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Checks one file under the LKMM and reads back its outcome from hazmat's herd7-format
+/// text, as a user's script would.
+fn hazmat_outcome(file: &Path, speedcheck: bool) -> Result<Outcome, String> {
+    let source = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
+    let options = hazmat_checker::Options {
+        limits: hazmat_checker::enumerate::Limits {
+            max_executions: None,
+            deadline: Some(std::time::Instant::now() + TIMEOUT),
+        },
+        speedcheck,
+    };
+    let model = hazmat_checker::model("lkmm").map_err(|e| e.to_string())?;
+    let checked = hazmat_checker::check_source(&source, model.as_ref(), &options)
+        .map_err(|e| e.render(&file.display().to_string(), &source))?;
+    if let Some(why) = &checked.outcome.unknown {
+        return Err(format!("unknown: {why}"));
+    }
+    parse_herd_output(&checked.herd_text())
+}
+
+/// Every decided test of the corpus gets herd7's verdict, states, flags and witness
+/// counts; the tests herd7 did not decide are refused (ERROR: unknown primitives) or
+/// decided with `--speedcheck` (TIMEOUT).
+#[test]
+fn hazmat_agrees_with_herd7() {
+    use rayon::prelude::*;
+    let Some(root) = conformance_dir() else {
+        eprintln!("conformance corpus not found; nothing to check");
+        return;
+    };
+    let cases = load_cases(&root);
+    let known = known_differences().unwrap_or_else(|e| panic!("{e}"));
+
+    let mut found: BTreeMap<String, String> = cases
+        .par_iter()
+        .filter_map(|case| {
+            let diffs = match hazmat_outcome(&case.file, false) {
+                Ok(actual) => differences(&case.expected, &actual),
+                Err(e) => vec![e.lines().next().unwrap_or_default().to_string()],
+            };
+            (!diffs.is_empty()).then(|| (case.key.clone(), diffs.join("; ")))
+        })
+        .collect();
+    let unsolved = load_unsolved(&root);
+    let unsolved_found: Vec<(String, String)> = unsolved
+        .par_iter()
+        .filter_map(|(key, file, status)| {
+            let problem = if status == "ERROR" {
+                match hazmat_outcome(file, false) {
+                    Err(e) if e.contains("unknown primitive") => None,
+                    Err(e) => Some(format!("herd7 rejects it; hazmat says {e}")),
+                    Ok(_) => Some("herd7 rejects it; hazmat decides it".to_string()),
+                }
+            } else {
+                hazmat_outcome(file, true)
+                    .err()
+                    .map(|e| format!("not decided with --speedcheck: {e}"))
+            };
+            problem.map(|p| (key.clone(), p))
+        })
+        .collect();
+    found.extend(unsolved_found);
+
+    let unexpected: Vec<String> = found
+        .iter()
+        .filter(|(k, _)| !known.contains_key(*k))
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    let fixed: Vec<&String> = known.keys().filter(|k| !found.contains_key(*k)).collect();
+    eprintln!(
+        "{} of {} decided tests agree with herd7 in full; {} known differences, {} new, {} fixed",
+        cases.len() - cases.iter().filter(|c| found.contains_key(&c.key)).count(),
+        cases.len(),
+        known.len(),
+        unexpected.len(),
+        fixed.len()
+    );
+    if std::env::var_os("HAZMAT_BLESS").is_some() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(KNOWN_DIFFERENCES);
+        let mut text = String::from(
+            "# Tests of the conformance corpus on which hazmat and herd7 disagree, with the reason.\n\
+             # One line per test: folder/path<TAB>reason.  The list may only shrink.\n",
+        );
+        for (k, v) in &found {
+            text.push_str(&format!("{k}\t{v}\n"));
+        }
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        return;
+    }
+    assert!(
+        unexpected.is_empty() && fixed.is_empty(),
+        "disagreements not in {KNOWN_DIFFERENCES}:\n{}\nlisted tests that now agree (remove them):\n{}",
+        unexpected.join("\n"),
+        fixed
+            .iter()
+            .map(|k| k.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The tests herd7 did not decide: `(key, file, TIMEOUT|ERROR)`.
+fn load_unsolved(root: &Path) -> Vec<(String, PathBuf, String)> {
+    let mut out = Vec::new();
+    for folder in FOLDERS {
+        let Ok(text) = std::fs::read_to_string(root.join(folder).join("herd7-unsolved.tsv")) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let cols: Vec<&str> = line.split('\t').collect();
+            if let [path, status, ..] = cols.as_slice() {
+                out.push((
+                    format!("{folder}/{path}"),
+                    root.join(folder).join(path),
+                    status.to_string(),
+                ));
+            }
+        }
+    }
+    out
+}
