@@ -103,6 +103,10 @@ pub enum Flow {
 
 /// Enumerates the executions of `program` that `model` allows, calling `visit` on each.
 ///
+/// With a `goal`, subtrees whose known registers already falsify it are cut, like those
+/// the filter discards: the caller then sees only executions that may satisfy it (which is
+/// how `--speedcheck` decides a condition without enumerating what cannot decide it).
+///
 /// Returns the counts, and the reason it stopped early if it did.
 ///
 /// # Complexity
@@ -114,6 +118,7 @@ pub fn enumerate(
     program: &Program,
     model: &dyn MemoryModel,
     limits: &Limits,
+    goal: Option<&Prop>,
     visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
 ) -> Result<(Stats, Option<Stop>), RunError> {
     let pointees = paths::pointees(program);
@@ -137,7 +142,7 @@ pub fn enumerate(
             .zip(&per_thread)
             .map(|(&i, ps)| &ps[i])
             .collect();
-        let mut search = Search::new(program, model, limits, combo)?;
+        let mut search = Search::new(program, model, limits, goal, combo)?;
         let stop = search.run(visit);
         stats.candidates += search.stats.candidates;
         stats.pruned += search.stats.pruned;
@@ -214,6 +219,7 @@ struct Search<'a> {
     program: &'a Program,
     model: &'a dyn MemoryModel,
     limits: &'a Limits,
+    goal: Option<&'a Prop>,
     paths: Vec<&'a Path>,
     exec: Execution,
     /// Global event of each path-local read, per thread.
@@ -236,6 +242,7 @@ impl<'a> Search<'a> {
         program: &'a Program,
         model: &'a dyn MemoryModel,
         limits: &'a Limits,
+        goal: Option<&'a Prop>,
         paths: Vec<&'a Path>,
     ) -> Result<Search<'a>, RunError> {
         let nlocs = program.locs.len();
@@ -322,6 +329,7 @@ impl<'a> Search<'a> {
             program,
             model,
             limits,
+            goal,
             paths,
             exec,
             read_event,
@@ -824,6 +832,11 @@ impl<'a> Search<'a> {
         // reads are known, a failing filter cuts the subtree.
         if let Some(f) = &self.program.filter
             && self.prop3(f) == Some(false)
+        {
+            return false;
+        }
+        if let Some(g) = self.goal
+            && self.prop3(g) == Some(false)
         {
             return false;
         }
