@@ -113,6 +113,7 @@ pub(crate) fn thread_paths(
     let state = State {
         path: start,
         ctrl: 0,
+        ctrl_outside: Vec::new(),
         held: BTreeSet::new(),
     };
     walker.walk(state, vec![&thread.code[..]])?;
@@ -216,8 +217,12 @@ impl Path {
 #[derive(Clone)]
 struct State {
     path: Path,
-    /// Reads that the branches taken so far depend on.
+    /// Reads that the enclosing branches depend on.
     ctrl: u64,
+    /// For each branch body on the walk's stack, innermost last, the `ctrl` outside it:
+    /// as in herd7, a branch's condition is a control dependency of the events inside the
+    /// branch only, not of those after the `if`.
+    ctrl_outside: Vec<u64>,
     /// Spinlocks this thread holds (for `lock.cat`'s nesting checks).
     held: BTreeSet<Loc>,
 }
@@ -250,6 +255,10 @@ impl<'a> Walker<'a> {
             };
             let Some((ins, rest)) = slice.split_first() else {
                 todo.pop();
+                // Leaving a branch body (the thread's body, at the bottom, has no entry).
+                if let Some(outside) = st.ctrl_outside.pop() {
+                    st.ctrl = outside;
+                }
                 continue;
             };
             *slice = rest;
@@ -434,9 +443,11 @@ impl<'a> Walker<'a> {
                     let c = self.sym(&mut st, cond, span)?;
                     if let Some(v) = st.path.constant(c) {
                         let branch = if truth(v) { then } else { els };
+                        st.ctrl_outside.push(st.ctrl);
                         todo.push(&branch[..]);
                         continue;
                     }
+                    st.ctrl_outside.push(st.ctrl);
                     st.ctrl |= st.path.taint[c as usize];
                     for (taken, branch) in [(true, then), (false, els)] {
                         let mut st2 = st.clone();
