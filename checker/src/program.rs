@@ -182,7 +182,13 @@ pub fn apply_binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
         _ => {}
     }
     let (Value::Int(x), Value::Int(y)) = (a, b) else {
-        return None;
+        // An address plus or minus zero is the address (`y + (r & 8)` with r & 8 = 0);
+        // other arithmetic on addresses has no meaning here.
+        return match (op, a, b) {
+            (BinOp::Add | BinOp::Sub, Value::Addr(_), Value::Int(0)) => Some(a),
+            (BinOp::Add, Value::Int(0), Value::Addr(_)) => Some(b),
+            _ => None,
+        };
     };
     Some(Value::Int(match op {
         BinOp::Add => x.wrapping_add(y),
