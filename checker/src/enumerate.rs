@@ -514,7 +514,7 @@ impl<'a> Search<'a> {
         if let Some(s) = self.tick() {
             return Some(s);
         }
-        if i == self.first_co && !self.solve() {
+        if i == self.first_co && (!self.solve() || !self.filter_may_hold()) {
             return None;
         }
         if i > 0 && i < self.stages.len() && self.model.monotone() {
@@ -535,7 +535,8 @@ impl<'a> Search<'a> {
             Stage::Rf(choices) => self.rf(i, choices, 0, visit),
             Stage::Co(plan) => {
                 let mut order = Vec::with_capacity(plan.writes.len());
-                self.co(i, plan, &mut order, 0, visit)
+                let glue = self.rmw_sources(plan);
+                self.co(i, plan, &glue, &mut order, 0, visit)
             }
             Stage::Lock(plan) => {
                 let mut order = Vec::with_capacity(plan.lkws.len());
@@ -577,10 +578,28 @@ impl<'a> Search<'a> {
         self.rf_src[r] = NONE;
     }
 
+    /// For each write of `plan` (by position) that is the write of a successful
+    /// read-modify-write, the write its read reads from.
+    ///
+    /// Every model hazmat has forbids a write between the two in coherence order (another
+    /// thread's would break atomicity, one of the same thread coherence), so the coherence
+    /// orders [`Search::co`] builds put each such write right after that source.
+    fn rmw_sources(&self, plan: &CoPlan) -> Vec<Option<usize>> {
+        plan.writes
+            .iter()
+            .map(|&w| {
+                let read = (0..self.exec.len()).find(|&r| self.exec.rmw.contains(r, w))?;
+                let src = self.rf_src[read];
+                (src != NONE).then_some(src)
+            })
+            .collect()
+    }
+
     fn co(
         &mut self,
         i: usize,
         plan: &CoPlan,
+        glue: &[Option<usize>],
         order: &mut Vec<usize>,
         placed: u64,
         visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
@@ -594,12 +613,23 @@ impl<'a> Search<'a> {
             self.clear_chain(&chain);
             return r;
         }
+        let last = order.last().map_or(plan.init, |&p| plan.writes[p]);
+        // A read-modify-write that read `last` must write next.
+        let forced = (0..plan.writes.len())
+            .filter(|&p| placed >> p & 1 == 0 && glue[p] == Some(last))
+            .collect::<Vec<_>>();
+        if forced.len() > 1 {
+            return None;
+        }
         for p in 0..plan.writes.len() {
             if placed >> p & 1 == 1 || plan.before[p] & !placed != 0 {
                 continue;
             }
+            if forced.first().is_some_and(|&f| f != p) || glue[p].is_some_and(|s| s != last) {
+                continue;
+            }
             order.push(p);
-            let r = self.co(i, plan, order, placed | 1 << p, visit);
+            let r = self.co(i, plan, glue, order, placed | 1 << p, visit);
             order.pop();
             if r.is_some() {
                 return r;
@@ -824,8 +854,25 @@ impl<'a> Search<'a> {
         true
     }
 
+    /// Whether the `filter` may still hold once values are solved: a filter over
+    /// registers alone is decided by then, before any coherence order is built, as
+    /// herd7 decides it before its model runs.
+    /// Executions the filter drops count nowhere (states, witnesses, flags), so cutting
+    /// them early changes no result.
+    fn filter_may_hold(&self) -> bool {
+        let Some(filter) = &self.program.filter else {
+            return true;
+        };
+        let mut cells = Vec::new();
+        filter.cells(&mut cells);
+        if !cells.iter().all(|c| matches!(c, Cell::Reg { .. })) {
+            return true;
+        }
+        filter.eval(&|c| self.final_value(c))
+    }
+
     fn complete(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
-        if self.first_co == self.stages.len() && !self.solve() {
+        if self.first_co == self.stages.len() && (!self.solve() || !self.filter_may_hold()) {
             return None;
         }
         self.stats.candidates += 1;
