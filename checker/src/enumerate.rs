@@ -9,8 +9,10 @@
 //!    rules fix the coherence order of lock writes, the unlock events' place in it, and the
 //!    writes lock reads read from;
 //! 2. values: once every read has a write, the symbols of the paths are solved; a
-//!    combination whose values depend on themselves (a cycle through rf and data) or whose
-//!    branch, compare-and-exchange or address assumptions fail is not a candidate;
+//!    combination whose branch, compare-and-exchange or address assumptions fail, or
+//!    depend on values that depend on themselves, is not a candidate; a value that
+//!    depends only on itself (a cycle through rf and data, out of thin air) stays an
+//!    unsolved symbol ([`Value::Sym`]), as herd7 keeps it;
 //! 3. coherence: each location's writes in every total order, initial write first.
 //!
 //! After each location, a model that declares itself [monotone](MemoryModel::monotone)
@@ -29,7 +31,7 @@ use crate::event::{Event, EventKind, Loc, Tag, Tags, Value};
 use crate::execution::Execution;
 use crate::model::{Judgement, MemoryModel};
 use crate::paths::{self, Path, truth};
-use crate::program::{Cell, Program};
+use crate::program::{Cell, Operand, Program, Prop};
 use crate::relation::{EventSet, MAX_EVENTS, Relation};
 use std::time::Instant;
 
@@ -103,6 +105,10 @@ pub enum Flow {
 
 /// Enumerates the executions of `program` that `model` allows, calling `visit` on each.
 ///
+/// With a `goal`, subtrees whose known registers already falsify it are cut, like those
+/// the filter discards: the caller then sees only executions that may satisfy it (which is
+/// how `--speedcheck` decides a condition without enumerating what cannot decide it).
+///
 /// Returns the counts, and the reason it stopped early if it did.
 ///
 /// # Complexity
@@ -114,6 +120,7 @@ pub fn enumerate(
     program: &Program,
     model: &dyn MemoryModel,
     limits: &Limits,
+    goal: Option<&Prop>,
     visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
 ) -> Result<(Stats, Option<Stop>), RunError> {
     let pointees = paths::pointees(program);
@@ -137,7 +144,7 @@ pub fn enumerate(
             .zip(&per_thread)
             .map(|(&i, ps)| &ps[i])
             .collect();
-        let mut search = Search::new(program, model, limits, combo)?;
+        let mut search = Search::new(program, model, limits, goal, combo)?;
         let stop = search.run(visit);
         stats.candidates += search.stats.candidates;
         stats.pruned += search.stats.pruned;
@@ -172,7 +179,9 @@ enum Known {
     Unknown,
     Busy,
     Value(Value),
-    /// Depends on itself or on a meaningless operation.
+    /// Depends on itself through rf and data (an out-of-thin-air cycle).
+    Cycle,
+    /// Depends on a meaningless operation.
     Bad,
 }
 
@@ -214,6 +223,7 @@ struct Search<'a> {
     program: &'a Program,
     model: &'a dyn MemoryModel,
     limits: &'a Limits,
+    goal: Option<&'a Prop>,
     paths: Vec<&'a Path>,
     exec: Execution,
     /// Global event of each path-local read, per thread.
@@ -236,6 +246,7 @@ impl<'a> Search<'a> {
         program: &'a Program,
         model: &'a dyn MemoryModel,
         limits: &'a Limits,
+        goal: Option<&'a Prop>,
         paths: Vec<&'a Path>,
     ) -> Result<Search<'a>, RunError> {
         let nlocs = program.locs.len();
@@ -322,6 +333,7 @@ impl<'a> Search<'a> {
             program,
             model,
             limits,
+            goal,
             paths,
             exec,
             read_event,
@@ -514,7 +526,7 @@ impl<'a> Search<'a> {
         if let Some(s) = self.tick() {
             return Some(s);
         }
-        if i == self.first_co && (!self.solve() || !self.filter_may_hold()) {
+        if i == self.first_co && !self.solve() {
             return None;
         }
         if i > 0 && i < self.stages.len() && self.model.monotone() {
@@ -535,8 +547,7 @@ impl<'a> Search<'a> {
             Stage::Rf(choices) => self.rf(i, choices, 0, visit),
             Stage::Co(plan) => {
                 let mut order = Vec::with_capacity(plan.writes.len());
-                let glue = self.rmw_sources(plan);
-                self.co(i, plan, &glue, &mut order, 0, visit)
+                self.co(i, plan, &mut order, 0, visit)
             }
             Stage::Lock(plan) => {
                 let mut order = Vec::with_capacity(plan.lkws.len());
@@ -559,6 +570,10 @@ impl<'a> Search<'a> {
         };
         for &w in &c.candidates {
             self.set_rf(c.read, w);
+            if !self.constraints_hold(false) {
+                self.unset_rf(c.read, w);
+                continue;
+            }
             let r = self.rf(i, choices, j + 1, visit);
             self.unset_rf(c.read, w);
             if r.is_some() {
@@ -578,28 +593,10 @@ impl<'a> Search<'a> {
         self.rf_src[r] = NONE;
     }
 
-    /// For each write of `plan` (by position) that is the write of a successful
-    /// read-modify-write, the write its read reads from.
-    ///
-    /// Every model hazmat has forbids a write between the two in coherence order (another
-    /// thread's would break atomicity, one of the same thread coherence), so the coherence
-    /// orders [`Search::co`] builds put each such write right after that source.
-    fn rmw_sources(&self, plan: &CoPlan) -> Vec<Option<usize>> {
-        plan.writes
-            .iter()
-            .map(|&w| {
-                let read = (0..self.exec.len()).find(|&r| self.exec.rmw.contains(r, w))?;
-                let src = self.rf_src[read];
-                (src != NONE).then_some(src)
-            })
-            .collect()
-    }
-
     fn co(
         &mut self,
         i: usize,
         plan: &CoPlan,
-        glue: &[Option<usize>],
         order: &mut Vec<usize>,
         placed: u64,
         visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
@@ -613,29 +610,45 @@ impl<'a> Search<'a> {
             self.clear_chain(&chain);
             return r;
         }
-        let last = order.last().map_or(plan.init, |&p| plan.writes[p]);
-        // A read-modify-write that read `last` must write next.
-        let forced = (0..plan.writes.len())
-            .filter(|&p| placed >> p & 1 == 0 && glue[p] == Some(last))
-            .collect::<Vec<_>>();
-        if forced.len() > 1 {
-            return None;
+        // Atomicity: the write of a read-modify-write comes right after the write its
+        // read reads from, so only that write may follow `prev`, and no other time.
+        let prev = order.last().map_or(plan.init, |&p| plan.writes[p]);
+        let mut forced = None;
+        for p in 0..plan.writes.len() {
+            if self.rmw_source(plan.writes[p]) == Some(prev) {
+                if forced.is_some() || placed >> p & 1 == 1 {
+                    // Two RMWs read from one write, or the RMW was placed elsewhere.
+                    return None;
+                }
+                forced = Some(p);
+            }
         }
         for p in 0..plan.writes.len() {
             if placed >> p & 1 == 1 || plan.before[p] & !placed != 0 {
                 continue;
             }
-            if forced.first().is_some_and(|&f| f != p) || glue[p].is_some_and(|s| s != last) {
+            if forced.is_some_and(|f| f != p)
+                || (forced.is_none() && self.rmw_source(plan.writes[p]).is_some())
+            {
                 continue;
             }
             order.push(p);
-            let r = self.co(i, plan, glue, order, placed | 1 << p, visit);
+            let r = self.co(i, plan, order, placed | 1 << p, visit);
             order.pop();
             if r.is_some() {
                 return r;
             }
         }
         None
+    }
+
+    /// For the write of a read-modify-write, the write its read reads from.
+    fn rmw_source(&self, w: usize) -> Option<usize> {
+        if w == 0 || !self.exec.rmw.contains(w - 1, w) {
+            return None;
+        }
+        let src = self.rf_src[w - 1];
+        (src != NONE && self.exec.events[src].loc == self.exec.events[w].loc).then_some(src)
     }
 
     fn set_chain(&mut self, chain: &[usize]) {
@@ -739,7 +752,7 @@ impl<'a> Search<'a> {
     fn read_value(&mut self, r: usize) -> Known {
         match self.known[r] {
             Known::Unknown => {}
-            Known::Busy => return Known::Bad,
+            Known::Busy => return Known::Cycle,
             k => return k,
         }
         let w = self.rf_src[r];
@@ -770,6 +783,7 @@ impl<'a> Search<'a> {
         let path = self.paths[t];
         let mut pending = false;
         let mut bad = false;
+        let mut cycle = false;
         let r = path.eval(
             sym,
             &mut |k| {
@@ -778,6 +792,10 @@ impl<'a> Search<'a> {
                     Known::Value(v) => Ok(v),
                     Known::Unknown | Known::Busy => {
                         pending = true;
+                        Err(())
+                    }
+                    Known::Cycle => {
+                        cycle = true;
                         Err(())
                     }
                     Known::Bad => {
@@ -791,6 +809,7 @@ impl<'a> Search<'a> {
         match r {
             Ok(v) => Known::Value(v),
             Err(()) if bad => Known::Bad,
+            Err(()) if cycle => Known::Cycle,
             Err(()) if pending => Known::Unknown,
             Err(()) => Known::Bad,
         }
@@ -815,11 +834,69 @@ impl<'a> Search<'a> {
                             return false;
                         }
                     }
-                    Known::Busy | Known::Bad => return false,
+                    Known::Busy | Known::Cycle | Known::Bad => return false,
                 }
             }
         }
+        // The filter discards executions whatever the model says: once the registers it
+        // reads are known, a failing filter cuts the subtree.
+        if let Some(f) = &self.program.filter
+            && self.prop3(f) == Some(false)
+        {
+            return false;
+        }
+        if let Some(g) = self.goal
+            && self.prop3(g) == Some(false)
+        {
+            return false;
+        }
         true
+    }
+
+    /// Evaluates a proposition as far as the registers it reads are known; locations are
+    /// unknown until coherence is complete.
+    fn prop3(&mut self, p: &Prop) -> Option<bool> {
+        Some(match p {
+            Prop::True => true,
+            Prop::False => false,
+            Prop::Eq(c, v) => {
+                let a = self.cell3(*c)?;
+                let b = match v {
+                    Operand::Value(v) => *v,
+                    Operand::Cell(c) => self.cell3(*c)?,
+                };
+                a == b
+            }
+            Prop::Not(q) => !self.prop3(q)?,
+            Prop::And(a, b) => match (self.prop3(a), self.prop3(b)) {
+                (Some(false), _) | (_, Some(false)) => false,
+                (Some(true), Some(true)) => true,
+                _ => return None,
+            },
+            Prop::Or(a, b) => match (self.prop3(a), self.prop3(b)) {
+                (Some(true), _) | (_, Some(true)) => true,
+                (Some(false), Some(false)) => false,
+                _ => return None,
+            },
+            Prop::Implies(a, b) => match (self.prop3(a), self.prop3(b)) {
+                (Some(false), _) | (_, Some(true)) => true,
+                (Some(true), Some(false)) => false,
+                _ => return None,
+            },
+        })
+    }
+
+    fn cell3(&mut self, c: Cell) -> Option<Value> {
+        match c {
+            Cell::Reg { thread, reg } => {
+                let sym = self.paths[thread].regs[reg];
+                match self.eval(thread, sym) {
+                    Known::Value(v) => Some(v),
+                    _ => None,
+                }
+            }
+            Cell::Loc(_) => None,
+        }
     }
 
     /// Solves every value once rf is complete; `false` when the combination is not a
@@ -829,6 +906,30 @@ impl<'a> Search<'a> {
             return false;
         }
         let nlocs = self.program.locs.len();
+        // Values that depend only on themselves stay unsolved symbols, as in herd7: the
+        // first read of each cycle gets a symbol, and the others follow from it.
+        loop {
+            let mut cyclic = None;
+            for g in nlocs..self.exec.events.len() {
+                if self.exec.events[g].kind != EventKind::Read {
+                    continue;
+                }
+                match self.read_value(g) {
+                    Known::Value(_) => {}
+                    Known::Cycle => {
+                        cyclic.get_or_insert(g);
+                    }
+                    _ => return false,
+                }
+            }
+            let Some(g) = cyclic else { break };
+            for k in self.known.iter_mut() {
+                if *k == Known::Cycle {
+                    *k = Known::Unknown;
+                }
+            }
+            self.known[g] = Known::Value(Value::Sym(g as u32));
+        }
         for g in nlocs..self.exec.events.len() {
             let v = match self.exec.events[g].kind {
                 EventKind::Read => self.read_value(g),
@@ -854,25 +955,8 @@ impl<'a> Search<'a> {
         true
     }
 
-    /// Whether the `filter` may still hold once values are solved: a filter over
-    /// registers alone is decided by then, before any coherence order is built, as
-    /// herd7 decides it before its model runs.
-    /// Executions the filter drops count nowhere (states, witnesses, flags), so cutting
-    /// them early changes no result.
-    fn filter_may_hold(&self) -> bool {
-        let Some(filter) = &self.program.filter else {
-            return true;
-        };
-        let mut cells = Vec::new();
-        filter.cells(&mut cells);
-        if !cells.iter().all(|c| matches!(c, Cell::Reg { .. })) {
-            return true;
-        }
-        filter.eval(&|c| self.final_value(c))
-    }
-
     fn complete(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
-        if self.first_co == self.stages.len() && (!self.solve() || !self.filter_may_hold()) {
+        if self.first_co == self.stages.len() && !self.solve() {
             return None;
         }
         self.stats.candidates += 1;

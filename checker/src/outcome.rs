@@ -6,11 +6,13 @@
 //! executions (not states) whose final state satisfies, or fails, the condition's
 //! proposition; the verdict is `Never` when no execution satisfies it, `Always` when every
 //! one does (and there is one), `Sometimes` otherwise.
+//! States are sorted value by value in column order: unsolved symbols first, then integers
+//! in numeric order, then addresses by the name of the location.
 
 use crate::enumerate::{Flow, Limits, RunError, Stats, Stop, enumerate};
 use crate::event::Value;
 use crate::model::MemoryModel;
-use crate::program::{Cell, Program, Quantifier};
+use crate::program::{Cell, Program, Prop, Quantifier};
 use std::collections::BTreeSet;
 
 /// How the condition's proposition fares over the allowed executions.
@@ -40,8 +42,9 @@ impl Verdict {
 pub struct Options {
     /// Bounds on the enumeration.
     pub limits: Limits,
-    /// Stop as soon as the condition is decided (herd7's `-speedcheck`): the states and
-    /// counts are then partial.
+    /// Decide only the condition (herd7's `-speedcheck`): executions that cannot decide it
+    /// are cut and the enumeration stops at the first that does, so the verdict says
+    /// whether the condition can hold but the states and counts are partial.
     pub speedcheck: bool,
 }
 
@@ -104,7 +107,18 @@ pub fn run(
     let mut flags: Vec<&'static str> = Vec::new();
     let quantifier = program.condition.quantifier;
     let mut cut_short = false;
-    let (stats, stop) = enumerate(program, model, &options.limits, &mut |x| {
+    // In a speed check, only executions that can decide the condition matter: those that
+    // satisfy the proposition (`exists`, `~exists`) or fail it (`forall`).
+    let negated;
+    let goal = match (options.speedcheck, quantifier) {
+        (false, _) => None,
+        (true, Quantifier::Forall) => {
+            negated = Prop::Not(Box::new(program.condition.prop.clone()));
+            Some(&negated)
+        }
+        (true, _) => Some(&program.condition.prop),
+    };
+    let (stats, stop) = enumerate(program, model, &options.limits, goal, &mut |x| {
         let get = |c: Cell| x.value(c);
         if let Some(filter) = &program.filter
             && !filter.eval(&get)
@@ -142,8 +156,9 @@ pub fn run(
     states.sort_by_cached_key(|s| {
         s.iter()
             .map(|v| match v {
-                Value::Int(n) => (0, *n, String::new()),
-                Value::Addr(_) => (1, 0, program.value_text(*v)),
+                Value::Sym(n) => (0, i64::from(*n), String::new()),
+                Value::Int(n) => (1, *n, String::new()),
+                Value::Addr(_) => (2, 0, program.value_text(*v)),
             })
             .collect::<Vec<_>>()
     });

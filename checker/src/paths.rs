@@ -113,10 +113,9 @@ pub(crate) fn thread_paths(
     let state = State {
         path: start,
         ctrl: 0,
-        ctrl_outside: Vec::new(),
         held: BTreeSet::new(),
     };
-    walker.walk(state, vec![&thread.code[..]])?;
+    walker.walk(state, vec![(&thread.code[..], None)])?;
     Ok(walker.out)
 }
 
@@ -214,15 +213,15 @@ impl Path {
     }
 }
 
+/// Instructions still to run, and the control-dependency mask to restore after them (at
+/// the end of a branch).
+type Frame<'a> = (&'a [Instr], Option<u64>);
+
 #[derive(Clone)]
 struct State {
     path: Path,
-    /// Reads that the enclosing branches depend on.
+    /// Reads that the branches taken so far depend on.
     ctrl: u64,
-    /// For each branch body on the walk's stack, innermost last, the `ctrl` outside it:
-    /// as in herd7, a branch's condition is a control dependency of the events inside the
-    /// branch only, not of those after the `if`.
-    ctrl_outside: Vec<u64>,
     /// Spinlocks this thread holds (for `lock.cat`'s nesting checks).
     held: BTreeSet<Loc>,
 }
@@ -241,9 +240,9 @@ fn err(message: impl Into<String>, span: (usize, usize)) -> PathError {
 }
 
 impl<'a> Walker<'a> {
-    fn walk(&mut self, mut st: State, mut todo: Vec<&'a [Instr]>) -> Result<(), PathError> {
+    fn walk(&mut self, mut st: State, mut todo: Vec<Frame<'a>>) -> Result<(), PathError> {
         loop {
-            let Some(slice) = todo.last_mut() else {
+            let Some((slice, restore)) = todo.last_mut() else {
                 if self.out.len() >= MAX_PATHS {
                     return Err(err(
                         format!("a thread has more than {MAX_PATHS} paths"),
@@ -254,11 +253,10 @@ impl<'a> Walker<'a> {
                 return Ok(());
             };
             let Some((ins, rest)) = slice.split_first() else {
-                todo.pop();
-                // Leaving a branch body (the thread's body, at the bottom, has no entry).
-                if let Some(outside) = st.ctrl_outside.pop() {
-                    st.ctrl = outside;
+                if let Some(ctrl) = *restore {
+                    st.ctrl = ctrl;
                 }
+                todo.pop();
                 continue;
             };
             *slice = rest;
@@ -443,11 +441,12 @@ impl<'a> Walker<'a> {
                     let c = self.sym(&mut st, cond, span)?;
                     if let Some(v) = st.path.constant(c) {
                         let branch = if truth(v) { then } else { els };
-                        st.ctrl_outside.push(st.ctrl);
-                        todo.push(&branch[..]);
+                        todo.push((&branch[..], None));
                         continue;
                     }
-                    st.ctrl_outside.push(st.ctrl);
+                    // herd7's control dependencies reach the events of the branches only,
+                    // not those after the `if`: the mask is restored at the join.
+                    let outer = st.ctrl;
                     st.ctrl |= st.path.taint[c as usize];
                     for (taken, branch) in [(true, then), (false, els)] {
                         let mut st2 = st.clone();
@@ -456,7 +455,7 @@ impl<'a> Walker<'a> {
                             truth: taken,
                         });
                         let mut todo2 = todo.clone();
-                        todo2.push(&branch[..]);
+                        todo2.push((&branch[..], Some(outer)));
                         self.walk(st2, todo2)?;
                     }
                     return Ok(());
@@ -470,7 +469,7 @@ impl<'a> Walker<'a> {
     fn fork_addr(
         &mut self,
         mut st: State,
-        todo: Vec<&'a [Instr]>,
+        todo: Vec<Frame<'a>>,
         addr: &Expr,
         span: (usize, usize),
         mut body: impl FnMut(&mut Self, &mut State, Loc, u64) -> Result<bool, PathError>,
@@ -484,8 +483,11 @@ impl<'a> Walker<'a> {
                 }
                 Ok(())
             }
-            Some(Value::Int(n)) => Err(err(
-                format!("the address of this access is the integer {n}, not a location"),
+            Some(v @ (Value::Int(_) | Value::Sym(_))) => Err(err(
+                format!(
+                    "the address of this access is {}, not a location",
+                    self.program.value_text(v)
+                ),
                 span,
             )),
             None => {

@@ -46,6 +46,7 @@ impl Program {
         match value {
             Value::Int(n) => n.to_string(),
             Value::Addr(loc) => self.locs[loc.0 as usize].name.clone(),
+            Value::Sym(n) => format!("S{n}"),
         }
     }
 }
@@ -182,8 +183,9 @@ pub fn apply_binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
         _ => {}
     }
     let (Value::Int(x), Value::Int(y)) = (a, b) else {
-        // An address plus or minus zero is the address (`y + (r & 8)` with r & 8 = 0);
-        // other arithmetic on addresses has no meaning here.
+        // Adding or subtracting zero keeps an address, as the kernel's tests use to build
+        // address dependencies (`r8 = b + (r9 - r9)`); other arithmetic on addresses has
+        // no meaning.
         return match (op, a, b) {
             (BinOp::Add | BinOp::Sub, Value::Addr(_), Value::Int(0)) => Some(a),
             (BinOp::Add, Value::Int(0), Value::Addr(_)) => Some(b),
