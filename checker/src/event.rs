@@ -20,6 +20,10 @@ pub enum Value {
     Int(i64),
     /// The address of a location (`&x`, or `y=x;` in an init block).
     Addr(Loc),
+    /// A value that depends only on itself: a read in an out-of-thin-air cycle of rf and
+    /// data dependencies, which herd7 keeps as an unsolved symbol (printed `S<n>`).
+    /// The number is the event of the read the symbol was introduced at.
+    Sym(u32),
 }
 
 impl Default for Value {
@@ -172,6 +176,16 @@ pub struct Tags(u32);
 impl Tags {
     /// No tag.
     pub const NONE: Tags = Tags(0);
+
+    /// The set whose bit `t as u8` is set for each tag `t` in it.
+    pub const fn from_bits(bits: u32) -> Tags {
+        Tags(bits)
+    }
+
+    /// The raw bits of the set.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
 
     /// The set holding `tags`.
     pub fn of(tags: &[Tag]) -> Tags {

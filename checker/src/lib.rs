@@ -1,6 +1,134 @@
 //! Exhaustive litmus-test checking under the Linux-kernel memory model, SC and TSO.
+//!
+//! The path from text to verdict: [`hazmat_litmus::parse`] gives the AST, [`lower::lower`]
+//! a [`program::Program`], [`outcome::run`] enumerates its candidate executions
+//! ([`enumerate`]) under a [`model::MemoryModel`] and sums up the allowed ones, and
+//! [`report`] prints the result as herd7 does.
+//! [`check_source`] does all of it for one file; [`harness`] turns a directory of litmus
+//! files into `cargo test` cases.
 
+pub mod enumerate;
 pub mod event;
 pub mod execution;
+pub mod harness;
+pub mod judge;
+pub mod lkmm;
+pub mod lower;
 pub mod model;
+pub mod outcome;
+pub(crate) mod paths;
+pub(crate) mod primitive;
+pub mod program;
 pub mod relation;
+pub mod report;
+pub mod sc;
+pub mod tso;
+
+use hazmat_litmus::ast::{Span, line_col};
+use std::time::{Duration, Instant};
+
+pub use outcome::{Options, Outcome, Verdict};
+
+/// The names of the models `--model` accepts.
+pub const MODELS: &[&str] = &["lkmm", "sc", "tso"];
+
+/// The names of every kernel primitive hazmat knows (the macros of `linux-kernel.def`).
+pub fn primitives() -> impl Iterator<Item = &'static str> {
+    primitive::names()
+}
+
+/// Why a test could not be checked.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// The text is not a litmus test.
+    #[error("{}", .0.message)]
+    Parse(hazmat_litmus::ParseError),
+    /// The test uses something hazmat cannot run.
+    #[error(transparent)]
+    Lower(#[from] lower::LowerError),
+    /// Running the test revealed an error.
+    #[error(transparent)]
+    Run(#[from] enumerate::RunError),
+    /// The model asked for does not exist or is not available.
+    #[error("{0}")]
+    Model(String),
+}
+
+impl CheckError {
+    /// The error as `file:line:col: error: message` (and, for parse errors, the source line).
+    pub fn render(&self, file: &str, source: &str) -> String {
+        let at = |span: Span| {
+            let (l, c) = line_col(source, span.start);
+            format!("{file}:{l}:{c}")
+        };
+        match self {
+            CheckError::Parse(e) => e.render(file, source).trim_end().to_string(),
+            CheckError::Lower(e) => format!("{}: error: {}", at(e.span), e.message),
+            CheckError::Run(e) => format!(
+                "{}: error: {}",
+                at(Span::new(e.span.0, e.span.1)),
+                e.message
+            ),
+            CheckError::Model(m) => format!("{file}: error: {m}"),
+        }
+    }
+}
+
+/// Finds a model by name.
+pub fn model(name: &str) -> Result<Box<dyn model::MemoryModel>, CheckError> {
+    match name {
+        "sc" => Ok(Box::new(sc::Sc)),
+        "tso" => Ok(Box::new(tso::Tso)),
+        "lkmm" => Ok(Box::new(lkmm::Lkmm)),
+        other => Err(CheckError::Model(format!(
+            "unknown model `{other}`; the models are {}",
+            MODELS.join(", ")
+        ))),
+    }
+}
+
+/// One checked test.
+#[derive(Debug)]
+pub struct Checked {
+    /// The parsed test.
+    pub test: hazmat_litmus::Test,
+    /// The lowered program.
+    pub program: program::Program,
+    /// What the enumeration found.
+    pub outcome: Outcome,
+    /// The digest printed as `Hash=`.
+    pub hash: String,
+    /// Time spent lowering and enumerating.
+    pub elapsed: Duration,
+}
+
+impl Checked {
+    /// herd7's text output for the test.
+    pub fn herd_text(&self) -> String {
+        report::herd_text(
+            &self.program,
+            &self.outcome,
+            &self.hash,
+            self.elapsed.as_secs_f64(),
+        )
+    }
+}
+
+/// Parses, lowers and checks the text of one litmus file.
+pub fn check_source(
+    source: &str,
+    model: &dyn model::MemoryModel,
+    options: &Options,
+) -> Result<Checked, CheckError> {
+    let start = Instant::now();
+    let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
+    let program = lower::lower(&test)?;
+    let outcome = outcome::run(&program, model, options)?;
+    Ok(Checked {
+        test,
+        program,
+        outcome,
+        hash: report::digest(source.as_bytes()),
+        elapsed: start.elapsed(),
+    })
+}

@@ -1,6 +1,442 @@
 //! The `hazmat` command line.
+//!
+//! `hazmat check` decides litmus files under a memory model and prints herd7's output;
+//! `hazmat parse` and `hazmat fmt` expose the parser and the canonical printer.
+//! Exit codes: 0 success; 1 `--judge` found a disagreement (or `fmt --check` a file to
+//! reformat); 2 an error (bad usage, unreadable or invalid file, unknown primitive,
+//! unavailable model); 3 a test stopped at a limit and is undecided.
+//! When several apply, the first in the order 2, 1, 3 wins.
 
-fn main() {
-    eprintln!("hazmat: no subcommands yet");
-    std::process::exit(2);
+use clap::{Parser, Subcommand};
+use hazmat_checker::enumerate::Limits;
+use hazmat_checker::report::{self, SummaryRow};
+use hazmat_checker::{CheckError, Options, check_source, judge, model};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(
+    name = "hazmat",
+    version,
+    about = "Litmus tests under the Linux-kernel memory model, SC and TSO"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decide litmus files (directories are searched for `.litmus` files).
+    Check(CheckArgs),
+    /// Parse litmus files and report the first error of each.
+    Parse {
+        /// Files to parse.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Measure tests per second and enumeration counts over litmus files, on all cores.
+    Bench(BenchArgs),
+    /// Rewrite litmus files in canonical form.
+    Fmt {
+        /// Only report the files that are not in canonical form.
+        #[arg(long)]
+        check: bool,
+        /// Files to format.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// The memory model: lkmm, sc or tso.
+    #[arg(long, default_value = "lkmm")]
+    model: String,
+    /// Threads checking files in parallel (default: all cores).
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Give up on a test after this many seconds (it is then `Unknown`).
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Give up on a test after judging this many candidate executions.
+    #[arg(long)]
+    max_executions: Option<u64>,
+    /// Print one JSON object per test instead of herd7's text.
+    #[arg(long)]
+    json: bool,
+    /// Compare each verdict with the file's `Result` line for the model.
+    #[arg(long)]
+    judge: bool,
+    /// Stop each test as soon as its condition is decided (partial states and counts).
+    #[arg(long)]
+    speedcheck: bool,
+    /// Files or directories.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// The memory model: lkmm, sc or tso.
+    #[arg(long, default_value = "lkmm")]
+    model: String,
+    /// Threads checking files in parallel (default: all cores).
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// How many times to check the whole set; the best pass is reported.
+    #[arg(long, default_value_t = 3)]
+    repeat: u32,
+    /// Give up on a test after this many seconds (it then counts as undecided).
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Decide only the conditions.
+    #[arg(long)]
+    speedcheck: bool,
+    /// Files or directories.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Check(args) => check(args),
+        Command::Parse { files } => parse(&files),
+        Command::Bench(args) => bench(args),
+        Command::Fmt { check, files } => fmt(check, &files),
+    };
+    ExitCode::from(code)
+}
+
+/// What happened to one file.
+struct FileResult {
+    file: String,
+    text: String,
+    error: Option<String>,
+    row: SummaryRow,
+    disagreement: Option<String>,
+    unknown: bool,
+}
+
+fn check(args: CheckArgs) -> u8 {
+    let m = match model(&args.model) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("hazmat: error: {e}");
+            return 2;
+        }
+    };
+    let files = expand(&args.paths);
+    if let Some(j) = args.jobs {
+        // The global pool may be built once; a second build fails harmlessly.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(j.max(1))
+            .build_global();
+    }
+    let bar = if std::io::stderr().is_terminal() && files.len() > 1 {
+        let b = ProgressBar::new(files.len() as u64);
+        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}") {
+            b.set_style(style);
+        }
+        Some(b)
+    } else {
+        None
+    };
+    let results: Vec<FileResult> = files
+        .par_iter()
+        .map(|f| {
+            let r = check_file(f, m.as_ref(), &args);
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            r
+        })
+        .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let mut out = std::io::stdout().lock();
+    let mut code = 0u8;
+    let mut disagreements = Vec::new();
+    for r in &results {
+        let _ = out.write_all(r.text.as_bytes());
+        if let Some(e) = &r.error {
+            eprintln!("{e}");
+            code = 2;
+        }
+        if let Some(d) = &r.disagreement {
+            disagreements.push(format!("{}: {d}", r.file));
+        }
+    }
+    if results.len() > 1 && !args.json {
+        let rows: Vec<SummaryRow> = results.iter().map(|r| r.row.clone()).collect();
+        let _ = write!(out, "{}", report::summary(&rows));
+    }
+    let _ = out.flush();
+    if !disagreements.is_empty() {
+        eprintln!(
+            "hazmat: {} disagreement(s) with the files' Result lines:",
+            disagreements.len()
+        );
+        for d in &disagreements {
+            eprintln!("  {d}");
+        }
+        if code == 0 {
+            code = 1;
+        }
+    }
+    if code == 0 && results.iter().any(|r| r.unknown) {
+        code = 3;
+    }
+    code
+}
+
+fn check_file(
+    path: &Path,
+    m: &dyn hazmat_checker::model::MemoryModel,
+    args: &CheckArgs,
+) -> FileResult {
+    let file = path.display().to_string();
+    let start = Instant::now();
+    let mut result = FileResult {
+        file: file.clone(),
+        text: String::new(),
+        error: None,
+        row: SummaryRow {
+            file: file.clone(),
+            verdict: "error".into(),
+            counts: None,
+            expected: None,
+            judged: "",
+            seconds: 0.0,
+        },
+        disagreement: None,
+        unknown: false,
+    };
+    let source = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) => {
+            result.error = Some(format!("{file}: error: {e}"));
+            return result;
+        }
+    };
+    let options = Options {
+        limits: Limits {
+            max_executions: args.max_executions,
+            deadline: args
+                .timeout
+                .map(|s| start + Duration::from_secs_f64(s.max(0.0))),
+        },
+        speedcheck: args.speedcheck,
+    };
+    let checked = match check_source(&source, m, &options) {
+        Ok(c) => c,
+        Err(e) => {
+            result.error = Some(render(&e, &file, &source));
+            result.row.seconds = start.elapsed().as_secs_f64();
+            return result;
+        }
+    };
+    let o = &checked.outcome;
+    let seconds = checked.elapsed.as_secs_f64();
+    result.text = if args.json {
+        let mut j =
+            report::json(&checked.program, o, m.name(), &file, &checked.hash, seconds).to_string();
+        j.push('\n');
+        j
+    } else {
+        checked.herd_text()
+    };
+    result.unknown = o.unknown.is_some();
+    result.row.verdict = if o.unknown.is_some() {
+        "Unknown".into()
+    } else {
+        o.verdict().as_str().into()
+    };
+    result.row.counts = Some((o.positive, o.negative));
+    result.row.seconds = seconds;
+    if let Some(e) = judge::expectation(&checked.test, m.name()) {
+        result.row.expected = Some(judge::expectation_text(e));
+        if args.judge {
+            match judge::judge(e, o) {
+                Ok(()) => result.row.judged = "agree",
+                Err(why) => {
+                    result.row.judged = "DISAGREE";
+                    result.disagreement = Some(why);
+                }
+            }
+        }
+    }
+    result
+}
+
+/// One file's result in a benchmark pass.
+struct BenchOne {
+    file: String,
+    seconds: f64,
+    stats: Option<hazmat_checker::enumerate::Stats>,
+    decided: bool,
+}
+
+fn bench(args: BenchArgs) -> u8 {
+    let m = match model(&args.model) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("hazmat: error: {e}");
+            return 2;
+        }
+    };
+    let files = expand(&args.paths);
+    let sources: Vec<(String, String)> = files
+        .iter()
+        .filter_map(|f| Some((f.display().to_string(), std::fs::read_to_string(f).ok()?)))
+        .collect();
+    if let Some(j) = args.jobs {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(j.max(1))
+            .build_global();
+    }
+    let mut best: Option<(f64, Vec<BenchOne>)> = None;
+    for _ in 0..args.repeat.max(1) {
+        let start = Instant::now();
+        let results: Vec<BenchOne> = sources
+            .par_iter()
+            .map(|(file, src)| {
+                let t = Instant::now();
+                let options = Options {
+                    limits: Limits {
+                        max_executions: None,
+                        deadline: args
+                            .timeout
+                            .map(|s| t + Duration::from_secs_f64(s.max(0.0))),
+                    },
+                    speedcheck: args.speedcheck,
+                };
+                let r = check_source(src, m.as_ref(), &options).ok();
+                BenchOne {
+                    file: file.clone(),
+                    seconds: t.elapsed().as_secs_f64(),
+                    decided: r.as_ref().is_some_and(|c| c.outcome.unknown.is_none()),
+                    stats: r.map(|c| c.outcome.stats),
+                }
+            })
+            .collect();
+        let wall = start.elapsed().as_secs_f64();
+        if best.as_ref().is_none_or(|(w, _)| wall < *w) {
+            best = Some((wall, results));
+        }
+    }
+    let Some((wall, mut results)) = best else {
+        return 0;
+    };
+    let n = results.len();
+    let sum = |f: fn(&hazmat_checker::enumerate::Stats) -> u64| -> u64 {
+        results.iter().filter_map(|r| r.stats.as_ref()).map(f).sum()
+    };
+    let (candidates, pruned, allowed) =
+        (sum(|s| s.candidates), sum(|s| s.pruned), sum(|s| s.allowed));
+    let cpu: f64 = results.iter().map(|r| r.seconds).sum();
+    let decided = results.iter().filter(|r| r.decided).count();
+    let errors = results.iter().filter(|r| r.stats.is_none()).count();
+    println!(
+        "model {}: {n} files, {decided} decided, {errors} errors",
+        m.name()
+    );
+    println!(
+        "wall {wall:.3} s (best of {}), {:.1} tests/s; {cpu:.3} s summed over tests",
+        args.repeat.max(1),
+        n as f64 / wall
+    );
+    println!(
+        "candidates judged {candidates}, partial executions pruned {pruned}, executions allowed {allowed}"
+    );
+    results.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+    println!("slowest:");
+    for r in results.iter().take(10) {
+        println!("  {:>8.3} s  {}", r.seconds, r.file);
+    }
+    0
+}
+
+fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            files.extend(hazmat_checker::harness::litmus_files(p));
+        } else {
+            files.push(p.clone());
+        }
+    }
+    files
+}
+
+fn render(e: &CheckError, file: &str, source: &str) -> String {
+    e.render(file, source)
+}
+
+fn parse(files: &[PathBuf]) -> u8 {
+    let mut code = 0;
+    for f in files {
+        let name = f.display().to_string();
+        match std::fs::read_to_string(f) {
+            Ok(src) => match hazmat_litmus::parse(&src) {
+                Ok(t) => println!(
+                    "{name}: ok: test {} with {} threads",
+                    t.name.name,
+                    t.threads.len()
+                ),
+                Err(e) => {
+                    eprintln!("{}", e.render(&name, &src).trim_end());
+                    code = 2;
+                }
+            },
+            Err(e) => {
+                eprintln!("{name}: error: {e}");
+                code = 2;
+            }
+        }
+    }
+    code
+}
+
+fn fmt(check: bool, files: &[PathBuf]) -> u8 {
+    let mut code = 0;
+    for f in files {
+        let name = f.display().to_string();
+        let src = match std::fs::read_to_string(f) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{name}: error: {e}");
+                code = 2;
+                continue;
+            }
+        };
+        let test = match hazmat_litmus::parse_keeping_comments(&src) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("{}", e.render(&name, &src).trim_end());
+                code = 2;
+                continue;
+            }
+        };
+        let printed = hazmat_litmus::print(&test);
+        if printed == src {
+            continue;
+        }
+        if check {
+            println!("{name}: not in canonical form");
+            if code == 0 {
+                code = 1;
+            }
+        } else if let Err(e) = std::fs::write(f, printed) {
+            eprintln!("{name}: error: {e}");
+            code = 2;
+        }
+    }
+    code
 }

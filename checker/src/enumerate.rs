@@ -1,0 +1,1048 @@
+//! Enumeration: every candidate execution of a program, judged by a memory model.
+//!
+//! The second half of herd7's semantics.
+//! For each combination of thread paths (see [`crate::paths`]) the enumeration builds the
+//! events and the relations the paths fix (po, rmw, addr, data, ctrl) once, then searches
+//! the choices that remain, location by location:
+//!
+//! 1. reads-from: each read of the location picks a write of it; for spinlocks, `lock.cat`'s
+//!    rules fix the coherence order of lock writes, the unlock events' place in it, and the
+//!    writes lock reads read from;
+//! 2. coherence: the location's writes in every total order, initial write first (the
+//!    order does not depend on values, so a location's coherence is complete, and its
+//!    coherence axioms checkable, as soon as its own reads and writes are placed);
+//! 3. values, once every location is done: the symbols of the paths are solved; a
+//!    combination whose branch, compare-and-exchange or address assumptions fail, or
+//!    depend on values that depend on themselves, is not a candidate; a value that
+//!    depends only on itself (a cycle through rf and data, out of thin air) stays an
+//!    unsolved symbol ([`Value::Sym`]), as herd7 keeps it.
+//!    Assumptions and the filter are also checked as soon as the values they read are
+//!    known, after each read's choice.
+//!
+//! After each location (its reads-from and coherence both placed), a model that declares
+//! itself [monotone](MemoryModel::monotone) judges the partial execution: a partial execution it rejects has no allowed completion,
+//! so the whole subtree is cut.
+//!
+//! Choices no model could accept are never generated, and the rules are documented here
+//! because every model must agree with them (every model hazmat has includes SC per
+//! location and atomicity):
+//! a read never reads from a write of its own thread that comes after it in program order
+//! or that a later write of its thread to the same location overwrites before the read;
+//! coherence never orders two writes of one thread against program order; and the write of
+//! a read-modify-write comes right after the write its read reads from.
+//!
+//! The enumeration does no I/O; it reports each allowed execution to a callback.
+
+use crate::event::{Event, EventKind, Loc, Tag, Tags, Value};
+use crate::execution::Execution;
+use crate::model::{Judgement, MemoryModel};
+use crate::paths::{self, Path, truth};
+use crate::program::{Cell, Operand, Program, Prop};
+use crate::relation::{EventSet, MAX_EVENTS, Relation};
+use std::time::Instant;
+
+/// Bounds on one enumeration.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// Stop after judging this many complete candidates.
+    pub max_executions: Option<u64>,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+}
+
+/// Counts of one enumeration, for benchmarks and `--json`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Combinations of thread paths.
+    pub path_combinations: u64,
+    /// Complete candidate executions judged by the model.
+    pub candidates: u64,
+    /// Partial executions cut by a monotone model's check (each stands for one or more
+    /// candidates never built).
+    pub pruned: u64,
+    /// Candidates the model allowed.
+    pub allowed: u64,
+}
+
+/// Why an enumeration stopped before the end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The callback asked to stop.
+    Done,
+    /// A limit was reached; the text names it.
+    Limit(String),
+}
+
+/// An error in the program that only running it reveals.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct RunError {
+    /// What is wrong.
+    pub message: String,
+    /// The byte range of the source at fault.
+    pub span: (usize, usize),
+}
+
+/// What the callback sees of one allowed execution.
+pub struct Allowed<'a> {
+    /// The execution.
+    pub execution: &'a Execution,
+    /// The model's judgement (flags).
+    pub judgement: &'a Judgement,
+    search: &'a Search<'a>,
+}
+
+impl Allowed<'_> {
+    /// The final value of a cell: a register's last value, or the value of the last write
+    /// in coherence order to a location.
+    pub fn value(&self, cell: Cell) -> Value {
+        self.search.final_value(cell)
+    }
+}
+
+/// Whether the callback wants more executions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep going.
+    Continue,
+    /// Stop the enumeration.
+    Stop,
+}
+
+/// Enumerates the executions of `program` that `model` allows, calling `visit` on each.
+///
+/// With a `goal`, subtrees whose known registers already falsify it are cut, like those
+/// the filter discards: the caller then sees only executions that may satisfy it (which is
+/// how `--speedcheck` decides a condition without enumerating what cannot decide it).
+///
+/// Returns the counts, and the reason it stopped early if it did.
+///
+/// # Complexity
+/// Exponential in the test, as any exhaustive enumeration: the product over threads of
+/// their paths, times the product over reads of the writes each may read, times the
+/// product over locations of the orders of their writes; pruning by a monotone model cuts
+/// most of it on forbidden shapes.
+pub fn enumerate(
+    program: &Program,
+    model: &dyn MemoryModel,
+    limits: &Limits,
+    goal: Option<&Prop>,
+    visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+) -> Result<(Stats, Option<Stop>), RunError> {
+    let pointees = paths::pointees(program);
+    let mut per_thread = Vec::with_capacity(program.threads.len());
+    for t in &program.threads {
+        let ps = paths::thread_paths(program, t, &pointees).map_err(|e| RunError {
+            message: e.message,
+            span: e.span,
+        })?;
+        per_thread.push(ps);
+    }
+    let mut stats = Stats::default();
+    let mut choice = vec![0usize; per_thread.len()];
+    if per_thread.iter().any(|p| p.is_empty()) {
+        return Ok((stats, None));
+    }
+    loop {
+        if let Some(d) = limits.deadline
+            && Instant::now() >= d
+        {
+            return Ok((stats, Some(Stop::Limit("timeout".into()))));
+        }
+        stats.path_combinations += 1;
+        let combo: Vec<&Path> = choice
+            .iter()
+            .zip(&per_thread)
+            .map(|(&i, ps)| &ps[i])
+            .collect();
+        let mut search = Search::new(program, model, limits, goal, combo)?;
+        let stop = search.run(visit);
+        stats.candidates += search.stats.candidates;
+        stats.pruned += search.stats.pruned;
+        stats.allowed += search.stats.allowed;
+        if stop.is_some() {
+            return Ok((stats, stop));
+        }
+        if let Some(max) = limits.max_executions
+            && stats.candidates >= max
+        {
+            return Ok((stats, Some(Stop::Limit(format!("{max} executions")))));
+        }
+        // Next combination, odometer style.
+        let mut t = 0;
+        loop {
+            if t == choice.len() {
+                return Ok((stats, None));
+            }
+            choice[t] += 1;
+            if choice[t] < per_thread[t].len() {
+                break;
+            }
+            choice[t] = 0;
+            t += 1;
+        }
+    }
+}
+
+/// What a read's value is known to be during the search.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Known {
+    Unknown,
+    Busy,
+    Value(Value),
+    /// Depends on itself through rf and data (an out-of-thin-air cycle).
+    Cycle,
+    /// Depends on a meaningless operation.
+    Bad,
+}
+
+/// A read whose write is still to choose, with the writes it may read.
+struct ReadChoice {
+    read: usize,
+    candidates: Vec<usize>,
+}
+
+/// One step of the search.
+enum Stage {
+    /// Reads-from for the plain reads of a location.
+    Rf(Vec<ReadChoice>),
+    /// Coherence, rf of lock reads, and the reads of `spin_trylock`/`spin_is_locked`, for a
+    /// spinlock.
+    Lock(LockPlan),
+    /// Coherence order for a location.
+    Co(CoPlan),
+}
+
+struct CoPlan {
+    init: usize,
+    writes: Vec<usize>,
+    /// For each write (by position in `writes`), the positions that must come before it
+    /// (earlier writes of the same thread).
+    before: Vec<u64>,
+}
+
+struct LockPlan {
+    init: usize,
+    /// Lock writes, with the read of their pair and their matching unlock.
+    lkws: Vec<(usize, usize, Option<usize>)>,
+    before: Vec<u64>,
+    /// Lock-fail, read-locked and read-unlocked reads with the writes each may read.
+    reads: Vec<ReadChoice>,
+}
+
+struct Search<'a> {
+    program: &'a Program,
+    model: &'a dyn MemoryModel,
+    limits: &'a Limits,
+    goal: Option<&'a Prop>,
+    paths: Vec<&'a Path>,
+    exec: Execution,
+    /// Global event of each path-local read, per thread.
+    read_event: Vec<Vec<usize>>,
+    /// Thread and path-local event of each global event (`None` for initial writes).
+    origin: Vec<Option<(usize, usize)>>,
+    rf_src: Vec<usize>,
+    known: Vec<Known>,
+    stages: Vec<Stage>,
+    /// The stage at which values are solved: after every choice.
+    first_co: usize,
+    stats: Stats,
+    steps: u64,
+}
+
+const NONE: usize = usize::MAX;
+
+impl<'a> Search<'a> {
+    fn new(
+        program: &'a Program,
+        model: &'a dyn MemoryModel,
+        limits: &'a Limits,
+        goal: Option<&'a Prop>,
+        paths: Vec<&'a Path>,
+    ) -> Result<Search<'a>, RunError> {
+        let nlocs = program.locs.len();
+        let total = nlocs + paths.iter().map(|p| p.events.len()).sum::<usize>();
+        if total > MAX_EVENTS {
+            return Err(RunError {
+                message: format!(
+                    "the test has {total} events in one execution; at most {MAX_EVENTS} are supported"
+                ),
+                span: (0, 0),
+            });
+        }
+        let mut events = Vec::with_capacity(total);
+        let mut origin = Vec::with_capacity(total);
+        for l in &program.locs {
+            events.push(Event {
+                thread: None,
+                kind: EventKind::Write,
+                loc: Some(Loc(events.len() as u32)),
+                value: l.init,
+                tags: Tags::of(&[Tag::Init]),
+                source: None,
+            });
+            origin.push(None);
+        }
+        let n = total;
+        let mut po = Relation::empty(n);
+        let mut rmw = Relation::empty(n);
+        let mut addr = Relation::empty(n);
+        let mut data = Relation::empty(n);
+        let mut ctrl = Relation::empty(n);
+        let mut read_event = Vec::with_capacity(paths.len());
+        for (t, p) in paths.iter().enumerate() {
+            let base = events.len();
+            let mut reads = vec![NONE; p.reads as usize];
+            for (i, e) in p.events.iter().enumerate() {
+                let g = base + i;
+                if let Some(k) = e.read {
+                    reads[k as usize] = g;
+                }
+                let value = p.constant(e.value).unwrap_or_default();
+                events.push(Event {
+                    thread: Some(t),
+                    kind: e.kind,
+                    loc: e.loc,
+                    value,
+                    tags: e.tags,
+                    source: Some(e.source),
+                });
+                origin.push(Some((t, i)));
+            }
+            let end = events.len();
+            for g in base..end {
+                po.set_successors(g, EventSet::full(end) - EventSet::full(g + 1));
+            }
+            for (i, e) in p.events.iter().enumerate() {
+                let g = base + i;
+                if e.rmw_with_prev {
+                    rmw.add(g - 1, g);
+                }
+                for (rel, mask) in [
+                    (&mut addr, e.addr_dep),
+                    (&mut data, e.data_dep),
+                    (&mut ctrl, e.ctrl_dep),
+                ] {
+                    for k in EventSet::from_bits(mask as u128).iter() {
+                        rel.add(reads[k], g);
+                    }
+                }
+            }
+            read_event.push(reads);
+        }
+        let exec = Execution {
+            events,
+            po,
+            rf: Relation::empty(n),
+            co: Relation::empty(n),
+            rmw,
+            addr,
+            data,
+            ctrl,
+        };
+        // Orders of a location's writes are tracked as bits of a `u64`.
+        for l in 0..nlocs {
+            let writes = exec
+                .events
+                .iter()
+                .filter(|e| e.kind == EventKind::Write && e.loc == Some(Loc(l as u32)))
+                .count();
+            if writes > 64 {
+                return Err(RunError {
+                    message: format!(
+                        "location `{}` has {writes} writes in one execution; at most 64 are supported",
+                        program.locs[l].name
+                    ),
+                    span: (0, 0),
+                });
+            }
+        }
+        let mut search = Search {
+            program,
+            model,
+            limits,
+            goal,
+            paths,
+            exec,
+            read_event,
+            origin,
+            rf_src: vec![NONE; n],
+            known: vec![Known::Unknown; n],
+            stages: Vec::new(),
+            first_co: 0,
+            stats: Stats::default(),
+            steps: 0,
+        };
+        search.plan();
+        Ok(search)
+    }
+
+    /// Builds the stages: reads-from (and locks) per location, then coherence per location.
+    fn plan(&mut self) {
+        let nlocs = self.program.locs.len();
+        let ev = &self.exec.events;
+        for l in 0..nlocs {
+            let loc = Some(Loc(l as u32));
+            let on_loc: Vec<usize> = (nlocs..ev.len()).filter(|&e| ev[e].loc == loc).collect();
+            let is_lock_event = |e: &Event| {
+                [Tag::Lkr, Tag::Lkw, Tag::Ul, Tag::Lf, Tag::Rl, Tag::Ru]
+                    .iter()
+                    .any(|t| e.has(*t))
+            };
+            if on_loc.iter().any(|&e| is_lock_event(&ev[e])) {
+                self.stages.push(Stage::Lock(self.lock_plan(l, &on_loc)));
+                continue;
+            }
+            let reads: Vec<usize> = on_loc
+                .iter()
+                .copied()
+                .filter(|&e| ev[e].kind == EventKind::Read)
+                .collect();
+            let writes: Vec<usize> = on_loc
+                .iter()
+                .copied()
+                .filter(|&e| ev[e].kind == EventKind::Write)
+                .collect();
+            let choices: Vec<ReadChoice> = reads
+                .iter()
+                .map(|&r| {
+                    let own_before = writes
+                        .iter()
+                        .copied()
+                        .filter(|&w| ev[w].thread == ev[r].thread && w < r)
+                        .max();
+                    let mut candidates = vec![own_before.unwrap_or(l)];
+                    candidates.extend(
+                        writes
+                            .iter()
+                            .copied()
+                            .filter(|&w| ev[w].thread != ev[r].thread),
+                    );
+                    ReadChoice {
+                        read: r,
+                        candidates,
+                    }
+                })
+                .collect();
+            if !choices.is_empty() {
+                self.stages.push(Stage::Rf(choices));
+            }
+            if writes.len() > 1 {
+                let before = same_thread_before(ev, &writes);
+                self.stages.push(Stage::Co(CoPlan {
+                    init: l,
+                    writes,
+                    before,
+                }));
+            } else if let Some(&w) = writes.first() {
+                // One write: its coherence order is fixed.
+                self.exec.co.add(l, w);
+            }
+        }
+        self.first_co = self.stages.len();
+    }
+
+    fn lock_plan(&self, l: usize, on_loc: &[usize]) -> LockPlan {
+        let ev = &self.exec.events;
+        let lkws: Vec<usize> = on_loc
+            .iter()
+            .copied()
+            .filter(|&e| ev[e].has(Tag::Lkw))
+            .collect();
+        let triples = lkws
+            .iter()
+            .map(|&w| {
+                // The LKR is the event just before its LKW; the matching unlock is the next
+                // lock write or unlock of the thread, if it is an unlock.
+                let next = on_loc.iter().copied().find(|&e| {
+                    e > w
+                        && ev[e].thread == ev[w].thread
+                        && (ev[e].has(Tag::Lkw) || ev[e].has(Tag::Ul))
+                });
+                let ul = next.filter(|&e| ev[e].has(Tag::Ul));
+                (w, w - 1, ul)
+            })
+            .collect::<Vec<_>>();
+        let before = same_thread_before(ev, &lkws);
+        let in_critical = |r: usize| -> Option<usize> {
+            // The LKW of this thread's critical section around `r`, if any.
+            on_loc
+                .iter()
+                .copied()
+                .filter(|&e| {
+                    e < r
+                        && ev[e].thread == ev[r].thread
+                        && (ev[e].has(Tag::Lkw) || ev[e].has(Tag::Ul))
+                })
+                .max()
+                .filter(|&e| ev[e].has(Tag::Lkw))
+        };
+        let mut reads = Vec::new();
+        for &r in on_loc {
+            let e = &ev[r];
+            let candidates = if e.has(Tag::Lf) || e.has(Tag::Rl) {
+                match in_critical(r) {
+                    Some(w) => vec![w],
+                    None => lkws
+                        .iter()
+                        .copied()
+                        .filter(|&w| ev[w].thread != e.thread)
+                        .collect(),
+                }
+            } else if e.has(Tag::Ru) {
+                let mut c: Vec<usize> = on_loc
+                    .iter()
+                    .copied()
+                    .filter(|&u| u < r && ev[u].thread == e.thread && ev[u].has(Tag::Ul))
+                    .max()
+                    .into_iter()
+                    .collect();
+                c.push(l);
+                c.extend(
+                    on_loc
+                        .iter()
+                        .copied()
+                        .filter(|&u| ev[u].has(Tag::Ul) && ev[u].thread != e.thread),
+                );
+                c
+            } else if e.kind == EventKind::Read && !e.has(Tag::Lkr) {
+                // A plain read of a lock (herd7 flags it as mixed-lock-accesses): it reads
+                // like any read.
+                let mut c = vec![l];
+                c.extend(
+                    on_loc
+                        .iter()
+                        .copied()
+                        .filter(|&w| ev[w].kind == EventKind::Write && ev[w].thread != e.thread),
+                );
+                c
+            } else {
+                continue;
+            };
+            reads.push(ReadChoice {
+                read: r,
+                candidates,
+            });
+        }
+        LockPlan {
+            init: l,
+            lkws: triples,
+            before,
+            reads,
+        }
+    }
+
+    fn run(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
+        self.stage(0, visit)
+    }
+
+    fn tick(&mut self) -> Option<Stop> {
+        self.steps += 1;
+        if self.steps.is_multiple_of(256)
+            && let Some(d) = self.limits.deadline
+            && Instant::now() >= d
+        {
+            return Some(Stop::Limit("timeout".into()));
+        }
+        None
+    }
+
+    /// Runs stage `i` and everything after it.
+    fn stage(&mut self, i: usize, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
+        if let Some(s) = self.tick() {
+            return Some(s);
+        }
+        if i == self.first_co && !self.solve() {
+            return None;
+        }
+        if i > 0 && i < self.stages.len() && self.model.monotone() {
+            if i < self.first_co && !self.constraints_hold(false) {
+                return None;
+            }
+            // Judged once a location's reads-from and coherence are both placed.
+            let before_co = matches!(self.stages[i], Stage::Co(_));
+            if !before_co && !self.model.judge(&self.exec).allowed() {
+                self.stats.pruned += 1;
+                return None;
+            }
+        }
+        if i == self.stages.len() {
+            return self.complete(visit);
+        }
+        // Take the stage out to borrow `self` mutably while walking it.
+        let stage = std::mem::replace(&mut self.stages[i], Stage::Rf(Vec::new()));
+        let r = match &stage {
+            Stage::Rf(choices) => self.rf(i, choices, 0, visit),
+            Stage::Co(plan) => {
+                let mut order = Vec::with_capacity(plan.writes.len());
+                self.co(i, plan, &mut order, 0, visit)
+            }
+            Stage::Lock(plan) => {
+                let mut order = Vec::with_capacity(plan.lkws.len());
+                self.lock_co(i, plan, &mut order, 0, visit)
+            }
+        };
+        self.stages[i] = stage;
+        r
+    }
+
+    fn rf(
+        &mut self,
+        i: usize,
+        choices: &[ReadChoice],
+        j: usize,
+        visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+    ) -> Option<Stop> {
+        let Some(c) = choices.get(j) else {
+            return self.stage(i + 1, visit);
+        };
+        for &w in &c.candidates {
+            self.set_rf(c.read, w);
+            if !self.constraints_hold(false) {
+                self.unset_rf(c.read, w);
+                continue;
+            }
+            let r = self.rf(i, choices, j + 1, visit);
+            self.unset_rf(c.read, w);
+            if r.is_some() {
+                return r;
+            }
+        }
+        None
+    }
+
+    fn set_rf(&mut self, r: usize, w: usize) {
+        self.exec.rf.add(w, r);
+        self.rf_src[r] = w;
+    }
+
+    fn unset_rf(&mut self, r: usize, w: usize) {
+        self.exec.rf.remove(w, r);
+        self.rf_src[r] = NONE;
+    }
+
+    fn co(
+        &mut self,
+        i: usize,
+        plan: &CoPlan,
+        order: &mut Vec<usize>,
+        placed: u64,
+        visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+    ) -> Option<Stop> {
+        if order.len() == plan.writes.len() {
+            let chain: Vec<usize> = std::iter::once(plan.init)
+                .chain(order.iter().map(|&p| plan.writes[p]))
+                .collect();
+            self.set_chain(&chain);
+            let r = self.stage(i + 1, visit);
+            self.clear_chain(&chain);
+            return r;
+        }
+        // Atomicity: the write of a read-modify-write comes right after the write its
+        // read reads from, so only that write may follow `prev`, and no other time.
+        let prev = order.last().map_or(plan.init, |&p| plan.writes[p]);
+        let mut forced = None;
+        for p in 0..plan.writes.len() {
+            if self.rmw_source(plan.writes[p]) == Some(prev) {
+                if forced.is_some() || placed >> p & 1 == 1 {
+                    // Two RMWs read from one write, or the RMW was placed elsewhere.
+                    return None;
+                }
+                forced = Some(p);
+            }
+        }
+        for p in 0..plan.writes.len() {
+            if placed >> p & 1 == 1 || plan.before[p] & !placed != 0 {
+                continue;
+            }
+            if forced.is_some_and(|f| f != p)
+                || (forced.is_none() && self.rmw_source(plan.writes[p]).is_some())
+            {
+                continue;
+            }
+            order.push(p);
+            let r = self.co(i, plan, order, placed | 1 << p, visit);
+            order.pop();
+            if r.is_some() {
+                return r;
+            }
+        }
+        None
+    }
+
+    /// For the write of a read-modify-write, the write its read reads from.
+    fn rmw_source(&self, w: usize) -> Option<usize> {
+        if w == 0 || !self.exec.rmw.contains(w - 1, w) {
+            return None;
+        }
+        let src = self.rf_src[w - 1];
+        (src != NONE && self.exec.events[src].loc == self.exec.events[w].loc).then_some(src)
+    }
+
+    fn set_chain(&mut self, chain: &[usize]) {
+        let mut after = EventSet::EMPTY;
+        for &w in chain.iter().rev() {
+            self.exec.co.set_successors(w, after);
+            after.insert(w);
+        }
+    }
+
+    fn clear_chain(&mut self, chain: &[usize]) {
+        for &w in chain {
+            self.exec.co.set_successors(w, EventSet::EMPTY);
+        }
+    }
+
+    /// `lock.cat` for one spinlock: orders the lock writes (an unmatched one last), puts
+    /// each matched unlock right after its lock write, makes each lock read read from the
+    /// write just before its lock write, then chooses the writes lock-fail and is-locked
+    /// reads read from.
+    fn lock_co(
+        &mut self,
+        i: usize,
+        plan: &LockPlan,
+        order: &mut Vec<usize>,
+        placed: u64,
+        visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+    ) -> Option<Stop> {
+        if order.len() == plan.lkws.len() {
+            let mut chain = vec![plan.init];
+            for &p in order.iter() {
+                let (w, _, ul) = plan.lkws[p];
+                chain.push(w);
+                chain.extend(ul);
+            }
+            self.set_chain(&chain);
+            let mut prev = plan.init;
+            let mut pairs = Vec::with_capacity(order.len());
+            for &p in order.iter() {
+                let (w, r, ul) = plan.lkws[p];
+                pairs.push((r, prev));
+                prev = ul.unwrap_or(w);
+            }
+            for &(r, w) in &pairs {
+                self.set_rf(r, w);
+            }
+            let r = self.rf_lock_reads(i, &plan.reads, 0, visit);
+            for &(r, w) in &pairs {
+                self.unset_rf(r, w);
+            }
+            self.clear_chain(&chain);
+            return r;
+        }
+        let unmatched: Vec<usize> = (0..plan.lkws.len())
+            .filter(|&p| plan.lkws[p].2.is_none())
+            .collect();
+        if unmatched.len() > 1 {
+            // lock.cat's unmatched-locks: two critical sections that never end deadlock.
+            return None;
+        }
+        for p in 0..plan.lkws.len() {
+            if placed >> p & 1 == 1 || plan.before[p] & !placed != 0 {
+                continue;
+            }
+            // The unmatched lock write comes last.
+            if plan.lkws[p].2.is_none() && order.len() + 1 != plan.lkws.len() {
+                continue;
+            }
+            order.push(p);
+            let r = self.lock_co(i, plan, order, placed | 1 << p, visit);
+            order.pop();
+            if r.is_some() {
+                return r;
+            }
+        }
+        None
+    }
+
+    fn rf_lock_reads(
+        &mut self,
+        i: usize,
+        reads: &[ReadChoice],
+        j: usize,
+        visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+    ) -> Option<Stop> {
+        let Some(c) = reads.get(j) else {
+            return self.stage(i + 1, visit);
+        };
+        for &w in &c.candidates {
+            self.set_rf(c.read, w);
+            let r = self.rf_lock_reads(i, reads, j + 1, visit);
+            self.unset_rf(c.read, w);
+            if r.is_some() {
+                return r;
+            }
+        }
+        None
+    }
+
+    /// The value of global read `r`, solving through rf as far as rf is chosen.
+    fn read_value(&mut self, r: usize) -> Known {
+        match self.known[r] {
+            Known::Unknown => {}
+            Known::Busy => return Known::Cycle,
+            k => return k,
+        }
+        let w = self.rf_src[r];
+        if w == NONE {
+            return Known::Unknown;
+        }
+        self.known[r] = Known::Busy;
+        let k = self.write_value(w);
+        self.known[r] = if k == Known::Unknown {
+            Known::Unknown
+        } else {
+            k
+        };
+        k
+    }
+
+    fn write_value(&mut self, w: usize) -> Known {
+        match self.origin[w] {
+            None => Known::Value(self.program.locs[w].init),
+            Some((t, i)) => {
+                let sym = self.paths[t].events[i].value;
+                self.eval(t, sym)
+            }
+        }
+    }
+
+    fn eval(&mut self, t: usize, sym: paths::SymId) -> Known {
+        let path = self.paths[t];
+        let mut pending = false;
+        let mut bad = false;
+        let mut cycle = false;
+        let r = path.eval(
+            sym,
+            &mut |k| {
+                let g = self.read_event[t][k as usize];
+                match self.read_value(g) {
+                    Known::Value(v) => Ok(v),
+                    Known::Unknown | Known::Busy => {
+                        pending = true;
+                        Err(())
+                    }
+                    Known::Cycle => {
+                        cycle = true;
+                        Err(())
+                    }
+                    Known::Bad => {
+                        bad = true;
+                        Err(())
+                    }
+                }
+            },
+            (),
+        );
+        match r {
+            Ok(v) => Known::Value(v),
+            Err(()) if bad => Known::Bad,
+            Err(()) if cycle => Known::Cycle,
+            Err(()) if pending => Known::Unknown,
+            Err(()) => Known::Bad,
+        }
+    }
+
+    /// Whether every assumption of the paths holds as far as values are known; with
+    /// `complete`, an assumption whose value is unknown fails (its values depend on
+    /// themselves).
+    fn constraints_hold(&mut self, complete: bool) -> bool {
+        self.known.iter_mut().for_each(|k| *k = Known::Unknown);
+        for t in 0..self.paths.len() {
+            for c in 0..self.paths[t].constraints.len() {
+                let con = self.paths[t].constraints[c];
+                match self.eval(t, con.sym) {
+                    Known::Value(v) => {
+                        if truth(v) != con.truth {
+                            return false;
+                        }
+                    }
+                    Known::Unknown => {
+                        if complete {
+                            return false;
+                        }
+                    }
+                    Known::Busy | Known::Cycle | Known::Bad => return false,
+                }
+            }
+        }
+        // The filter discards executions whatever the model says: once the registers it
+        // reads are known, a failing filter cuts the subtree.
+        if let Some(f) = &self.program.filter
+            && self.prop3(f) == Some(false)
+        {
+            return false;
+        }
+        if let Some(g) = self.goal
+            && self.prop3(g) == Some(false)
+        {
+            return false;
+        }
+        true
+    }
+
+    /// Evaluates a proposition as far as the registers it reads are known; locations are
+    /// unknown until coherence is complete.
+    fn prop3(&mut self, p: &Prop) -> Option<bool> {
+        Some(match p {
+            Prop::True => true,
+            Prop::False => false,
+            Prop::Eq(c, v) => {
+                let a = self.cell3(*c)?;
+                let b = match v {
+                    Operand::Value(v) => *v,
+                    Operand::Cell(c) => self.cell3(*c)?,
+                };
+                a == b
+            }
+            Prop::Not(q) => !self.prop3(q)?,
+            Prop::And(a, b) => match (self.prop3(a), self.prop3(b)) {
+                (Some(false), _) | (_, Some(false)) => false,
+                (Some(true), Some(true)) => true,
+                _ => return None,
+            },
+            Prop::Or(a, b) => match (self.prop3(a), self.prop3(b)) {
+                (Some(true), _) | (_, Some(true)) => true,
+                (Some(false), Some(false)) => false,
+                _ => return None,
+            },
+            Prop::Implies(a, b) => match (self.prop3(a), self.prop3(b)) {
+                (Some(false), _) | (_, Some(true)) => true,
+                (Some(true), Some(false)) => false,
+                _ => return None,
+            },
+        })
+    }
+
+    fn cell3(&mut self, c: Cell) -> Option<Value> {
+        match c {
+            Cell::Reg { thread, reg } => {
+                let sym = self.paths[thread].regs[reg];
+                match self.eval(thread, sym) {
+                    Known::Value(v) => Some(v),
+                    _ => None,
+                }
+            }
+            Cell::Loc(_) => None,
+        }
+    }
+
+    /// Solves every value once rf is complete; `false` when the combination is not a
+    /// candidate.
+    fn solve(&mut self) -> bool {
+        if !self.constraints_hold(true) {
+            return false;
+        }
+        let nlocs = self.program.locs.len();
+        // Values that depend only on themselves stay unsolved symbols, as in herd7: the
+        // first read of each cycle gets a symbol, and the others follow from it.
+        loop {
+            let mut cyclic = None;
+            for g in nlocs..self.exec.events.len() {
+                if self.exec.events[g].kind != EventKind::Read {
+                    continue;
+                }
+                match self.read_value(g) {
+                    Known::Value(_) => {}
+                    Known::Cycle => {
+                        cyclic.get_or_insert(g);
+                    }
+                    _ => return false,
+                }
+            }
+            let Some(g) = cyclic else { break };
+            for k in self.known.iter_mut() {
+                if *k == Known::Cycle {
+                    *k = Known::Unknown;
+                }
+            }
+            self.known[g] = Known::Value(Value::Sym(g as u32));
+        }
+        for g in nlocs..self.exec.events.len() {
+            let v = match self.exec.events[g].kind {
+                EventKind::Read => self.read_value(g),
+                EventKind::Write => self.write_value(g),
+                EventKind::Fence => continue,
+            };
+            match v {
+                Known::Value(v) => self.exec.events[g].value = v,
+                // A read no stage gave a write (cannot happen) or a value that depends on
+                // itself.
+                _ => return false,
+            }
+        }
+        // Final register values must be solvable too.
+        for t in 0..self.paths.len() {
+            for r in 0..self.paths[t].regs.len() {
+                let sym = self.paths[t].regs[r];
+                if !matches!(self.eval(t, sym), Known::Value(_)) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn complete(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
+        self.stats.candidates += 1;
+        if let Some(max) = self.limits.max_executions
+            && self.stats.candidates > max
+        {
+            return Some(Stop::Limit(format!("{max} executions")));
+        }
+        let judgement = self.model.judge(&self.exec);
+        if !judgement.allowed() {
+            return None;
+        }
+        self.stats.allowed += 1;
+        let allowed = Allowed {
+            execution: &self.exec,
+            judgement: &judgement,
+            search: self,
+        };
+        match visit(&allowed) {
+            Flow::Continue => None,
+            Flow::Stop => Some(Stop::Done),
+        }
+    }
+
+    fn final_value(&self, cell: Cell) -> Value {
+        match cell {
+            Cell::Reg { thread, reg } => {
+                let path = self.paths[thread];
+                let sym = path.regs[reg];
+                path.eval(
+                    sym,
+                    &mut |k| {
+                        let g = self.read_event[thread][k as usize];
+                        Ok::<Value, ()>(self.exec.events[g].value)
+                    },
+                    (),
+                )
+                .unwrap_or_default()
+            }
+            Cell::Loc(l) => {
+                let loc = Some(l);
+                let ev = &self.exec.events;
+                (0..ev.len())
+                    .filter(|&w| ev[w].kind == EventKind::Write && ev[w].loc == loc)
+                    .find(|&w| self.exec.co.successors(w).is_empty())
+                    .map_or(self.program.locs[l.0 as usize].init, |w| ev[w].value)
+            }
+        }
+    }
+}
+
+/// For each write (by position), the positions of the writes of its thread before it.
+fn same_thread_before(ev: &[Event], writes: &[usize]) -> Vec<u64> {
+    writes
+        .iter()
+        .map(|&w| {
+            writes
+                .iter()
+                .enumerate()
+                .filter(|&(_, &v)| v < w && ev[v].thread == ev[w].thread)
+                .fold(0u64, |m, (p, _)| m | 1 << p)
+        })
+        .collect()
+}

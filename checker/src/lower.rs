@@ -1,0 +1,662 @@
+//! Lowering: from a parsed litmus test to a [`Program`].
+//!
+//! Lowering resolves every name (shared variables become [`Loc`]s, registers become
+//! per-thread indices), expands each call of a kernel primitive through the primitive
+//! table into one instruction, hoists calls nested in expressions into temporaries (left
+//! to right, as herd7 evaluates them), and converts the trailer into cells and
+//! propositions.
+//! What hazmat cannot run faithfully is refused here with the place it is written: an
+//! unknown primitive, a loop, a name that is neither a register nor a shared variable.
+
+use crate::event::{Loc, Tag, Tags, Value};
+use crate::primitive::{self, Returns, Shape};
+use crate::program::{
+    BinOp, Cell, Condition, Expr, Instr, LocDecl, Op, Operand, Program, Prop, Quantifier, RmwWrite,
+    ThreadCode, UnOp,
+};
+use hazmat_litmus::ast;
+use std::collections::HashMap;
+
+/// Why a test cannot be lowered, and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct LowerError {
+    /// What is wrong, starting lowercase.
+    pub message: String,
+    /// Where.
+    pub span: ast::Span,
+}
+
+fn err<T>(message: impl Into<String>, span: ast::Span) -> Result<T, LowerError> {
+    Err(LowerError {
+        message: message.into(),
+        span,
+    })
+}
+
+fn sp(s: ast::Span) -> (usize, usize) {
+    (s.start, s.end)
+}
+
+/// Lowers a parsed test.
+pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
+    let mut cx = Cx {
+        locs: Vec::new(),
+        loc_index: HashMap::new(),
+        threads: Vec::new(),
+        thread_index: HashMap::new(),
+    };
+    // Shared locations: the init block, then the parameters, in order of appearance.
+    for item in &test.init {
+        if let ast::Location::Global(id) = &item.target {
+            let l = cx.loc(&id.name);
+            if item.ty.as_ref().is_some_and(is_spinlock) {
+                cx.locs[l.0 as usize].spinlock = true;
+            }
+        }
+    }
+    let mut order: Vec<&ast::Thread> = test.threads.iter().collect();
+    order.sort_by_key(|t| t.id);
+    for (i, t) in order.iter().enumerate() {
+        if cx.thread_index.insert(t.id, i).is_some() {
+            return err(format!("thread P{} is defined twice", t.id), t.name_span);
+        }
+        for p in &t.params {
+            let l = cx.loc(&p.name.name);
+            if is_spinlock(&p.ty) {
+                cx.locs[l.0 as usize].spinlock = true;
+            }
+        }
+        cx.threads.push(ThreadCode {
+            number: t.id,
+            regs: Vec::new(),
+            init: Vec::new(),
+            code: Vec::new(),
+        });
+    }
+    // Initial values.
+    for item in &test.init {
+        let value = match &item.value {
+            None => Value::Int(0),
+            Some(ast::InitValue::Int(n)) | Some(ast::InitValue::AtomicInit(n)) => Value::Int(*n),
+            Some(ast::InitValue::Addr(id)) => Value::Addr(cx.loc(&id.name)),
+            Some(_) => return err("unsupported initial value", item.span),
+        };
+        match &item.target {
+            ast::Location::Global(id) => {
+                let l = cx.loc(&id.name);
+                cx.locs[l.0 as usize].init = value;
+            }
+            ast::Location::Register { thread, reg, span } => {
+                let t = cx.thread(*thread, *span)?;
+                let r = cx.reg(t, &reg.name);
+                cx.threads[t].init[r] = value;
+            }
+        }
+    }
+    // Threads.
+    for (i, t) in order.iter().enumerate() {
+        let mut lw = ThreadLowering {
+            cx: &mut cx,
+            thread: i,
+            params: t.params.iter().map(|p| p.name.name.clone()).collect(),
+            temps: 0,
+        };
+        let mut code = Vec::new();
+        for s in &t.body {
+            lw.stmt(s, &mut code)?;
+        }
+        cx.threads[i].code = code;
+    }
+    // Trailer.
+    let condition = match &test.condition {
+        Some(c) => Condition {
+            quantifier: match c.quantifier {
+                ast::Quantifier::Exists => Quantifier::Exists,
+                ast::Quantifier::NotExists => Quantifier::NotExists,
+                ast::Quantifier::Forall => Quantifier::Forall,
+            },
+            prop: cx.prop(&c.prop)?,
+        },
+        None => Condition {
+            quantifier: Quantifier::Forall,
+            prop: Prop::True,
+        },
+    };
+    let filter = test.filter.as_ref().map(|f| cx.prop(f)).transpose()?;
+    let mut shown = Vec::new();
+    condition.prop.cells(&mut shown);
+    if let Some(locs) = &test.locations {
+        for l in locs {
+            shown.push(cx.cell(l)?);
+        }
+    }
+    let key = |c: &Cell| match *c {
+        Cell::Reg { thread, reg } => (
+            0,
+            cx.threads[thread].number,
+            cx.threads[thread].regs[reg].clone(),
+        ),
+        Cell::Loc(l) => (1, 0, cx.locs[l.0 as usize].name.clone()),
+    };
+    shown.sort_by_key(key);
+    shown.dedup();
+    Ok(Program {
+        // herd7 drops a `.litmus` suffix from the name the header gives.
+        name: test
+            .name
+            .name
+            .strip_suffix(".litmus")
+            .unwrap_or(&test.name.name)
+            .to_string(),
+        locs: cx.locs,
+        threads: cx.threads,
+        shown,
+        filter,
+        condition,
+    })
+}
+
+fn is_spinlock(ty: &ast::Type) -> bool {
+    ty.base == "spinlock_t"
+}
+
+struct Cx {
+    locs: Vec<LocDecl>,
+    loc_index: HashMap<String, Loc>,
+    threads: Vec<ThreadCode>,
+    thread_index: HashMap<u32, usize>,
+}
+
+impl Cx {
+    fn loc(&mut self, name: &str) -> Loc {
+        if let Some(l) = self.loc_index.get(name) {
+            return *l;
+        }
+        let l = Loc(self.locs.len() as u32);
+        self.locs.push(LocDecl {
+            name: name.to_string(),
+            init: Value::Int(0),
+            spinlock: false,
+        });
+        self.loc_index.insert(name.to_string(), l);
+        l
+    }
+
+    fn thread(&self, number: u32, span: ast::Span) -> Result<usize, LowerError> {
+        match self.thread_index.get(&number) {
+            Some(t) => Ok(*t),
+            None => err(format!("there is no thread P{number}"), span),
+        }
+    }
+
+    fn reg(&mut self, t: usize, name: &str) -> usize {
+        let th = &mut self.threads[t];
+        if let Some(r) = th.regs.iter().position(|n| n == name) {
+            return r;
+        }
+        th.regs.push(name.to_string());
+        th.init.push(Value::Int(0));
+        th.regs.len() - 1
+    }
+
+    fn cell(&mut self, l: &ast::Location) -> Result<Cell, LowerError> {
+        Ok(match l {
+            ast::Location::Global(id) => Cell::Loc(self.loc(&id.name)),
+            ast::Location::Register { thread, reg, span } => {
+                let t = self.thread(*thread, *span)?;
+                Cell::Reg {
+                    thread: t,
+                    reg: self.reg(t, &reg.name),
+                }
+            }
+        })
+    }
+
+    fn prop(&mut self, p: &ast::Prop) -> Result<Prop, LowerError> {
+        Ok(match &p.kind {
+            ast::PropKind::True => Prop::True,
+            ast::PropKind::False => Prop::False,
+            ast::PropKind::Atom(a) => {
+                let cell = self.cell(&a.loc)?;
+                let operand = match &a.value {
+                    ast::Value::Int(n) => Operand::Value(Value::Int(*n)),
+                    ast::Value::Addr(id) => Operand::Value(Value::Addr(self.loc(&id.name))),
+                    ast::Value::Register { thread, reg, span } => {
+                        let t = self.thread(*thread, *span)?;
+                        Operand::Cell(Cell::Reg {
+                            thread: t,
+                            reg: self.reg(t, &reg.name),
+                        })
+                    }
+                    _ => return err("unsupported value in a condition", a.span),
+                };
+                let eq = Prop::Eq(cell, operand);
+                match a.op {
+                    ast::CmpOp::Eq => eq,
+                    ast::CmpOp::Ne => Prop::Not(Box::new(eq)),
+                }
+            }
+            ast::PropKind::Not(q) => Prop::Not(Box::new(self.prop(q)?)),
+            ast::PropKind::And(a, b) => Prop::And(Box::new(self.prop(a)?), Box::new(self.prop(b)?)),
+            ast::PropKind::Or(a, b) => Prop::Or(Box::new(self.prop(a)?), Box::new(self.prop(b)?)),
+            ast::PropKind::Implies(a, b) => {
+                Prop::Implies(Box::new(self.prop(a)?), Box::new(self.prop(b)?))
+            }
+        })
+    }
+}
+
+struct ThreadLowering<'a> {
+    cx: &'a mut Cx,
+    thread: usize,
+    params: Vec<String>,
+    temps: usize,
+}
+
+impl ThreadLowering<'_> {
+    fn temp(&mut self) -> usize {
+        let name = format!("%t{}", self.temps);
+        self.temps += 1;
+        self.cx.reg(self.thread, &name)
+    }
+
+    fn find_reg(&self, name: &str) -> Option<usize> {
+        self.cx.threads[self.thread]
+            .regs
+            .iter()
+            .position(|n| n == name)
+    }
+
+    fn is_shared(&self, name: &str) -> bool {
+        self.params.iter().any(|p| p == name) || self.cx.loc_index.contains_key(name)
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt, out: &mut Vec<Instr>) -> Result<(), LowerError> {
+        match &s.kind {
+            ast::StmtKind::Decl { name, init, .. } => {
+                if self.params.contains(&name.name) {
+                    return err(
+                        format!(
+                            "`{}` is already a shared variable of this thread",
+                            name.name
+                        ),
+                        name.span,
+                    );
+                }
+                let r = self.cx.reg(self.thread, &name.name);
+                if let Some(e) = init {
+                    let val = self.expr(e, out)?;
+                    out.push(Instr {
+                        op: Op::Let { dst: r, val },
+                        span: sp(s.span),
+                    });
+                }
+            }
+            ast::StmtKind::Assign { lhs, rhs } => {
+                let val = self.expr(rhs, out)?;
+                match &lhs.kind {
+                    ast::ExprKind::Ident(id)
+                        if !self.is_shared(&id.name) || self.find_reg(&id.name).is_some() =>
+                    {
+                        let r = self.cx.reg(self.thread, &id.name);
+                        out.push(Instr {
+                            op: Op::Let { dst: r, val },
+                            span: sp(s.span),
+                        });
+                    }
+                    ast::ExprKind::Unary(ast::UnaryOp::Deref, p) => {
+                        let addr = self.expr(p, out)?;
+                        out.push(Instr {
+                            op: Op::Store {
+                                addr,
+                                val,
+                                tags: Tags::NONE,
+                            },
+                            span: sp(s.span),
+                        });
+                    }
+                    _ => {
+                        return err(
+                            "cannot assign to this expression; write to `*x` or a register",
+                            lhs.span,
+                        );
+                    }
+                }
+            }
+            ast::StmtKind::Expr(e) => {
+                if let ast::ExprKind::Call { func, args } = &e.kind {
+                    self.call(func, args, e.span, false, out)?;
+                } else {
+                    self.expr(e, out)?;
+                }
+            }
+            ast::StmtKind::If { cond, then, els } => {
+                let c = self.expr(cond, out)?;
+                let mut t = Vec::new();
+                self.stmt(then, &mut t)?;
+                let mut f = Vec::new();
+                if let Some(e) = els {
+                    self.stmt(e, &mut f)?;
+                }
+                out.push(Instr {
+                    op: Op::If {
+                        cond: c,
+                        then: t,
+                        els: f,
+                    },
+                    span: sp(s.span),
+                });
+            }
+            ast::StmtKind::Block(b) => {
+                for s in b {
+                    self.stmt(s, out)?;
+                }
+            }
+            ast::StmtKind::While { .. } => {
+                return err(
+                    "unsupported construct: `while` loops are not supported",
+                    s.span,
+                );
+            }
+            ast::StmtKind::DoWhile { .. } => {
+                return err(
+                    "unsupported construct: `do ... while` loops are not supported",
+                    s.span,
+                );
+            }
+            ast::StmtKind::Empty | ast::StmtKind::Comment { .. } => {}
+            _ => return err("unsupported statement", s.span),
+        }
+        Ok(())
+    }
+
+    fn expr(&mut self, e: &ast::Expr, out: &mut Vec<Instr>) -> Result<Expr, LowerError> {
+        Ok(match &e.kind {
+            ast::ExprKind::Int(n) => Expr::Const(Value::Int(*n)),
+            ast::ExprKind::Ident(id) => {
+                if let Some(r) = self.find_reg(&id.name) {
+                    Expr::Reg(r)
+                } else if self.is_shared(&id.name) {
+                    Expr::Const(Value::Addr(self.cx.loc(&id.name)))
+                } else {
+                    return err(format!("unknown name `{}`", id.name), id.span);
+                }
+            }
+            ast::ExprKind::Unary(op, a) => match op {
+                ast::UnaryOp::Deref => {
+                    let addr = self.expr(a, out)?;
+                    let t = self.temp();
+                    out.push(Instr {
+                        op: Op::Load {
+                            dst: Some(t),
+                            addr,
+                            tags: Tags::NONE,
+                        },
+                        span: sp(e.span),
+                    });
+                    Expr::Reg(t)
+                }
+                ast::UnaryOp::AddrOf => self.lvalue(a, out)?,
+                ast::UnaryOp::Neg => Expr::Unary(UnOp::Neg, Box::new(self.expr(a, out)?)),
+                ast::UnaryOp::Not => Expr::Unary(UnOp::Not, Box::new(self.expr(a, out)?)),
+                ast::UnaryOp::BitNot => Expr::Unary(UnOp::BitNot, Box::new(self.expr(a, out)?)),
+            },
+            ast::ExprKind::Binary(op, a, b) => {
+                // FIXME: both operands of `&&` and `||` are evaluated, so a call on the
+                // right-hand side runs even when C would skip it.
+                let a = self.expr(a, out)?;
+                let b = self.expr(b, out)?;
+                Expr::Binary(binop(*op), Box::new(a), Box::new(b))
+            }
+            ast::ExprKind::Call { func, args } => match self.call(func, args, e.span, true, out)? {
+                Some(v) => v,
+                None => return err(format!("`{}` returns no value", func.name), e.span),
+            },
+            ast::ExprKind::Cast(_, a) => self.expr(a, out)?,
+            _ => return err("unsupported expression", e.span),
+        })
+    }
+
+    /// The address of an lvalue: `*p` is at `p`, a shared variable's name is itself.
+    fn lvalue(&mut self, e: &ast::Expr, out: &mut Vec<Instr>) -> Result<Expr, LowerError> {
+        match &e.kind {
+            ast::ExprKind::Unary(ast::UnaryOp::Deref, p) => self.expr(p, out),
+            ast::ExprKind::Ident(id)
+                if self.is_shared(&id.name) && self.find_reg(&id.name).is_none() =>
+            {
+                Ok(Expr::Const(Value::Addr(self.cx.loc(&id.name))))
+            }
+            ast::ExprKind::Cast(_, a) => self.lvalue(a, out),
+            _ => err("expected a location such as `*x`", e.span),
+        }
+    }
+
+    fn call(
+        &mut self,
+        func: &ast::Ident,
+        args: &[ast::Expr],
+        span: ast::Span,
+        want_value: bool,
+        out: &mut Vec<Instr>,
+    ) -> Result<Option<Expr>, LowerError> {
+        let Some(prim) = primitive::lookup(&func.name) else {
+            return err(format!("unknown primitive `{}`", func.name), func.span);
+        };
+        let arity = match prim.shape {
+            Shape::Fence => 0,
+            Shape::Load { .. }
+            | Shape::Lock
+            | Shape::Unlock
+            | Shape::Trylock
+            | Shape::IsLocked
+            | Shape::SyncSrcu => 1,
+            Shape::Store { .. } | Shape::StoreMb | Shape::Xchg => 2,
+            Shape::Op { constant, .. } => {
+                if constant.is_some() {
+                    1
+                } else {
+                    2
+                }
+            }
+            Shape::Cmpxchg | Shape::AddUnless => 3,
+        };
+        if args.len() != arity {
+            return err(
+                format!(
+                    "`{}` takes {arity} argument{}, not {}",
+                    prim.name,
+                    if arity == 1 { "" } else { "s" },
+                    args.len()
+                ),
+                span,
+            );
+        }
+        let span2 = sp(span);
+        let tags = prim.tags;
+        let emit = |op: Op, out: &mut Vec<Instr>| out.push(Instr { op, span: span2 });
+        let dst = |me: &mut Self| if want_value { Some(me.temp()) } else { None };
+        Ok(match prim.shape {
+            Shape::Load { lvalue } => {
+                let addr = if lvalue {
+                    self.lvalue(&args[0], out)?
+                } else {
+                    self.expr(&args[0], out)?
+                };
+                let t = self.temp();
+                emit(
+                    Op::Load {
+                        dst: Some(t),
+                        addr,
+                        tags,
+                    },
+                    out,
+                );
+                Some(Expr::Reg(t))
+            }
+            Shape::Store { .. } | Shape::StoreMb => {
+                let lvalue = match prim.shape {
+                    Shape::Store { lvalue } => lvalue,
+                    _ => true,
+                };
+                let addr = if lvalue {
+                    self.lvalue(&args[0], out)?
+                } else {
+                    self.expr(&args[0], out)?
+                };
+                let val = self.expr(&args[1], out)?;
+                emit(Op::Store { addr, val, tags }, out);
+                if prim.shape == Shape::StoreMb {
+                    emit(
+                        Op::Fence {
+                            tags: Tags::of(&[Tag::Mb]),
+                        },
+                        out,
+                    );
+                }
+                None
+            }
+            Shape::Fence => {
+                emit(Op::Fence { tags }, out);
+                None
+            }
+            Shape::Xchg => {
+                let addr = self.expr(&args[0], out)?;
+                let v = self.expr(&args[1], out)?;
+                let d = dst(self);
+                emit(
+                    Op::Rmw {
+                        dst: d,
+                        addr,
+                        write: RmwWrite::Set(v),
+                        ret_new: false,
+                        tags,
+                    },
+                    out,
+                );
+                d.map(Expr::Reg)
+            }
+            Shape::Cmpxchg => {
+                let addr = self.expr(&args[0], out)?;
+                let expected = self.expr(&args[1], out)?;
+                let new = self.expr(&args[2], out)?;
+                let d = dst(self);
+                emit(
+                    Op::Cmpxchg {
+                        dst: d,
+                        addr,
+                        expected,
+                        new,
+                        tags,
+                    },
+                    out,
+                );
+                d.map(Expr::Reg)
+            }
+            Shape::Op {
+                op,
+                constant,
+                returns,
+            } => {
+                let (operand, addr) = match constant {
+                    Some(c) => (Expr::Const(Value::Int(c)), self.expr(&args[0], out)?),
+                    None => {
+                        let v = self.expr(&args[0], out)?;
+                        (v, self.expr(&args[1], out)?)
+                    }
+                };
+                let d = if returns == Returns::Nothing {
+                    None
+                } else {
+                    dst(self)
+                };
+                emit(
+                    Op::Rmw {
+                        dst: d,
+                        addr,
+                        write: RmwWrite::Apply(op, operand),
+                        ret_new: matches!(returns, Returns::New | Returns::Test(_)),
+                        tags,
+                    },
+                    out,
+                );
+                match (returns, d) {
+                    (Returns::Test(cmp), Some(r)) => Some(Expr::Binary(
+                        cmp,
+                        Box::new(Expr::Reg(r)),
+                        Box::new(Expr::Const(Value::Int(0))),
+                    )),
+                    (_, d) => d.map(Expr::Reg),
+                }
+            }
+            Shape::AddUnless => {
+                let addr = self.expr(&args[0], out)?;
+                let add = self.expr(&args[1], out)?;
+                let unless = self.expr(&args[2], out)?;
+                let d = dst(self);
+                emit(
+                    Op::AddUnless {
+                        dst: d,
+                        addr,
+                        add,
+                        unless,
+                        tags,
+                    },
+                    out,
+                );
+                d.map(Expr::Reg)
+            }
+            Shape::Lock => {
+                let addr = self.expr(&args[0], out)?;
+                emit(Op::Lock { addr }, out);
+                None
+            }
+            Shape::Unlock => {
+                let addr = self.expr(&args[0], out)?;
+                emit(Op::Unlock { addr }, out);
+                None
+            }
+            Shape::Trylock => {
+                let addr = self.expr(&args[0], out)?;
+                let d = dst(self);
+                emit(Op::Trylock { dst: d, addr }, out);
+                d.map(Expr::Reg)
+            }
+            Shape::IsLocked => {
+                let addr = self.expr(&args[0], out)?;
+                let d = dst(self);
+                emit(Op::IsLocked { dst: d, addr }, out);
+                d.map(Expr::Reg)
+            }
+            Shape::SyncSrcu => {
+                let addr = self.expr(&args[0], out)?;
+                emit(Op::SyncSrcu { addr }, out);
+                None
+            }
+        })
+    }
+}
+
+fn binop(op: ast::BinaryOp) -> BinOp {
+    use ast::BinaryOp as A;
+    match op {
+        A::Mul => BinOp::Mul,
+        A::Div => BinOp::Div,
+        A::Rem => BinOp::Rem,
+        A::Add => BinOp::Add,
+        A::Sub => BinOp::Sub,
+        A::Shl => BinOp::Shl,
+        A::Shr => BinOp::Shr,
+        A::Lt => BinOp::Lt,
+        A::Le => BinOp::Le,
+        A::Gt => BinOp::Gt,
+        A::Ge => BinOp::Ge,
+        A::Eq => BinOp::Eq,
+        A::Ne => BinOp::Ne,
+        A::BitAnd => BinOp::And,
+        A::BitXor => BinOp::Xor,
+        A::BitOr => BinOp::Or,
+        A::And => BinOp::LogAnd,
+        A::Or => BinOp::LogOr,
+    }
+}

@@ -1,0 +1,199 @@
+//! Outcomes: what the allowed executions of a test add up to.
+//!
+//! herd7's definitions, which hazmat keeps: the *states* are the distinct final states of
+//! the allowed executions that pass the `filter`, shown over the cells the condition and
+//! the `locations` list name; the *positive* and *negative* counts are numbers of allowed
+//! executions (not states) whose final state satisfies, or fails, the condition's
+//! proposition; the verdict is `Never` when no execution satisfies it, `Always` when every
+//! one does (and there is one), `Sometimes` otherwise.
+//! States are sorted value by value in column order: unsolved symbols first, then integers
+//! in numeric order, then addresses by the name of the location.
+
+use crate::enumerate::{Flow, Limits, RunError, Stats, Stop, enumerate};
+use crate::event::Value;
+use crate::model::MemoryModel;
+use crate::program::{Cell, Program, Prop, Quantifier};
+use std::collections::BTreeSet;
+
+/// How the condition's proposition fares over the allowed executions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Verdict {
+    /// No allowed execution satisfies it.
+    Never,
+    /// Some do and some do not.
+    Sometimes,
+    /// All do, and there is at least one.
+    Always,
+}
+
+impl Verdict {
+    /// The word herd7 prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Never => "Never",
+            Verdict::Sometimes => "Sometimes",
+            Verdict::Always => "Always",
+        }
+    }
+}
+
+/// Options of one check.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Bounds on the enumeration.
+    pub limits: Limits,
+    /// Decide only the condition (herd7's `-speedcheck`): executions that cannot decide it
+    /// are cut and the enumeration stops at the first that does, so the verdict says
+    /// whether the condition can hold but the states and counts are partial.
+    pub speedcheck: bool,
+}
+
+/// The result of checking one program under one model.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The distinct final states, each over [`Program::shown`], in herd7's order.
+    pub states: Vec<Vec<Value>>,
+    /// Allowed executions satisfying the proposition.
+    pub positive: u64,
+    /// Allowed executions not satisfying it.
+    pub negative: u64,
+    /// Flags raised by allowed executions, in the order first raised.
+    pub flags: Vec<&'static str>,
+    /// Enumeration counts.
+    pub stats: Stats,
+    /// Why the enumeration stopped early, if a limit stopped it.
+    pub unknown: Option<String>,
+    /// Whether `--speedcheck` cut the enumeration short once decided.
+    pub cut_short: bool,
+    /// The condition's quantifier when the run was a speed check, whose counts are partial.
+    pub speedcheck: Option<Quantifier>,
+}
+
+impl Outcome {
+    /// The verdict on the proposition.
+    ///
+    /// After a speed check, which only looks for the executions that decide the condition,
+    /// `Sometimes` means "at least one": a witness of `exists` or `~exists`, or a
+    /// counterexample of `forall`, was found; `Never` and `Always` mean the search found
+    /// none.
+    pub fn verdict(&self) -> Verdict {
+        match self.speedcheck {
+            Some(Quantifier::Forall) => {
+                return if self.negative > 0 {
+                    Verdict::Sometimes
+                } else {
+                    Verdict::Always
+                };
+            }
+            Some(_) => {
+                return if self.positive > 0 {
+                    Verdict::Sometimes
+                } else {
+                    Verdict::Never
+                };
+            }
+            None => {}
+        }
+        if self.positive == 0 {
+            Verdict::Never
+        } else if self.negative == 0 {
+            Verdict::Always
+        } else {
+            Verdict::Sometimes
+        }
+    }
+
+    /// Whether the condition holds: herd7's `Ok` (`exists`: some execution satisfies the
+    /// proposition; `~exists`: none does; `forall`: all do).
+    pub fn holds(&self, quantifier: Quantifier) -> bool {
+        match quantifier {
+            Quantifier::Exists => self.positive > 0,
+            Quantifier::NotExists => self.positive == 0,
+            Quantifier::Forall => self.negative == 0,
+        }
+    }
+
+    /// Whether a flag was raised.
+    pub fn flagged(&self, flag: &str) -> bool {
+        self.flags.contains(&flag)
+    }
+}
+
+/// Checks `program` under `model`: the free function behind `hazmat check`.
+pub fn run(
+    program: &Program,
+    model: &dyn MemoryModel,
+    options: &Options,
+) -> Result<Outcome, RunError> {
+    let mut states: BTreeSet<Vec<Value>> = BTreeSet::new();
+    let mut positive = 0;
+    let mut negative = 0;
+    let mut flags: Vec<&'static str> = Vec::new();
+    let quantifier = program.condition.quantifier;
+    let mut cut_short = false;
+    // In a speed check, only executions that can decide the condition matter: those that
+    // satisfy the proposition (`exists`, `~exists`) or fail it (`forall`).
+    let negated;
+    let goal = match (options.speedcheck, quantifier) {
+        (false, _) => None,
+        (true, Quantifier::Forall) => {
+            negated = Prop::Not(Box::new(program.condition.prop.clone()));
+            Some(&negated)
+        }
+        (true, _) => Some(&program.condition.prop),
+    };
+    let (stats, stop) = enumerate(program, model, &options.limits, goal, &mut |x| {
+        let get = |c: Cell| x.value(c);
+        if let Some(filter) = &program.filter
+            && !filter.eval(&get)
+        {
+            return Flow::Continue;
+        }
+        states.insert(program.shown.iter().map(|&c| x.value(c)).collect());
+        for f in &x.judgement.flags {
+            if !flags.contains(f) {
+                flags.push(f);
+            }
+        }
+        let sat = program.condition.prop.eval(&get);
+        if sat {
+            positive += 1;
+        } else {
+            negative += 1;
+        }
+        let decided = match quantifier {
+            Quantifier::Exists | Quantifier::NotExists => sat,
+            Quantifier::Forall => !sat,
+        };
+        if options.speedcheck && decided {
+            cut_short = true;
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    })?;
+    let unknown = match stop {
+        Some(Stop::Limit(why)) => Some(why),
+        Some(Stop::Done) | None => None,
+    };
+    let mut states: Vec<Vec<Value>> = states.into_iter().collect();
+    states.sort_by_cached_key(|s| {
+        s.iter()
+            .map(|v| match v {
+                Value::Sym(n) => (0, i64::from(*n), String::new()),
+                Value::Int(n) => (1, *n, String::new()),
+                Value::Addr(_) => (2, 0, program.value_text(*v)),
+            })
+            .collect::<Vec<_>>()
+    });
+    Ok(Outcome {
+        states,
+        positive,
+        negative,
+        flags,
+        stats,
+        unknown,
+        cut_short,
+        speedcheck: options.speedcheck.then_some(quantifier),
+    })
+}

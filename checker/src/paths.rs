@@ -1,0 +1,762 @@
+//! Thread paths: every way one thread can run, with the values it reads left symbolic.
+//!
+//! This is the first half of herd7's semantics of a litmus program.
+//! Each thread runs alone; every read returns a fresh symbol, every value computed from
+//! reads is a small expression over those symbols, and wherever the run depends on a value
+//! still unknown (an `if` on a read value, a `cmpxchg` that may succeed or fail, a lock
+//! that may be taken or not, an address computed from a read) the run forks and records
+//! the assumption as a [`Constraint`].
+//! The enumeration later picks a write for each read (`rf`), solves the symbols, and drops
+//! the combinations whose assumptions fail or whose values depend on themselves.
+//!
+//! Everything here depends only on the program, so the paths of each thread are computed
+//! once per test, however many candidate executions share them.
+
+use crate::event::{EventKind, Loc, Tag, Tags, Value};
+use crate::program::{
+    BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, ThreadCode, UnOp, apply_binary, apply_unary,
+};
+use std::collections::BTreeSet;
+
+/// An index into a path's [`Path::nodes`].
+pub(crate) type SymId = u32;
+
+/// One node of a symbolic value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Node {
+    /// A known value.
+    Const(Value),
+    /// The value returned by the path's `k`-th read.
+    Read(u32),
+    /// A unary operator.
+    Un(UnOp, SymId),
+    /// A binary operator.
+    Bin(BinOp, SymId, SymId),
+}
+
+/// An assumption a path makes about the values it reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Constraint {
+    /// The value tested.
+    pub(crate) sym: SymId,
+    /// Whether the path assumes it non-zero (true) or zero (false).
+    pub(crate) truth: bool,
+}
+
+/// One event of a path.
+#[derive(Clone, Debug)]
+pub(crate) struct PathEvent {
+    pub(crate) kind: EventKind,
+    pub(crate) loc: Option<Loc>,
+    pub(crate) tags: Tags,
+    /// For a write, the value written; for a read, its [`Node::Read`] symbol.
+    pub(crate) value: SymId,
+    /// For a read, its number among the path's reads.
+    pub(crate) read: Option<u32>,
+    /// Whether this write is the `rmw` partner of the event just before it.
+    pub(crate) rmw_with_prev: bool,
+    /// Reads (path-local numbers, as bits) the address depends on.
+    pub(crate) addr_dep: u64,
+    /// Reads the written value depends on.
+    pub(crate) data_dep: u64,
+    /// Reads that some earlier branch depends on.
+    pub(crate) ctrl_dep: u64,
+    pub(crate) source: (usize, usize),
+}
+
+/// One way a thread can run.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Path {
+    pub(crate) nodes: Vec<Node>,
+    /// Per node, the reads it mentions (as bits).
+    pub(crate) taint: Vec<u64>,
+    pub(crate) events: Vec<PathEvent>,
+    pub(crate) constraints: Vec<Constraint>,
+    /// The final value of each register.
+    pub(crate) regs: Vec<SymId>,
+    /// The number of reads.
+    pub(crate) reads: u32,
+}
+
+/// Why a thread cannot be run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PathError {
+    pub(crate) message: String,
+    pub(crate) span: (usize, usize),
+}
+
+/// The most reads one path may perform (dependencies are tracked as bits of a `u64`).
+const MAX_READS: u32 = 64;
+/// The most paths one thread may have.
+const MAX_PATHS: usize = 1 << 16;
+
+/// Enumerates the paths of thread `t` of `program`.
+///
+/// `pointees` are the locations whose address the test ever handles as a value: an access
+/// through an address read from memory is tried at each of them.
+pub(crate) fn thread_paths(
+    program: &Program,
+    thread: &ThreadCode,
+    pointees: &[Loc],
+) -> Result<Vec<Path>, PathError> {
+    let mut walker = Walker {
+        program,
+        pointees,
+        out: Vec::new(),
+    };
+    let mut start = Path::default();
+    start.regs = thread
+        .init
+        .iter()
+        .map(|v| start_const(&mut start, *v))
+        .collect();
+    let state = State {
+        path: start,
+        ctrl: 0,
+        held: BTreeSet::new(),
+    };
+    walker.walk(state, vec![(&thread.code[..], None)])?;
+    Ok(walker.out)
+}
+
+fn start_const(path: &mut Path, v: Value) -> SymId {
+    path.push(Node::Const(v), 0)
+}
+
+/// The locations whose address appears as a value anywhere in the program.
+pub(crate) fn pointees(program: &Program) -> Vec<Loc> {
+    fn expr(e: &Expr, out: &mut BTreeSet<Loc>) {
+        match e {
+            Expr::Const(Value::Addr(l)) => {
+                out.insert(*l);
+            }
+            Expr::Const(_) | Expr::Reg(_) => {}
+            Expr::Unary(_, a) => expr(a, out),
+            Expr::Binary(_, a, b) => {
+                expr(a, out);
+                expr(b, out);
+            }
+        }
+    }
+    fn code(instrs: &[Instr], out: &mut BTreeSet<Loc>) {
+        for i in instrs {
+            match &i.op {
+                Op::Let { val, .. } | Op::Store { val, .. } => expr(val, out),
+                Op::Rmw { write, .. } => match write {
+                    RmwWrite::Set(e) | RmwWrite::Apply(_, e) => expr(e, out),
+                },
+                Op::Cmpxchg { expected, new, .. } => {
+                    expr(expected, out);
+                    expr(new, out);
+                }
+                Op::If { then, els, .. } => {
+                    code(then, out);
+                    code(els, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for l in &program.locs {
+        if let Value::Addr(a) = l.init {
+            out.insert(a);
+        }
+    }
+    for t in &program.threads {
+        for v in &t.init {
+            if let Value::Addr(a) = v {
+                out.insert(*a);
+            }
+        }
+        code(&t.code, &mut out);
+    }
+    out.into_iter().collect()
+}
+
+impl Path {
+    fn push(&mut self, node: Node, taint: u64) -> SymId {
+        self.nodes.push(node);
+        self.taint.push(taint);
+        (self.nodes.len() - 1) as SymId
+    }
+
+    /// The value of `sym` when it does not depend on any read.
+    pub(crate) fn constant(&self, sym: SymId) -> Option<Value> {
+        match self.nodes[sym as usize] {
+            Node::Const(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Evaluates `sym`, reading the value of read `k` through `read`; `Err(())` when a
+    /// read is not yet known or an operator has no meaning on its operands.
+    pub(crate) fn eval<E: Copy>(
+        &self,
+        sym: SymId,
+        read: &mut impl FnMut(u32) -> Result<Value, E>,
+        bad: E,
+    ) -> Result<Value, E> {
+        match self.nodes[sym as usize] {
+            Node::Const(v) => Ok(v),
+            Node::Read(k) => read(k),
+            Node::Un(op, a) => {
+                let a = self.eval(a, read, bad)?;
+                apply_unary(op, a).ok_or(bad)
+            }
+            Node::Bin(op, a, b) => {
+                let x = self.eval(a, read, bad)?;
+                let y = self.eval(b, read, bad)?;
+                apply_binary(op, x, y).ok_or(bad)
+            }
+        }
+    }
+}
+
+/// Instructions still to run, and the control-dependency mask to restore after them (at
+/// the end of a branch).
+type Frame<'a> = (&'a [Instr], Option<u64>);
+
+#[derive(Clone)]
+struct State {
+    path: Path,
+    /// Reads that the branches taken so far depend on.
+    ctrl: u64,
+    /// Spinlocks this thread holds (for `lock.cat`'s nesting checks).
+    held: BTreeSet<Loc>,
+}
+
+struct Walker<'a> {
+    program: &'a Program,
+    pointees: &'a [Loc],
+    out: Vec<Path>,
+}
+
+fn err(message: impl Into<String>, span: (usize, usize)) -> PathError {
+    PathError {
+        message: message.into(),
+        span,
+    }
+}
+
+impl<'a> Walker<'a> {
+    fn walk(&mut self, mut st: State, mut todo: Vec<Frame<'a>>) -> Result<(), PathError> {
+        loop {
+            let Some((slice, restore)) = todo.last_mut() else {
+                if self.out.len() >= MAX_PATHS {
+                    return Err(err(
+                        format!("a thread has more than {MAX_PATHS} paths"),
+                        (0, 0),
+                    ));
+                }
+                self.out.push(st.path);
+                return Ok(());
+            };
+            let Some((ins, rest)) = slice.split_first() else {
+                if let Some(ctrl) = *restore {
+                    st.ctrl = ctrl;
+                }
+                todo.pop();
+                continue;
+            };
+            *slice = rest;
+            let span = ins.span;
+            match &ins.op {
+                Op::Let { dst, val } => {
+                    let v = self.sym(&mut st, val, span)?;
+                    st.path.regs[*dst] = v;
+                }
+                Op::Load { dst, addr, tags } => {
+                    return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
+                        let r = w.read(st, loc, *tags, adep, span)?;
+                        set(st, *dst, r);
+                        Ok(true)
+                    });
+                }
+                Op::Store { addr, val, tags } => {
+                    let v = self.sym(&mut st, val, span)?;
+                    return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
+                        w.write(st, loc, *tags, v, adep, false, span);
+                        Ok(true)
+                    });
+                }
+                Op::Fence { tags } => {
+                    let zero = st.path.push(Node::Const(Value::Int(0)), 0);
+                    st.path.events.push(PathEvent {
+                        kind: EventKind::Fence,
+                        loc: None,
+                        tags: *tags,
+                        value: zero,
+                        read: None,
+                        rmw_with_prev: false,
+                        addr_dep: 0,
+                        data_dep: 0,
+                        ctrl_dep: st.ctrl,
+                        source: span,
+                    });
+                }
+                Op::Rmw {
+                    dst,
+                    addr,
+                    write,
+                    ret_new,
+                    tags,
+                } => {
+                    let operand = match write {
+                        RmwWrite::Set(e) | RmwWrite::Apply(_, e) => self.sym(&mut st, e, span)?,
+                    };
+                    return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
+                        let r = w.read(st, loc, *tags, adep, span)?;
+                        let v = match write {
+                            RmwWrite::Set(_) => operand,
+                            RmwWrite::Apply(op, _) => w.bin(st, *op, r, operand, span)?,
+                        };
+                        w.write(st, loc, *tags, v, adep, true, span);
+                        set(st, *dst, if *ret_new { v } else { r });
+                        Ok(true)
+                    });
+                }
+                Op::Cmpxchg {
+                    dst,
+                    addr,
+                    expected,
+                    new,
+                    tags,
+                } => {
+                    let exp = self.sym(&mut st, expected, span)?;
+                    let new = self.sym(&mut st, new, span)?;
+                    for success in [true, false] {
+                        let cont = todo.clone();
+                        self.fork_addr(st.clone(), cont, addr, span, |w, st, loc, adep| {
+                            let r = w.read(st, loc, *tags, adep, span)?;
+                            let eq = w.bin(st, BinOp::Eq, r, exp, span)?;
+                            if !w.assume(st, eq, success) {
+                                return Ok(false);
+                            }
+                            if success {
+                                w.write(st, loc, *tags, new, adep, true, span);
+                            }
+                            set(st, *dst, r);
+                            Ok(true)
+                        })?;
+                    }
+                    return Ok(());
+                }
+                Op::AddUnless {
+                    dst,
+                    addr,
+                    add,
+                    unless,
+                    tags,
+                } => {
+                    let add = self.sym(&mut st, add, span)?;
+                    let unless = self.sym(&mut st, unless, span)?;
+                    for success in [true, false] {
+                        let cont = todo.clone();
+                        self.fork_addr(st.clone(), cont, addr, span, |w, st, loc, adep| {
+                            let r = w.read(st, loc, *tags, adep, span)?;
+                            let ne = w.bin(st, BinOp::Ne, r, unless, span)?;
+                            if !w.assume(st, ne, success) {
+                                return Ok(false);
+                            }
+                            if success {
+                                let v = w.bin(st, BinOp::Add, r, add, span)?;
+                                w.write(st, loc, *tags, v, adep, true, span);
+                            }
+                            let res = st.path.push(Node::Const(Value::Int(success as i64)), 0);
+                            set(st, *dst, res);
+                            Ok(true)
+                        })?;
+                    }
+                    return Ok(());
+                }
+                Op::Lock { addr } => {
+                    return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
+                        w.lock(st, loc, adep, span)
+                    });
+                }
+                Op::Unlock { addr } => {
+                    return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
+                        let zero = st.path.push(Node::Const(Value::Int(0)), 0);
+                        w.write(st, loc, Tags::of(&[Tag::Ul]), zero, adep, false, span);
+                        st.held.remove(&loc);
+                        Ok(true)
+                    });
+                }
+                Op::Trylock { dst, addr } => {
+                    for success in [true, false] {
+                        let cont = todo.clone();
+                        self.fork_addr(st.clone(), cont, addr, span, |w, st, loc, adep| {
+                            if success {
+                                if !w.lock(st, loc, adep, span)? {
+                                    return Ok(false);
+                                }
+                            } else {
+                                w.read(st, loc, Tags::of(&[Tag::Lf]), adep, span)?;
+                            }
+                            let res = st.path.push(Node::Const(Value::Int(success as i64)), 0);
+                            set(st, *dst, res);
+                            Ok(true)
+                        })?;
+                    }
+                    return Ok(());
+                }
+                Op::IsLocked { dst, addr } => {
+                    for locked in [true, false] {
+                        let cont = todo.clone();
+                        self.fork_addr(st.clone(), cont, addr, span, |w, st, loc, adep| {
+                            // lock.cat's nested-is-locked: a thread holding the lock always
+                            // sees it locked.
+                            if !locked && st.held.contains(&loc) {
+                                return Ok(false);
+                            }
+                            let tag = if locked { Tag::Rl } else { Tag::Ru };
+                            w.read(st, loc, Tags::of(&[tag]), adep, span)?;
+                            let res = st.path.push(Node::Const(Value::Int(locked as i64)), 0);
+                            set(st, *dst, res);
+                            Ok(true)
+                        })?;
+                    }
+                    return Ok(());
+                }
+                Op::SyncSrcu { addr } => {
+                    return self.fork_addr(st, todo, addr, span, |_, st, loc, adep| {
+                        let zero = st.path.push(Node::Const(Value::Int(0)), 0);
+                        st.path.events.push(PathEvent {
+                            kind: EventKind::Fence,
+                            loc: Some(loc),
+                            tags: Tags::of(&[Tag::SyncSrcu]),
+                            value: zero,
+                            read: None,
+                            rmw_with_prev: false,
+                            addr_dep: adep,
+                            data_dep: 0,
+                            ctrl_dep: st.ctrl,
+                            source: span,
+                        });
+                        Ok(true)
+                    });
+                }
+                Op::If { cond, then, els } => {
+                    let c = self.sym(&mut st, cond, span)?;
+                    if let Some(v) = st.path.constant(c) {
+                        let branch = if truth(v) { then } else { els };
+                        todo.push((&branch[..], None));
+                        continue;
+                    }
+                    // herd7's control dependencies reach the events of the branches only,
+                    // not those after the `if`: the mask is restored at the join.
+                    let outer = st.ctrl;
+                    st.ctrl |= st.path.taint[c as usize];
+                    for (taken, branch) in [(true, then), (false, els)] {
+                        let mut st2 = st.clone();
+                        st2.path.constraints.push(Constraint {
+                            sym: c,
+                            truth: taken,
+                        });
+                        let mut todo2 = todo.clone();
+                        todo2.push((&branch[..], Some(outer)));
+                        self.walk(st2, todo2)?;
+                    }
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Runs `body` at each location `addr` may denote, then continues the walk; `body`
+    /// returns `false` to drop the path.
+    fn fork_addr(
+        &mut self,
+        mut st: State,
+        todo: Vec<Frame<'a>>,
+        addr: &Expr,
+        span: (usize, usize),
+        mut body: impl FnMut(&mut Self, &mut State, Loc, u64) -> Result<bool, PathError>,
+    ) -> Result<(), PathError> {
+        let a = self.sym(&mut st, addr, span)?;
+        let adep = st.path.taint[a as usize];
+        match st.path.constant(a) {
+            Some(Value::Addr(loc)) => {
+                if body(self, &mut st, loc, adep)? {
+                    self.walk(st, todo)?;
+                }
+                Ok(())
+            }
+            Some(v @ (Value::Int(_) | Value::Sym(_))) => Err(err(
+                format!(
+                    "the address of this access is {}, not a location",
+                    self.program.value_text(v)
+                ),
+                span,
+            )),
+            None => {
+                for &loc in self.pointees {
+                    let mut st2 = st.clone();
+                    let target = st2.path.push(Node::Const(Value::Addr(loc)), 0);
+                    let eq = self.bin(&mut st2, BinOp::Eq, a, target, span)?;
+                    st2.path.constraints.push(Constraint {
+                        sym: eq,
+                        truth: true,
+                    });
+                    if body(self, &mut st2, loc, adep)? {
+                        self.walk(st2, todo.clone())?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Records the assumption that `sym` is `want`; `false` when it is known not to be.
+    fn assume(&self, st: &mut State, sym: SymId, want: bool) -> bool {
+        match st.path.constant(sym) {
+            Some(v) => truth(v) == want,
+            None => {
+                st.path.constraints.push(Constraint { sym, truth: want });
+                true
+            }
+        }
+    }
+
+    fn lock(
+        &mut self,
+        st: &mut State,
+        loc: Loc,
+        adep: u64,
+        span: (usize, usize),
+    ) -> Result<bool, PathError> {
+        // lock.cat's lock-nest: taking a lock this thread holds deadlocks every execution.
+        if !st.held.insert(loc) {
+            return Ok(false);
+        }
+        self.read(st, loc, Tags::of(&[Tag::Lkr]), adep, span)?;
+        let one = st.path.push(Node::Const(Value::Int(1)), 0);
+        self.write(st, loc, Tags::of(&[Tag::Lkw]), one, adep, true, span);
+        Ok(true)
+    }
+
+    fn read(
+        &mut self,
+        st: &mut State,
+        loc: Loc,
+        tags: Tags,
+        adep: u64,
+        span: (usize, usize),
+    ) -> Result<SymId, PathError> {
+        let k = st.path.reads;
+        if k >= MAX_READS {
+            return Err(err(
+                format!("a thread performs more than {MAX_READS} reads"),
+                span,
+            ));
+        }
+        st.path.reads += 1;
+        let sym = st.path.push(Node::Read(k), 1 << k);
+        st.path.events.push(PathEvent {
+            kind: EventKind::Read,
+            loc: Some(loc),
+            tags,
+            value: sym,
+            read: Some(k),
+            rmw_with_prev: false,
+            addr_dep: adep,
+            data_dep: 0,
+            ctrl_dep: st.ctrl,
+            source: span,
+        });
+        Ok(sym)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write(
+        &mut self,
+        st: &mut State,
+        loc: Loc,
+        tags: Tags,
+        value: SymId,
+        adep: u64,
+        rmw: bool,
+        span: (usize, usize),
+    ) {
+        let mut data = st.path.taint[value as usize];
+        if rmw {
+            // The write of an RMW depends on its own read through `rmw`, not `data`.
+            if let Some(k) = st.path.events.last().and_then(|e| e.read) {
+                data &= !(1u64 << k);
+            }
+        }
+        st.path.events.push(PathEvent {
+            kind: EventKind::Write,
+            loc: Some(loc),
+            tags,
+            value,
+            read: None,
+            rmw_with_prev: rmw,
+            addr_dep: adep,
+            data_dep: data,
+            ctrl_dep: st.ctrl,
+            source: span,
+        });
+    }
+
+    fn bin(
+        &self,
+        st: &mut State,
+        op: BinOp,
+        a: SymId,
+        b: SymId,
+        span: (usize, usize),
+    ) -> Result<SymId, PathError> {
+        let p = &mut st.path;
+        if let (Some(x), Some(y)) = (p.constant(a), p.constant(b)) {
+            let v = apply_binary(op, x, y).ok_or_else(|| {
+                err(
+                    format!(
+                        "operator {op:?} has no meaning on {} and {}",
+                        self.program.value_text(x),
+                        self.program.value_text(y)
+                    ),
+                    span,
+                )
+            })?;
+            return Ok(p.push(Node::Const(v), 0));
+        }
+        let t = p.taint[a as usize] | p.taint[b as usize];
+        Ok(p.push(Node::Bin(op, a, b), t))
+    }
+
+    fn sym(&self, st: &mut State, e: &Expr, span: (usize, usize)) -> Result<SymId, PathError> {
+        match e {
+            Expr::Const(v) => Ok(st.path.push(Node::Const(*v), 0)),
+            Expr::Reg(r) => Ok(st.path.regs[*r]),
+            Expr::Unary(op, a) => {
+                let a = self.sym(st, a, span)?;
+                let p = &mut st.path;
+                if let Some(x) = p.constant(a) {
+                    let v = apply_unary(*op, x).ok_or_else(|| {
+                        err(
+                            format!(
+                                "operator {op:?} has no meaning on {}",
+                                self.program.value_text(x)
+                            ),
+                            span,
+                        )
+                    })?;
+                    return Ok(p.push(Node::Const(v), 0));
+                }
+                let t = p.taint[a as usize];
+                Ok(p.push(Node::Un(*op, a), t))
+            }
+            Expr::Binary(op, a, b) => {
+                let a = self.sym(st, a, span)?;
+                let b = self.sym(st, b, span)?;
+                self.bin(st, *op, a, b, span)
+            }
+        }
+    }
+}
+
+fn set(st: &mut State, dst: Option<Reg>, v: SymId) {
+    if let Some(r) = dst {
+        st.path.regs[r] = v;
+    }
+}
+
+/// C truth: every value but the integer 0 is true.
+pub(crate) fn truth(v: Value) -> bool {
+    !matches!(v, Value::Int(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths_of(source: &str) -> Vec<Vec<Path>> {
+        let test = hazmat_litmus::parse(source).expect("parses");
+        let program = crate::lower::lower(&test).expect("lowers");
+        let pointees = pointees(&program);
+        program
+            .threads
+            .iter()
+            .map(|t| thread_paths(&program, t, &pointees).expect("runs"))
+            .collect()
+    }
+
+    #[test]
+    fn a_branch_on_a_read_forks_and_its_dependency_ends_at_the_join() {
+        let p = paths_of(
+            "C t\n{}\nP0(int *x, int *y, int *z) { int r0; r0 = READ_ONCE(*x); \
+             if (r0) { WRITE_ONCE(*y, 1); } WRITE_ONCE(*z, 1); }\nexists (x=0)\n",
+        );
+        let paths = &p[0];
+        assert_eq!(paths.len(), 2);
+        let taken = &paths[0];
+        assert_eq!(taken.constraints.len(), 1);
+        assert!(taken.constraints[0].truth);
+        // Read x, write y (in the branch, ctrl-dependent), write z (after it, not).
+        assert_eq!(taken.events.len(), 3);
+        assert_eq!(taken.events[1].ctrl_dep, 1);
+        assert_eq!(taken.events[2].ctrl_dep, 0);
+        assert_eq!(paths[1].events.len(), 2);
+    }
+
+    #[test]
+    fn a_branch_on_a_constant_does_not_fork() {
+        let p = paths_of(
+            "C t\n{}\nP0(int *x) { int r0 = 1; if (r0 == 1) WRITE_ONCE(*x, 1); }\nexists (x=0)\n",
+        );
+        assert_eq!(p[0].len(), 1);
+        assert_eq!(p[0][0].events.len(), 1);
+    }
+
+    #[test]
+    fn cmpxchg_succeeds_with_a_write_or_fails_with_a_lone_read() {
+        let p = paths_of("C t\n{}\nP0(int *x) { int r0; r0 = cmpxchg(x, 0, 1); }\nexists (x=0)\n");
+        let paths = &p[0];
+        assert_eq!(paths.len(), 2);
+        assert_eq!(paths[0].events.len(), 2);
+        assert!(paths[0].events[1].rmw_with_prev);
+        assert!(
+            paths[0]
+                .events
+                .iter()
+                .all(|e| e.tags.has(Tag::Rmw) && e.tags.has(Tag::Mb))
+        );
+        assert_eq!(paths[1].events.len(), 1);
+        assert!(paths[1].events[0].tags.has(Tag::Rmw));
+    }
+
+    #[test]
+    fn data_and_address_dependencies_follow_registers() {
+        let p = paths_of(
+            "C t\n{ int *p = &a; }\nP0(int **p, int *y) { int *r0; int r1; r0 = READ_ONCE(*p); \
+             r1 = READ_ONCE(*r0); WRITE_ONCE(*y, r1 + 1); }\nexists (y=0)\n",
+        );
+        // The address read from p may denote any location whose address the test handles
+        // (here a): one path per such location.
+        let paths = &p[0];
+        assert_eq!(paths.len(), 1);
+        let ev = &paths[0].events;
+        assert_eq!(ev[1].addr_dep, 0b1);
+        assert_eq!(ev[2].data_dep, 0b10);
+        assert_eq!(
+            paths[0].constraints.len(),
+            1,
+            "the address read must be a's"
+        );
+    }
+
+    #[test]
+    fn a_nested_lock_deadlocks_the_path_away() {
+        let p =
+            paths_of("C t\n{}\nP0(spinlock_t *l) { spin_lock(l); spin_lock(l); }\nexists (true)\n");
+        assert!(p[0].is_empty());
+        let p = paths_of(
+            "C t\n{}\nP0(spinlock_t *l) { int r0; spin_lock(l); r0 = spin_is_locked(l); }\nexists (true)\n",
+        );
+        // Inside its own critical section a thread sees the lock held: only the RL path.
+        assert_eq!(p[0].len(), 1);
+        assert!(p[0][0].events[2].tags.has(Tag::Rl));
+    }
+}

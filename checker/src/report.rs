@@ -1,0 +1,241 @@
+//! Reports: herd7's text format, JSON, and the summary table of a run over many files.
+//!
+//! The text format is herd7's, line for line, so that scripts written for herd7 keep
+//! working:
+//!
+//! ```text
+//! Test NAME Allowed|Forbidden|Required     (exists | ~exists | forall)
+//! States N                                 (distinct final states)
+//! 0:r0=0; 1:r0=1; [x]=2;                   (one line per state)
+//! Ok|No                                    (whether the condition holds)
+//! Witnesses
+//! Positive: P Negative: N                  (allowed executions (not) satisfying it)
+//! Flag data-race                           (one line per flag raised)
+//! Condition exists (1:r0=1 /\ [x]=2)
+//! Observation NAME Never|Sometimes|Always P N
+//! Time NAME 0.01
+//! Hash=HEX
+//! ```
+//!
+//! followed by an empty line.
+//! `Hash=` is hazmat's own digest of the test, not herd7's: the 128-bit FNV-1a hash of the
+//! file's bytes, in 32 lowercase hexadecimal digits ([`digest`]).
+//! A test stopped by a limit prints `Observation NAME Unknown P N` and, before it, a line
+//! `Unknown REASON`.
+
+use crate::outcome::Outcome;
+use crate::program::{Cell, Operand, Program, Prop, Quantifier};
+use std::fmt::Write as _;
+
+/// The 128-bit FNV-1a digest of `bytes`, as 32 hexadecimal digits.
+pub fn digest(bytes: &[u8]) -> String {
+    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
+    const PRIME: u128 = 0x0000000001000000000000000000013B;
+    let h = bytes
+        .iter()
+        .fold(OFFSET, |h, &b| (h ^ b as u128).wrapping_mul(PRIME));
+    format!("{h:032x}")
+}
+
+/// The word of the `Test` line.
+pub fn kind(q: Quantifier) -> &'static str {
+    match q {
+        Quantifier::Exists => "Allowed",
+        Quantifier::NotExists => "Forbidden",
+        Quantifier::Forall => "Required",
+    }
+}
+
+/// A cell as herd7 prints it in a state or condition: `0:r1` or `[x]`.
+pub fn cell_text(p: &Program, c: Cell) -> String {
+    match c {
+        Cell::Reg { .. } => p.cell_name(c),
+        Cell::Loc(_) => format!("[{}]", p.cell_name(c)),
+    }
+}
+
+/// The condition as herd7 prints it: `exists (0:r0=1 /\ not ([x]=2))`.
+pub fn condition_text(p: &Program) -> String {
+    let q = match p.condition.quantifier {
+        Quantifier::Exists => "exists",
+        Quantifier::NotExists => "~exists",
+        Quantifier::Forall => "forall",
+    };
+    format!("{q} ({})", prop_text(p, &p.condition.prop))
+}
+
+fn prop_text(p: &Program, prop: &Prop) -> String {
+    // Binding strength: atoms and `not` 3, `/\` 2, `\/` 1, `=>` 0.
+    fn level(prop: &Prop) -> u8 {
+        match prop {
+            Prop::Implies(..) => 0,
+            Prop::Or(..) => 1,
+            Prop::And(..) => 2,
+            _ => 3,
+        }
+    }
+    let sub = |q: &Prop, min: u8| {
+        let t = prop_text(p, q);
+        if level(q) < min { format!("({t})") } else { t }
+    };
+    match prop {
+        Prop::True => "true".into(),
+        Prop::False => "false".into(),
+        Prop::Eq(c, v) => {
+            let rhs = match v {
+                Operand::Value(v) => p.value_text(*v),
+                Operand::Cell(c) => cell_text(p, *c),
+            };
+            format!("{}={}", cell_text(p, *c), rhs)
+        }
+        Prop::Not(q) => format!("not ({})", prop_text(p, q)),
+        Prop::And(a, b) => format!("{} /\\ {}", sub(a, 2), sub(b, 2)),
+        Prop::Or(a, b) => format!("{} \\/ {}", sub(a, 1), sub(b, 1)),
+        Prop::Implies(a, b) => format!("{} => {}", sub(a, 1), sub(b, 0)),
+    }
+}
+
+/// One state line: `0:r0=0; 1:r0=1; [x]=2;`.
+pub fn state_line(p: &Program, values: &[crate::event::Value]) -> String {
+    let mut line = String::new();
+    for (i, (c, v)) in p.shown.iter().zip(values).enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        let _ = write!(line, "{}={};", cell_text(p, *c), p.value_text(*v));
+    }
+    line
+}
+
+/// herd7's text output for one test, `Time` included, ending with an empty line.
+pub fn herd_text(p: &Program, o: &Outcome, hash: &str, seconds: f64) -> String {
+    let mut s = String::new();
+    let q = p.condition.quantifier;
+    let _ = writeln!(s, "Test {} {}", p.name, kind(q));
+    let _ = writeln!(s, "States {}", o.states.len());
+    for st in &o.states {
+        let _ = writeln!(s, "{}", state_line(p, st));
+    }
+    let _ = writeln!(s, "{}", if o.holds(q) { "Ok" } else { "No" });
+    let _ = writeln!(s, "Witnesses");
+    let _ = writeln!(s, "Positive: {} Negative: {}", o.positive, o.negative);
+    // herd7 keeps its flags in a map ordered by name, and prints them in that order.
+    let mut flags = o.flags.clone();
+    flags.sort_unstable();
+    for f in &flags {
+        let _ = writeln!(s, "Flag {f}");
+    }
+    let _ = writeln!(s, "Condition {}", condition_text(p));
+    if let Some(why) = &o.unknown {
+        let _ = writeln!(s, "Unknown {why}");
+    }
+    let word = if o.unknown.is_some() {
+        "Unknown"
+    } else {
+        o.verdict().as_str()
+    };
+    let _ = writeln!(
+        s,
+        "Observation {} {} {} {}",
+        p.name, word, o.positive, o.negative
+    );
+    let _ = writeln!(s, "Time {} {:.2}", p.name, seconds);
+    let _ = writeln!(s, "Hash={hash}");
+    s.push('\n');
+    s
+}
+
+/// One test as a JSON object.
+pub fn json(
+    p: &Program,
+    o: &Outcome,
+    model: &str,
+    file: &str,
+    hash: &str,
+    seconds: f64,
+) -> serde_json::Value {
+    serde_json::json!({
+        "file": file,
+        "test": p.name,
+        "model": model,
+        "kind": kind(p.condition.quantifier),
+        "condition": condition_text(p),
+        "ok": o.holds(p.condition.quantifier),
+        "verdict": if o.unknown.is_some() { "Unknown" } else { o.verdict().as_str() },
+        "unknown": o.unknown,
+        "states": o.states.iter().map(|s| state_line(p, s)).collect::<Vec<_>>(),
+        "positive": o.positive,
+        "negative": o.negative,
+        "flags": o.flags,
+        "time": seconds,
+        "hash": hash,
+        "stats": o.stats,
+    })
+}
+
+/// One row of the summary table.
+#[derive(Clone, Debug)]
+pub struct SummaryRow {
+    /// The file checked.
+    pub file: String,
+    /// The verdict word, `Unknown`, or `error`.
+    pub verdict: String,
+    /// Positive and negative counts.
+    pub counts: Option<(u64, u64)>,
+    /// The expectation for the model, if the file states one.
+    pub expected: Option<String>,
+    /// `agree`, `DISAGREE`, or empty when not judged.
+    pub judged: &'static str,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// The summary table of a run over many files, with a totals line.
+pub fn summary(rows: &[SummaryRow]) -> String {
+    let w = rows.iter().map(|r| r.file.len()).max().unwrap_or(4).max(4);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<w$}  {:<9}  {:>8}  {:>8}  {:<18}  {:<8}  {:>7}",
+        "file", "verdict", "positive", "negative", "expected", "judged", "seconds"
+    );
+    for r in rows {
+        let (p, n) = r.counts.map_or((String::new(), String::new()), |(p, n)| {
+            (p.to_string(), n.to_string())
+        });
+        let _ = writeln!(
+            s,
+            "{:<w$}  {:<9}  {:>8}  {:>8}  {:<18}  {:<8}  {:>7.3}",
+            r.file,
+            r.verdict,
+            p,
+            n,
+            r.expected.as_deref().unwrap_or(""),
+            r.judged,
+            r.seconds
+        );
+    }
+    let total: f64 = rows.iter().map(|r| r.seconds).sum();
+    let errors = rows.iter().filter(|r| r.verdict == "error").count();
+    let disagree = rows.iter().filter(|r| r.judged == "DISAGREE").count();
+    let _ = writeln!(
+        s,
+        "{} files, {} errors, {} disagreements, {:.3} s in checks",
+        rows.len(),
+        errors,
+        disagree,
+        total
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digest_is_fnv1a_128() {
+        assert_eq!(digest(b""), "6c62272e07bb014262b821756295c58d");
+        assert_ne!(digest(b"a"), digest(b"b"));
+    }
+}
