@@ -38,6 +38,7 @@
 
 use crate::paths::Path;
 use crate::program::{Expr, Instr, Op, Program, Reg, RmwWrite, ThreadCode};
+use std::collections::HashMap;
 
 /// One way through a thread as herd7 evaluates it.
 #[derive(Clone, Debug, Default)]
@@ -78,8 +79,9 @@ pub(crate) fn name(program: &Program, per_thread: &mut [Vec<Path>]) {
         runs.push(r);
     }
     for (paths, runs) in per_thread.iter_mut().zip(&runs) {
+        let by_way: HashMap<&[bool], &Run> = runs.iter().map(|r| (&r.branches[..], r)).collect();
         for path in paths.iter_mut() {
-            let Some(run) = runs.iter().find(|r| r.branches == path.branches) else {
+            let Some(run) = by_way.get(&path.branches[..]) else {
                 continue;
             };
             let writes = path
