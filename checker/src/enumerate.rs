@@ -138,6 +138,7 @@ pub fn enumerate(
         })?;
         per_thread.push(ps);
     }
+    crate::symbol::name(program, &mut per_thread);
     let mut stats = Stats::default();
     let mut choice = vec![0usize; per_thread.len()];
     if per_thread.iter().any(|p| p.is_empty()) {
@@ -936,6 +937,7 @@ impl<'a> Search<'a> {
         let nlocs = self.program.locs.len();
         // Values that depend only on themselves stay unsolved symbols, as in herd7: the
         // first read of each cycle gets a symbol, and the others follow from it.
+        let mut symbols = Vec::new();
         loop {
             let mut cyclic = None;
             for g in nlocs..self.exec.events.len() {
@@ -957,6 +959,10 @@ impl<'a> Search<'a> {
                 }
             }
             self.known[g] = Known::Value(Value::Sym(g as u32));
+            symbols.push(g);
+        }
+        if !symbols.is_empty() {
+            self.name_symbols(&symbols);
         }
         for g in nlocs..self.exec.events.len() {
             let v = match self.exec.events[g].kind {
@@ -981,6 +987,45 @@ impl<'a> Search<'a> {
             }
         }
         true
+    }
+
+    /// Renames the unsolved symbols, each `Sym(g)` after the first read `g` of its cycle, to
+    /// the names herd7 prints (see [`crate::symbol`]), when the paths carry them: the
+    /// highest herd7 number among the cycle's reads and the writes that copy them.
+    fn name_symbols(&mut self, firsts: &[usize]) {
+        let nlocs = self.program.locs.len();
+        let mut names = Vec::with_capacity(firsts.len());
+        for &g in firsts {
+            let sym = Known::Value(Value::Sym(g as u32));
+            let mut name = 0;
+            for x in nlocs..self.exec.events.len() {
+                let Some((t, i)) = self.origin[x] else {
+                    continue;
+                };
+                let kind = self.exec.events[x].kind;
+                let member = match kind {
+                    EventKind::Read => self.read_value(x) == sym,
+                    EventKind::Write => self.write_value(x) == sym,
+                    EventKind::Fence => false,
+                };
+                if !member {
+                    continue;
+                }
+                let herd = self.paths[t].herd.get(i).copied().unwrap_or(0);
+                if herd == 0 && kind == EventKind::Read {
+                    return;
+                }
+                name = name.max(herd);
+            }
+            names.push((g as u32, name));
+        }
+        for k in self.known.iter_mut() {
+            if let Known::Value(Value::Sym(s)) = *k
+                && let Some(&(_, n)) = names.iter().find(|(g, _)| *g == s)
+            {
+                *k = Known::Value(Value::Sym(n));
+            }
+        }
     }
 
     fn complete(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {

@@ -22,7 +22,8 @@ pub enum Value {
     Addr(Loc),
     /// A value that depends only on itself: a read in an out-of-thin-air cycle of rf and
     /// data dependencies, which herd7 keeps as an unsolved symbol (printed `S<n>`).
-    /// The number is the event of the read the symbol was introduced at.
+    /// The number is herd7's (see `symbol`), or, where hazmat cannot replay herd7's
+    /// numbering, the event of the read the symbol was introduced at.
     Sym(u32),
 }
 

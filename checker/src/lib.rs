@@ -22,6 +22,7 @@ pub mod program;
 pub mod relation;
 pub mod report;
 pub mod sc;
+pub(crate) mod symbol;
 pub mod tso;
 
 use hazmat_litmus::ast::{Span, line_col};

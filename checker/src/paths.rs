@@ -76,6 +76,13 @@ pub(crate) struct Path {
     pub(crate) regs: Vec<SymId>,
     /// The number of reads.
     pub(crate) reads: u32,
+    /// The way taken at each `if` on an unknown value, in program order.
+    pub(crate) branches: Vec<bool>,
+    /// Per event, herd7's number for its unsolved symbol (see [`crate::symbol`]): for a
+    /// read, its own; for a write, that of the register read giving its value; 0 for
+    /// none.
+    /// Empty when herd7's numbering is not replayed.
+    pub(crate) herd: Vec<u32>,
 }
 
 /// Why a thread cannot be run.
@@ -454,6 +461,7 @@ impl<'a> Walker<'a> {
                             sym: c,
                             truth: taken,
                         });
+                        st2.path.branches.push(taken);
                         let mut todo2 = todo.clone();
                         todo2.push((&branch[..], Some(outer)));
                         self.walk(st2, todo2)?;
