@@ -39,6 +39,8 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Say whether a final state is allowed, with a witness, or why the model forbids it.
+    Explain(ExplainArgs),
     /// Rewrite litmus files in canonical form.
     Fmt {
         /// Only report the files that are not in canonical form.
@@ -73,6 +75,22 @@ struct CheckArgs {
     /// Stop each test as soon as its condition is decided (partial states and counts).
     #[arg(long)]
     speedcheck: bool,
+    /// Draw allowed executions: witness (the final state satisfies the condition), counter
+    /// (it does not), all, or none.
+    #[arg(long, default_value = "none", value_parser = ["witness", "counter", "all", "none"])]
+    show: String,
+    /// Draw at most this many executions per test.
+    #[arg(long, default_value_t = 10)]
+    show_max: usize,
+    /// Write each drawn execution to a file in this directory instead of stdout.
+    #[arg(long)]
+    graph: Option<PathBuf>,
+    /// How to draw executions: text, dot or svg.
+    #[arg(long, default_value = "text", value_parser = ["text", "dot", "svg"])]
+    graph_format: String,
+    /// Model relations to draw as well, such as `ppo,hb`.
+    #[arg(long, value_delimiter = ',')]
+    relations: Vec<String>,
     /// Files or directories.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
@@ -84,6 +102,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check(args),
         Command::Parse { files } => parse(&files),
         Command::Fmt { check, files } => fmt(check, &files),
+        Command::Explain(args) => explain(args),
     };
     ExitCode::from(code)
 }
@@ -234,6 +253,12 @@ fn check_file(
     } else {
         checked.herd_text()
     };
+    if args.show != "none" {
+        match traces(&checked, m, args) {
+            Ok(t) => result.text.push_str(&t),
+            Err(e) => result.error = Some(format!("{file}: error: {e}")),
+        }
+    }
     result.unknown = o.unknown.is_some();
     result.row.verdict = if o.unknown.is_some() {
         "Unknown".into()
@@ -321,4 +346,119 @@ fn fmt(check: bool, files: &[PathBuf]) -> u8 {
         }
     }
     code
+}
+
+/// Draws the executions `--show` selects: returns the text for stdout, or writes one file
+/// per execution under `--graph` and returns the list of files written.
+fn traces(
+    checked: &hazmat_checker::Checked,
+    m: &dyn hazmat_checker::model::MemoryModel,
+    args: &CheckArgs,
+) -> Result<String, String> {
+    use hazmat_checker::trace::{self, Format, Show};
+    let show = Show::parse(&args.show).unwrap_or_default();
+    let format = Format::parse(&args.graph_format).unwrap_or_default();
+    let p = &checked.program;
+    let (shown, total) =
+        trace::executions(p, m, show, args.show_max, &Limits::default()).map_err(|e| e.message)?;
+    let mut out = String::new();
+    for (i, x) in shown.iter().enumerate() {
+        let extra = trace::select_relations(m, &x.execution, &args.relations)?;
+        let noun = show.noun(x.satisfies);
+        let title = format!("{}: {noun} {} of {total} under {}", p.name, i + 1, m.name());
+        let drawn = format.render(&trace::graph(p, x, title, &extra));
+        match &args.graph {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                let stem: String = p
+                    .name
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect();
+                let path = dir.join(format!("{stem}-{noun}-{}.{}", i + 1, format.extension()));
+                std::fs::write(&path, drawn).map_err(|e| format!("{}: {e}", path.display()))?;
+                out.push_str(&format!("wrote {}\n", path.display()));
+            }
+            None => {
+                out.push_str(&drawn);
+                out.push('\n');
+            }
+        }
+    }
+    if shown.is_empty() {
+        out.push_str(&format!(
+            "{}: no {} to show\n\n",
+            p.name,
+            show.noun(show != Show::Counter)
+        ));
+    } else if (shown.len() as u64) < total {
+        out.push_str(&format!(
+            "{}: {} more not shown (--show-max {})\n\n",
+            p.name,
+            total - shown.len() as u64,
+            args.show_max
+        ));
+    }
+    Ok(out)
+}
+
+#[derive(clap::Args)]
+struct ExplainArgs {
+    /// The memory model: lkmm, sc or tso.
+    #[arg(long, default_value = "lkmm")]
+    model: String,
+    /// The final state to explain, in the syntax of a condition (`1:r0=1 /\ x=2`); by
+    /// default the test's own condition.
+    #[arg(long)]
+    state: Option<String>,
+    /// Give up after this many seconds.
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// The litmus file.
+    file: PathBuf,
+}
+
+fn explain(args: ExplainArgs) -> u8 {
+    let m = match model(&args.model) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("hazmat: error: {e}");
+            return 2;
+        }
+    };
+    let file = args.file.display().to_string();
+    let source = match std::fs::read_to_string(&args.file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{file}: error: {e}");
+            return 2;
+        }
+    };
+    let limits = Limits {
+        max_executions: None,
+        deadline: args
+            .timeout
+            .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+    };
+    match hazmat_checker::explain::explain_source(
+        &source,
+        args.state.as_deref(),
+        m.as_ref(),
+        &limits,
+    ) {
+        Ok(text) => {
+            print!("{text}");
+            0
+        }
+        Err(e) => {
+            eprintln!("{}", e.render(&file));
+            2
+        }
+    }
 }
