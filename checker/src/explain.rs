@@ -246,6 +246,10 @@ pub fn render(p: &Program, model: &str, question: &str, answer: &Answer) -> Stri
                 s,
                 "Forbidden: no candidate execution reaches this state, so no model allows it."
             );
+            let _ = writeln!(
+                s,
+                "(hazmat builds no candidate that every model rejects: one where a thread's write is coherence-before its own earlier write, where a read reads its own thread's later write, or whose values justify themselves out of thin air.)"
+            );
         }
         Answer::NoCandidate {
             any_candidate: false,
