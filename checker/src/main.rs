@@ -441,7 +441,7 @@ fn fmt(check: bool, files: &[PathBuf]) -> u8 {
                 continue;
             }
         };
-        let test = match hazmat_litmus::parse(&src) {
+        let test = match hazmat_litmus::parse_keeping_comments(&src) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("{}", e.render(&name, &src).trim_end());
