@@ -25,7 +25,8 @@ struct Outcome {
     states: BTreeSet<String>,
     positive: u64,
     negative: u64,
-    flags: BTreeSet<String>,
+    /// The flags, in the order the `Flag` lines print them.
+    flags: Vec<String>,
 }
 
 /// One decided test of the corpus.
@@ -81,7 +82,15 @@ fn load_cases(root: &Path) -> Vec<Case> {
                     states: strings("states"),
                     positive: v["positive"].as_u64().unwrap_or(u64::MAX),
                     negative: v["negative"].as_u64().unwrap_or(u64::MAX),
-                    flags: strings("flags"),
+                    flags: v["flags"]
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|f| f.as_str())
+                                .map(String::from)
+                                .collect()
+                        })
+                        .unwrap_or_default(),
                 },
             });
         }
@@ -112,7 +121,7 @@ fn parse_herd_output(text: &str) -> Result<Outcome, String> {
             out.positive = p.trim().parse().map_err(|_| format!("bad line {line:?}"))?;
             out.negative = n.trim().parse().map_err(|_| format!("bad line {line:?}"))?;
         } else if let Some(flag) = line.strip_prefix("Flag ") {
-            out.flags.insert(flag.trim().to_string());
+            out.flags.push(flag.trim().to_string());
         } else if let Some(rest) = line.strip_prefix("Observation ") {
             let words: Vec<&str> = rest.split_whitespace().collect();
             let [.., verdict, _, _] = words.as_slice() else {
