@@ -20,9 +20,10 @@
 use crate::CheckError;
 use crate::enumerate::{Flow, Limits, RunError, Stop, enumerate};
 use crate::execution::Execution;
-use crate::graph::event_name;
+use crate::graph::{ExecutionGraph, event_name};
 use crate::model::{Judgement, MemoryModel};
 use crate::program::{Cell, Program, Prop, Quantifier};
+use crate::relation::Relation;
 use crate::report;
 use crate::trace::{self, Shown};
 use crate::witness::Violation;
@@ -330,7 +331,7 @@ pub fn explain_source(
     state: Option<&str>,
     model: &dyn MemoryModel,
     limits: &Limits,
-) -> Result<String, ExplainError> {
+) -> Result<Explained, ExplainError> {
     let test_error = |error: CheckError| ExplainError::Test {
         error,
         source: source.to_string(),
@@ -374,5 +375,56 @@ pub fn explain_source(
         ),
     };
     let answer = explain(&program, model, &prop, limits).map_err(|e| test_error(e.into()))?;
-    Ok(render(&program, model.name(), &question, &answer))
+    Ok(Explained {
+        text: render(&program, model.name(), &question, &answer),
+        graphs: graphs(&program, model.name(), &answer),
+    })
+}
+
+/// What [`explain_source`] gives: the text, and the executions it shows as graphs.
+#[derive(Clone, Debug)]
+pub struct Explained {
+    /// The explanation as [`render`] prints it.
+    pub text: String,
+    /// The graphs of [`graphs`], each with a file stem.
+    pub graphs: Vec<(String, ExecutionGraph)>,
+}
+
+/// The executions an answer shows, as graphs named for files: the witness
+/// (`NAME-witness`), or the first candidate of each group (`NAME-rejected-K`) with the
+/// steps of its cycle drawn as extra edges, labelled by their relations.
+pub fn graphs(p: &Program, model: &str, answer: &Answer) -> Vec<(String, ExecutionGraph)> {
+    match answer {
+        Answer::Allowed(w) => {
+            let title = format!("{}: witness under {model}", p.name);
+            vec![(
+                format!("{}-witness", trace::file_stem(&p.name)),
+                trace::graph(p, w, title, &[]),
+            )]
+        }
+        Answer::Forbidden(groups) => groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let n = g.first.execution.len();
+                let mut extra: Vec<(String, Relation)> = Vec::new();
+                for st in g.violation.iter().flat_map(|v| &v.cycle) {
+                    let label = st.label.to_string();
+                    match extra.iter_mut().find(|(l, _)| *l == label) {
+                        Some((_, r)) => r.add(st.from, st.to),
+                        None => extra.push((label, Relation::from_pairs(n, [(st.from, st.to)]))),
+                    }
+                }
+                let title = format!(
+                    "{}: rejected by {} under {model} (cycle dashed)",
+                    p.name, g.check
+                );
+                (
+                    format!("{}-rejected-{}", trace::file_stem(&p.name), i + 1),
+                    trace::graph(p, &g.first, title, &extra),
+                )
+            })
+            .collect(),
+        Answer::NoCandidate { .. } => Vec::new(),
+    }
 }

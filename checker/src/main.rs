@@ -488,17 +488,7 @@ fn traces(
         match &args.graph {
             Some(dir) => {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-                let stem: String = p
-                    .name
-                    .chars()
-                    .map(|c| {
-                        if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
-                            c
-                        } else {
-                            '_'
-                        }
-                    })
-                    .collect();
+                let stem = trace::file_stem(&p.name);
                 let path = dir.join(format!("{stem}-{noun}-{}.{}", i + 1, format.extension()));
                 std::fs::write(&path, drawn).map_err(|e| format!("{}: {e}", path.display()))?;
                 out.push_str(&format!("wrote {}\n", path.display()));
@@ -538,6 +528,13 @@ struct ExplainArgs {
     /// Give up after this many seconds.
     #[arg(long)]
     timeout: Option<f64>,
+    /// Also draw the witness, or the first candidate of each group with its cycle, into
+    /// files in this directory.
+    #[arg(long)]
+    graph: Option<PathBuf>,
+    /// How to draw them: text, dot or svg.
+    #[arg(long, default_value = "svg", value_parser = ["text", "dot", "svg"])]
+    graph_format: String,
     /// The litmus file.
     file: PathBuf,
 }
@@ -570,8 +567,25 @@ fn explain(args: ExplainArgs) -> u8 {
         m.as_ref(),
         &limits,
     ) {
-        Ok(text) => {
-            print!("{text}");
+        Ok(explained) => {
+            print!("{}", explained.text);
+            let Some(dir) = &args.graph else {
+                return 0;
+            };
+            let format =
+                hazmat_checker::trace::Format::parse(&args.graph_format).unwrap_or_default();
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                eprintln!("{}: error: {e}", dir.display());
+                return 2;
+            }
+            for (stem, g) in &explained.graphs {
+                let path = dir.join(format!("{stem}.{}", format.extension()));
+                if let Err(e) = std::fs::write(&path, format.render(g)) {
+                    eprintln!("{}: error: {e}", path.display());
+                    return 2;
+                }
+                println!("wrote {}", path.display());
+            }
             0
         }
         Err(e) => {

@@ -7,7 +7,7 @@
 //! - `po` edges are straight grey arrows down a column;
 //! - `rf`, `co`, `fr` and model relations are quadratic curves, bent to the left of their
 //!   direction (so that `a -> b` and `b -> a` never overlap) and further apart for each
-//!   parallel edge, with their label at the curve's middle;
+//!   parallel edge, with their label a little before the curve's middle;
 //! - the title and the final state head the picture.
 //!
 //! Text is monospace and its width estimated from its length; coordinates are printed
@@ -164,11 +164,13 @@ pub fn svg(g: &ExecutionGraph) -> String {
         }
     }
     let rows_top = top + init_rows as f64 * ROW_H;
+    // Thread names go on top of the edges, with the edge labels.
+    let mut heads = String::new();
     for (t, name) in g.threads.iter().enumerate() {
         let cx = x0 + t as f64 * (col_w + COL_GAP) + col_w / 2.0;
         let _ = writeln!(
-            s,
-            "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>",
+            heads,
+            "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-weight=\"bold\" stroke=\"white\" stroke-width=\"4\" paint-order=\"stroke\">{}</text>",
             rows_top + 4.0,
             escape(name)
         );
@@ -232,9 +234,13 @@ pub fn svg(g: &ExecutionGraph) -> String {
             "<path d=\"M {:.1} {:.1} Q {:.1} {:.1} {:.1} {:.1}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"1.4\"{dash} marker-end=\"{marker}\"/>",
             p.x, p.y, ctrl.x, ctrl.y, q.x, q.y
         );
+        // The label sits before the middle, so that two edges crossing at their middles
+        // keep their labels apart.
+        let t = 0.4;
+        let (u, v, w) = ((1.0 - t) * (1.0 - t), 2.0 * t * (1.0 - t), t * t);
         let mid = Pt {
-            x: 0.25 * p.x + 0.5 * ctrl.x + 0.25 * q.x,
-            y: 0.25 * p.y + 0.5 * ctrl.y + 0.25 * q.y,
+            x: u * p.x + v * ctrl.x + w * q.x,
+            y: u * p.y + v * ctrl.y + w * q.y,
         };
         let _ = writeln!(
             labels,
@@ -269,6 +275,7 @@ pub fn svg(g: &ExecutionGraph) -> String {
             escape(&n.label())
         );
     }
+    s.push_str(&heads);
     s.push_str(&labels);
     if !g.flags.is_empty() {
         let _ = writeln!(

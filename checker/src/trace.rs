@@ -310,3 +310,17 @@ pub fn select_relations(
         })
         .collect()
 }
+
+/// A test name made safe for a file name: characters other than ASCII letters, digits and
+/// `+-_.` become `_`.
+pub fn file_stem(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

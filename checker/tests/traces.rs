@@ -51,7 +51,9 @@ fn drawings(rel: &str, model_name: &str, show: Show, format: Format) -> String {
 fn explained(rel: &str, model_name: &str) -> String {
     let source = std::fs::read_to_string(corpus().join(rel)).expect("readable");
     let m = model(model_name).expect("a model");
-    explain_source(&source, None, m.as_ref(), &Limits::default()).expect("explains")
+    explain_source(&source, None, m.as_ref(), &Limits::default())
+        .expect("explains")
+        .text
 }
 
 /// One snapshot per test: the witnesses under the LKMM, then the explanations.
@@ -117,8 +119,9 @@ fn explain_with_a_given_state() {
     let source = std::fs::read_to_string(corpus().join("classic/SB+mbs.litmus")).expect("read");
     let m = model("lkmm").expect("lkmm");
     let limits = Limits::default();
-    let text =
-        explain_source(&source, Some("0:r0=1 /\\ 1:r0=1"), m.as_ref(), &limits).expect("explains");
+    let text = explain_source(&source, Some("0:r0=1 /\\ 1:r0=1"), m.as_ref(), &limits)
+        .expect("explains")
+        .text;
     assert!(text.contains("State 0:r0=1 /\\ 1:r0=1"), "{text}");
     assert!(text.contains("Allowed:"), "{text}");
     let err = explain_source(&source, Some("0:r0=1 /\\"), m.as_ref(), &limits)
