@@ -671,7 +671,12 @@ impl Dynamic {
 
         // Propagation.
         let a_cumul = |r: &Relation| rfe.restrict_range(marked).optional().seq(r);
-        let rmw_sequence = rf.seq(&f.rmw).star();
+        let rf_rmw = rf.seq(&f.rmw);
+        let rmw_sequence = if rf_rmw.is_empty() {
+            id.clone()
+        } else {
+            rf_rmw.star()
+        };
         let mut cumul_inner = a_cumul(&strong_fence.union(&f.po_rel));
         cumul_inner.union_with(&f.wmb);
         cumul_inner.union_with(&po_unlock_lock_po);
@@ -689,23 +694,25 @@ impl Dynamic {
         let mut hb = ppo.union(&rfe);
         hb.union_with(&prop.minus(&id).inter(&f.int));
         let hb = hb.restrict(marked, marked);
-        // acyclic hb as happens-before
-        if !hb.is_acyclic() {
+        // acyclic hb as happens-before: hb+ is irreflexive, and hb* is needed anyway.
+        let hb_plus = hb.plus();
+        if !hb_plus.is_irreflexive() {
             return Err("happens-before");
         }
-        let hb_star = hb.star();
+        let hb_star = hb_plus.optional();
         let pb = prop.seq(&strong_fence).seq(&hb_star).restrict_range(marked);
         // acyclic pb as propagation
-        if !pb.is_acyclic() {
+        let pb_plus = pb.plus();
+        if !pb_plus.is_irreflexive() {
             return Err("propagation");
         }
-        let pb_star = pb.star();
 
         // RCU.  Every term of rcu-order holds a grace period, so without one rcu-fence
         // and rb are empty.
         let (rcu_fence, rb) = if (s.sync_rcu | s.sync_srcu).is_empty() {
             (Relation::empty(n), Relation::empty(n))
         } else {
+            let pb_star = pb_plus.optional();
             let rcu_link =
                 f.po.optional()
                     .seq(&hb_star)
