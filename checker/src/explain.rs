@@ -7,8 +7,9 @@
 //!   rf and co chosen, values consistent, filter passed) that reaches the state, each with
 //!   the check that rejects it and the shortest cycle behind it
 //!   ([`MemoryModel::explain`]).
-//!   Candidates that fail the same check with the same cycle shape (the same events and
-//!   relations, whatever the values) form one group, shown once with its count.
+//!   Candidates that fail the same check with the same cycle shape (events of the same
+//!   kinds joined by the same relations, whatever their locations and values) form one
+//!   group, shown once with its count.
 //! - If no candidate reaches the state, no model could allow it; and a test with no
 //!   candidate at all (every path blocks, as in a deadlock, or the filter removes all)
 //!   says so.
@@ -20,7 +21,7 @@
 use crate::CheckError;
 use crate::enumerate::{Flow, Limits, RunError, Stop, enumerate};
 use crate::execution::Execution;
-use crate::graph::{ExecutionGraph, event_name};
+use crate::graph::{ExecutionGraph, event_text};
 use crate::model::{Judgement, MemoryModel};
 use crate::program::{Cell, Program, Prop, Quantifier};
 use crate::relation::Relation;
@@ -72,24 +73,38 @@ pub enum Answer {
     },
 }
 
-/// The shape of a cycle: its events (by name and kind, without values) and relations.
-fn shape(x: &Execution, v: &Option<Violation>) -> String {
+/// The shape of a cycle: what its events do (kind and annotations, without locations or
+/// values) and the relations between them, from the rotation that reads first in
+/// lexicographic order, so that the same cycle through other events of the same kinds has
+/// the same shape.
+fn shape(p: &Program, x: &Execution, v: &Option<Violation>) -> String {
     let Some(v) = v else {
         return String::new();
     };
-    let mut s = String::new();
-    for st in &v.cycle {
-        let ev = &x.events[st.from];
-        let _ = write!(
-            s,
-            "{}:{:?}{:?} -{}-> ",
-            event_name(x, st.from),
-            ev.kind,
-            ev.loc,
-            st.label
-        );
-    }
-    s
+    let steps: Vec<String> = v
+        .cycle
+        .iter()
+        .map(|st| {
+            let text = event_text(p, x, st.from);
+            let what = if x.events[st.from].is_fence() {
+                text
+            } else {
+                text.split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            format!("{what} -{}-> ", st.label)
+        })
+        .collect();
+    (0..steps.len().max(1))
+        .map(|r| {
+            let mut rotated = steps.clone();
+            rotated.rotate_left(r.min(steps.len().saturating_sub(1)));
+            rotated.concat()
+        })
+        .min()
+        .unwrap_or_default()
 }
 
 /// Whether an allowed execution of `program` under `model` reaches a final state
@@ -144,7 +159,7 @@ pub fn explain(
         let judgement = model.judge(x.execution);
         let check = judgement.rejected_by.unwrap_or("(none)");
         let violation = model.explain(x.execution);
-        let key = format!("{check} {}", shape(x.execution, &violation));
+        let key = format!("{check} {}", shape(program, x.execution, &violation));
         if let Some((_, g)) = groups.iter_mut().find(|(k, _)| *k == key) {
             g.count += 1;
         } else {

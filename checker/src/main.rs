@@ -477,8 +477,15 @@ fn traces(
     let show = Show::parse(&args.show).unwrap_or_default();
     let format = Format::parse(&args.graph_format).unwrap_or_default();
     let p = &checked.program;
+    // The drawings get the same budget as the check itself.
+    let limits = Limits {
+        max_executions: args.max_executions,
+        deadline: args
+            .timeout
+            .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+    };
     let (shown, total) =
-        trace::executions(p, m, show, args.show_max, &Limits::default()).map_err(|e| e.message)?;
+        trace::executions(p, m, show, args.show_max, &limits).map_err(|e| e.message)?;
     let mut out = String::new();
     for (i, x) in shown.iter().enumerate() {
         let extra = trace::select_relations(m, &x.execution, &args.relations)?;

@@ -372,3 +372,19 @@ fn witness_terms_agree_with_the_models() {
     }
     assert!(candidates > 1000, "only {candidates} candidates");
 }
+
+/// The pictures of the book's results chapter, regenerated: the MP witness, and the
+/// forbidden MP+wmb+rmb candidate with its cycle.
+#[test]
+fn the_books_pictures_are_current() {
+    let witness = drawings("classic/MP.litmus", "lkmm", Show::Witness, Format::Svg);
+    // `drawings` ends each drawing with an empty line.
+    let witness = format!("{}\n", witness.trim_end());
+    expect_file!["../../docs/src/img/MP-witness-1.svg"].assert_eq(&witness);
+    let (_, p) = program(&corpus().join("classic/MP+wmb+rmb.litmus"));
+    let m = model("lkmm").expect("lkmm");
+    let answer = explain(&p, m.as_ref(), &p.condition.prop, &Limits::default()).expect("runs");
+    let graphs = hazmat_checker::explain::graphs(&p, "lkmm", &answer);
+    let (_, g) = graphs.first().expect("one group");
+    expect_file!["../../docs/src/img/MP+wmb+rmb-rejected-1.svg"].assert_eq(&Format::Svg.render(g));
+}
