@@ -251,3 +251,90 @@ impl ExecutionGraph {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Event, EventKind, Loc, Tags, Value};
+    use crate::program::LocDecl;
+
+    fn event(thread: Option<usize>, kind: EventKind, tags: &[Tag], value: i64) -> Event {
+        Event {
+            thread,
+            kind,
+            loc: (kind != EventKind::Fence).then_some(Loc(0)),
+            value: Value::Int(value),
+            tags: Tags::of(tags),
+            source: None,
+        }
+    }
+
+    fn execution(events: Vec<Event>) -> Execution {
+        let n = events.len();
+        Execution {
+            events,
+            po: Relation::empty(n),
+            rf: Relation::empty(n),
+            co: Relation::empty(n),
+            rmw: Relation::empty(n),
+            addr: Relation::empty(n),
+            data: Relation::empty(n),
+            ctrl: Relation::empty(n),
+        }
+    }
+
+    fn program() -> Program {
+        Program {
+            name: "T".into(),
+            locs: vec![LocDecl {
+                name: "x".into(),
+                init: Value::Int(0),
+                spinlock: false,
+            }],
+            threads: Vec::new(),
+            shown: Vec::new(),
+            filter: None,
+            condition: crate::program::Condition {
+                quantifier: crate::program::Quantifier::Exists,
+                prop: crate::program::Prop::True,
+            },
+        }
+    }
+
+    #[test]
+    fn names_run_from_a_to_z_then_aa() {
+        let mut events = vec![event(None, EventKind::Write, &[Tag::Init], 0)];
+        events.extend((0..30).map(|_| event(Some(0), EventKind::Write, &[Tag::Once], 1)));
+        let x = execution(events);
+        let names: Vec<String> = [0, 1, 26, 27, 28]
+            .iter()
+            .map(|&e| event_name(&x, e))
+            .collect();
+        assert_eq!(names, ["init", "a", "z", "aa", "ab"]);
+    }
+
+    #[test]
+    fn text_shows_annotations_but_once() {
+        let p = program();
+        let x = execution(vec![
+            event(None, EventKind::Write, &[Tag::Init], 0),
+            event(Some(0), EventKind::Write, &[Tag::Once], 1),
+            event(Some(0), EventKind::Read, &[Tag::Acquire], 1),
+            event(Some(0), EventKind::Read, &[], 2),
+            event(Some(0), EventKind::Fence, &[Tag::Mb], 0),
+            event(Some(0), EventKind::Read, &[Tag::Once, Tag::Mb, Tag::Rmw], 3),
+        ]);
+        let texts: Vec<String> = (0..x.len()).map(|e| event_text(&p, &x, e)).collect();
+        assert_eq!(
+            texts,
+            [
+                "W x=0",
+                "W x=1",
+                "R[acquire] x=1",
+                "R[plain] x=2",
+                "F mb",
+                "R[mb,rmw] x=3"
+            ]
+        );
+    }
+}

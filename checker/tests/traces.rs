@@ -287,23 +287,19 @@ fn every_never_test_is_explained_by_a_check_and_a_cycle() {
         }
     }
     assert!(explained >= 30, "only {explained} groups explained");
-    // The states no candidate reaches: the filter removes every execution, a thread's
-    // writes against program order in coherence, and values out of thin air.
-    let expected = [
+    // The states no candidate reaches in the classic and trace tests: the filter removes
+    // every execution, a thread's writes against program order in coherence, and values
+    // out of thin air.
+    for known in [
         "CoWW.litmus",
         "LB+datas.litmus",
         "Filter-removes-all.litmus",
-    ];
-    assert_eq!(
-        without_candidates.len(),
-        3 * expected.len(),
-        "{without_candidates:#?}"
-    );
-    for w in &without_candidates {
-        assert!(
-            expected.iter().any(|e| w.contains(&format!("/{e}"))),
-            "{w} has no candidate"
-        );
+    ] {
+        let under = without_candidates
+            .iter()
+            .filter(|w| w.contains(&format!("/{known} under")))
+            .count();
+        assert_eq!(under, 3, "{known}: {without_candidates:#?}");
     }
 }
 
