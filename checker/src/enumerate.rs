@@ -19,8 +19,8 @@
 //!    Assumptions and the filter are also checked as soon as the values they read are
 //!    known, after each read's choice.
 //!
-//! After each location, a model that declares itself [monotone](MemoryModel::monotone)
-//! judges the partial execution: a partial execution it rejects has no allowed completion,
+//! After each location (its reads-from and coherence both placed), a model that declares
+//! itself [monotone](MemoryModel::monotone) judges the partial execution: a partial execution it rejects has no allowed completion,
 //! so the whole subtree is cut.
 //!
 //! Choices no model could accept are never generated, and the rules are documented here
@@ -335,6 +335,23 @@ impl<'a> Search<'a> {
             data,
             ctrl,
         };
+        // Orders of a location's writes are tracked as bits of a `u64`.
+        for l in 0..nlocs {
+            let writes = exec
+                .events
+                .iter()
+                .filter(|e| e.kind == EventKind::Write && e.loc == Some(Loc(l as u32)))
+                .count();
+            if writes > 64 {
+                return Err(RunError {
+                    message: format!(
+                        "location `{}` has {writes} writes in one execution; at most 64 are supported",
+                        program.locs[l].name
+                    ),
+                    span: (0, 0),
+                });
+            }
+        }
         let mut search = Search {
             program,
             model,
@@ -537,7 +554,9 @@ impl<'a> Search<'a> {
             if i < self.first_co && !self.constraints_hold(false) {
                 return None;
             }
-            if !self.model.judge(&self.exec).allowed() {
+            // Judged once a location's reads-from and coherence are both placed.
+            let before_co = matches!(self.stages[i], Stage::Co(_));
+            if !before_co && !self.model.judge(&self.exec).allowed() {
                 self.stats.pruned += 1;
                 return None;
             }
