@@ -1390,4 +1390,42 @@ mod tests {
         b.data = vec![(lock, u1), (lock, u2)];
         assert_eq!(judge(&b).flags, vec!["multiple-srcu-matches"]);
     }
+
+    #[test]
+    fn unlock_without_lock_is_flagged() {
+        let mut b = Builder::new(3);
+        let ul = b.w(0, L, 0, &[Tag::Ul]);
+        b.co = vec![vec![2, ul]];
+        let j = judge(&b);
+        assert!(j.allowed());
+        assert_eq!(j.flags, vec!["unmatched-unlock"]);
+    }
+
+    #[test]
+    fn plain_and_marked_writes_in_one_thread_are_mixed() {
+        // x = 1; WRITE_ONCE(x, 2): mixed accesses, unless a barrier separates them.
+        let mut b = Builder::new(1);
+        let w1 = b.w(0, X, 1, &[]);
+        let w2 = b.w(0, X, 2, &[Tag::Once]);
+        b.co = vec![vec![0, w1, w2]];
+        assert_eq!(judge(&b).flags, vec!["mixed-accesses"]);
+        let mut b = Builder::new(1);
+        let w1 = b.w(0, X, 1, &[]);
+        b.f(0, Tag::Barrier);
+        let w2 = b.w(0, X, 2, &[Tag::Once]);
+        b.co = vec![vec![0, w1, w2]];
+        assert!(judge(&b).flags.is_empty());
+    }
+
+    #[test]
+    fn is_locked_false_inside_own_critical_section_is_rejected() {
+        // spin_lock(l); spin_is_locked(l) returning false: nested-is-locked.
+        let mut b = Builder::new(3);
+        let lkr = b.r(0, L, 0, &[Tag::Lkr]);
+        let lkw = b.w(0, L, 1, &[Tag::Lkw]);
+        let ru = b.r(0, L, 0, &[Tag::Ru]);
+        b.rf = vec![(2, lkr), (2, ru)];
+        b.co = vec![vec![2, lkw]];
+        assert_eq!(judge(&b).rejected_by, Some("nested-is-locked"));
+    }
 }
