@@ -77,23 +77,48 @@ impl Terms {
                 po(),
             ],
         );
-        let after_unlock_lock = x.tagged(Tag::AfterUnlockLock);
+        // mb's terms, each shown through its events; the exact relation comes last so the
+        // union stays exact whatever the detailed terms miss.
+        let after_unlock_lock = Term::restrict(
+            Term::seq(
+                n,
+                vec![
+                    po_unlock_lock_po.clone(),
+                    Term::id(n, x.tagged(Tag::AfterUnlockLock)),
+                    po(),
+                ],
+            ),
+            s.m,
+            s.m,
+        );
         let mut mb_exact = f.mb_static.clone();
-        mb_exact.union_with(
-            &Term::restrict(
+        mb_exact.union_with(after_unlock_lock.relation());
+        // `[M] ; po? ; [E] ; fencerel(F) ; [M]`: an event of class `E`, then the fence `F`.
+        let after = |e: EventSet, fence: Tag| {
+            Term::restrict(
                 Term::seq(
                     n,
                     vec![
-                        po_unlock_lock_po.clone(),
-                        Term::id(n, after_unlock_lock),
-                        po(),
+                        Term::opt(po()),
+                        Term::id(n, e),
+                        fencerel(&f.po, x.tagged(fence)),
                     ],
                 ),
                 s.m,
                 s.m,
             )
-            .relation()
-            .clone(),
+        };
+        let before_atomic = Term::restrict(
+            Term::seq(
+                n,
+                vec![
+                    fencerel(&f.po, x.tagged(Tag::BeforeAtomic)),
+                    Term::id(n, s.rmw_events),
+                    Term::opt(po()),
+                ],
+            ),
+            s.m,
+            s.m,
         );
         let mb = Term::union(
             n,
@@ -101,6 +126,11 @@ impl Terms {
                 Term::restrict(fencerel(&f.po, s.mb), s.m, s.m),
                 base("po", &f.po.restrict(s.m, s.mb & s.r)),
                 base("po", &f.po.restrict(s.mb & s.w, s.m)),
+                before_atomic,
+                after(s.rmw_events, Tag::AfterAtomic),
+                after(s.lkw, Tag::AfterSpinlock),
+                after(s.srcu_unlock, Tag::AfterSrcuReadUnlock),
+                after_unlock_lock,
                 base("mb", &mb_exact),
             ],
         );
