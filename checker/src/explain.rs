@@ -372,7 +372,21 @@ pub fn explain_source(
             };
             let t =
                 hazmat_litmus::parse(&spliced).map_err(|e| state_error(e.message, e.span.start))?;
-            crate::lower::lower(&t).map_err(|e| state_error(e.message, e.span.start))?
+            let spliced_program =
+                crate::lower::lower(&t).map_err(|e| state_error(e.message, e.span.start))?;
+            // The state may only name what the test has: lowering would make up a register
+            // or a location it does not know.
+            let original = crate::lower::lower(&test).map_err(|e| test_error(e.into()))?;
+            if let Some(name) = unknown_name(&original, &spliced_program) {
+                let col = text
+                    .find(&name)
+                    .map_or(1, |i| text[..i].chars().count() + 1);
+                return Err(ExplainError::State {
+                    message: format!("the test has no `{name}`"),
+                    col,
+                });
+            }
+            spliced_program
         }
     };
     let (question, prop) = match (state, program.condition.quantifier) {
@@ -442,4 +456,19 @@ pub fn graphs(p: &Program, model: &str, answer: &Answer) -> Vec<(String, Executi
             .collect(),
         Answer::NoCandidate { .. } => Vec::new(),
     }
+}
+
+/// The first register (`1:r9`) or location `spliced` has that `original` has not.
+fn unknown_name(original: &Program, spliced: &Program) -> Option<String> {
+    for (t, code) in spliced.threads.iter().enumerate() {
+        let known = original.threads.get(t).map_or(&[][..], |c| &c.regs[..]);
+        if let Some(r) = code.regs.iter().find(|r| !known.contains(r)) {
+            return Some(format!("{}:{r}", code.number));
+        }
+    }
+    spliced
+        .locs
+        .iter()
+        .find(|l| !original.locs.iter().any(|o| o.name == l.name))
+        .map(|l| l.name.clone())
 }

@@ -128,6 +128,18 @@ fn explain_with_a_given_state() {
         .expect_err("not a proposition");
     let shown = err.render("SB+mbs.litmus");
     assert!(shown.starts_with("--state:1:"), "{shown}");
+    let err = explain_source(&source, Some("0:r0=1 /\\ 1:r9=0"), m.as_ref(), &limits)
+        .expect_err("no such register");
+    assert_eq!(
+        err.render("SB+mbs.litmus"),
+        "--state:1:11: error: the test has no `1:r9`"
+    );
+    let err =
+        explain_source(&source, Some("zz=1"), m.as_ref(), &limits).expect_err("no such location");
+    assert_eq!(
+        err.render("SB+mbs.litmus"),
+        "--state:1:1: error: the test has no `zz`"
+    );
 }
 
 /// A minimal XML well-formedness check: balanced, properly nested tags, quoted
