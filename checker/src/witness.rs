@@ -14,6 +14,7 @@
 
 use crate::execution::Execution;
 use crate::relation::{EventSet, Relation};
+use std::rc::Rc;
 
 /// One step of a derivation: `from` is related to `to` by the base relation `label`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -175,8 +176,13 @@ enum Op {
 }
 
 /// A relation expression with labelled leaves, its relation computed on construction.
+///
+/// A term is a shared handle: cloning one to use it in several places copies no relation.
 #[derive(Clone, Debug)]
-pub struct Term {
+pub struct Term(Rc<Node>);
+
+#[derive(Debug)]
+struct Node {
     op: Op,
     rel: Relation,
     args: Vec<Term>,
@@ -185,63 +191,63 @@ pub struct Term {
 impl Term {
     /// A base relation: each pair is one step labelled `label`.
     pub fn base(label: &'static str, rel: Relation) -> Term {
-        Term {
+        Term(Rc::new(Node {
             op: Op::Base(label),
             rel,
             args: Vec::new(),
-        }
+        }))
     }
 
     /// cat's `[S]`: the identity on `set`, which adds no step.
     pub fn id(n: usize, set: EventSet) -> Term {
-        Term {
+        Term(Rc::new(Node {
             op: Op::Id,
             rel: Relation::id_on(n, set),
             args: Vec::new(),
-        }
+        }))
     }
 
     /// The union of `args`; a witness comes from the first that holds the pair.
     pub fn union(n: usize, args: Vec<Term>) -> Term {
         let mut rel = Relation::empty(n);
         for a in &args {
-            rel.union_with(&a.rel);
+            rel.union_with(&a.0.rel);
         }
-        Term {
+        Term(Rc::new(Node {
             op: Op::Union,
             rel,
             args,
-        }
+        }))
     }
 
     /// The sequence `args[0] ; args[1] ; ...`.
     pub fn seq(n: usize, args: Vec<Term>) -> Term {
         let rel = args
             .iter()
-            .fold(Relation::identity(n), |acc, a| acc.seq(&a.rel));
-        Term {
+            .fold(Relation::identity(n), |acc, a| acc.seq(&a.0.rel));
+        Term(Rc::new(Node {
             op: Op::Seq,
             rel,
             args,
-        }
+        }))
     }
 
     /// cat's `r?`.
     pub fn opt(t: Term) -> Term {
-        Term {
+        Term(Rc::new(Node {
             op: Op::Opt,
-            rel: t.rel.optional(),
+            rel: t.0.rel.optional(),
             args: vec![t],
-        }
+        }))
     }
 
     /// cat's `r+`.
     pub fn plus(t: Term) -> Term {
-        Term {
+        Term(Rc::new(Node {
             op: Op::Plus,
-            rel: t.rel.plus(),
+            rel: t.0.rel.plus(),
             args: vec![t],
-        }
+        }))
     }
 
     /// cat's `r*`.
@@ -252,22 +258,22 @@ impl Term {
     /// The pairs of `t` that are also in `mask` (cat's `r & m`, or `r \ m` with the
     /// complement of `m`).
     pub fn mask(t: Term, mask: &Relation) -> Term {
-        Term {
+        Term(Rc::new(Node {
             op: Op::Mask,
-            rel: t.rel.inter(mask),
+            rel: t.0.rel.inter(mask),
             args: vec![t],
-        }
+        }))
     }
 
     /// cat's `[from] ; t ; [to]`.
     pub fn restrict(t: Term, from: EventSet, to: EventSet) -> Term {
-        let n = t.rel.size();
+        let n = t.0.rel.size();
         Term::mask(t, &Relation::cartesian(n, from, to))
     }
 
     /// The relation the term denotes.
     pub fn relation(&self) -> &Relation {
-        &self.rel
+        &self.0.rel
     }
 
     /// The steps of one derivation of `(a, b)`, or `None` when the pair is not in the
@@ -280,35 +286,35 @@ impl Term {
     /// Each node does at most one breadth-first search or one composition of its
     /// arguments' relations: polynomial in the events, and small for litmus tests.
     pub fn witness(&self, a: usize, b: usize) -> Option<Vec<Step>> {
-        if !self.rel.contains(a, b) {
+        if !self.0.rel.contains(a, b) {
             return None;
         }
-        match &self.op {
+        match &self.0.op {
             Op::Base(label) => Some(vec![Step {
                 from: a,
                 label,
                 to: b,
             }]),
             Op::Id => Some(Vec::new()),
-            Op::Union => self.args.iter().find_map(|t| t.witness(a, b)),
-            Op::Mask => self.args[0].witness(a, b),
+            Op::Union => self.0.args.iter().find_map(|t| t.witness(a, b)),
+            Op::Mask => self.0.args[0].witness(a, b),
             Op::Opt => {
                 if a == b {
                     Some(Vec::new())
                 } else {
-                    self.args[0].witness(a, b)
+                    self.0.args[0].witness(a, b)
                 }
             }
             Op::Plus => {
-                let inner = &self.args[0];
-                let hops = shortest_path(&inner.rel, a, b)?;
+                let inner = &self.0.args[0];
+                let hops = shortest_path(&inner.0.rel, a, b)?;
                 let mut steps = Vec::new();
                 for w in hops.windows(2) {
                     steps.extend(inner.witness(w[0], w[1])?);
                 }
                 Some(steps)
             }
-            Op::Seq => seq_witness(&self.args, a, b),
+            Op::Seq => seq_witness(&self.0.args, a, b),
         }
     }
 }
@@ -321,11 +327,11 @@ fn seq_witness(args: &[Term], a: usize, b: usize) -> Option<Vec<Step>> {
     if rest.is_empty() {
         return first.witness(a, b);
     }
-    let n = first.rel.size();
+    let n = first.0.rel.size();
     let tail = rest
         .iter()
-        .fold(Relation::identity(n), |acc, t| acc.seq(&t.rel));
-    let mids = first.rel.successors(a) & tail.predecessors(b);
+        .fold(Relation::identity(n), |acc, t| acc.seq(&t.0.rel));
+    let mids = first.0.rel.successors(a) & tail.predecessors(b);
     // Prefer the intermediate event that keeps the derivation shortest.
     let mut best: Option<Vec<Step>> = None;
     for c in mids.iter() {
