@@ -6,8 +6,9 @@
 //! `po-rel`, fences shown through their event...), so that [`explain`] can print the cycle
 //! behind the failing check.
 //! Each term denotes exactly the relation of the same name in [`crate::lkmm::Dynamic`];
-//! the `lkmm_terms` integration test checks that they agree on every candidate execution
-//! of the project's litmus tests.
+//! the test `witness_terms_agree_with_the_models` (`tests/traces.rs`) checks that they
+//! agree on the first 400 candidate executions of each of the project's litmus tests and,
+//! when it is present, of the smaller conformance folders.
 
 use crate::event::Tag;
 use crate::execution::Execution;
