@@ -217,8 +217,9 @@ pub fn svg(g: &ExecutionGraph) -> String {
         let len = (dx * dx + dy * dy).sqrt().max(1.0);
         // The left normal of the direction, and a bend that grows with each parallel edge.
         let (nx, ny) = (dy / len, -dx / len);
-        let bend = if dx.abs() < 1.0 {
-            // Same column: swing wide to the side so the curve clears the boxes between.
+        let bend = if dx.abs() < col_w / 2.0 {
+            // (Nearly) the same column: swing wide to the side so the curve clears the
+            // boxes between.
             ba.hw.max(bb.hw) + 30.0 + 22.0 * rank as f64
         } else {
             0.18 * len + 22.0 * rank as f64
