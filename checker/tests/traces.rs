@@ -396,3 +396,58 @@ fn the_books_pictures_are_current() {
     let (_, g) = graphs.first().expect("one group");
     expect_file!["../../docs/src/img/MP+wmb+rmb-rejected-1.svg"].assert_eq(&Format::Svg.render(g));
 }
+
+/// The command line end to end: `check --show` to stdout and to files, and `explain`.
+#[test]
+fn the_command_line_draws_and_explains() {
+    use std::process::Command;
+    let hazmat = env!("CARGO_BIN_EXE_hazmat");
+    let mp = corpus().join("classic/MP.litmus");
+    let out = Command::new(hazmat)
+        .args(["check", "--show", "witness", "--relations", "hb"])
+        .arg(&mp)
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("Test MP Allowed"), "{text}");
+    assert!(text.contains("MP: witness 1 of 1 under lkmm"), "{text}");
+    assert!(text.contains("  hb  "), "{text}");
+
+    let dir = std::env::temp_dir().join(format!("hazmat-traces-{}", std::process::id()));
+    let out = Command::new(hazmat)
+        .args(["check", "--show", "all", "--graph-format", "svg", "--graph"])
+        .arg(&dir)
+        .arg(&mp)
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    for k in 1..=4 {
+        let svg = std::fs::read_to_string(dir.join(format!("MP-execution-{k}.svg")))
+            .expect("one file per execution");
+        assert_eq!(well_formed(&svg), Ok(()));
+    }
+
+    let out = Command::new(hazmat)
+        .args(["explain", "--graph"])
+        .arg(&dir)
+        .arg(corpus().join("classic/MP+wmb+rmb.litmus"))
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("1. happens-before (hb is not acyclic)"),
+        "{text}"
+    );
+    assert!(dir.join("MP+wmb+rmb-rejected-1.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let out = Command::new(hazmat)
+        .args(["explain", "--state", "1:r0=", "--model", "sc"])
+        .arg(&mp)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("--state:1:"));
+}
