@@ -144,6 +144,11 @@ pub fn enumerate(
         return Ok((stats, None));
     }
     loop {
+        if let Some(d) = limits.deadline
+            && Instant::now() >= d
+        {
+            return Ok((stats, Some(Stop::Limit("timeout".into()))));
+        }
         stats.path_combinations += 1;
         let combo: Vec<&Path> = choice
             .iter()

@@ -29,6 +29,10 @@
 //!   `atomic_add_unless()` is one such read with no write), with the annotation of its
 //!   macro on both its read and its write.
 //!
+//! - `ctrl` from the reads an `if` condition depends on to the events inside its branches
+//!   only, as herd7's C semantics has it (the events after the `if` are not
+//!   ctrl-dependent).
+//!
 //! `rmw` may or may not already hold the LKR/LKW pairs: the model adds `lk-rmw` itself.
 //!
 //! # Monotonicity
