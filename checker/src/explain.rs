@@ -264,7 +264,7 @@ pub fn render(p: &Program, model: &str, question: &str, answer: &Answer) -> Stri
             );
             let _ = writeln!(
                 s,
-                "(hazmat builds no candidate that every model rejects: one where a thread's write is coherence-before its own earlier write, where a read reads its own thread's later write, or whose values justify themselves out of thin air.)"
+                "(hazmat builds no candidate that every model rejects: one where a thread's write is coherence-before its own earlier write, where a read reads its own thread's later write, where another write comes between the read and the write of a read-modify-write, or whose values justify themselves out of thin air.)"
             );
         }
         Answer::NoCandidate {
