@@ -143,6 +143,11 @@ struct FileResult {
 }
 
 fn check(args: CheckArgs) -> u8 {
+    if args.json && args.show != "none" && args.graph.is_none() {
+        // Drawings on stdout would break the one-object-per-line JSON.
+        eprintln!("hazmat: error: --show with --json needs --graph DIR to write the drawings to");
+        return 2;
+    }
     let m = match model(&args.model) {
         Ok(m) => m,
         Err(e) => {
@@ -273,7 +278,9 @@ fn check_file(
     };
     if args.show != "none" {
         match traces(&checked, m, args) {
-            Ok(t) => result.text.push_str(&t),
+            // Under --json, stdout holds JSON only; the drawings are in their files.
+            Ok(t) if !args.json => result.text.push_str(&t),
+            Ok(_) => {}
             Err(e) => result.error = Some(format!("{file}: error: {e}")),
         }
     }
