@@ -364,7 +364,8 @@ pub fn explain_source(
             let spliced = format!("{}\n{prefix}{text})\n{}", &source[..start], &source[end..]);
             let at = start + 1 + prefix.len();
             let in_state = |pos: usize| {
-                (pos >= at && pos <= at + text.len()).then(|| text[..pos - at].chars().count() + 1)
+                text.get(..pos.checked_sub(at)?)
+                    .map(|t| t.chars().count() + 1)
             };
             let state_error = |message: String, pos: usize| match in_state(pos) {
                 Some(col) => ExplainError::State { message, col },
