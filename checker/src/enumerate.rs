@@ -1,7 +1,7 @@
 //! Enumeration: every candidate execution of a program, judged by a memory model.
 //!
 //! The second half of herd7's semantics.
-//! For each combination of thread paths (see [`crate::paths`]) the enumeration builds the
+//! For each combination of thread paths (the `paths` module) the enumeration builds the
 //! events and the relations the paths fix (po, rmw, addr, data, ctrl) once, then searches
 //! the choices that remain, location by location:
 //!
