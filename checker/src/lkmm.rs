@@ -1215,15 +1215,30 @@ mod tests {
 
     #[test]
     fn failed_rmw_loses_its_annotations() {
-        // A failed cmpxchg() is a lone read tagged MB and RMW: no full barrier.
-        let mut b = store_buffering(None);
-        let failed = b.r(0, L, 0, &[Tag::Mb, Tag::Rmw]);
-        b.events.swap(failed, 3);
+        // SB with a failed cmpxchg() on a third location between each thread's write and
+        // read: a lone read tagged MB and RMW, which orders nothing.
+        let mut b = Builder::new(3);
+        let wx = b.w(0, X, 1, &[Tag::Once]);
+        let f0 = b.r(0, L, 0, &[Tag::Mb, Tag::Rmw]);
+        let ry = b.r(0, Y, 0, &[Tag::Once]);
+        let wy = b.w(1, Y, 1, &[Tag::Once]);
+        let f1 = b.r(1, L, 0, &[Tag::Mb, Tag::Rmw]);
+        let rx = b.r(1, X, 0, &[Tag::Once]);
+        b.rf = vec![(2, f0), (2, f1), (1, ry), (0, rx)];
+        b.co = vec![vec![0, wx], vec![1, wy]];
         let x = b.build();
         let sets = Sets::new(&x);
-        assert!(sets.failed_rmw.contains(3));
-        assert!(!sets.mb.contains(3));
-        assert!(sets.marked.contains(3));
+        assert!(sets.failed_rmw.contains(f0) && !sets.mb.contains(f0));
+        assert!(sets.marked.contains(f0));
+        assert!(judge(&b).allowed());
+        // The same reads as smp_mb() fences forbid the outcome.
+        for e in [f0, f1] {
+            b.events[e].kind = EventKind::Fence;
+            b.events[e].loc = None;
+            b.events[e].tags = Tags::of(&[Tag::Mb]);
+        }
+        b.rf.retain(|&(_, r)| r != f0 && r != f1);
+        assert_eq!(judge(&b).rejected_by, Some("propagation"));
     }
 
     #[test]
