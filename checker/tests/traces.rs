@@ -379,7 +379,8 @@ fn witness_terms_agree_with_the_models() {
             Flow::Continue
         });
     }
-    assert!(candidates > 1000, "only {candidates} candidates");
+    // The project's own corpus alone has some 180.
+    assert!(candidates > 100, "only {candidates} candidates");
 }
 
 /// The pictures of the book's results chapter, regenerated: the MP witness, and the
