@@ -7,12 +7,16 @@
 //! [`check_source`] does all of it for one file; [`harness`] turns a directory of litmus
 //! files into `cargo test` cases.
 
+pub mod dot;
 pub mod enumerate;
 pub mod event;
 pub mod execution;
+pub mod explain;
+pub mod graph;
 pub mod harness;
 pub mod judge;
 pub mod lkmm;
+pub mod lkmm_terms;
 pub mod lower;
 pub mod model;
 pub mod outcome;
@@ -22,8 +26,11 @@ pub mod program;
 pub mod relation;
 pub mod report;
 pub mod sc;
+pub mod svg;
 pub(crate) mod symbol;
+pub mod trace;
 pub mod tso;
+pub mod witness;
 
 use hazmat_litmus::ast::{Span, line_col};
 use std::time::{Duration, Instant};

@@ -111,6 +111,14 @@ impl MemoryModel for Lkmm {
     fn monotone(&self) -> bool {
         true
     }
+
+    fn explain(&self, execution: &Execution) -> Option<crate::witness::Violation> {
+        crate::lkmm_terms::explain(execution)
+    }
+
+    fn relations(&self, execution: &Execution) -> Vec<(&'static str, Relation)> {
+        crate::lkmm_terms::relations(execution)
+    }
 }
 
 thread_local! {

@@ -39,6 +39,8 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Say whether a final state is allowed, with a witness, or why the model forbids it.
+    Explain(ExplainArgs),
     /// Measure tests per second and enumeration counts over litmus files, on all cores.
     Bench(BenchArgs),
     /// Rewrite litmus files in canonical form.
@@ -75,6 +77,22 @@ struct CheckArgs {
     /// Stop each test as soon as its condition is decided (partial states and counts).
     #[arg(long)]
     speedcheck: bool,
+    /// Draw allowed executions: witness (the final state satisfies the condition), counter
+    /// (it does not), all, or none.
+    #[arg(long, default_value = "none", value_parser = ["witness", "counter", "all", "none"])]
+    show: String,
+    /// Draw at most this many executions per test.
+    #[arg(long, default_value_t = 10)]
+    show_max: usize,
+    /// Write each drawn execution to a file in this directory instead of stdout.
+    #[arg(long)]
+    graph: Option<PathBuf>,
+    /// How to draw executions: text, dot or svg.
+    #[arg(long, default_value = "text", value_parser = ["text", "dot", "svg"])]
+    graph_format: String,
+    /// Model relations to draw as well, such as `ppo,hb`.
+    #[arg(long, value_delimiter = ',')]
+    relations: Vec<String>,
     /// Files or directories.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
@@ -109,6 +127,7 @@ fn main() -> ExitCode {
         Command::Parse { files } => parse(&files),
         Command::Bench(args) => bench(args),
         Command::Fmt { check, files } => fmt(check, &files),
+        Command::Explain(args) => explain(args),
     };
     ExitCode::from(code)
 }
@@ -124,6 +143,11 @@ struct FileResult {
 }
 
 fn check(args: CheckArgs) -> u8 {
+    if args.json && args.show != "none" && args.graph.is_none() {
+        // Drawings on stdout would break the one-object-per-line JSON.
+        eprintln!("hazmat: error: --show with --json needs --graph DIR to write the drawings to");
+        return 2;
+    }
     let m = match model(&args.model) {
         Ok(m) => m,
         Err(e) => {
@@ -252,6 +276,14 @@ fn check_file(
     } else {
         checked.herd_text()
     };
+    if args.show != "none" {
+        match traces(&checked, m, args) {
+            // Under --json, stdout holds JSON only; the drawings are in their files.
+            Ok(t) if !args.json => result.text.push_str(&t),
+            Ok(_) => {}
+            Err(e) => result.error = Some(format!("{file}: error: {e}")),
+        }
+    }
     result.unknown = o.unknown.is_some();
     result.row.verdict = if o.unknown.is_some() {
         "Unknown".into()
@@ -439,4 +471,140 @@ fn fmt(check: bool, files: &[PathBuf]) -> u8 {
         }
     }
     code
+}
+
+/// Draws the executions `--show` selects: returns the text for stdout, or writes one file
+/// per execution under `--graph` and returns the list of files written.
+fn traces(
+    checked: &hazmat_checker::Checked,
+    m: &dyn hazmat_checker::model::MemoryModel,
+    args: &CheckArgs,
+) -> Result<String, String> {
+    use hazmat_checker::trace::{self, Format, Show};
+    let show = Show::parse(&args.show).unwrap_or_default();
+    let format = Format::parse(&args.graph_format).unwrap_or_default();
+    let p = &checked.program;
+    // The drawings get the same budget as the check itself.
+    let limits = Limits {
+        max_executions: args.max_executions,
+        deadline: args
+            .timeout
+            .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+    };
+    let (shown, total) =
+        trace::executions(p, m, show, args.show_max, &limits).map_err(|e| e.message)?;
+    let mut out = String::new();
+    for (i, x) in shown.iter().enumerate() {
+        let extra = trace::select_relations(m, &x.execution, &args.relations)?;
+        let noun = show.noun(x.satisfies);
+        let title = format!("{}: {noun} {} of {total} under {}", p.name, i + 1, m.name());
+        let drawn = format.render(&trace::graph(p, x, title, &extra));
+        match &args.graph {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                let stem = trace::file_stem(&p.name);
+                let path = dir.join(format!("{stem}-{noun}-{}.{}", i + 1, format.extension()));
+                std::fs::write(&path, drawn).map_err(|e| format!("{}: {e}", path.display()))?;
+                out.push_str(&format!("wrote {}\n", path.display()));
+            }
+            None => {
+                out.push_str(&drawn);
+                out.push('\n');
+            }
+        }
+    }
+    if shown.is_empty() {
+        out.push_str(&format!(
+            "{}: no {} to show\n\n",
+            p.name,
+            show.noun(show != Show::Counter)
+        ));
+    } else if (shown.len() as u64) < total {
+        out.push_str(&format!(
+            "{}: {} more not shown (--show-max {})\n\n",
+            p.name,
+            total - shown.len() as u64,
+            args.show_max
+        ));
+    }
+    Ok(out)
+}
+
+#[derive(clap::Args)]
+struct ExplainArgs {
+    /// The memory model: lkmm, sc or tso.
+    #[arg(long, default_value = "lkmm")]
+    model: String,
+    /// The final state to explain, in the syntax of a condition (`1:r0=1 /\ x=2`); by
+    /// default the test's own condition.
+    #[arg(long)]
+    state: Option<String>,
+    /// Give up after this many seconds.
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Also draw the witness, or the first candidate of each group with its cycle, into
+    /// files in this directory.
+    #[arg(long)]
+    graph: Option<PathBuf>,
+    /// How to draw them: text, dot or svg.
+    #[arg(long, default_value = "svg", value_parser = ["text", "dot", "svg"])]
+    graph_format: String,
+    /// The litmus file.
+    file: PathBuf,
+}
+
+fn explain(args: ExplainArgs) -> u8 {
+    let m = match model(&args.model) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("hazmat: error: {e}");
+            return 2;
+        }
+    };
+    let file = args.file.display().to_string();
+    let source = match std::fs::read_to_string(&args.file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{file}: error: {e}");
+            return 2;
+        }
+    };
+    let limits = Limits {
+        max_executions: None,
+        deadline: args
+            .timeout
+            .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+    };
+    match hazmat_checker::explain::explain_source(
+        &source,
+        args.state.as_deref(),
+        m.as_ref(),
+        &limits,
+    ) {
+        Ok(explained) => {
+            print!("{}", explained.text);
+            let Some(dir) = &args.graph else {
+                return 0;
+            };
+            let format =
+                hazmat_checker::trace::Format::parse(&args.graph_format).unwrap_or_default();
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                eprintln!("{}: error: {e}", dir.display());
+                return 2;
+            }
+            for (stem, g) in &explained.graphs {
+                let path = dir.join(format!("{stem}.{}", format.extension()));
+                if let Err(e) = std::fs::write(&path, format.render(g)) {
+                    eprintln!("{}: error: {e}", path.display());
+                    return 2;
+                }
+                println!("wrote {}", path.display());
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("{}", e.render(&file));
+            2
+        }
+    }
 }

@@ -8,6 +8,8 @@
 //! completions at once.
 
 use crate::execution::Execution;
+use crate::relation::Relation;
+use crate::witness::Violation;
 
 /// The verdict a model gives one execution.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
@@ -39,5 +41,20 @@ pub trait MemoryModel: Sync {
     /// `co`, so that a check failing on a partial execution fails on all its completions.
     fn monotone(&self) -> bool {
         false
+    }
+
+    /// Why the model rejects `execution`: the first failing check, as [`judge`](Self::judge)
+    /// names it, with a concrete cycle in the base relations; `None` when the model allows
+    /// the execution or cannot explain its checks.
+    fn explain(&self, execution: &Execution) -> Option<Violation> {
+        let _ = execution;
+        None
+    }
+
+    /// The model's key derived relations over `execution`, by name (`ppo`, `hb`...), for
+    /// traces that draw them on request.
+    fn relations(&self, execution: &Execution) -> Vec<(&'static str, Relation)> {
+        let _ = execution;
+        Vec::new()
     }
 }

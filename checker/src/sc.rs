@@ -14,6 +14,7 @@
 use crate::execution::Execution;
 use crate::model::{Judgement, MemoryModel};
 use crate::relation::Relation;
+use crate::witness::{self, Term, Violation};
 
 /// The sequential-consistency model.
 #[derive(Clone, Copy, Debug, Default)]
@@ -52,5 +53,16 @@ impl MemoryModel for Sc {
 
     fn monotone(&self) -> bool {
         true
+    }
+
+    fn explain(&self, x: &Execution) -> Option<Violation> {
+        match self.judge(x).rejected_by? {
+            "sc" => {
+                let mut parts = vec![Term::base("po", x.po.clone())];
+                parts.extend(witness::com_terms(x));
+                Violation::acyclic("sc", "po | rf | co | fr", &Term::union(x.len(), parts))
+            }
+            _ => witness::atomicity("atomicity", x, &x.rmw),
+        }
     }
 }

@@ -24,6 +24,7 @@ use crate::execution::Execution;
 use crate::model::{Judgement, MemoryModel};
 use crate::relation::Relation;
 use crate::sc::atomicity_holds;
+use crate::witness::{self, Term, Violation};
 
 /// The x86-TSO model.
 #[derive(Clone, Copy, Debug, Default)]
@@ -57,6 +58,62 @@ impl MemoryModel for Tso {
     fn monotone(&self) -> bool {
         true
     }
+
+    fn explain(&self, x: &Execution) -> Option<Violation> {
+        let n = x.len();
+        match self.judge(x).rejected_by? {
+            "sc-per-location" => {
+                let mut parts = vec![Term::base("po", x.po.inter(&x.loc()))];
+                parts.extend(witness::com_terms(x));
+                Violation::acyclic(
+                    "sc-per-location",
+                    "po-loc | rf | co | fr",
+                    &Term::union(n, parts),
+                )
+            }
+            "atomicity" => witness::atomicity("atomicity", x, &x.rmw),
+            _ => Violation::acyclic("tso", "ghb", &ghb_term(x)),
+        }
+    }
+
+    fn relations(&self, x: &Execution) -> Vec<(&'static str, Relation)> {
+        let fr = x.fr();
+        let g = ghb(x, &fr);
+        let ppo = g.minus(&x.rf).minus(&x.co).minus(&fr);
+        vec![("ppo", ppo), ("ghb", g)]
+    }
+}
+
+/// [`ghb`] as a witness term: program order kept by TSO, fences shown through their event,
+/// and the communication relations.
+fn ghb_term(x: &Execution) -> Term {
+    let n = x.len();
+    let fr = x.fr();
+    let (reads, writes, accesses) = (x.reads(), x.writes(), x.accesses());
+    let full_fences = x.set(|e| {
+        e.kind == EventKind::Fence
+            && (e.has(Tag::Mb) || e.has(Tag::SyncRcu) || e.has(Tag::SyncSrcu))
+    });
+    let kept =
+        x.po.restrict(reads, accesses)
+            .union(&x.po.restrict(writes, writes));
+    let g = ghb(x, &fr);
+    let mut parts = vec![
+        Term::base("po", kept),
+        Term::restrict(witness::fencerel(&x.po, full_fences), accesses, accesses),
+        // Other po pairs that ghb holds: those ordered by a locked instruction.
+        Term::base("po", x.po.inter(&g)),
+    ];
+    // ghb has rfe, all of co and all of fr, but not rfi (the second term).
+    parts.extend(
+        witness::com_terms(x)
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 1)
+            .map(|(_, t)| t),
+    );
+    parts.push(Term::base("ghb", g));
+    Term::union(n, parts)
 }
 
 /// The global happens-before of x86-TSO.

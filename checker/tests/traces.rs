@@ -1,0 +1,455 @@
+//! Traces and explanations: snapshots of the text a person reads, well-formed and
+//! deterministic SVG, an explanation for every `Never` test of the corpus, and the witness
+//! terms of each model checked against the model itself on every candidate.
+//!
+//! Refresh the snapshots with `UPDATE_EXPECT=1 cargo test -p hazmat-checker --test traces`.
+
+use expect_test::expect_file;
+use hazmat_checker::enumerate::{Flow, Limits, enumerate};
+use hazmat_checker::explain::{AllCandidates, Answer, explain, explain_source};
+use hazmat_checker::harness::litmus_files;
+use hazmat_checker::lkmm::{Dynamic, Fixed, Sets};
+use hazmat_checker::lkmm_terms::Terms;
+use hazmat_checker::program::{Program, Prop, Quantifier};
+use hazmat_checker::trace::{self, Format, Show};
+use hazmat_checker::witness::CheckKind;
+use hazmat_checker::{judge, lower::lower, model};
+use hazmat_litmus::ast::Outcome;
+use std::path::{Path, PathBuf};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests")
+}
+
+fn program(path: &Path) -> (hazmat_litmus::Test, Program) {
+    let source = std::fs::read_to_string(path).expect("readable litmus file");
+    let test = hazmat_litmus::parse(&source).expect("a valid litmus test");
+    let program = lower(&test).expect("a test hazmat can run");
+    (test, program)
+}
+
+/// The drawings of every execution `show` selects, in `format`.
+fn drawings(rel: &str, model_name: &str, show: Show, format: Format) -> String {
+    let (_, p) = program(&corpus().join(rel));
+    let m = model(model_name).expect("a model");
+    let (shown, total) =
+        trace::executions(&p, m.as_ref(), show, 10, &Limits::default()).expect("runs");
+    let mut out = String::new();
+    for (i, x) in shown.iter().enumerate() {
+        let title = format!(
+            "{}: {} {} of {total} under {model_name}",
+            p.name,
+            show.noun(x.satisfies),
+            i + 1
+        );
+        out.push_str(&format.render(&trace::graph(&p, x, title, &[])));
+        out.push('\n');
+    }
+    out
+}
+
+fn explained(rel: &str, model_name: &str) -> String {
+    let source = std::fs::read_to_string(corpus().join(rel)).expect("readable");
+    let m = model(model_name).expect("a model");
+    explain_source(&source, None, m.as_ref(), &Limits::default())
+        .expect("explains")
+        .text
+}
+
+/// One snapshot per test: the witnesses under the LKMM, then the explanations.
+fn snapshot(rel: &str, models: &[&str]) -> String {
+    let mut s = format!("$ hazmat check --show witness {rel}\n\n");
+    s.push_str(&drawings(rel, "lkmm", Show::Witness, Format::Text));
+    for m in models {
+        s.push_str(&format!("$ hazmat explain --model {m} {rel}\n\n"));
+        s.push_str(&explained(rel, m));
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn mp_trace_and_explanation() {
+    expect_file!["snapshots/MP.txt"].assert_eq(&snapshot("classic/MP.litmus", &["lkmm", "sc"]));
+}
+
+#[test]
+fn mp_with_fences_is_forbidden_by_a_happens_before_cycle() {
+    expect_file!["snapshots/MP+wmb+rmb.txt"]
+        .assert_eq(&snapshot("classic/MP+wmb+rmb.litmus", &["lkmm", "tso"]));
+}
+
+#[test]
+fn sb_trace_and_explanation() {
+    expect_file!["snapshots/SB.txt"].assert_eq(&snapshot("classic/SB.litmus", &["lkmm", "sc"]));
+}
+
+#[test]
+fn lb_trace_and_explanation() {
+    expect_file!["snapshots/LB.txt"].assert_eq(&snapshot("classic/LB.litmus", &["lkmm", "tso"]));
+}
+
+#[test]
+fn rcu_mp_is_forbidden_by_the_rcu_check() {
+    expect_file!["snapshots/RCU-MP.txt"]
+        .assert_eq(&snapshot("traces/RCU-MP.litmus", &["lkmm", "sc"]));
+}
+
+#[test]
+fn a_filter_that_removes_everything_leaves_no_candidate() {
+    let text = explained("traces/Filter-removes-all.litmus", "lkmm");
+    assert!(
+        text.contains("the test has no candidate execution at all"),
+        "{text}"
+    );
+}
+
+#[test]
+fn dot_output() {
+    expect_file!["snapshots/MP.dot"].assert_eq(&drawings(
+        "classic/MP.litmus",
+        "lkmm",
+        Show::Witness,
+        Format::Dot,
+    ));
+}
+
+#[test]
+fn explain_with_a_given_state() {
+    let source = std::fs::read_to_string(corpus().join("classic/SB+mbs.litmus")).expect("read");
+    let m = model("lkmm").expect("lkmm");
+    let limits = Limits::default();
+    let text = explain_source(&source, Some("0:r0=1 /\\ 1:r0=1"), m.as_ref(), &limits)
+        .expect("explains")
+        .text;
+    assert!(text.contains("State 0:r0=1 /\\ 1:r0=1"), "{text}");
+    assert!(text.contains("Allowed:"), "{text}");
+    let err = explain_source(&source, Some("0:r0=1 /\\"), m.as_ref(), &limits)
+        .expect_err("not a proposition");
+    let shown = err.render("SB+mbs.litmus");
+    assert!(shown.starts_with("--state:1:"), "{shown}");
+    let err = explain_source(&source, Some("0:r0=1 /\\ 1:r9=0"), m.as_ref(), &limits)
+        .expect_err("no such register");
+    assert_eq!(
+        err.render("SB+mbs.litmus"),
+        "--state:1:11: error: the test has no `1:r9`"
+    );
+    let err =
+        explain_source(&source, Some("zz=1"), m.as_ref(), &limits).expect_err("no such location");
+    assert_eq!(
+        err.render("SB+mbs.litmus"),
+        "--state:1:1: error: the test has no `zz`"
+    );
+}
+
+/// A minimal XML well-formedness check: balanced, properly nested tags, quoted
+/// attributes, known entities, one root element.
+fn well_formed(xml: &str) -> Result<(), String> {
+    let mut stack: Vec<&str> = Vec::new();
+    let mut roots = 0;
+    let mut rest = xml.trim();
+    while !rest.is_empty() {
+        if let Some(tag) = rest.strip_prefix('<') {
+            let end = tag.find('>').ok_or("unclosed tag")?;
+            let inner = &tag[..end];
+            rest = &tag[end + 1..];
+            if let Some(name) = inner.strip_prefix('/') {
+                let open = stack.pop().ok_or("close without open")?;
+                if open != name.trim() {
+                    return Err(format!("</{name}> closes <{open}>"));
+                }
+                continue;
+            }
+            let self_closing = inner.ends_with('/');
+            let body = inner.trim_end_matches('/');
+            let name = body.split_whitespace().next().ok_or("empty tag")?;
+            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+                return Err(format!("bad tag name {name:?}"));
+            }
+            // Attributes: name="value" pairs.
+            let mut attrs = body[name.len()..].trim();
+            while !attrs.is_empty() {
+                let eq = attrs
+                    .find('=')
+                    .ok_or(format!("attribute without value in <{name}>"))?;
+                let value = attrs[eq + 1..]
+                    .strip_prefix('"')
+                    .ok_or(format!("unquoted attribute in <{name}>"))?;
+                let close = value.find('"').ok_or("unterminated attribute")?;
+                if value[..close].contains('<') {
+                    return Err("`<` in an attribute".into());
+                }
+                attrs = value[close + 1..].trim_start();
+            }
+            if stack.is_empty() {
+                roots += 1;
+            }
+            if !self_closing {
+                stack.push(name);
+            }
+        } else {
+            let end = rest.find('<').unwrap_or(rest.len());
+            let text = &rest[..end];
+            for (i, _) in text.match_indices('&') {
+                let entity = &text[i..];
+                if !["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"]
+                    .iter()
+                    .any(|e| entity.starts_with(e))
+                {
+                    return Err(format!("bad entity near {entity:?}"));
+                }
+            }
+            if stack.is_empty() && !text.trim().is_empty() {
+                return Err("text outside the root".into());
+            }
+            rest = &rest[end..];
+        }
+    }
+    if !stack.is_empty() {
+        return Err(format!("unclosed <{}>", stack.join("> <")));
+    }
+    if roots != 1 {
+        return Err(format!("{roots} root elements"));
+    }
+    Ok(())
+}
+
+#[test]
+fn the_xml_check_rejects_broken_documents() {
+    assert!(well_formed("<svg><g></svg>").is_err());
+    assert!(well_formed("<svg a=1/>").is_err());
+    assert!(well_formed("<svg>a & b</svg>").is_err());
+    assert!(well_formed("<svg/><svg/>").is_err());
+    assert!(well_formed("<svg><text x=\"1\">a &amp; b</text></svg>").is_ok());
+}
+
+#[test]
+fn svg_is_well_formed_and_identical_across_runs() {
+    let mut drawn = 0;
+    for file in litmus_files(corpus().join("classic"))
+        .into_iter()
+        .chain(litmus_files(corpus().join("traces")))
+    {
+        let rel = file
+            .strip_prefix(corpus())
+            .expect("under the corpus")
+            .display()
+            .to_string();
+        let first = drawings(&rel, "lkmm", Show::All, Format::Svg);
+        let second = drawings(&rel, "lkmm", Show::All, Format::Svg);
+        assert_eq!(first, second, "{rel}: SVG differs between runs");
+        for doc in first.split("</svg>\n").filter(|d| !d.trim().is_empty()) {
+            let doc = format!("{doc}</svg>");
+            if let Err(e) = well_formed(&doc) {
+                panic!("{rel}: malformed SVG: {e}\n{doc}");
+            }
+            drawn += 1;
+        }
+    }
+    assert!(drawn > 30, "only {drawn} drawings");
+}
+
+/// The proposition whose states a `Never` expectation says no execution reaches.
+fn forbidden_state(p: &Program) -> Prop {
+    match p.condition.quantifier {
+        Quantifier::Forall => Prop::Not(Box::new(p.condition.prop.clone())),
+        _ => p.condition.prop.clone(),
+    }
+}
+
+#[test]
+fn every_never_test_is_explained_by_a_check_and_a_cycle() {
+    let mut explained = 0;
+    let mut without_candidates = Vec::new();
+    for file in litmus_files(corpus()) {
+        let (test, p) = program(&file);
+        for name in hazmat_checker::MODELS {
+            let Some(e) = judge::expectation(&test, name) else {
+                continue;
+            };
+            if !matches!(e.outcome, Some(Outcome::Never | Outcome::Deadlock)) {
+                continue;
+            }
+            let m = model(name).expect("a model");
+            let state = forbidden_state(&p);
+            let answer = explain(&p, m.as_ref(), &state, &Limits::default()).expect("runs");
+            let what = format!("{} under {name}", file.display());
+            match answer {
+                Answer::Allowed(_) => panic!("{what}: expected Never, explain found a witness"),
+                Answer::Forbidden(groups) => {
+                    for g in groups {
+                        let v = g
+                            .violation
+                            .unwrap_or_else(|| panic!("{what}: {} is not explained", g.check));
+                        assert_eq!(v.check, g.check, "{what}");
+                        if v.kind == CheckKind::Paths {
+                            continue;
+                        }
+                        assert!(!v.cycle.is_empty(), "{what}: empty cycle");
+                        for w in v.cycle.windows(2) {
+                            assert_eq!(w[0].to, w[1].from, "{what}: broken cycle");
+                        }
+                        let (first, last) = (&v.cycle[0], &v.cycle[v.cycle.len() - 1]);
+                        assert_eq!(first.from, last.to, "{what}: the cycle does not close");
+                        explained += 1;
+                    }
+                }
+                Answer::NoCandidate { .. } => without_candidates.push(what),
+            }
+        }
+    }
+    assert!(explained >= 30, "only {explained} groups explained");
+    // Some states no candidate reaches: the filter removes every execution, a thread's
+    // writes against program order in coherence, values out of thin air, and a write
+    // between the halves of a read-modify-write (judged under the LKMM only).
+    for (known, models) in [
+        ("CoWW.litmus", 3),
+        ("LB+datas.litmus", 3),
+        ("Filter-removes-all.litmus", 3),
+        ("Atomic+xchg+xchg.litmus", 1),
+    ] {
+        let under = without_candidates
+            .iter()
+            .filter(|w| w.contains(&format!("/{known} under")))
+            .count();
+        assert_eq!(under, models, "{known}: {without_candidates:#?}");
+    }
+}
+
+#[test]
+fn a_state_no_candidate_reaches_says_so() {
+    let text = explained("classic/CoWW.litmus", "lkmm");
+    assert!(
+        text.contains("no candidate execution reaches this state"),
+        "{text}"
+    );
+}
+
+/// Every litmus file of the project, and the smaller conformance folders when present.
+fn term_corpus() -> Vec<PathBuf> {
+    let mut files = litmus_files(corpus());
+    let shared = std::env::var_os("HAZMAT_CONFORMANCE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance"));
+    for folder in ["kernel-doc", "tools-memory-model", "herdtools-catalogue"] {
+        files.extend(litmus_files(shared.join(folder)));
+    }
+    files
+}
+
+#[test]
+fn witness_terms_agree_with_the_models() {
+    let lkmm = model("lkmm").expect("lkmm");
+    let others = [model("sc").expect("sc"), model("tso").expect("tso")];
+    let limits = Limits {
+        // Enough to see every shape of a small test, few enough to stay fast on big ones.
+        max_executions: Some(400),
+        deadline: None,
+    };
+    let mut candidates = 0u64;
+    for file in term_corpus() {
+        let Ok(source) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let Ok(test) = hazmat_litmus::parse(&source) else {
+            continue;
+        };
+        let Ok(p) = lower(&test) else {
+            continue;
+        };
+        let what = file.display().to_string();
+        let _ = enumerate(&p, &AllCandidates, &limits, None, &mut |c| {
+            let x = c.execution;
+            candidates += 1;
+            let s = Sets::new(x);
+            let f = Fixed::new(x, &s);
+            let t = Terms::new(x, &s, &f);
+            if let Ok(d) = Dynamic::new(x, &s, &f) {
+                assert_eq!(t.ppo.relation(), &d.ppo, "{what}: ppo");
+                assert_eq!(t.prop.relation(), &d.prop, "{what}: prop");
+                assert_eq!(t.hb.relation(), &d.hb, "{what}: hb");
+                assert_eq!(t.pb.relation(), &d.pb, "{what}: pb");
+                assert_eq!(t.rb.relation(), &d.rb, "{what}: rb");
+            }
+            for m in std::iter::once(&lkmm).chain(&others) {
+                let judged = m.judge(x).rejected_by;
+                let explained = m.explain(x).map(|v| v.check);
+                assert_eq!(judged, explained, "{what} under {}", m.name());
+            }
+            Flow::Continue
+        });
+    }
+    // The project's own corpus alone has some 180.
+    assert!(candidates > 100, "only {candidates} candidates");
+}
+
+/// The pictures of the book's results chapter, regenerated: the MP witness, and the
+/// forbidden MP+wmb+rmb candidate with its cycle.
+#[test]
+fn the_books_pictures_are_current() {
+    let witness = drawings("classic/MP.litmus", "lkmm", Show::Witness, Format::Svg);
+    // `drawings` ends each drawing with an empty line.
+    let witness = format!("{}\n", witness.trim_end());
+    expect_file!["../../docs/src/img/MP-witness-1.svg"].assert_eq(&witness);
+    let (_, p) = program(&corpus().join("classic/MP+wmb+rmb.litmus"));
+    let m = model("lkmm").expect("lkmm");
+    let answer = explain(&p, m.as_ref(), &p.condition.prop, &Limits::default()).expect("runs");
+    let graphs = hazmat_checker::explain::graphs(&p, "lkmm", &answer);
+    let (_, g) = graphs.first().expect("one group");
+    expect_file!["../../docs/src/img/MP+wmb+rmb-rejected-1.svg"].assert_eq(&Format::Svg.render(g));
+}
+
+/// The command line end to end: `check --show` to stdout and to files, and `explain`.
+#[test]
+fn the_command_line_draws_and_explains() {
+    use std::process::Command;
+    let hazmat = env!("CARGO_BIN_EXE_hazmat");
+    let mp = corpus().join("classic/MP.litmus");
+    let out = Command::new(hazmat)
+        .args(["check", "--show", "witness", "--relations", "hb"])
+        .arg(&mp)
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("Test MP Allowed"), "{text}");
+    assert!(text.contains("MP: witness 1 of 1 under lkmm"), "{text}");
+    assert!(text.contains("  hb  "), "{text}");
+
+    let dir = std::env::temp_dir().join(format!("hazmat-traces-{}", std::process::id()));
+    let out = Command::new(hazmat)
+        .args(["check", "--show", "all", "--graph-format", "svg", "--graph"])
+        .arg(&dir)
+        .arg(&mp)
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    for k in 1..=4 {
+        let svg = std::fs::read_to_string(dir.join(format!("MP-execution-{k}.svg")))
+            .expect("one file per execution");
+        assert_eq!(well_formed(&svg), Ok(()));
+    }
+
+    let out = Command::new(hazmat)
+        .args(["explain", "--graph"])
+        .arg(&dir)
+        .arg(corpus().join("classic/MP+wmb+rmb.litmus"))
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("1. happens-before (hb is not acyclic)"),
+        "{text}"
+    );
+    assert!(dir.join("MP+wmb+rmb-rejected-1.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let out = Command::new(hazmat)
+        .args(["explain", "--state", "1:r0=", "--model", "sc"])
+        .arg(&mp)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("--state:1:"));
+}
