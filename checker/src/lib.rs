@@ -10,7 +10,9 @@
 pub mod enumerate;
 pub mod event;
 pub mod execution;
+pub mod generate;
 pub mod harness;
+pub mod interp;
 pub mod judge;
 pub mod lkmm;
 pub mod lower;
