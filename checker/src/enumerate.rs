@@ -9,8 +9,10 @@
 //!    rules fix the coherence order of lock writes, the unlock events' place in it, and the
 //!    writes lock reads read from;
 //! 2. values: once every read has a write, the symbols of the paths are solved; a
-//!    combination whose values depend on themselves (a cycle through rf and data) or whose
-//!    branch, compare-and-exchange or address assumptions fail is not a candidate;
+//!    combination whose branch, compare-and-exchange or address assumptions fail, or
+//!    depend on values that depend on themselves, is not a candidate; a value that
+//!    depends only on itself (a cycle through rf and data, out of thin air) stays an
+//!    unsolved symbol ([`Value::Sym`]), as herd7 keeps it;
 //! 3. coherence: each location's writes in every total order, initial write first.
 //!
 //! After each location, a model that declares itself [monotone](MemoryModel::monotone)
@@ -177,7 +179,9 @@ enum Known {
     Unknown,
     Busy,
     Value(Value),
-    /// Depends on itself or on a meaningless operation.
+    /// Depends on itself through rf and data (an out-of-thin-air cycle).
+    Cycle,
+    /// Depends on a meaningless operation.
     Bad,
 }
 
@@ -748,7 +752,7 @@ impl<'a> Search<'a> {
     fn read_value(&mut self, r: usize) -> Known {
         match self.known[r] {
             Known::Unknown => {}
-            Known::Busy => return Known::Bad,
+            Known::Busy => return Known::Cycle,
             k => return k,
         }
         let w = self.rf_src[r];
@@ -779,6 +783,7 @@ impl<'a> Search<'a> {
         let path = self.paths[t];
         let mut pending = false;
         let mut bad = false;
+        let mut cycle = false;
         let r = path.eval(
             sym,
             &mut |k| {
@@ -787,6 +792,10 @@ impl<'a> Search<'a> {
                     Known::Value(v) => Ok(v),
                     Known::Unknown | Known::Busy => {
                         pending = true;
+                        Err(())
+                    }
+                    Known::Cycle => {
+                        cycle = true;
                         Err(())
                     }
                     Known::Bad => {
@@ -800,6 +809,7 @@ impl<'a> Search<'a> {
         match r {
             Ok(v) => Known::Value(v),
             Err(()) if bad => Known::Bad,
+            Err(()) if cycle => Known::Cycle,
             Err(()) if pending => Known::Unknown,
             Err(()) => Known::Bad,
         }
@@ -824,7 +834,7 @@ impl<'a> Search<'a> {
                             return false;
                         }
                     }
-                    Known::Busy | Known::Bad => return false,
+                    Known::Busy | Known::Cycle | Known::Bad => return false,
                 }
             }
         }
@@ -896,6 +906,30 @@ impl<'a> Search<'a> {
             return false;
         }
         let nlocs = self.program.locs.len();
+        // Values that depend only on themselves stay unsolved symbols, as in herd7: the
+        // first read of each cycle gets a symbol, and the others follow from it.
+        loop {
+            let mut cyclic = None;
+            for g in nlocs..self.exec.events.len() {
+                if self.exec.events[g].kind != EventKind::Read {
+                    continue;
+                }
+                match self.read_value(g) {
+                    Known::Value(_) => {}
+                    Known::Cycle => {
+                        cyclic.get_or_insert(g);
+                    }
+                    _ => return false,
+                }
+            }
+            let Some(g) = cyclic else { break };
+            for k in self.known.iter_mut() {
+                if *k == Known::Cycle {
+                    *k = Known::Unknown;
+                }
+            }
+            self.known[g] = Known::Value(Value::Sym(g as u32));
+        }
         for g in nlocs..self.exec.events.len() {
             let v = match self.exec.events[g].kind {
                 EventKind::Read => self.read_value(g),

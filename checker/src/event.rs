@@ -20,6 +20,10 @@ pub enum Value {
     Int(i64),
     /// The address of a location (`&x`, or `y=x;` in an init block).
     Addr(Loc),
+    /// A value that depends only on itself: a read in an out-of-thin-air cycle of rf and
+    /// data dependencies, which herd7 keeps as an unsolved symbol (printed `S<n>`).
+    /// The number is the event of the read the symbol was introduced at.
+    Sym(u32),
 }
 
 impl Default for Value {

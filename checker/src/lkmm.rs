@@ -605,24 +605,39 @@ impl Dynamic {
         let id = Relation::identity(n);
         let marked = s.marked;
 
-        // bell: srcu-rscs, then carry-dep.
+        // bell: srcu-rscs, then carry-dep.  Both are skipped when their inputs are empty,
+        // as they are in most tests.
         let not_srcu_unlock = EventSet::full(n) - s.srcu_unlock;
-        let carry_srcu_data = x.data.restrict_range(not_srcu_unlock).seq(&rf).star();
-        let srcu_rscs = carry_srcu_data
-            .restrict_domain(s.srcu_lock)
-            .seq(&x.data.restrict_range(s.srcu_unlock))
-            .inter(&f.loc);
-        let carry_dep = x.data.restrict_range(not_srcu_unlock).seq(&rfi).star();
-        let addr = carry_dep.seq(&x.addr);
-        let data = carry_dep.seq(&x.data);
-        let ctrl = carry_dep.seq(&x.ctrl);
+        let srcu_rscs = if s.srcu_lock.is_empty() || s.srcu_unlock.is_empty() {
+            Relation::empty(n)
+        } else {
+            let carry_srcu_data = x.data.restrict_range(not_srcu_unlock).seq(&rf).star();
+            carry_srcu_data
+                .restrict_domain(s.srcu_lock)
+                .seq(&x.data.restrict_range(s.srcu_unlock))
+                .inter(&f.loc)
+        };
+        let carry_base = x.data.restrict_range(not_srcu_unlock).seq(&rfi);
+        let (addr, data, ctrl) = if carry_base.is_empty() {
+            (x.addr.clone(), x.data.clone(), x.ctrl.clone())
+        } else {
+            let carry_dep = carry_base.star();
+            (
+                carry_dep.seq(&x.addr),
+                carry_dep.seq(&x.data),
+                carry_dep.seq(&x.ctrl),
+            )
+        };
 
         // Fences.
-        let po_or_rf = f.po.union(&rf);
-        let po_unlock_lock_po =
+        let po_unlock_lock_po = if s.ul.is_empty() || s.lkr.is_empty() {
+            Relation::empty(n)
+        } else {
+            let po_or_rf = f.po.union(&rf);
             f.po.restrict_range(s.ul)
                 .seq(&po_or_rf.restrict_range(s.lkr))
-                .seq(&f.po);
+                .seq(&f.po)
+        };
         let mut mb = f.mb_static.clone();
         mb.union_with(
             &po_unlock_lock_po

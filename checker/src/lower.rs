@@ -359,7 +359,7 @@ impl ThreadLowering<'_> {
                     s.span,
                 );
             }
-            ast::StmtKind::Empty => {}
+            ast::StmtKind::Empty | ast::StmtKind::Comment { .. } => {}
             _ => return err("unsupported statement", s.span),
         }
         Ok(())

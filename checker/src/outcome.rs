@@ -6,6 +6,8 @@
 //! executions (not states) whose final state satisfies, or fails, the condition's
 //! proposition; the verdict is `Never` when no execution satisfies it, `Always` when every
 //! one does (and there is one), `Sometimes` otherwise.
+//! States are sorted value by value in column order: unsolved symbols first, then integers
+//! in numeric order, then addresses by the name of the location.
 
 use crate::enumerate::{Flow, Limits, RunError, Stats, Stop, enumerate};
 use crate::event::Value;
@@ -154,8 +156,9 @@ pub fn run(
     states.sort_by_cached_key(|s| {
         s.iter()
             .map(|v| match v {
-                Value::Int(n) => (0, *n, String::new()),
-                Value::Addr(_) => (1, 0, program.value_text(*v)),
+                Value::Sym(n) => (0, i64::from(*n), String::new()),
+                Value::Int(n) => (1, *n, String::new()),
+                Value::Addr(_) => (2, 0, program.value_text(*v)),
             })
             .collect::<Vec<_>>()
     });

@@ -483,8 +483,11 @@ impl<'a> Walker<'a> {
                 }
                 Ok(())
             }
-            Some(Value::Int(n)) => Err(err(
-                format!("the address of this access is the integer {n}, not a location"),
+            Some(v @ (Value::Int(_) | Value::Sym(_))) => Err(err(
+                format!(
+                    "the address of this access is {}, not a location",
+                    self.program.value_text(v)
+                ),
                 span,
             )),
             None => {

@@ -46,6 +46,7 @@ impl Program {
         match value {
             Value::Int(n) => n.to_string(),
             Value::Addr(loc) => self.locs[loc.0 as usize].name.clone(),
+            Value::Sym(n) => format!("S{n}"),
         }
     }
 }

@@ -425,7 +425,11 @@ impl Relation {
 
     /// The reflexive-transitive closure: cat's `r*`.
     pub fn star(&self) -> Relation {
-        self.plus().optional()
+        let mut r = self.plus();
+        for (a, row) in r.rows.iter_mut().enumerate() {
+            row.insert(a);
+        }
+        r
     }
 
     /// Whether no event is related to itself: cat's `irreflexive r`.

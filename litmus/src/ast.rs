@@ -180,9 +180,10 @@ impl InfoLine {
 pub enum CommentPlace {
     /// In the header, before the init block.
     Header,
-    /// Between the init block and the trailer, outside any thread body.
+    /// After the init block and before the end of the last thread, outside any thread body;
+    /// the printer writes these before the first thread.
     Body,
-    /// In or after the trailer (`locations`, `filter`, condition).
+    /// After the last thread: in or after the trailer (`locations`, `filter`, condition).
     Trailer,
 }
 
@@ -397,6 +398,18 @@ pub enum StmtKind {
     },
     /// A lone `;`.
     Empty,
+    /// A C comment between statements, kept only by
+    /// [`parse_keeping_comments`](crate::parse_keeping_comments) (for formatting);
+    /// [`parse`](crate::parse) never produces it, so the checker need not handle it.
+    Comment {
+        /// The text between `//` and the end of the line, or between `/*` and `*/`.
+        text: String,
+        /// Whether it was written `/* ... */` rather than `// ...`.
+        block: bool,
+        /// Whether it ends the line of the statement before it, rather than standing on its
+        /// own line.
+        trailing: bool,
+    },
 }
 
 /// An expression.

@@ -1,12 +1,14 @@
 //! Parse errors as values: a span, a message, notes, and a rendering for people.
 
-use std::fmt;
-
 use crate::ast::{Span, line_col};
 use crate::parser::{PError, Parser};
 
 /// Why a text is not a litmus test, and where.
-#[derive(Clone, PartialEq, Eq, Debug)]
+///
+/// Its `Display` is one line, `line:col: message; note`; [`ParseError::render`] gives the
+/// full diagnostic with the source line.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("{line}:{col}: {message}{}", notes_suffix(.notes))]
 pub struct ParseError {
     /// The offending bytes (empty at the end of the file).
     pub span: Span,
@@ -34,27 +36,41 @@ impl ParseError {
 
     pub(crate) fn from_internal(p: &Parser<'_>, source: &str, e: PError<'_>) -> ParseError {
         let start = p.off(e.input);
-        let found = describe_found(e.input);
-        let len = found_len(e.input);
-        let message = match e.message {
-            Some(m) => m,
+        let found = if e.at_eof {
+            "end of file".to_string()
+        } else {
+            describe_found(e.input)
+        };
+        let len = if e.at_line_end || e.at_eof {
+            0
+        } else {
+            found_len(e.input)
+        };
+        let message = match e.full_message() {
+            Some(m) => m.to_string(),
             None => {
-                let expected = match e.expected.as_slice() {
+                let expected = match e.expected_all().as_slice() {
                     [] => "valid syntax".to_string(),
                     [one] => one.to_string(),
-                    many => {
-                        let (last, rest) = many.split_last().unwrap_or((&"", &[]));
-                        format!("{} or {}", rest.join(", "), last)
-                    }
+                    [rest @ .., last] => format!("{} or {}", rest.join(", "), last),
                 };
-                format!("expected {expected}, found {found}")
+                if e.at_line_end {
+                    format!("expected {expected}")
+                } else {
+                    format!("expected {expected}, found {found}")
+                }
             }
         };
-        let notes = e
-            .notes
-            .into_iter()
-            .map(|(_, n)| format!("to close {n}"))
-            .collect();
+        let extra = e.extra.unwrap_or_default();
+        let mut notes: Vec<String> = extra.notes.into_iter().map(|(_, n)| n).collect();
+        // The outermost section (init block, thread, trailer clause) says where the reader is.
+        if let Some((at, what)) = extra.contexts.last() {
+            let at = at.trim_start();
+            let (l, c) = line_col(source, p.off(at));
+            if l != line_col(source, start).0 {
+                notes.push(format!("in {what} that starts at {l}:{c}"));
+            }
+        }
         ParseError::new(source, Span::new(start, start + len), message, notes)
     }
 
@@ -75,9 +91,10 @@ impl ParseError {
             .take(self.col - 1)
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
-        let width = source[self.span.start.min(source.len())..self.span.end.min(source.len())]
-            .lines()
-            .next()
+        // `get` rather than indexing: a caller may pass another text than the one parsed.
+        let width = source
+            .get(self.span.start..self.span.end)
+            .and_then(|s| s.lines().next())
             .map_or(1, |s| s.chars().count().max(1));
         out.push_str(&format!("{pad} | {prefix}{}\n", "^".repeat(width)));
         for note in &self.notes {
@@ -87,17 +104,10 @@ impl ParseError {
     }
 }
 
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.col, self.message)?;
-        for note in &self.notes {
-            write!(f, "; {note}")?;
-        }
-        Ok(())
-    }
+/// The notes as a suffix of the one-line form: "; note; note".
+fn notes_suffix(notes: &[String]) -> String {
+    notes.iter().map(|n| format!("; {n}")).collect()
 }
-
-impl std::error::Error for ParseError {}
 
 /// How the text at an error reads in a message: "`;`", "`foo`", "end of file".
 fn describe_found(i: &str) -> String {
@@ -111,14 +121,20 @@ fn describe_found(i: &str) -> String {
     }
 }
 
-/// The length in bytes of the token at the head of `i`: a word, a number, or one character.
+/// The length in bytes of the token at the head of `i`: a word, a number, an operator of up
+/// to three characters (`->`, `+=`, `<<=`), or one character.
 fn found_len(i: &str) -> usize {
-    let mut chars = i.char_indices();
-    match chars.next() {
+    const OPERATOR: &str = "<>=!&|+-*/%^";
+    match i.chars().next() {
         None => 0,
-        Some((_, c)) if c.is_ascii_alphanumeric() || c == '_' => i
+        Some(c) if c.is_ascii_alphanumeric() || c == '_' => i
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(i.len()),
-        Some((_, c)) => c.len_utf8(),
+        Some(c) if OPERATOR.contains(c) => i
+            .bytes()
+            .take(3)
+            .take_while(|b| OPERATOR.as_bytes().contains(b))
+            .count(),
+        Some(c) => c.len_utf8(),
     }
 }

@@ -1,9 +1,28 @@
 //! The herd7 C litmus language: AST, parser, printer and diagnostics.
 //!
 //! This crate knows nothing of executions or memory models.
-//! [`parse`] turns the text of a `.litmus` file into a [`Test`], [`print`] writes a test
+//! [`parse`] turns the text of a `.litmus` file into a [`Test`], [`print()`] writes a test
 //! back in canonical form (`parse(&print(&t)) == Ok(t)`), and a [`ParseError`] says where
 //! and why a text is not a litmus test.
+//!
+//! ```
+//! let source = "C SB\n{}\nP0(int *x, int *y) { WRITE_ONCE(*x, 1); r0 = READ_ONCE(*y); }\n\
+//!               P1(int *x, int *y) { WRITE_ONCE(*y, 1); r0 = READ_ONCE(*x); }\n\
+//!               exists (0:r0=0 /\\ 1:r0=0)\n";
+//! let test = hazmat_litmus::parse(source).expect("a valid test");
+//! assert_eq!(test.name.name, "SB");
+//! assert_eq!(test.threads.len(), 2);
+//! let canonical = hazmat_litmus::print(&test);
+//! assert_eq!(hazmat_litmus::parse(&canonical), Ok(test));
+//!
+//! let broken = "C SB\n{}\nP0(int *x) { WRITE_ONCE(*x, 1) }\n";
+//! let error = hazmat_litmus::parse(broken).unwrap_err();
+//! assert_eq!((error.line, error.col), (3, 32));
+//! let rendered = error.render("SB.litmus", broken);
+//! assert!(rendered.starts_with(
+//!     "SB.litmus:3:32: error: expected `;` after the expression, found `}`"
+//! ));
+//! ```
 
 pub mod ast;
 mod error;
@@ -18,8 +37,24 @@ pub use printer::print;
 ///
 /// Never panics; deeply nested input is refused with an error rather than overflowing the
 /// stack.
+/// C comments (`//`, `/* */`) in thread bodies are skipped; `(* *)` comments are kept in
+/// [`Test::comments`].
 pub fn parse(source: &str) -> Result<Test, ParseError> {
-    let p = parser::Parser::new(source);
+    parse_with(source, false)
+}
+
+/// Parses like [`parse`], but keeps the C comments that stand between statements as
+/// [`StmtKind::Comment`](ast::StmtKind::Comment) statements, so that a formatter can print
+/// them back.
+///
+/// Comments elsewhere inside a thread (within an expression, between `if (...)` and its
+/// branch) are still dropped.
+pub fn parse_keeping_comments(source: &str) -> Result<Test, ParseError> {
+    parse_with(source, true)
+}
+
+fn parse_with(source: &str, keep_comments: bool) -> Result<Test, ParseError> {
+    let p = parser::Parser::new(source, keep_comments);
     match p.test(source) {
         Ok((_, test)) => Ok(test),
         Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {

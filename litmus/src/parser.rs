@@ -13,14 +13,18 @@
 //! # Complexity
 //!
 //! Linear in the input: alternatives backtrack over at most one item (an init item, a
-//! statement head or a type), and nesting deeper than [`MAX_DEPTH`] is an error rather than a
-//! stack overflow.
+//! statement head or a type).
+//! Recursion deeper than [`MAX_DEPTH`], and trees deeper than [`MAX_TREE`], are errors
+//! rather than stack overflows.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 use nom::Parser as _;
-use nom::error::{ContextError, ErrorKind, ParseError};
+use nom::combinator::{cut, opt};
+use nom::error::{ContextError, ErrorKind, ParseError, context};
+use nom::multi::many0;
+use nom::sequence::preceded;
 use nom::{Err, IResult};
 
 use crate::ast::*;
@@ -28,17 +32,36 @@ use crate::ast::*;
 /// How deeply expressions, propositions and statements may nest.
 pub(crate) const MAX_DEPTH: u32 = 200;
 
+/// How deep a tree may grow, counting both nesting and chained operators.
+pub(crate) const MAX_TREE: u32 = 1000;
+
 /// The error inside the parser: positions are remaining inputs, turned into offsets at the
 /// public boundary.
+///
+/// It is small (no allocation) in the common case, a token that is not there, because
+/// alternatives create and drop many of them; the rest lives in `extra`.
 #[derive(Debug)]
 pub(crate) struct PError<'a> {
     /// Where the error is.
     pub(crate) input: &'a str,
-    /// What was expected there (merged when alternatives fail at the same place).
-    pub(crate) expected: Vec<&'static str>,
+    /// What was expected there.
+    pub(crate) expected: &'static str,
+    /// Whether the error stands at the end of a line, where nothing is "found".
+    pub(crate) at_line_end: bool,
+    /// Whether only trivia follows the error's place, up to the end of the file.
+    pub(crate) at_eof: bool,
+    /// Everything else, rarely present.
+    pub(crate) extra: Option<Box<Extra<'a>>>,
+}
+
+/// The rarer parts of a [`PError`].
+#[derive(Debug, Default)]
+pub(crate) struct Extra<'a> {
+    /// Other things expected at the same place, when alternatives failed there.
+    pub(crate) also_expected: Vec<&'static str>,
     /// A full message, which wins over `expected` when present.
     pub(crate) message: Option<String>,
-    /// Extra notes with the place they refer to: "the condition opened here".
+    /// Extra notes with the place they refer to: "to close the condition opened at 14:8".
     pub(crate) notes: Vec<(&'a str, String)>,
     /// The rules being parsed, innermost first, with where each began.
     pub(crate) contexts: Vec<(&'a str, &'static str)>,
@@ -48,20 +71,43 @@ impl<'a> PError<'a> {
     fn expected(input: &'a str, what: &'static str) -> PError<'a> {
         PError {
             input,
-            expected: vec![what],
-            message: None,
-            notes: Vec::new(),
-            contexts: Vec::new(),
+            expected: what,
+            at_line_end: false,
+            at_eof: false,
+            extra: None,
         }
     }
 
     fn message(input: &'a str, message: String) -> PError<'a> {
-        PError {
-            input,
-            expected: Vec::new(),
-            message: Some(message),
-            notes: Vec::new(),
-            contexts: Vec::new(),
+        let mut e = PError::expected(input, "");
+        e.extra_mut().message = Some(message);
+        e
+    }
+
+    fn extra_mut(&mut self) -> &mut Extra<'a> {
+        self.extra.get_or_insert_with(Default::default)
+    }
+
+    /// The full message, if the error has one.
+    pub(crate) fn full_message(&self) -> Option<&str> {
+        self.extra.as_ref()?.message.as_deref()
+    }
+
+    /// Everything expected at the error's place.
+    pub(crate) fn expected_all(&self) -> Vec<&'static str> {
+        let mut all = vec![self.expected];
+        if let Some(x) = &self.extra {
+            all.extend(x.also_expected.iter().copied());
+        }
+        all.retain(|e| !e.is_empty());
+        all
+    }
+
+    /// Replaces what the error expected by a description that reads better here.
+    fn set_expected(&mut self, what: &'static str) {
+        self.expected = what;
+        if let Some(x) = &mut self.extra {
+            x.also_expected.clear();
         }
     }
 }
@@ -87,13 +133,15 @@ impl<'a> ParseError<&'a str> for PError<'a> {
             std::cmp::Ordering::Greater => other,
             std::cmp::Ordering::Equal => {
                 let mut merged = other;
-                if merged.message.is_none() {
-                    merged.message = self.message;
-                }
-                for e in self.expected {
-                    if !merged.expected.contains(&e) {
-                        merged.expected.push(e);
+                let known = merged.expected_all();
+                let extra = merged.extra_mut();
+                for e in self.expected_all() {
+                    if !known.contains(&e) {
+                        extra.also_expected.push(e);
                     }
+                }
+                if extra.message.is_none() {
+                    extra.message = self.extra.and_then(|x| x.message);
                 }
                 merged
             }
@@ -103,7 +151,7 @@ impl<'a> ParseError<&'a str> for PError<'a> {
 
 impl<'a> ContextError<&'a str> for PError<'a> {
     fn add_context(input: &'a str, ctx: &'static str, mut other: Self) -> Self {
-        other.contexts.push((input, ctx));
+        other.extra_mut().contexts.push((input, ctx));
         other
     }
 }
@@ -124,14 +172,6 @@ fn fatal(input: &str, message: String) -> Err<PError<'_>> {
 
 fn failure_msg<'a, T>(input: &'a str, message: String) -> PResult<'a, T> {
     Err(Err::Failure(PError::message(input, message)))
-}
-
-/// Turns a recoverable error into a failure: the caller has committed.
-fn commit<T>(r: Result<T, Err<PError<'_>>>) -> Result<T, Err<PError<'_>>> {
-    r.map_err(|e| match e {
-        Err::Error(e) => Err::Failure(e),
-        other => other,
-    })
 }
 
 fn is_ident_start(c: char) -> bool {
@@ -165,17 +205,24 @@ pub(crate) struct Parser<'a> {
     place: Cell<CommentPlace>,
     /// Whether `(* ... *)` is a comment here (outside thread bodies).
     ml_comments: Cell<bool>,
+    /// The parser's own recursion depth, bounded by [`MAX_DEPTH`].
     depth: Cell<u32>,
+    /// The depth of the tree being built, bounded by [`MAX_TREE`].
+    tree: Cell<u32>,
+    /// Whether C comments between statements become `Comment` statements.
+    keep_comments: bool,
 }
 
 impl<'a> Parser<'a> {
-    pub(crate) fn new(src: &'a str) -> Parser<'a> {
+    pub(crate) fn new(src: &'a str, keep_comments: bool) -> Parser<'a> {
         Parser {
             src,
             comments: RefCell::new(BTreeMap::new()),
             place: Cell::new(CommentPlace::Header),
             ml_comments: Cell::new(true),
             depth: Cell::new(0),
+            tree: Cell::new(0),
+            keep_comments,
         }
     }
 
@@ -197,12 +244,41 @@ impl<'a> Parser<'a> {
                 format!("nesting deeper than {MAX_DEPTH} levels"),
             )));
         }
+        self.link(i)?;
         self.depth.set(d);
         Ok(())
     }
 
     fn leave(&self) {
         self.depth.set(self.depth.get() - 1);
+        self.tree.set(self.tree.get() - 1);
+    }
+
+    /// Counts one more level of the tree being built: a nesting, or one more operator of a
+    /// left-nested chain (`a + b + c`, `p /\ q /\ r`), which the parser builds in a loop
+    /// but which deepens the tree all the same.
+    ///
+    /// The bound keeps every recursive walk of the tree (drop, clone, comparison, printing,
+    /// the checker's own passes) within a thread's stack: a tree is at most twice
+    /// [`MAX_TREE`] deep.
+    fn link(&self, i: &'a str) -> Result<(), Err<PError<'a>>> {
+        let t = self.tree.get() + 1;
+        if t > MAX_TREE {
+            return Err(Err::Failure(PError::message(
+                i,
+                format!("more than {MAX_TREE} operators nested or chained"),
+            )));
+        }
+        self.tree.set(t);
+        Ok(())
+    }
+
+    /// Runs a chain-building loop, restoring the tree depth when it ends.
+    fn chain<T>(&self, f: impl FnOnce() -> PResult<'a, T>) -> PResult<'a, T> {
+        let base = self.tree.get();
+        let r = f();
+        self.tree.set(base);
+        r
     }
 
     // ---------------------------------------------------------------- trivia and tokens
@@ -217,7 +293,12 @@ impl<'a> Parser<'a> {
             } else if let Some(rest) = i.strip_prefix("/*") {
                 match rest.find("*/") {
                     Some(n) => i = &rest[n + 2..],
-                    None => return failure(i, "`*/` to close this comment"),
+                    None => {
+                        return failure_msg(
+                            i,
+                            "unterminated comment: this `/*` has no matching `*/`".to_string(),
+                        );
+                    }
                 }
             } else if self.ml_comments.get() && i.starts_with("(*") {
                 i = self.ml_comment(i)?.0;
@@ -253,19 +334,39 @@ impl<'a> Parser<'a> {
                 k += 1;
             }
         }
-        failure(i, "`*)` to close this comment")
+        failure_msg(
+            i,
+            "unterminated comment: this `(*` has no matching `*)`".to_string(),
+        )
     }
 
-    /// Skips trivia, then the exact token `t`.
+    /// Skips trivia, then the exact token `t`; returns the input from the token on, so that
+    /// its offset can be taken.
+    ///
+    /// A missing `;` or `,` is reported where the previous token ends, as a person would
+    /// insert it, rather than on the next line; so is anything missing at the end of the file.
     fn tok(
         &self,
         t: &'static str,
         what: &'static str,
     ) -> impl FnMut(&'a str) -> PResult<'a, &'a str> + '_ {
-        move |i| {
-            let (i, ()) = self.trivia(i)?;
+        move |before| {
+            let (i, ()) = self.trivia(before)?;
             match i.strip_prefix(t) {
-                Some(rest) => Ok((rest, &i[..t.len()])),
+                Some(rest) => Ok((rest, i)),
+                None if (t == ";" || t == ",")
+                    && before[..before.len() - i.len()].contains('\n') =>
+                {
+                    let mut e = PError::expected(before, what);
+                    e.at_line_end = true;
+                    Err(Err::Error(e))
+                }
+                // At the end of the file, point just after the last token.
+                None if i.is_empty() => {
+                    let mut e = PError::expected(before, what);
+                    e.at_eof = true;
+                    Err(Err::Error(e))
+                }
                 None => fail(i, what),
             }
         }
@@ -315,8 +416,8 @@ impl<'a> Parser<'a> {
         Ok((rest, id))
     }
 
-    /// An unsigned integer literal, decimal or `0x` hexadecimal, as an `i128` for the caller
-    /// to negate and range-check.
+    /// An unsigned integer literal, decimal or `0x` hexadecimal, for the caller to negate and
+    /// range-check.
     fn natural(&self, i: &'a str) -> PResult<'a, (u64, Span)> {
         let (i, ()) = self.trivia(i)?;
         let (digits, radix, skip) = if let Some(h) = i.strip_prefix("0x").or(i.strip_prefix("0X")) {
@@ -349,7 +450,7 @@ impl<'a> Parser<'a> {
             None => (i, false),
         };
         let (rest, (v, _)) = if neg {
-            commit(self.natural(rest))?
+            cut(|i| self.natural(i)).parse(rest)?
         } else {
             self.natural(rest)?
         };
@@ -365,19 +466,28 @@ impl<'a> Parser<'a> {
     /// `test ::= header init thread+ trailer EOF`
     pub(crate) fn test(&self, i: &'a str) -> PResult<'a, Test> {
         let start = i;
+        // A byte-order mark is not part of the text.
+        let i = i.strip_prefix('\u{feff}').unwrap_or(i);
         let (i, (arch, name, doc, info)) = self.header(i)?;
         self.place.set(CommentPlace::Header);
-        let (i, init) = commit(self.init(i))?;
+        let (i, init) = cut(context("the init block", |i| self.init(i))).parse(i)?;
         self.place.set(CommentPlace::Body);
-        let (i, threads) = commit(self.threads(i))?;
+        let (i, threads) = cut(|i| self.threads(i)).parse(i)?;
         self.place.set(CommentPlace::Trailer);
-        let (i, (locations, filter, condition)) = commit(self.trailer(i))?;
+        let (i, (locations, filter, condition)) = cut(|i| self.trailer(i)).parse(i)?;
         let (i, ()) = self.trivia(i)?;
         if !i.is_empty() {
-            return failure(
+            let mut e = PError::expected(
                 i,
                 "`locations`, `filter`, `exists`, `forall` or the end of the file",
             );
+            let n = i.find(|c: char| !is_ident_char(c)).unwrap_or(i.len());
+            if let Some(kw) = suggestion(&i[..n], &["locations", "filter", "exists", "forall"]) {
+                e.extra_mut()
+                    .notes
+                    .push((i, format!("did you mean `{kw}`?")));
+            }
+            return Err(Err::Failure(e));
         }
         let comments: Vec<Comment> = self.comments.borrow().values().cloned().collect();
         let expectations = comments.iter().flat_map(expectations_in).collect();
@@ -483,9 +593,11 @@ impl<'a> Parser<'a> {
         what: &str,
     ) -> Err<PError<'a>> {
         e.map(|mut err| {
-            if err.message.is_none() && err.expected.contains(&close) {
+            if err.full_message().is_none() && err.expected_all().contains(&close) {
                 let (l, c) = line_col(self.src, self.off(open));
-                err.notes.push((open, format!("{what} opened at {l}:{c}")));
+                err.extra_mut()
+                    .notes
+                    .push((open, format!("to close {what} opened at {l}:{c}")));
             }
             err
         })
@@ -505,14 +617,14 @@ impl<'a> Parser<'a> {
         };
         let (i, target) = self.location(i).map_err(|e| {
             e.map(|mut err| {
-                err.expected = vec!["a variable or register to initialise"];
+                err.set_expected("a variable or register to initialise");
                 err
             })
         })?;
         let target_end = i;
         let (i, value) = match self.tok("=", "`=`")(i) {
             Ok((rest, _)) => {
-                let (rest, v) = commit(self.init_value(rest))?;
+                let (rest, v) = cut(|i| self.init_value(i)).parse(rest)?;
                 (rest, Some(v))
             }
             Err(_) => (i, None),
@@ -531,23 +643,26 @@ impl<'a> Parser<'a> {
 
     /// `init-value ::= integer | "&"? name | "ATOMIC_INIT" "(" integer ")"`
     fn init_value(&self, i: &'a str) -> PResult<'a, InitValue> {
-        if let Ok((rest, (v, _))) = self.integer(i) {
-            return Ok((rest, InitValue::Int(v)));
+        match self.integer(i) {
+            Ok((rest, (v, _))) => return Ok((rest, InitValue::Int(v))),
+            Err(Err::Error(_)) => {}
+            Err(e) => return Err(e),
         }
         if let Ok((rest, _)) = self.tok("&", "`&`")(i) {
-            let (rest, id) = commit(self.ident(rest))?;
+            let (rest, id) = cut(|i| self.ident(i)).parse(rest)?;
             return Ok((rest, InitValue::Addr(id)));
         }
         let (rest, id) = self.ident(i).map_err(|e| {
             e.map(|mut err| {
-                err.expected = vec!["an integer or an address"];
+                err.set_expected("an integer or an address");
                 err
             })
         })?;
         if id.name == "ATOMIC_INIT" {
-            let (rest, open) = commit(self.tok("(", "`(` after `ATOMIC_INIT`")(rest))?;
-            let (rest, (v, _)) = commit(self.integer(rest))?;
-            let (rest, _) = commit(self.tok(")", "`)`")(rest))
+            let (rest, open) = cut(self.tok("(", "`(` after `ATOMIC_INIT`")).parse(rest)?;
+            let (rest, (v, _)) = cut(|i| self.integer(i)).parse(rest)?;
+            let (rest, _) = cut(self.tok(")", "`)`"))
+                .parse(rest)
                 .map_err(|e| self.closing(e, open, "`)`", "`ATOMIC_INIT(`"))?;
             return Ok((rest, InitValue::AtomicInit(v)));
         }
@@ -561,8 +676,8 @@ impl<'a> Parser<'a> {
             let (rest, (thread, _)) = self.natural(i)?;
             let thread = u32::try_from(thread)
                 .map_err(|_| fatal(i, "thread number too large".to_string()))?;
-            let (rest, _) = commit(self.tok(":", "`:` after the thread number")(rest))?;
-            let (rest, reg) = commit(self.ident(rest))?;
+            let (rest, _) = cut(self.tok(":", "`:` after the thread number")).parse(rest)?;
+            let (rest, reg) = cut(|i| self.ident(i)).parse(rest)?;
             return Ok((
                 rest,
                 Location::Register {
@@ -580,10 +695,11 @@ impl<'a> Parser<'a> {
     fn ty(&self, i: &'a str) -> PResult<'a, Type> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
-        let (mut i, first) = self.word(i)?;
-        if !is_type_word(&first.name) {
+        let n = i.find(|c: char| !is_ident_char(c)).unwrap_or(i.len());
+        if n == 0 || !is_type_word(&i[..n]) || !i.starts_with(is_ident_start) {
             return fail(start, "a type");
         }
+        let (mut i, first) = self.word(i)?;
         let mut volatile = false;
         let mut words: Vec<String> = Vec::new();
         let mut word = first;
@@ -592,7 +708,7 @@ impl<'a> Parser<'a> {
                 "volatile" => volatile = true,
                 "const" => {}
                 "struct" => {
-                    let (rest, tag) = commit(self.ident(i))?;
+                    let (rest, tag) = cut(|i| self.ident(i)).parse(i)?;
                     words.push(format!("struct {}", tag.name));
                     i = rest;
                 }
@@ -643,9 +759,13 @@ impl<'a> Parser<'a> {
                 if threads.is_empty() {
                     return fail(rest, "a thread such as `P0(int *x)`");
                 }
+                // The comments after the last thread belong to the trailer.
+                for (_, c) in self.comments.borrow_mut().range_mut(self.off(i)..) {
+                    c.place = CommentPlace::Trailer;
+                }
                 return Ok((rest, threads));
             }
-            let (rest, t) = commit(self.thread(rest))?;
+            let (rest, t) = cut(context("the thread", |i| self.thread(i))).parse(rest)?;
             threads.push(t);
             i = rest;
         }
@@ -659,22 +779,17 @@ impl<'a> Parser<'a> {
         let id = name.name[1..]
             .parse::<u32>()
             .map_err(|_| fatal(start, format!("invalid thread name `{}`", name.name)))?;
-        let (mut i, open) = commit(self.tok("(", "`(` after the thread name")(rest))?;
-        let mut params = Vec::new();
-        if !self.peek(i, ")")? {
-            loop {
-                let (rest, p) = commit(self.param(i))?;
-                params.push(p);
-                i = rest;
-                if let Ok((rest, _)) = self.tok(",", "`,`")(i) {
-                    i = rest;
-                } else {
-                    break;
+        let (i, open) = cut(self.tok("(", "`(` after the thread name")).parse(rest)?;
+        let (i, params) = self.list(i, |i| self.param(i))?;
+        let (i, _) = cut(self.tok(")", "`)`")).parse(i).map_err(|e| {
+            let e = e.map(|mut err| {
+                if params.is_empty() && err.full_message().is_none() {
+                    err.set_expected("a parameter such as `int *x`, or `)`");
                 }
-            }
-        }
-        let (i, _) = commit(self.tok(")", "`)`")(i))
-            .map_err(|e| self.closing(e, open, "`)`", "the parameter list"))?;
+                err
+            });
+            self.closing(e, open, "`)`", "the parameter list")
+        })?;
         self.ml_comments.set(false);
         let r = self.block_body(i, "the body of the thread");
         self.ml_comments.set(true);
@@ -691,11 +806,26 @@ impl<'a> Parser<'a> {
         ))
     }
 
+    /// `list(item) ::= (item ("," item)*)?`: parameters and arguments.
+    fn list<T>(
+        &self,
+        i: &'a str,
+        mut item: impl FnMut(&'a str) -> PResult<'a, T>,
+    ) -> PResult<'a, Vec<T>> {
+        let (i, first) = opt(&mut item).parse(i)?;
+        let Some(first) = first else {
+            return Ok((i, Vec::new()));
+        };
+        let (i, mut rest) = many0(preceded(self.tok(",", "`,`"), cut(&mut item))).parse(i)?;
+        rest.insert(0, first);
+        Ok((i, rest))
+    }
+
     /// `param ::= type name`
     fn param(&self, i: &'a str) -> PResult<'a, Param> {
         let (i, ()) = self.trivia(i)?;
         let (rest, ty) = self.ty(i)?;
-        let (rest, name) = commit(self.ident(rest))?;
+        let (rest, name) = cut(|i| self.ident(i)).parse(rest)?;
         Ok((
             rest,
             Param {
@@ -711,22 +841,58 @@ impl<'a> Parser<'a> {
         let (mut i, open) = self.tok("{", "`{`")(i)?;
         let mut body = Vec::new();
         loop {
+            if self.keep_comments {
+                i = self.comment_stmts(i, &mut body)?;
+            }
             if self.peek(i, "}")? {
                 let (rest, _) = self.tok("}", "`}`")(i)?;
                 return Ok((rest, body));
             }
             let (rest, ()) = self.trivia(i)?;
             if rest.is_empty() {
-                return Err(self.closing(
-                    Err::Failure(PError::expected(rest, "`}`")),
-                    open,
-                    "`}`",
-                    what,
-                ));
+                let mut e = PError::expected(i, "`}`");
+                e.at_eof = true;
+                return Err(self.closing(Err::Failure(e), open, "`}`", what));
             }
-            let (rest, s) =
-                commit(self.stmt(rest)).map_err(|e| self.closing(e, open, "`}`", what))?;
+            let (rest, s) = cut(|i| self.stmt(i))
+                .parse(rest)
+                .map_err(|e| self.closing(e, open, "`}`", what))?;
             body.push(s);
+            i = rest;
+        }
+    }
+
+    /// In [`parse_keeping_comments`](crate::parse_keeping_comments) mode: the C comments
+    /// before the next statement, as `Comment` statements appended to `body`.
+    fn comment_stmts(
+        &self,
+        mut i: &'a str,
+        body: &mut Vec<Stmt>,
+    ) -> Result<&'a str, Err<PError<'a>>> {
+        loop {
+            let j = i.trim_start();
+            // A comment on the line of the statement before it trails that statement.
+            let trailing = !body.is_empty() && !i[..i.len() - j.len()].contains('\n');
+            let (text, block, rest) = if let Some(r) = j.strip_prefix("//") {
+                let n = r.find('\n').unwrap_or(r.len());
+                (r[..n].trim_end(), false, &r[n..])
+            } else if let Some(r) = j.strip_prefix("/*") {
+                match r.find("*/") {
+                    Some(n) => (&r[..n], true, &r[n + 2..]),
+                    // The trivia skipper reports it.
+                    None => return Ok(i),
+                }
+            } else {
+                return Ok(i);
+            };
+            body.push(Stmt {
+                kind: StmtKind::Comment {
+                    text: text.to_string(),
+                    block,
+                    trailing,
+                },
+                span: self.span(j, rest),
+            });
             i = rest;
         }
     }
@@ -763,12 +929,14 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        if let Ok((rest, _)) = self.keyword("if", "`if`")(i) {
-            let (rest, cond) = commit(self.paren_cond(rest, "`if`"))?;
-            let (rest, then) = commit(self.stmt(rest))?;
+        // The statement's first word decides its kind.
+        let lead = &i[..i.find(|c: char| !is_ident_char(c)).unwrap_or(i.len())];
+        if lead == "if" {
+            let (rest, cond) = cut(|i| self.paren_cond(i, "`(` after `if`")).parse(&i[2..])?;
+            let (rest, then) = cut(|i| self.stmt(i)).parse(rest)?;
             let (rest, els) = match self.keyword("else", "`else`")(rest) {
                 Ok((r, _)) => {
-                    let (r, s) = commit(self.stmt(r))?;
+                    let (r, s) = cut(|i| self.stmt(i)).parse(r)?;
                     (r, Some(Box::new(s)))
                 }
                 Err(_) => (rest, None),
@@ -786,9 +954,9 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        if let Ok((rest, _)) = self.keyword("while", "`while`")(i) {
-            let (rest, cond) = commit(self.paren_cond(rest, "`while`"))?;
-            let (rest, body) = commit(self.stmt(rest))?;
+        if lead == "while" {
+            let (rest, cond) = cut(|i| self.paren_cond(i, "`(` after `while`")).parse(&i[5..])?;
+            let (rest, body) = cut(|i| self.stmt(i)).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
                 rest,
@@ -801,11 +969,12 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        if let Ok((rest, _)) = self.keyword("do", "`do`")(i) {
-            let (rest, body) = commit(self.stmt(rest))?;
-            let (rest, _) = commit(self.keyword("while", "`while` after the `do` body")(rest))?;
-            let (rest, cond) = commit(self.paren_cond(rest, "`while`"))?;
-            let (rest, _) = commit(self.tok(";", "`;` after `do ... while (...)`")(rest))?;
+        if lead == "do" {
+            let (rest, body) = cut(|i| self.stmt(i)).parse(&i[2..])?;
+            let (rest, _) =
+                cut(self.keyword("while", "`while` after the `do` body")).parse(rest)?;
+            let (rest, cond) = cut(|i| self.paren_cond(i, "`(` after `while`")).parse(rest)?;
+            let (rest, _) = cut(self.tok(";", "`;` after `do ... while (...)`")).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
                 rest,
@@ -818,26 +987,30 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        for kw in [
-            "for", "return", "goto", "switch", "break", "continue", "case",
-        ] {
-            if let Ok((_, span)) = self.keyword(kw, "")(i) {
-                return failure_msg(
-                    &self.src[span.start..],
-                    format!("`{kw}` is not supported in litmus tests"),
-                );
-            }
+        if matches!(
+            lead,
+            "for" | "return" | "goto" | "switch" | "break" | "continue" | "case"
+        ) {
+            return failure_msg(i, format!("`{lead}` is not supported in litmus tests"));
         }
-        if let Ok((rest, ty)) = self.ty(i) {
-            let (rest, name) = commit(self.ident(rest))?;
+        if is_type_word(lead) {
+            let (rest, ty) = self.ty(i)?;
+            let (rest, name) = cut(|i| self.ident(i)).parse(rest)?;
             let (rest, init) = match self.tok("=", "`=`")(rest) {
                 Ok((r, _)) => {
-                    let (r, e) = commit(self.expr(r))?;
+                    let (r, e) = cut(|i| self.expr(i)).parse(r)?;
                     (r, Some(e))
                 }
                 Err(_) => (rest, None),
             };
-            let (rest, _) = commit(self.tok(";", "`;` after the declaration")(rest))?;
+            if self.peek(rest, ",")? {
+                let (at, ()) = self.trivia(rest)?;
+                return failure_msg(
+                    at,
+                    "declare one name per declaration, as in `int r0; int r1;`".to_string(),
+                );
+            }
+            let (rest, _) = cut(self.tok(";", "`;` after the declaration")).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
                 rest,
@@ -849,15 +1022,15 @@ impl<'a> Parser<'a> {
         }
         let (rest, lhs) = self.expr(i).map_err(|e| {
             e.map(|mut err| {
-                if err.input.len() == i.len() && err.message.is_none() {
-                    err.expected = vec!["a statement"];
+                if err.input.len() == i.len() && err.full_message().is_none() {
+                    err.set_expected("a statement");
                 }
                 err
             })
         })?;
         if let Ok((r, _)) = self.assign_op(rest) {
-            let (r, rhs) = commit(self.expr(r))?;
-            let (r, _) = commit(self.tok(";", "`;` after the assignment")(r))?;
+            let (r, rhs) = cut(|i| self.expr(i)).parse(r)?;
+            let (r, _) = cut(self.tok(";", "`;` after the assignment")).parse(r)?;
             let span = self.span(start, r);
             return Ok((
                 r,
@@ -867,7 +1040,7 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        let (rest, _) = commit(self.tok(";", "`;` after the expression")(rest))?;
+        let (rest, _) = cut(self.tok(";", "`;` after the expression")).parse(rest)?;
         let span = self.span(start, rest);
         Ok((
             rest,
@@ -887,19 +1060,12 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `"(" expr ")"` after `if` or `while`.
-    fn paren_cond(&self, i: &'a str, after: &'static str) -> PResult<'a, Expr> {
-        let (i, open) = self.tok("(", "`(`")(i).map_err(|e| {
-            e.map(|mut err| {
-                err.expected = vec![match after {
-                    "`if`" => "`(` after `if`",
-                    _ => "`(` after `while`",
-                }];
-                err
-            })
-        })?;
-        let (i, e) = commit(self.expr(i))?;
-        let (i, _) = commit(self.tok(")", "`)`")(i))
+    /// `"(" expr ")"` after `if` or `while`; `open_what` is the expectation for the `(`.
+    fn paren_cond(&self, i: &'a str, open_what: &'static str) -> PResult<'a, Expr> {
+        let (i, open) = self.tok("(", open_what)(i)?;
+        let (i, e) = cut(|i| self.expr(i)).parse(i)?;
+        let (i, _) = cut(self.tok(")", "`)`"))
+            .parse(i)
             .map_err(|e| self.closing(e, open, "`)`", "the condition"))?;
         Ok((i, e))
     }
@@ -912,13 +1078,19 @@ impl<'a> Parser<'a> {
     }
 
     fn binary(&self, i: &'a str, min_prec: u8) -> PResult<'a, Expr> {
+        self.chain(|| self.binary_chain(i, min_prec))
+    }
+
+    fn binary_chain(&self, i: &'a str, min_prec: u8) -> PResult<'a, Expr> {
         let (mut i, mut lhs) = self.unary(i)?;
+        self.unsupported_operator(i)?;
         while let Some((rest, op)) = self.binop(i)? {
             if op.precedence() < min_prec {
                 break;
             }
+            self.link(i)?;
             self.enter(i)?;
-            let r = commit(self.binary(rest, op.precedence() + 1));
+            let r = cut(|i| self.binary(i, op.precedence() + 1)).parse(rest);
             self.leave();
             let (rest, rhs) = r?;
             let span = lhs.span.to(rhs.span);
@@ -929,6 +1101,24 @@ impl<'a> Parser<'a> {
             i = rest;
         }
         Ok((i, lhs))
+    }
+
+    /// Refuses, by name, the C operators that may follow an operand but that litmus tests
+    /// do not use: member access, indexing, increments, the conditional operator, compound
+    /// assignments.
+    fn unsupported_operator(&self, i: &'a str) -> Result<(), Err<PError<'a>>> {
+        let (i, ()) = self.trivia(i)?;
+        const OPS: &[&str] = &[
+            "->", "++", "--", "<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "?",
+            "[", ".",
+        ];
+        match OPS.iter().find(|op| i.starts_with(**op)) {
+            Some(op) => Err(Err::Failure(PError::message(
+                i,
+                format!("`{op}` is not supported in litmus tests"),
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// The binary operator at the head of `i`, if any.
@@ -998,7 +1188,7 @@ impl<'a> Parser<'a> {
                     },
                 ));
             }
-            let (rest, operand) = commit(self.unary(rest))?;
+            let (rest, operand) = cut(|i| self.unary(i)).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
                 rest,
@@ -1011,8 +1201,8 @@ impl<'a> Parser<'a> {
         if let Some(rest) = i.strip_prefix('(')
             && let Ok((r, ty)) = self.ty(rest)
         {
-            let (r, _) = commit(self.tok(")", "`)` to close the cast")(r))?;
-            let (r, operand) = commit(self.unary(r))?;
+            let (r, _) = cut(self.tok(")", "`)` to close the cast")).parse(r)?;
+            let (r, operand) = cut(|i| self.unary(i)).parse(r)?;
             let span = self.span(start, r);
             return Ok((
                 r,
@@ -1041,32 +1231,23 @@ impl<'a> Parser<'a> {
             ));
         }
         if let Some(rest) = i.strip_prefix('(') {
-            let (rest, e) = commit(self.expr(rest))?;
-            let (rest, _) = commit(self.tok(")", "`)`")(rest))
+            let (rest, e) = cut(|i| self.expr(i)).parse(rest)?;
+            let (rest, _) = cut(self.tok(")", "`)`"))
+                .parse(rest)
                 .map_err(|err| self.closing(err, start, "`)`", "the parenthesis"))?;
             return Ok((rest, e));
         }
         let (rest, id) = self.ident(i).map_err(|e| {
             e.map(|mut err| {
-                err.expected = vec!["an expression"];
+                err.set_expected("an expression");
                 err
             })
         })?;
         if self.peek(rest, "(")? {
-            let (mut r, open) = self.tok("(", "`(`")(rest)?;
-            let mut args = Vec::new();
-            if !self.peek(r, ")")? {
-                loop {
-                    let (r2, a) = commit(self.expr(r))?;
-                    args.push(a);
-                    r = r2;
-                    match self.tok(",", "`,`")(r) {
-                        Ok((r2, _)) => r = r2,
-                        Err(_) => break,
-                    }
-                }
-            }
-            let (r, _) = commit(self.tok(")", "`)`")(r))
+            let (r, open) = self.tok("(", "`(`")(rest)?;
+            let (r, args) = self.list(r, |i| self.expr(i))?;
+            let (r, _) = cut(self.tok(")", "`)`"))
+                .parse(r)
                 .map_err(|e| self.closing(e, open, "`)`", "the argument list"))?;
             let span = self.span(start, r);
             return Ok((
@@ -1108,7 +1289,8 @@ impl<'a> Parser<'a> {
                         "a second `locations` clause".to_string(),
                     );
                 }
-                let (r, locs) = commit(self.locations(r))?;
+                let (r, locs) =
+                    cut(context("the `locations` clause", |i| self.locations(i))).parse(r)?;
                 locations = Some(locs);
                 i = r;
             } else if let Ok((r, kw)) = self.keyword("filter", "")(rest) {
@@ -1118,11 +1300,11 @@ impl<'a> Parser<'a> {
                         "a second `filter` clause".to_string(),
                     );
                 }
-                let (r, p) = commit(self.prop(r))?;
+                let (r, p) = cut(context("the filter", |i| self.prop(i))).parse(r)?;
                 filter = Some(p);
                 i = r;
             } else if condition.is_none() {
-                match self.condition(rest) {
+                match context("the condition", |i| self.condition(i)).parse(rest) {
                     Ok((r, c)) => {
                         condition = Some(c);
                         i = r;
@@ -1145,14 +1327,16 @@ impl<'a> Parser<'a> {
                 let (rest, _) = self.tok("]", "`]`")(i)?;
                 return Ok((rest, locs));
             }
-            let (rest, l) = commit(self.location(i))
+            let (rest, l) = cut(|i| self.location(i))
+                .parse(i)
                 .map_err(|e| self.closing(e, open, "`]`", "the locations"))?;
             locs.push(l);
             i = rest;
             match self.tok(";", "`;`")(i) {
                 Ok((rest, _)) => i = rest,
                 Err(_) => {
-                    let (rest, _) = commit(self.tok("]", "`]`")(i))
+                    let (rest, _) = cut(self.tok("]", "`]`"))
+                        .parse(i)
                         .map_err(|e| self.closing(e, open, "`]`", "the locations"))?;
                     return Ok((rest, locs));
                 }
@@ -1172,7 +1356,7 @@ impl<'a> Parser<'a> {
             .strip_prefix('~')
             .or_else(|| self.keyword("not", "").parse(i).ok().map(|(r, _)| r))
         {
-            let (r, _) = commit(self.keyword("exists", "`exists` after the negation")(r))?;
+            let (r, _) = cut(self.keyword("exists", "`exists` after the negation")).parse(r)?;
             (r, Quantifier::NotExists)
         } else {
             return fail(
@@ -1180,7 +1364,7 @@ impl<'a> Parser<'a> {
                 "`locations`, `filter`, `exists`, `forall` or the end of the file",
             );
         };
-        let (rest, prop) = commit(self.prop(rest))?;
+        let (rest, prop) = cut(|i| self.prop(i)).parse(rest)?;
         let span = self.span(start, rest);
         // herd7 tolerates a `;` after the condition; it carries nothing.
         let rest = match self.tok(";", "`;`")(rest) {
@@ -1209,7 +1393,7 @@ impl<'a> Parser<'a> {
         let (i, lhs) = self.disj(i)?;
         match self.tok("=>", "`=>`")(i) {
             Ok((rest, _)) => {
-                let (rest, rhs) = commit(self.prop(rest))?;
+                let (rest, rhs) = cut(|i| self.prop(i)).parse(rest)?;
                 let span = lhs.span.to(rhs.span);
                 Ok((
                     rest,
@@ -1225,9 +1409,14 @@ impl<'a> Parser<'a> {
 
     /// `disj ::= conj ("\/" conj)*`
     fn disj(&self, i: &'a str) -> PResult<'a, Prop> {
+        self.chain(|| self.disj_chain(i))
+    }
+
+    fn disj_chain(&self, i: &'a str) -> PResult<'a, Prop> {
         let (mut i, mut lhs) = self.conj(i)?;
         while let Ok((rest, _)) = self.tok("\\/", "`\\/`")(i) {
-            let (rest, rhs) = commit(self.conj(rest))?;
+            self.link(i)?;
+            let (rest, rhs) = cut(|i| self.conj(i)).parse(rest)?;
             let span = lhs.span.to(rhs.span);
             lhs = Prop {
                 kind: PropKind::Or(Box::new(lhs), Box::new(rhs)),
@@ -1240,9 +1429,14 @@ impl<'a> Parser<'a> {
 
     /// `conj ::= neg ("/\" neg)*`
     fn conj(&self, i: &'a str) -> PResult<'a, Prop> {
+        self.chain(|| self.conj_chain(i))
+    }
+
+    fn conj_chain(&self, i: &'a str) -> PResult<'a, Prop> {
         let (mut i, mut lhs) = self.neg(i)?;
         while let Ok((rest, _)) = self.tok("/\\", "`/\\`")(i) {
-            let (rest, rhs) = commit(self.neg(rest))?;
+            self.link(i)?;
+            let (rest, rhs) = cut(|i| self.neg(i)).parse(rest)?;
             let span = lhs.span.to(rhs.span);
             lhs = Prop {
                 kind: PropKind::And(Box::new(lhs), Box::new(rhs)),
@@ -1262,7 +1456,7 @@ impl<'a> Parser<'a> {
             .or_else(|| self.keyword("not", "").parse(i).ok().map(|(r, _)| r));
         if let Some(rest) = not {
             self.enter(i)?;
-            let r = commit(self.neg(rest));
+            let r = cut(|i| self.neg(i)).parse(rest);
             self.leave();
             let (rest, p) = r?;
             let span = self.span(start, rest);
@@ -1275,8 +1469,9 @@ impl<'a> Parser<'a> {
             ));
         }
         if let Some(rest) = i.strip_prefix('(') {
-            let (rest, p) = commit(self.prop(rest))?;
-            let (rest, _) = commit(self.tok(")", "`)`")(rest))
+            let (rest, p) = cut(|i| self.prop(i)).parse(rest)?;
+            let (rest, _) = cut(self.tok(")", "`)`"))
+                .parse(rest)
                 .map_err(|e| self.closing(e, start, "`)`", "the condition"))?;
             return Ok((rest, p));
         }
@@ -1314,14 +1509,14 @@ impl<'a> Parser<'a> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
         let (rest, loc) = if let Some(r) = i.strip_prefix('[') {
-            let (r, loc) = commit(self.location(r))?;
-            let (r, _) = commit(self.tok("]", "`]`")(r))?;
+            let (r, loc) = cut(|i| self.location(i)).parse(r)?;
+            let (r, _) = cut(self.tok("]", "`]`")).parse(r)?;
             (r, loc)
         } else {
             self.location(i).map_err(|e| {
                 e.map(|mut err| {
                     if err.input.len() == i.len() {
-                        err.expected = vec!["a condition such as `0:r0=1` or `x=2`"];
+                        err.set_expected("a condition such as `0:r0=1` or `x=2`");
                     }
                     err
                 })
@@ -1335,7 +1530,7 @@ impl<'a> Parser<'a> {
         } else {
             return failure(rest, "`=` or `!=` after the location");
         };
-        let (rest, value) = commit(self.value(rest))?;
+        let (rest, value) = cut(|i| self.value(i)).parse(rest)?;
         Ok((
             rest,
             Atom {
@@ -1366,7 +1561,7 @@ impl<'a> Parser<'a> {
         }
         let (rest, id) = self.ident(i).map_err(|e| {
             e.map(|mut err| {
-                err.expected = vec!["a value (an integer or an address)"];
+                err.set_expected("a value (an integer or an address)");
                 err
             })
         })?;
@@ -1379,6 +1574,46 @@ fn commit_err(e: Err<PError<'_>>) -> Err<PError<'_>> {
         Err::Error(e) => Err::Failure(e),
         other => other,
     }
+}
+
+/// The keyword `word` was probably meant to be: one edit away (or a transposition), for
+/// words of four letters or more.
+fn suggestion(word: &str, keywords: &[&'static str]) -> Option<&'static str> {
+    if word.len() < 4 {
+        return None;
+    }
+    keywords
+        .iter()
+        .copied()
+        .find(|kw| edit_distance(word, kw) <= 1 || transposed(word, kw))
+}
+
+/// The Levenshtein distance between two short ASCII words.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &ca) in a.iter().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// Whether `a` is `b` with two neighbouring letters swapped.
+fn transposed(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff: Vec<usize> = (0..a.len()).filter(|&k| a[k] != b[k]).collect();
+    matches!(diff.as_slice(), [x, y] if *y == x + 1 && a[*x] == b[*y] && a[*y] == b[*x])
 }
 
 /// The `Result:` lines of a comment: `Result: Never`, `Result(sc): Sometimes DATARACE`.
@@ -1404,7 +1639,12 @@ fn expectations_in(c: &Comment) -> Vec<Expectation> {
         };
         let mut outcome = None;
         let mut flags = Vec::new();
-        for word in rest.split_whitespace() {
+        // Trailing punctuation, as in `Result: Never.`, is not part of a word.
+        let words = rest
+            .split_whitespace()
+            .map(|w| w.trim_end_matches(['.', ',', ';', ':']))
+            .filter(|w| !w.is_empty());
+        for word in words {
             match word {
                 "Never" if outcome.is_none() => outcome = Some(Outcome::Never),
                 "Sometimes" if outcome.is_none() => outcome = Some(Outcome::Sometimes),

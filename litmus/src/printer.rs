@@ -4,14 +4,22 @@
 //! lines and the header comments, the init block one item per line, the comments that
 //! stood between threads, each thread with tab-indented statements, the trailer, and the
 //! comments that followed it.
-//! Expressions and propositions get exactly the parentheses their precedence needs, plus
-//! the customary pair around a whole condition.
+//! Expressions and propositions get the parentheses their precedence needs, those that keep
+//! a mix readable (see [`clarify`]: `(a && b) || c`, `(p /\ q) \/ r`), and the customary
+//! pair around a whole condition.
 //!
 //! Parsing the printed text gives back the same tree (spans aside); printing is idempotent.
 
 use std::fmt::Write as _;
 
 use crate::ast::*;
+
+/// The canonical text, as [`print`] writes it.
+impl std::fmt::Display for Test {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&print(self))
+    }
+}
 
 /// Writes `test` as canonical litmus text.
 pub fn print(test: &Test) -> String {
@@ -150,9 +158,7 @@ fn write_thread(out: &mut String, thread: &Thread) {
         out.push_str(&p.name.name);
     }
     out.push_str(")\n{\n");
-    for s in &thread.body {
-        write_stmt(out, s, 1);
-    }
+    write_body(out, &thread.body, 1);
     out.push_str("}\n");
 }
 
@@ -215,9 +221,7 @@ fn write_stmt_rest(out: &mut String, s: &Stmt, depth: usize) {
         }
         StmtKind::Block(body) => {
             out.push_str("{\n");
-            for s in body {
-                write_stmt(out, s, depth + 1);
-            }
+            write_body(out, body, depth + 1);
             indent(out, depth);
             out.push_str("}\n");
         }
@@ -241,6 +245,34 @@ fn write_stmt_rest(out: &mut String, s: &Stmt, depth: usize) {
             out.push_str(");\n");
         }
         StmtKind::Empty => out.push_str(";\n"),
+        StmtKind::Comment { text, block, .. } => write_comment(out, text, *block),
+    }
+}
+
+fn write_comment(out: &mut String, text: &str, block: bool) {
+    if block {
+        let _ = writeln!(out, "/*{text}*/");
+    } else {
+        let _ = writeln!(out, "//{text}");
+    }
+}
+
+/// Writes the statements of a body at `depth` tabs; a trailing comment goes at the end of
+/// the line before it.
+fn write_body(out: &mut String, body: &[Stmt], depth: usize) {
+    for (k, s) in body.iter().enumerate() {
+        match &s.kind {
+            StmtKind::Comment {
+                text,
+                block,
+                trailing: true,
+            } if k > 0 && out.ends_with('\n') => {
+                out.pop();
+                out.push(' ');
+                write_comment(out, text, *block);
+            }
+            _ => write_stmt(out, s, depth),
+        }
     }
 }
 
@@ -251,9 +283,7 @@ fn write_branch(out: &mut String, s: &Stmt, depth: usize) -> bool {
     match &s.kind {
         StmtKind::Block(body) => {
             out.push_str(" {\n");
-            for s in body {
-                write_stmt(out, s, depth + 1);
-            }
+            write_body(out, body, depth + 1);
             indent(out, depth);
             out.push('}');
             true
@@ -301,9 +331,9 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
         }
         ExprKind::Binary(op, lhs, rhs) => {
             let p = op.precedence();
-            write_expr(out, lhs, p);
+            write_expr(out, lhs, if clarify(*op, lhs) { ATOM + 1 } else { p });
             let _ = write!(out, " {} ", op.as_str());
-            write_expr(out, rhs, p + 1);
+            write_expr(out, rhs, if clarify(*op, rhs) { ATOM + 1 } else { p + 1 });
         }
         ExprKind::Call { func, args } => {
             out.push_str(&func.name);
@@ -328,6 +358,24 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
     }
 }
 
+/// Whether `child`, an operand of `op`, gets parentheses that precedence does not need but
+/// a reader does (the mixes C compilers warn about): `&&` within `||`, a comparison or
+/// another bitwise operator within a bitwise one, `+` or `-` within a shift.
+fn clarify(op: BinaryOp, child: &Expr) -> bool {
+    use BinaryOp::*;
+    let ExprKind::Binary(inner, ..) = &child.kind else {
+        return false;
+    };
+    let bitwise = |o: BinaryOp| matches!(o, BitAnd | BitOr | BitXor);
+    let comparison = |o: BinaryOp| matches!(o, Lt | Le | Gt | Ge | Eq | Ne);
+    match op {
+        Or => *inner == And,
+        o if bitwise(o) => (bitwise(*inner) && *inner != o) || comparison(*inner),
+        Shl | Shr => matches!(inner, Add | Sub),
+        _ => false,
+    }
+}
+
 /// Binding strengths of propositions, loosest first.
 fn prop_prec(p: &Prop) -> u8 {
     match &p.kind {
@@ -337,6 +385,10 @@ fn prop_prec(p: &Prop) -> u8 {
         PropKind::Not(..) => 4,
         PropKind::True | PropKind::False | PropKind::Atom(_) => 5,
     }
+}
+
+fn is_and(p: &Prop) -> bool {
+    matches!(p.kind, PropKind::And(..))
 }
 
 /// Writes `p`, in parentheses if it binds more loosely than `min`.
@@ -373,15 +425,17 @@ fn write_prop(out: &mut String, p: &Prop, min: u8) {
             out.push_str(" /\\ ");
             write_prop(out, r, 4);
         }
+        // Conjunctions within a disjunction or an implication get parentheses for the
+        // reader, as herd7's own tests write them.
         PropKind::Or(l, r) => {
-            write_prop(out, l, 2);
+            write_prop(out, l, if is_and(l) { 6 } else { 2 });
             out.push_str(" \\/ ");
-            write_prop(out, r, 3);
+            write_prop(out, r, if is_and(r) { 6 } else { 3 });
         }
         PropKind::Implies(l, r) => {
-            write_prop(out, l, 2);
+            write_prop(out, l, if is_and(l) { 6 } else { 2 });
             out.push_str(" => ");
-            write_prop(out, r, 1);
+            write_prop(out, r, if is_and(r) { 6 } else { 1 });
         }
     }
     if paren {

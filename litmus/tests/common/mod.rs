@@ -26,11 +26,19 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Parses `source`, prints it, parses the print and prints again: `Err` says what broke.
+/// Parses `source`, prints it, parses the print and prints again, with and without the
+/// C comments kept: `Err` says what broke.
 pub fn round_trip(name: &str, source: &str) -> Result<(), String> {
-    let test = hazmat_litmus::parse(source).map_err(|e| e.render(name, source))?;
+    round_trip_with(name, source, hazmat_litmus::parse)?;
+    round_trip_with(name, source, hazmat_litmus::parse_keeping_comments)
+}
+
+type ParseFn = fn(&str) -> Result<hazmat_litmus::Test, hazmat_litmus::ParseError>;
+
+fn round_trip_with(name: &str, source: &str, parse: ParseFn) -> Result<(), String> {
+    let test = parse(source).map_err(|e| e.render(name, source))?;
     let printed = hazmat_litmus::print(&test);
-    let again = hazmat_litmus::parse(&printed).map_err(|e| {
+    let again = parse(&printed).map_err(|e| {
         format!(
             "the printed form does not parse:\n{}",
             e.render(name, &printed)

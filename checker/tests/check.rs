@@ -1,0 +1,270 @@
+//! The checker end to end: lowering errors, herd7's text format, judging and limits.
+//!
+//! Snapshots are refreshed with `UPDATE_EXPECT=1 cargo test -p hazmat-checker --test check`.
+
+use expect_test::{Expect, expect};
+use hazmat_checker::enumerate::Limits;
+use hazmat_checker::{Checked, Options, check_source, judge, model};
+
+fn run(model_name: &str, source: &str) -> Checked {
+    let m = model(model_name).expect("model exists");
+    check_source(source, m.as_ref(), &Options::default()).expect("test checks")
+}
+
+/// herd7's text without the `Time` line, which varies.
+fn text(c: &Checked) -> String {
+    c.herd_text()
+        .lines()
+        .filter(|l| !l.starts_with("Time "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+fn error(source: &str) -> String {
+    let m = model("sc").expect("model exists");
+    match check_source(source, m.as_ref(), &Options::default()) {
+        Ok(_) => "no error".into(),
+        Err(e) => e.render("t.litmus", source),
+    }
+}
+
+fn check_text(model_name: &str, source: &str, expect: Expect) {
+    expect.assert_eq(&text(&run(model_name, source)));
+}
+
+const MP: &str = "C MP
+{}
+P0(int *x, int *y) { WRITE_ONCE(*x, 1); WRITE_ONCE(*y, 1); }
+P1(int *x, int *y) { int r0; int r1; r0 = READ_ONCE(*y); r1 = READ_ONCE(*x); }
+exists (1:r0=1 /\\ 1:r1=0)
+";
+
+#[test]
+fn message_passing_under_sc_and_the_lkmm() {
+    check_text(
+        "sc",
+        MP,
+        expect![[r#"
+            Test MP Allowed
+            States 3
+            1:r0=0; 1:r1=0;
+            1:r0=0; 1:r1=1;
+            1:r0=1; 1:r1=1;
+            No
+            Witnesses
+            Positive: 0 Negative: 3
+            Condition exists (1:r0=1 /\ 1:r1=0)
+            Observation MP Never 0 3
+            Hash=8efe5c17ee3e0d5b0ea7eac36140630c
+
+        "#]],
+    );
+    check_text(
+        "lkmm",
+        MP,
+        expect![[r#"
+            Test MP Allowed
+            States 4
+            1:r0=0; 1:r1=0;
+            1:r0=0; 1:r1=1;
+            1:r0=1; 1:r1=0;
+            1:r0=1; 1:r1=1;
+            Ok
+            Witnesses
+            Positive: 1 Negative: 3
+            Condition exists (1:r0=1 /\ 1:r1=0)
+            Observation MP Sometimes 1 3
+            Hash=8efe5c17ee3e0d5b0ea7eac36140630c
+
+        "#]],
+    );
+}
+
+#[test]
+fn states_show_locations_and_addresses_and_the_condition_is_reprinted() {
+    check_text(
+        "sc",
+        "C pointers
+{ int *p = &a; int a = 1; int b = 2; }
+P0(int **p, int *b) { WRITE_ONCE(*p, b); }
+P1(int **p) { int *r0; int r1; r0 = READ_ONCE(*p); r1 = READ_ONCE(*r0); }
+locations [p]
+exists (1:r1=2 \\/ ~(1:r0=a) /\\ p=b)
+",
+        expect![[r#"
+            Test pointers Allowed
+            States 2
+            1:r0=a; 1:r1=1; [p]=b;
+            1:r0=b; 1:r1=2; [p]=b;
+            Ok
+            Witnesses
+            Positive: 1 Negative: 1
+            Condition exists (1:r1=2 \/ not (1:r0=a) /\ [p]=b)
+            Observation pointers Sometimes 1 1
+            Hash=fc8f04f92429832cf52ed9599b30b882
+
+        "#]],
+    );
+}
+
+#[test]
+fn failed_cmpxchg_reads_only_and_add_unless_returns_whether_it_added() {
+    check_text(
+        "sc",
+        "C rmws
+{ x = 1; }
+P0(int *x) { int r0; r0 = cmpxchg(x, 0, 5); }
+P1(int *x) { int r1; r1 = atomic_add_unless(x, 1, 5); }
+exists (0:r0=1)
+",
+        expect![[r#"
+            Test rmws Allowed
+            States 2
+            0:r0=1;
+            0:r0=2;
+            Ok
+            Witnesses
+            Positive: 1 Negative: 1
+            Condition exists (0:r0=1)
+            Observation rmws Sometimes 1 1
+            Hash=49b9243dcefbeb880812dfcdf0042fbf
+
+        "#]],
+    );
+}
+
+#[test]
+fn locks_exclude_and_trylock_fails_only_while_held() {
+    let c = run(
+        "sc",
+        "C locks
+{}
+P0(spinlock_t *l, int *x) { spin_lock(l); WRITE_ONCE(*x, 1); WRITE_ONCE(*x, 2); spin_unlock(l); }
+P1(spinlock_t *l, int *x) { int r0; int r1; r1 = spin_trylock(l); if (r1) { r0 = READ_ONCE(*x); spin_unlock(l); } }
+exists (1:r0=1)
+",
+    );
+    // A critical section never sees the other's intermediate value.
+    assert_eq!(c.outcome.positive, 0);
+    let states: Vec<String> = c
+        .outcome
+        .states
+        .iter()
+        .map(|s| hazmat_checker::report::state_line(&c.program, s))
+        .collect();
+    assert_eq!(
+        states,
+        vec!["1:r0=0;", "1:r0=2;"],
+        "trylock succeeds before or after P0's critical section, or fails while it is held"
+    );
+}
+
+#[test]
+fn two_unmatched_locks_deadlock() {
+    let src = "C deadlock
+(* Result(sc): DEADLOCK *)
+{}
+P0(spinlock_t *l) { spin_lock(l); }
+P1(spinlock_t *l) { spin_lock(l); }
+exists (true)
+";
+    let c = run("sc", src);
+    assert!(c.outcome.states.is_empty());
+    let e = judge::expectation(&c.test, "sc").expect("has a Result(sc) line");
+    assert_eq!(judge::judge(e, &c.outcome), Ok(()));
+}
+
+#[test]
+fn judging_reports_a_wrong_expectation() {
+    let src = MP.replace("C MP\n", "C MP\n(* Result(sc): Sometimes *)\n");
+    let c = run("sc", &src);
+    let e = judge::expectation(&c.test, "sc").expect("has a Result(sc) line");
+    assert_eq!(
+        judge::judge(e, &c.outcome),
+        Err("expected Sometimes, got Never".to_string())
+    );
+    assert!(judge::expectation(&c.test, "tso").is_none());
+}
+
+#[test]
+fn forall_and_not_exists_and_filter() {
+    let c = run(
+        "sc",
+        "C quantifiers
+{}
+P0(int *x) { WRITE_ONCE(*x, 1); }
+P1(int *x) { int r0; r0 = READ_ONCE(*x); }
+filter (1:r0=1)
+forall (1:r0=1)
+",
+    );
+    assert_eq!(c.outcome.states.len(), 1);
+    assert!(text(&c).contains("Test quantifiers Required\n"));
+    assert!(text(&c).contains("\nOk\n"));
+    assert!(text(&c).contains("Observation quantifiers Always 1 0\n"));
+    let c = run(
+        "sc",
+        "C never
+{}
+P0(int *x) { WRITE_ONCE(*x, 1); }
+~exists (x=2)
+",
+    );
+    assert!(text(&c).starts_with("Test never Forbidden\n"));
+    assert!(text(&c).contains("\nOk\n"));
+    assert!(text(&c).contains("Condition ~exists ([x]=2)\n"));
+}
+
+#[test]
+fn unknown_primitives_and_loops_are_errors_with_their_place() {
+    assert_eq!(
+        error("C t\n{}\nP0(int *x) {\n\tsmp_memb();\n}\nexists (x=0)\n"),
+        "t.litmus:4:2: error: unknown primitive `smp_memb`"
+    );
+    assert_eq!(
+        error("C t\n{}\nP0(int *x) {\n\twhile (READ_ONCE(*x)) ;\n}\nexists (x=0)\n"),
+        "t.litmus:4:2: error: unsupported construct: `while` loops are not supported"
+    );
+    assert_eq!(
+        error("C t\n{}\nP0(int *x) {\n\tWRITE_ONCE(*x);\n}\nexists (x=0)\n"),
+        "t.litmus:4:2: error: `WRITE_ONCE` takes 2 arguments, not 1"
+    );
+    assert_eq!(
+        error("C t\n{}\nP0(int *x) {\n\tint r0 = READ_ONCE(*y);\n}\nexists (x=0)\n"),
+        "t.litmus:4:22: error: unknown name `y`"
+    );
+    assert!(model("arm").is_err());
+}
+
+#[test]
+fn limits_make_a_test_unknown() {
+    let m = model("sc").expect("model exists");
+    let options = Options {
+        limits: Limits {
+            max_executions: Some(1),
+            deadline: None,
+        },
+        speedcheck: false,
+    };
+    let c = check_source(MP, m.as_ref(), &options).expect("test checks");
+    assert_eq!(c.outcome.unknown.as_deref(), Some("1 executions"));
+    assert!(text(&c).contains("Observation MP Unknown "));
+}
+
+#[test]
+fn speedcheck_stops_at_the_first_witness() {
+    let m = model("tso").expect("model exists");
+    let sb = "C SB
+{}
+P0(int *x, int *y) { int r0; WRITE_ONCE(*x, 1); r0 = READ_ONCE(*y); }
+P1(int *x, int *y) { int r0; WRITE_ONCE(*y, 1); r0 = READ_ONCE(*x); }
+exists (0:r0=0 /\\ 1:r0=0)
+";
+    let options = Options {
+        speedcheck: true,
+        ..Options::default()
+    };
+    let c = check_source(sb, m.as_ref(), &options).expect("test checks");
+    assert_eq!((c.outcome.positive, c.outcome.negative), (1, 0));
+    assert!(c.outcome.cut_short);
+}

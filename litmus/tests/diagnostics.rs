@@ -1,0 +1,241 @@
+//! Snapshots of the diagnostics a person reads for typical mistakes.
+//!
+//! Refresh with `UPDATE_EXPECT=1 cargo test -p hazmat-litmus --test diagnostics`.
+
+use expect_test::{Expect, expect};
+
+fn check(source: &str, expected: Expect) {
+    let e = hazmat_litmus::parse(source).expect_err("the source has a mistake");
+    expected.assert_eq(&e.render("test.litmus", source));
+}
+
+#[test]
+fn missing_semicolon_after_a_statement() {
+    check(
+        "C MP\n{}\n\nP0(int *x, int *y)\n{\n\tWRITE_ONCE(*x, 1);\n\tsmp_store_release(y, 1)\n}\n\nexists (x=1)\n",
+        expect![[r#"
+            test.litmus:7:25: error: expected `;` after the expression
+              |
+            7 | 	smp_store_release(y, 1)
+              | 	                       ^
+              = note: in the thread that starts at 4:1
+        "#]],
+    );
+}
+
+#[test]
+fn unclosed_parenthesis_in_an_if() {
+    check(
+        "C MP\n{}\n\nP0(int *x)\n{\n\tif (READ_ONCE(*x) {\n\t\tWRITE_ONCE(*x, 2);\n\t}\n}\n",
+        expect![[r#"
+            test.litmus:6:20: error: expected `)`, found `{`
+              |
+            6 | 	if (READ_ONCE(*x) {
+              | 	                  ^
+              = note: to close the condition opened at 6:5
+              = note: in the thread that starts at 4:1
+        "#]],
+    );
+}
+
+#[test]
+fn unclosed_parenthesis_in_the_condition() {
+    check(
+        "C MP\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\n\nexists (x=1 /\\ (0:r0=1 \\/ 0:r0=2)\n",
+        expect![[r#"
+            test.litmus:5:34: error: expected `)`, found end of file
+              |
+            5 | exists (x=1 /\ (0:r0=1 \/ 0:r0=2)
+              |                                  ^
+              = note: to close the condition opened at 5:8
+        "#]],
+    );
+}
+
+#[test]
+fn missing_semicolon_in_the_init_block() {
+    check(
+        "C MP\n{\n\tx=1\n\ty=2;\n}\nP0(int *x) { WRITE_ONCE(*x, 1); }\n",
+        expect![[r#"
+            test.litmus:3:5: error: expected `;`
+              |
+            3 | 	x=1
+              | 	   ^
+              = note: in the init block that starts at 2:1
+        "#]],
+    );
+}
+
+#[test]
+fn other_architectures_are_refused() {
+    check(
+        "X86 SB\n{ x=0; }\n P0 | P1 ;\n",
+        expect![[r#"
+            test.litmus:1:1: error: only C litmus tests are accepted, this one is `X86`
+              |
+            1 | X86 SB
+              | ^^^
+        "#]],
+    );
+}
+
+#[test]
+fn misspelled_exists() {
+    check(
+        "C MP\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexist (x=1)\n",
+        expect![[r#"
+            test.litmus:4:1: error: expected `locations`, `filter`, `exists`, `forall` or the end of the file, found `exist`
+              |
+            4 | exist (x=1)
+              | ^^^^^
+              = note: did you mean `exists`?
+        "#]],
+    );
+}
+
+#[test]
+fn unsupported_statement() {
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tfor (;;) { smp_mb(); }\n}\n",
+        expect![[r#"
+            test.litmus:5:2: error: `for` is not supported in litmus tests
+              |
+            5 | 	for (;;) { smp_mb(); }
+              | 	^^^
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+}
+
+#[test]
+fn missing_value_in_the_condition() {
+    check(
+        "C MP\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (0:r0=)\n",
+        expect![[r#"
+            test.litmus:4:14: error: expected a value (an integer or an address), found `)`
+              |
+            4 | exists (0:r0=)
+              |              ^
+        "#]],
+    );
+}
+
+#[test]
+fn no_thread() {
+    check(
+        "C MP\n{ x=1; }\n\nexists (x=1)\n",
+        expect![[r#"
+            test.litmus:4:1: error: expected a thread such as `P0(int *x)`, found `exists`
+              |
+            4 | exists (x=1)
+              | ^^^^^^
+        "#]],
+    );
+}
+
+#[test]
+fn unterminated_comment() {
+    check(
+        "C MP\n(* Result: Never\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\n",
+        expect![[r#"
+            test.litmus:2:1: error: unterminated comment: this `(*` has no matching `*)`
+              |
+            2 | (* Result: Never
+              | ^
+        "#]],
+    );
+}
+
+#[test]
+fn unclosed_thread_body() {
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n",
+        expect![[r#"
+            test.litmus:5:20: error: expected `}`, found end of file
+              |
+            5 | 	WRITE_ONCE(*x, 1);
+              | 	                  ^
+              = note: to close the body of the thread opened at 4:1
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+}
+
+#[test]
+fn malformed_number() {
+    check(
+        "C MP\n{ x=12ab; }\nP0(int *x) { WRITE_ONCE(*x, 1); }\n",
+        expect![[r#"
+            test.litmus:2:5: error: invalid number `12ab`
+              |
+            2 | { x=12ab; }
+              |     ^^^^
+        "#]],
+    );
+}
+
+#[test]
+fn assignment_where_a_comparison_was_meant() {
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tint r0;\n\tif (r0 = 1) smp_mb();\n}\n",
+        expect![[r#"
+            test.litmus:6:9: error: expected `)`, found `=`
+              |
+            6 | 	if (r0 = 1) smp_mb();
+              | 	       ^
+              = note: to close the condition opened at 6:5
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+}
+
+#[test]
+fn parameter_without_a_type() {
+    check(
+        "C MP\n{}\nP0(x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n",
+        expect![[r#"
+            test.litmus:3:4: error: expected a parameter such as `int *x`, or `)`, found `x`
+              |
+            3 | P0(x)
+              |    ^
+        "#]],
+    );
+}
+
+#[test]
+fn two_names_in_one_declaration() {
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tint r0, r1;\n}\n",
+        expect![[r#"
+            test.litmus:5:8: error: declare one name per declaration, as in `int r0; int r1;`
+              |
+            5 | 	int r0, r1;
+              | 	      ^
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+}
+
+#[test]
+fn unsupported_operators() {
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tr0 = x->next;\n}\n",
+        expect![[r#"
+            test.litmus:5:8: error: `->` is not supported in litmus tests
+              |
+            5 | 	r0 = x->next;
+              | 	      ^^
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tr0 += 1;\n}\n",
+        expect![[r#"
+            test.litmus:5:5: error: `+=` is not supported in litmus tests
+              |
+            5 | 	r0 += 1;
+              | 	   ^^
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+}
