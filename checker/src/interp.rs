@@ -137,12 +137,14 @@ fn summarise(program: &Program, found: Found, unknown: Option<String>) -> Outcom
             negative += 1;
         }
     }
+    // The order of `outcome::run`, herd7's.
     let mut states: Vec<Vec<Value>> = states.into_iter().collect();
     states.sort_by_cached_key(|s| {
         s.iter()
             .map(|v| match v {
-                Value::Int(n) => (0, *n, String::new()),
-                Value::Addr(_) => (1, 0, program.value_text(*v)),
+                Value::Sym(n) => (0, i64::from(*n), String::new()),
+                Value::Int(n) => (1, *n, String::new()),
+                Value::Addr(_) => (2, 0, program.value_text(*v)),
             })
             .collect::<Vec<_>>()
     });
@@ -160,6 +162,34 @@ fn summarise(program: &Program, found: Found, unknown: Option<String>) -> Outcom
         unknown,
         cut_short: false,
     }
+}
+
+/// An upper bound on the interleavings [`run`] explores for `program`: the multinomial
+/// coefficient of the threads' access counts, each thread counted along its longest path
+/// (saturating at `u64::MAX`).
+pub fn interleavings(program: &Program) -> u64 {
+    fn longest(code: &[Instr]) -> u64 {
+        code.iter()
+            .map(|i| match &i.op {
+                Op::Let { .. } | Op::Fence { .. } | Op::SyncSrcu { .. } => 0,
+                Op::If { then, els, .. } => longest(then).max(longest(els)),
+                _ => 1,
+            })
+            .sum()
+    }
+    let mut total: u64 = 0;
+    let mut product: u128 = 1;
+    for t in &program.threads {
+        let n = longest(&t.code);
+        for k in 1..=n {
+            product = product * u128::from(total + k) / u128::from(k);
+            if product > u128::from(u64::MAX) {
+                return u64::MAX;
+            }
+        }
+        total += n;
+    }
+    product as u64
 }
 
 /// Every cell a final state may need: all registers, then all locations.

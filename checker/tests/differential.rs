@@ -150,3 +150,79 @@ proptest! {
         );
     }
 }
+
+/// The conformance corpus, when present (see the conformance test).
+fn conformance_dir() -> Option<std::path::PathBuf> {
+    let dir = match std::env::var_os("HAZMAT_CONFORMANCE") {
+        Some(d) => std::path::PathBuf::from(d),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance"),
+    };
+    dir.is_dir().then_some(dir)
+}
+
+/// The engines agree on every test of the project's corpus (and of the conformance corpus
+/// when present) that the shuttle engine runs in at most `MAX_INTERLEAVINGS` interleavings
+/// and that has no spinlock.
+/// The conformance corpus is large: by default every tenth file is compared;
+/// `HAZMAT_SHUTTLE_CORPUS=all` compares them all.
+#[test]
+fn shuttle_agrees_with_sc_on_the_corpora() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = hazmat_checker::harness::litmus_files(root.join("litmus/tests"));
+    files.extend(hazmat_checker::harness::litmus_files(
+        root.join("checker/tests"),
+    ));
+    if let Some(dir) = conformance_dir() {
+        let all = std::env::var("HAZMAT_SHUTTLE_CORPUS").is_ok_and(|v| v == "all");
+        let step = if all { 1 } else { 10 };
+        files.extend(
+            hazmat_checker::harness::litmus_files(dir)
+                .into_iter()
+                .step_by(step),
+        );
+    }
+    let limits = Limits {
+        max_executions: Some(MAX_INTERLEAVINGS),
+        deadline: None,
+    };
+    let (mut compared, mut skipped) = (0, 0);
+    for f in &files {
+        let Ok(source) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        let Ok(test) = hazmat_litmus::parse(&source) else {
+            continue;
+        };
+        let Ok(program) = lower::lower(&test) else {
+            continue;
+        };
+        if hazmat_checker::interp::interleavings(&program) > MAX_INTERLEAVINGS {
+            skipped += 1;
+            continue;
+        }
+        let operational = match hazmat_checker::interp::run(&program, &limits) {
+            Ok(o) if o.unknown.is_none() => o,
+            _ => {
+                skipped += 1;
+                continue;
+            }
+        };
+        let axiomatic = hazmat_checker::outcome::run(&program, &hazmat_checker::sc::Sc, &options())
+            .unwrap_or_else(|e| panic!("{}: {}", f.display(), e.message));
+        assert_eq!(
+            named_states(&program, &operational),
+            named_states(&program, &axiomatic),
+            "{}: the engines disagree on the states",
+            f.display()
+        );
+        assert_eq!(
+            (operational.positive, operational.negative),
+            (axiomatic.positive, axiomatic.negative),
+            "{}: the engines disagree on the execution counts",
+            f.display()
+        );
+        compared += 1;
+    }
+    eprintln!("shuttle and axiomatic SC agree on {compared} corpus tests ({skipped} skipped)");
+    assert!(compared >= 20, "only {compared} corpus tests compared");
+}
