@@ -1,4 +1,4 @@
-//! The checker on structurally generated programs: the fuzzer's bytes drive the project's
+//! The checker on structurally generated programs: the fuzzer's bytes seed the project's
 //! program generator, and each program is decided under SC, TSO and the LKMM (in full and
 //! with `--speedcheck`) and by the operational shuttle engine when it is small enough.
 //! Nothing may panic or hang, the models must nest (SC ⊆ TSO ⊆ LKMM), the speed check must
@@ -47,12 +47,24 @@ fuzz_target!(|data: &[u8]| {
         let states: BTreeSet<_> = full.outcome.states.iter().cloned().collect();
         all.push((states, full));
     }
-    assert!(all[0].0.is_subset(&all[1].0), "SC allows states TSO forbids:\n{text}");
-    assert!(all[1].0.is_subset(&all[2].0), "TSO allows states the LKMM forbids:\n{text}");
-    if sketch.interleavings() <= 2_000 {
+    assert!(
+        all[0].0.is_subset(&all[1].0),
+        "SC allows states TSO forbids:\n{text}"
+    );
+    assert!(
+        all[1].0.is_subset(&all[2].0),
+        "TSO allows states the LKMM forbids:\n{text}"
+    );
+    // Shuttle under the sanitiser runs some hundred interleavings a second.
+    if sketch.interleavings() <= 300 {
         let sc = &all[0].1;
-        let o = interp::run(&sc.program, &Limits::default())
+        let o = interp::run(&sc.program, &options(false).limits)
             .unwrap_or_else(|e| panic!("shuttle: {}\n{text}", e.message));
-        assert_eq!(o.states, sc.outcome.states, "the engines disagree on\n{text}");
+        if o.unknown.is_none() {
+            assert_eq!(
+                o.states, sc.outcome.states,
+                "the engines disagree on\n{text}"
+            );
+        }
     }
 });
