@@ -1,29 +1,35 @@
 //! Enumeration: every candidate execution of a program, judged by a memory model.
 //!
 //! The second half of herd7's semantics.
-//! For each combination of thread paths (see [`crate::paths`]) the enumeration builds the
+//! For each combination of thread paths (the `paths` module) the enumeration builds the
 //! events and the relations the paths fix (po, rmw, addr, data, ctrl) once, then searches
 //! the choices that remain, location by location:
 //!
-//! 1. reads-from: each read picks a write of its location; for spinlocks, `lock.cat`'s
+//! 1. reads-from: each read of the location picks a write of it; for spinlocks, `lock.cat`'s
 //!    rules fix the coherence order of lock writes, the unlock events' place in it, and the
 //!    writes lock reads read from;
-//! 2. values: once every read has a write, the symbols of the paths are solved; a
+//! 2. coherence: the location's writes in every total order, initial write first (the
+//!    order does not depend on values, so a location's coherence is complete, and its
+//!    coherence axioms checkable, as soon as its own reads and writes are placed);
+//! 3. values, once every location is done: the symbols of the paths are solved; a
 //!    combination whose branch, compare-and-exchange or address assumptions fail, or
 //!    depend on values that depend on themselves, is not a candidate; a value that
 //!    depends only on itself (a cycle through rf and data, out of thin air) stays an
-//!    unsolved symbol ([`Value::Sym`]), as herd7 keeps it;
-//! 3. coherence: each location's writes in every total order, initial write first.
+//!    unsolved symbol ([`Value::Sym`]), as herd7 keeps it.
+//!    Assumptions and the filter are also checked as soon as the values they read are
+//!    known, after each read's choice.
 //!
-//! After each location, a model that declares itself [monotone](MemoryModel::monotone)
-//! judges the partial execution: a partial execution it rejects has no allowed completion,
+//! After each location (its reads-from and coherence both placed), a model that declares
+//! itself [monotone](MemoryModel::monotone) judges the partial execution: a partial execution it rejects has no allowed completion,
 //! so the whole subtree is cut.
 //!
-//! Two choices no model could accept are never generated, and the rule is documented here
-//! because every model must agree with it (every model hazmat has includes SC per location):
+//! Choices no model could accept are never generated, and the rules are documented here
+//! because every model must agree with them (every model hazmat has includes SC per
+//! location and atomicity):
 //! a read never reads from a write of its own thread that comes after it in program order
-//! or that a later write of its thread to the same location overwrites before the read,
-//! and coherence never orders two writes of one thread against program order.
+//! or that a later write of its thread to the same location overwrites before the read;
+//! coherence never orders two writes of one thread against program order; and the write of
+//! a read-modify-write comes right after the write its read reads from.
 //!
 //! The enumeration does no I/O; it reports each allowed execution to a callback.
 
@@ -138,6 +144,11 @@ pub fn enumerate(
         return Ok((stats, None));
     }
     loop {
+        if let Some(d) = limits.deadline
+            && Instant::now() >= d
+        {
+            return Ok((stats, Some(Stop::Limit("timeout".into()))));
+        }
         stats.path_combinations += 1;
         let combo: Vec<&Path> = choice
             .iter()
@@ -233,7 +244,7 @@ struct Search<'a> {
     rf_src: Vec<usize>,
     known: Vec<Known>,
     stages: Vec<Stage>,
-    /// Index of the first coherence stage (values are solved just before it).
+    /// The stage at which values are solved: after every choice.
     first_co: usize,
     stats: Stats,
     steps: u64,
@@ -329,6 +340,23 @@ impl<'a> Search<'a> {
             data,
             ctrl,
         };
+        // Orders of a location's writes are tracked as bits of a `u64`.
+        for l in 0..nlocs {
+            let writes = exec
+                .events
+                .iter()
+                .filter(|e| e.kind == EventKind::Write && e.loc == Some(Loc(l as u32)))
+                .count();
+            if writes > 64 {
+                return Err(RunError {
+                    message: format!(
+                        "location `{}` has {writes} writes in one execution; at most 64 are supported",
+                        program.locs[l].name
+                    ),
+                    span: (0, 0),
+                });
+            }
+        }
         let mut search = Search {
             program,
             model,
@@ -353,7 +381,6 @@ impl<'a> Search<'a> {
     fn plan(&mut self) {
         let nlocs = self.program.locs.len();
         let ev = &self.exec.events;
-        let mut cos = Vec::new();
         for l in 0..nlocs {
             let loc = Some(Loc(l as u32));
             let on_loc: Vec<usize> = (nlocs..ev.len()).filter(|&e| ev[e].loc == loc).collect();
@@ -402,7 +429,7 @@ impl<'a> Search<'a> {
             }
             if writes.len() > 1 {
                 let before = same_thread_before(ev, &writes);
-                cos.push(Stage::Co(CoPlan {
+                self.stages.push(Stage::Co(CoPlan {
                     init: l,
                     writes,
                     before,
@@ -413,7 +440,6 @@ impl<'a> Search<'a> {
             }
         }
         self.first_co = self.stages.len();
-        self.stages.extend(cos);
     }
 
     fn lock_plan(&self, l: usize, on_loc: &[usize]) -> LockPlan {
@@ -533,7 +559,9 @@ impl<'a> Search<'a> {
             if i < self.first_co && !self.constraints_hold(false) {
                 return None;
             }
-            if !self.model.judge(&self.exec).allowed() {
+            // Judged once a location's reads-from and coherence are both placed.
+            let before_co = matches!(self.stages[i], Stage::Co(_));
+            if !before_co && !self.model.judge(&self.exec).allowed() {
                 self.stats.pruned += 1;
                 return None;
             }
@@ -956,9 +984,6 @@ impl<'a> Search<'a> {
     }
 
     fn complete(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
-        if self.first_co == self.stages.len() && !self.solve() {
-            return None;
-        }
         self.stats.candidates += 1;
         if let Some(max) = self.limits.max_executions
             && self.stats.candidates > max

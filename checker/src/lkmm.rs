@@ -29,6 +29,10 @@
 //!   `atomic_add_unless()` is one such read with no write), with the annotation of its
 //!   macro on both its read and its write.
 //!
+//! - `ctrl` from the reads an `if` condition depends on to the events inside its branches
+//!   only, as herd7's C semantics has it (the events after the `if` are not
+//!   ctrl-dependent).
+//!
 //! `rmw` may or may not already hold the LKR/LKW pairs: the model adds `lk-rmw` itself.
 //!
 //! # Monotonicity
@@ -663,7 +667,12 @@ impl Dynamic {
 
         // Propagation.
         let a_cumul = |r: &Relation| rfe.restrict_range(marked).optional().seq(r);
-        let rmw_sequence = rf.seq(&f.rmw).star();
+        let rf_rmw = rf.seq(&f.rmw);
+        let rmw_sequence = if rf_rmw.is_empty() {
+            id.clone()
+        } else {
+            rf_rmw.star()
+        };
         let mut cumul_inner = a_cumul(&strong_fence.union(&f.po_rel));
         cumul_inner.union_with(&f.wmb);
         cumul_inner.union_with(&po_unlock_lock_po);
@@ -681,23 +690,25 @@ impl Dynamic {
         let mut hb = ppo.union(&rfe);
         hb.union_with(&prop.minus(&id).inter(&f.int));
         let hb = hb.restrict(marked, marked);
-        // acyclic hb as happens-before
-        if !hb.is_acyclic() {
+        // acyclic hb as happens-before: hb+ is irreflexive, and hb* is needed anyway.
+        let hb_plus = hb.plus();
+        if !hb_plus.is_irreflexive() {
             return Err("happens-before");
         }
-        let hb_star = hb.star();
+        let hb_star = hb_plus.optional();
         let pb = prop.seq(&strong_fence).seq(&hb_star).restrict_range(marked);
         // acyclic pb as propagation
-        if !pb.is_acyclic() {
+        let pb_plus = pb.plus();
+        if !pb_plus.is_irreflexive() {
             return Err("propagation");
         }
-        let pb_star = pb.star();
 
         // RCU.  Every term of rcu-order holds a grace period, so without one rcu-fence
         // and rb are empty.
         let (rcu_fence, rb) = if (s.sync_rcu | s.sync_srcu).is_empty() {
             (Relation::empty(n), Relation::empty(n))
         } else {
+            let pb_star = pb_plus.optional();
             let rcu_link =
                 f.po.optional()
                     .seq(&hb_star)
@@ -1196,15 +1207,30 @@ mod tests {
 
     #[test]
     fn failed_rmw_loses_its_annotations() {
-        // A failed cmpxchg() is a lone read tagged MB and RMW: no full barrier.
-        let mut b = store_buffering(None);
-        let failed = b.r(0, L, 0, &[Tag::Mb, Tag::Rmw]);
-        b.events.swap(failed, 3);
+        // SB with a failed cmpxchg() on a third location between each thread's write and
+        // read: a lone read tagged MB and RMW, which orders nothing.
+        let mut b = Builder::new(3);
+        let wx = b.w(0, X, 1, &[Tag::Once]);
+        let f0 = b.r(0, L, 0, &[Tag::Mb, Tag::Rmw]);
+        let ry = b.r(0, Y, 0, &[Tag::Once]);
+        let wy = b.w(1, Y, 1, &[Tag::Once]);
+        let f1 = b.r(1, L, 0, &[Tag::Mb, Tag::Rmw]);
+        let rx = b.r(1, X, 0, &[Tag::Once]);
+        b.rf = vec![(2, f0), (2, f1), (1, ry), (0, rx)];
+        b.co = vec![vec![0, wx], vec![1, wy]];
         let x = b.build();
         let sets = Sets::new(&x);
-        assert!(sets.failed_rmw.contains(3));
-        assert!(!sets.mb.contains(3));
-        assert!(sets.marked.contains(3));
+        assert!(sets.failed_rmw.contains(f0) && !sets.mb.contains(f0));
+        assert!(sets.marked.contains(f0));
+        assert!(judge(&b).allowed());
+        // The same reads as smp_mb() fences forbid the outcome.
+        for e in [f0, f1] {
+            b.events[e].kind = EventKind::Fence;
+            b.events[e].loc = None;
+            b.events[e].tags = Tags::of(&[Tag::Mb]);
+        }
+        b.rf.retain(|&(_, r)| r != f0 && r != f1);
+        assert_eq!(judge(&b).rejected_by, Some("propagation"));
     }
 
     #[test]
@@ -1374,5 +1400,43 @@ mod tests {
         assert_eq!(judge(&b).flags, vec!["unmatched-srcu-unlock"]);
         b.data = vec![(lock, u1), (lock, u2)];
         assert_eq!(judge(&b).flags, vec!["multiple-srcu-matches"]);
+    }
+
+    #[test]
+    fn unlock_without_lock_is_flagged() {
+        let mut b = Builder::new(3);
+        let ul = b.w(0, L, 0, &[Tag::Ul]);
+        b.co = vec![vec![2, ul]];
+        let j = judge(&b);
+        assert!(j.allowed());
+        assert_eq!(j.flags, vec!["unmatched-unlock"]);
+    }
+
+    #[test]
+    fn plain_and_marked_writes_in_one_thread_are_mixed() {
+        // x = 1; WRITE_ONCE(x, 2): mixed accesses, unless a barrier separates them.
+        let mut b = Builder::new(1);
+        let w1 = b.w(0, X, 1, &[]);
+        let w2 = b.w(0, X, 2, &[Tag::Once]);
+        b.co = vec![vec![0, w1, w2]];
+        assert_eq!(judge(&b).flags, vec!["mixed-accesses"]);
+        let mut b = Builder::new(1);
+        let w1 = b.w(0, X, 1, &[]);
+        b.f(0, Tag::Barrier);
+        let w2 = b.w(0, X, 2, &[Tag::Once]);
+        b.co = vec![vec![0, w1, w2]];
+        assert!(judge(&b).flags.is_empty());
+    }
+
+    #[test]
+    fn is_locked_false_inside_own_critical_section_is_rejected() {
+        // spin_lock(l); spin_is_locked(l) returning false: nested-is-locked.
+        let mut b = Builder::new(3);
+        let lkr = b.r(0, L, 0, &[Tag::Lkr]);
+        let lkw = b.w(0, L, 1, &[Tag::Lkw]);
+        let ru = b.r(0, L, 0, &[Tag::Ru]);
+        b.rf = vec![(2, lkr), (2, ru)];
+        b.co = vec![vec![2, lkw]];
+        assert_eq!(judge(&b).rejected_by, Some("nested-is-locked"));
     }
 }

@@ -142,7 +142,13 @@ pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
     shown.sort_by_key(key);
     shown.dedup();
     Ok(Program {
-        name: test.name.name.clone(),
+        // herd7 drops a `.litmus` suffix from the name the header gives.
+        name: test
+            .name
+            .name
+            .strip_suffix(".litmus")
+            .unwrap_or(&test.name.name)
+            .to_string(),
         locs: cx.locs,
         threads: cx.threads,
         shown,

@@ -65,11 +65,35 @@ pub struct Outcome {
     pub unknown: Option<String>,
     /// Whether `--speedcheck` cut the enumeration short once decided.
     pub cut_short: bool,
+    /// The condition's quantifier when the run was a speed check, whose counts are partial.
+    pub speedcheck: Option<Quantifier>,
 }
 
 impl Outcome {
     /// The verdict on the proposition.
+    ///
+    /// After a speed check, which only looks for the executions that decide the condition,
+    /// `Sometimes` means "at least one": a witness of `exists` or `~exists`, or a
+    /// counterexample of `forall`, was found; `Never` and `Always` mean the search found
+    /// none.
     pub fn verdict(&self) -> Verdict {
+        match self.speedcheck {
+            Some(Quantifier::Forall) => {
+                return if self.negative > 0 {
+                    Verdict::Sometimes
+                } else {
+                    Verdict::Always
+                };
+            }
+            Some(_) => {
+                return if self.positive > 0 {
+                    Verdict::Sometimes
+                } else {
+                    Verdict::Never
+                };
+            }
+            None => {}
+        }
         if self.positive == 0 {
             Verdict::Never
         } else if self.negative == 0 {
@@ -170,5 +194,6 @@ pub fn run(
         stats,
         unknown,
         cut_short,
+        speedcheck: options.speedcheck.then_some(quantifier),
     })
 }

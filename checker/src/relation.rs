@@ -179,8 +179,15 @@ impl FromIterator<usize> for EventSet {
 /// `(a, b)` in the relation.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Relation {
-    rows: Vec<EventSet>,
+    rows: Rows,
 }
+
+/// The rows of a relation: inline up to [`INLINE_EVENTS`] events, so that the relations of
+/// most litmus tests are built and dropped without an allocator call.
+type Rows = smallvec::SmallVec<[EventSet; INLINE_EVENTS]>;
+
+/// How many events a relation holds without allocating.
+const INLINE_EVENTS: usize = 32;
 
 impl Relation {
     /// The empty relation over `n` events.
@@ -190,7 +197,7 @@ impl Relation {
             "relation over {n} events exceeds MAX_EVENTS"
         );
         Relation {
-            rows: vec![EventSet::EMPTY; n],
+            rows: smallvec::smallvec![EventSet::EMPTY; n],
         }
     }
 

@@ -119,7 +119,10 @@ pub fn herd_text(p: &Program, o: &Outcome, hash: &str, seconds: f64) -> String {
     let _ = writeln!(s, "{}", if o.holds(q) { "Ok" } else { "No" });
     let _ = writeln!(s, "Witnesses");
     let _ = writeln!(s, "Positive: {} Negative: {}", o.positive, o.negative);
-    for f in &o.flags {
+    // herd7 keeps its flags in a map ordered by name, and prints them in that order.
+    let mut flags = o.flags.clone();
+    flags.sort_unstable();
+    for f in &flags {
         let _ = writeln!(s, "Flag {f}");
     }
     let _ = writeln!(s, "Condition {}", condition_text(p));

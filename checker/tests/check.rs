@@ -267,4 +267,13 @@ exists (0:r0=0 /\\ 1:r0=0)
     let c = check_source(sb, m.as_ref(), &options).expect("test checks");
     assert_eq!((c.outcome.positive, c.outcome.negative), (1, 0));
     assert!(c.outcome.cut_short);
+    // One witness says the outcome can happen, not that it always does.
+    assert_eq!(c.outcome.verdict(), hazmat_checker::Verdict::Sometimes);
+    let forall = sb.replace("exists", "forall");
+    let c = check_source(&forall, m.as_ref(), &options).expect("test checks");
+    assert_eq!(c.outcome.verdict(), hazmat_checker::Verdict::Sometimes);
+    assert_eq!(c.outcome.negative, 1);
+    let never = "C never\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nforall (x=1)\n";
+    let c = check_source(never, m.as_ref(), &options).expect("test checks");
+    assert_eq!(c.outcome.verdict(), hazmat_checker::Verdict::Always);
 }

@@ -1,0 +1,119 @@
+//! The `hazmat` binary: subcommands, output and documented exit codes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn hazmat(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hazmat"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("hazmat runs")
+}
+
+/// Writes `text` to a file of its own in the temporary directory.
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hazmat-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("temporary file");
+    path
+}
+
+const SB: &str = "C SB
+(*
+ * Result(sc): Sometimes
+ *)
+{}
+P0(int *x, int *y) { int r0; WRITE_ONCE(*x, 1); r0 = READ_ONCE(*y); }
+P1(int *x, int *y) { int r0; WRITE_ONCE(*y, 1); r0 = READ_ONCE(*x); }
+exists (0:r0=0 /\\ 1:r0=0)
+";
+
+#[test]
+fn the_project_corpus_agrees_under_every_model() {
+    for model in ["lkmm", "sc", "tso"] {
+        let out = hazmat(&["check", "--model", model, "--judge", "litmus/tests"]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{model}: {stdout}");
+        assert!(stdout.contains("Observation MP "), "{stdout}");
+        assert!(stdout.contains(" 0 disagreements, "), "{stdout}");
+    }
+}
+
+#[test]
+fn a_disagreement_exits_1_and_is_listed() {
+    let f = temp_file("sb.litmus", SB);
+    let out = hazmat(&[
+        "check",
+        "--model",
+        "sc",
+        "--judge",
+        f.to_str().unwrap_or_default(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.contains("expected Sometimes, got Never"), "{stderr}");
+    // Under TSO the file states nothing, so nothing is judged.
+    let out = hazmat(&[
+        "check",
+        "--model",
+        "tso",
+        "--judge",
+        f.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn an_unknown_primitive_exits_2_with_its_place() {
+    let f = temp_file(
+        "memb.litmus",
+        "C memb\n{}\nP0(int *x) {\n\tsmp_memb();\n}\nexists (x=0)\n",
+    );
+    let out = hazmat(&["check", f.to_str().unwrap_or_default()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("memb.litmus:4:2: error: unknown primitive `smp_memb`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_limit_exits_3_and_json_has_one_object_per_test() {
+    let f = temp_file("sb-limit.litmus", SB);
+    let out = hazmat(&[
+        "check",
+        "--model",
+        "sc",
+        "--json",
+        "--max-executions",
+        "1",
+        f.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1);
+    let v: serde_json::Value = serde_json::from_str(lines[0]).expect("valid JSON");
+    assert_eq!(v["verdict"], "Unknown");
+    assert_eq!(v["unknown"], "1 executions");
+    assert_eq!(v["test"], "SB");
+}
+
+#[test]
+fn parse_and_fmt() {
+    let out = hazmat(&["parse", "litmus/tests/classic/MP.litmus"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ok: test MP with 2 threads"));
+    let out = hazmat(&["fmt", "--check", "litmus/tests/classic/MP.litmus"]);
+    assert_eq!(out.status.code(), Some(0));
+    let f = temp_file("ugly.litmus", SB);
+    let out = hazmat(&["fmt", "--check", f.to_str().unwrap_or_default()]);
+    assert_eq!(out.status.code(), Some(1));
+    let bad = temp_file("bad.litmus", "C bad\n{\n");
+    let out = hazmat(&["parse", bad.to_str().unwrap_or_default()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.litmus:"));
+}
