@@ -12,8 +12,10 @@ pub mod enumerate;
 pub mod event;
 pub mod execution;
 pub mod explain;
+pub mod generate;
 pub mod graph;
 pub mod harness;
+pub mod interp;
 pub mod judge;
 pub mod lkmm;
 pub mod lkmm_terms;
@@ -95,6 +97,49 @@ pub fn model(name: &str) -> Result<Box<dyn model::MemoryModel>, CheckError> {
     }
 }
 
+/// The names of the engines `--engine` accepts.
+pub const ENGINES: &[&str] = &["axiomatic", "shuttle"];
+
+/// How a test is decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Candidate executions judged by a memory model ([`outcome::run`]).
+    Axiomatic,
+    /// Every interleaving run under shuttle's DFS scheduler ([`interp::run`]); sequentially
+    /// consistent only.
+    Shuttle,
+}
+
+impl Engine {
+    /// The engine named `name`, checked against the model it is asked to decide.
+    pub fn new(name: &str, model: &str) -> Result<Engine, CheckError> {
+        match name {
+            "axiomatic" => Ok(Engine::Axiomatic),
+            "shuttle" if model == "sc" => Ok(Engine::Shuttle),
+            "shuttle" => Err(CheckError::Model(format!(
+                "the shuttle engine decides only `--model sc`, not `{model}`"
+            ))),
+            other => Err(CheckError::Model(format!(
+                "unknown engine `{other}`; the engines are {}",
+                ENGINES.join(", ")
+            ))),
+        }
+    }
+
+    /// [`check_source`] with this engine.
+    pub fn check_source(
+        self,
+        source: &str,
+        model: &dyn model::MemoryModel,
+        options: &Options,
+    ) -> Result<Checked, CheckError> {
+        match self {
+            Engine::Axiomatic => check_source(source, model, options),
+            Engine::Shuttle => check_source_with(source, |p| interp::run(p, &options.limits)),
+        }
+    }
+}
+
 /// One checked test.
 #[derive(Debug)]
 pub struct Checked {
@@ -128,10 +173,18 @@ pub fn check_source(
     model: &dyn model::MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
+    check_source_with(source, |p| outcome::run(p, model, options))
+}
+
+/// Parses and lowers the text of one litmus file, and decides it with `decide`.
+fn check_source_with(
+    source: &str,
+    decide: impl FnOnce(&program::Program) -> Result<Outcome, enumerate::RunError>,
+) -> Result<Checked, CheckError> {
     let start = Instant::now();
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
     let program = lower::lower(&test)?;
-    let outcome = outcome::run(&program, model, options)?;
+    let outcome = decide(&program)?;
     Ok(Checked {
         test,
         program,

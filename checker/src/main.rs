@@ -10,7 +10,7 @@
 use clap::{Parser, Subcommand};
 use hazmat_checker::enumerate::Limits;
 use hazmat_checker::report::{self, SummaryRow};
-use hazmat_checker::{CheckError, Options, check_source, judge, model};
+use hazmat_checker::{CheckError, Engine, Options, check_source, judge, model};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
@@ -56,9 +56,13 @@ enum Command {
 
 #[derive(clap::Args)]
 struct CheckArgs {
-    /// The memory model: lkmm, sc or tso.
-    #[arg(long, default_value = "lkmm")]
-    model: String,
+    /// The memory model: lkmm, sc or tso (default: lkmm; sc with `--engine shuttle`).
+    #[arg(long)]
+    model: Option<String>,
+    /// How to decide: `axiomatic` (candidate executions judged by the model) or `shuttle`
+    /// (every interleaving run under shuttle's DFS scheduler; SC only, no spinlocks).
+    #[arg(long, default_value = "axiomatic")]
+    engine: String,
     /// Threads checking files in parallel (default: all cores).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
@@ -148,7 +152,19 @@ fn check(args: CheckArgs) -> u8 {
         eprintln!("hazmat: error: --show with --json needs --graph DIR to write the drawings to");
         return 2;
     }
-    let m = match model(&args.model) {
+    let default = if args.engine == "shuttle" {
+        "sc"
+    } else {
+        "lkmm"
+    };
+    let engine = match Engine::new(&args.engine, args.model.as_deref().unwrap_or(default)) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("hazmat: error: {e}");
+            return 2;
+        }
+    };
+    let m = match model(args.model.as_deref().unwrap_or(default)) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("hazmat: error: {e}");
@@ -174,7 +190,7 @@ fn check(args: CheckArgs) -> u8 {
     let results: Vec<FileResult> = files
         .par_iter()
         .map(|f| {
-            let r = check_file(f, m.as_ref(), &args);
+            let r = check_file(f, engine, m.as_ref(), &args);
             if let Some(b) = &bar {
                 b.inc(1);
             }
@@ -222,6 +238,7 @@ fn check(args: CheckArgs) -> u8 {
 
 fn check_file(
     path: &Path,
+    engine: Engine,
     m: &dyn hazmat_checker::model::MemoryModel,
     args: &CheckArgs,
 ) -> FileResult {
@@ -258,7 +275,7 @@ fn check_file(
         },
         speedcheck: args.speedcheck,
     };
-    let checked = match check_source(&source, m, &options) {
+    let checked = match engine.check_source(&source, m, &options) {
         Ok(c) => c,
         Err(e) => {
             result.error = Some(render(&e, &file, &source));

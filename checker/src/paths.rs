@@ -96,6 +96,13 @@ pub(crate) struct PathError {
 const MAX_READS: u32 = 64;
 /// The most paths one thread may have.
 const MAX_PATHS: usize = 1 << 16;
+/// The most accesses and undecided branches one path may go through: the walk recurses at
+/// each, so this bounds its stack (a path longer than [`crate::relation::MAX_EVENTS`] could
+/// not be checked anyway).
+const MAX_DEPTH: usize = 4 * crate::relation::MAX_EVENTS;
+/// The most events all the paths of one thread may hold together: the memory bound of this
+/// stage (about 200 bytes an event, so some 800 MB at most).
+const MAX_PATH_EVENTS: usize = 1 << 22;
 
 /// Enumerates the paths of thread `t` of `program`.
 ///
@@ -110,6 +117,8 @@ pub(crate) fn thread_paths(
         program,
         pointees,
         out: Vec::new(),
+        depth: 0,
+        events: 0,
     };
     let mut start = Path::default();
     start.regs = thread
@@ -237,6 +246,10 @@ struct Walker<'a> {
     program: &'a Program,
     pointees: &'a [Loc],
     out: Vec<Path>,
+    /// How deeply `walk` is nested.
+    depth: usize,
+    /// The events of the paths in `out`.
+    events: usize,
 }
 
 fn err(message: impl Into<String>, span: (usize, usize)) -> PathError {
@@ -247,12 +260,41 @@ fn err(message: impl Into<String>, span: (usize, usize)) -> PathError {
 }
 
 impl<'a> Walker<'a> {
-    fn walk(&mut self, mut st: State, mut todo: Vec<Frame<'a>>) -> Result<(), PathError> {
+    /// Walks on from `st`, with `todo` left to run, refusing paths longer than [`MAX_DEPTH`].
+    fn walk(&mut self, st: State, todo: Vec<Frame<'a>>) -> Result<(), PathError> {
+        if self.depth >= MAX_DEPTH {
+            let span = todo
+                .iter()
+                .rev()
+                .find_map(|(slice, _)| slice.first())
+                .map_or((0, 0), |i| i.span);
+            return Err(err(
+                format!("a thread runs more than {MAX_DEPTH} accesses and branches on one path"),
+                span,
+            ));
+        }
+        self.depth += 1;
+        let result = self.walk_on(st, todo);
+        self.depth -= 1;
+        result
+    }
+
+    fn walk_on(&mut self, mut st: State, mut todo: Vec<Frame<'a>>) -> Result<(), PathError> {
         loop {
             let Some((slice, restore)) = todo.last_mut() else {
                 if self.out.len() >= MAX_PATHS {
                     return Err(err(
                         format!("a thread has more than {MAX_PATHS} paths"),
+                        (0, 0),
+                    ));
+                }
+                self.events += st.path.events.len();
+                if self.events > MAX_PATH_EVENTS {
+                    return Err(err(
+                        format!(
+                            "the paths of a thread hold more than {MAX_PATH_EVENTS} events \
+                             (the memory bound of path enumeration)"
+                        ),
                         (0, 0),
                     ));
                 }

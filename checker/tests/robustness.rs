@@ -1,0 +1,355 @@
+//! Pathological inputs and resource limits: every run ends with an answer, `Unknown` with a
+//! reason, or an error naming its place; never a panic, a stack overflow or a hang.
+//!
+//! The inputs are generated here.
+//! Each check runs on a thread with a 2 MB stack, the size of the worker threads
+//! `hazmat check` decides files on, so that a recursion too deep for them fails here too.
+
+use hazmat_checker::enumerate::Limits;
+use hazmat_checker::{CheckError, Checked, Engine, Options, check_source, model};
+use std::fmt::Write as _;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Checks `source` under `model_name` with `options` on a small-stack thread.
+fn check(source: String, model_name: &'static str, options: Options) -> Result<Checked, String> {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let m = model(model_name).expect("the model exists");
+            check_source(&source, m.as_ref(), &options).map_err(|e| render(&e, &source))
+        })
+        .expect("the thread starts")
+        .join()
+        .expect("the check does not panic")
+}
+
+fn render(e: &CheckError, source: &str) -> String {
+    e.render("t.litmus", source)
+}
+
+fn no_limits() -> Options {
+    Options::default()
+}
+
+fn thread(n: usize, body: &str) -> String {
+    format!("P{n}(int *x, int *y)\n{{\n{body}}}\n\n")
+}
+
+fn test(threads: &str, condition: &str) -> String {
+    format!("C t\n\n{{}}\n\n{threads}exists ({condition})\n")
+}
+
+#[track_caller]
+fn assert_error(result: Result<Checked, String>, expected: &str) {
+    match result {
+        Ok(c) => panic!(
+            "expected an error containing {expected:?}, got {:?}",
+            c.outcome.verdict()
+        ),
+        Err(e) => {
+            assert!(e.starts_with("t.litmus:"), "the error has no place: {e}");
+            assert!(e.contains(expected), "{e}");
+        }
+    }
+}
+
+#[test]
+fn a_ten_megabyte_test_gets_an_error() {
+    let body = "\tWRITE_ONCE(*x, 1);\n".repeat(10_000_000 / 20);
+    let source = test(&thread(0, &body), "x=1");
+    assert!(source.len() >= 10_000_000);
+    let start = Instant::now();
+    assert_error(
+        check(source, "lkmm", no_limits()),
+        "accesses and branches on one path",
+    );
+    assert!(start.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn ten_megabytes_of_garbage_get_a_parse_error() {
+    let source = format!("C g\n{}", "(".repeat(10_000_000));
+    assert_error(check(source, "lkmm", no_limits()), "expected");
+    let source = format!("C g\n{{}}\n{}", "\u{0}\u{7f}é".repeat(3_000_000));
+    assert_error(check(source, "lkmm", no_limits()), "expected");
+}
+
+#[test]
+fn deep_nesting_gets_an_error() {
+    let d = 100_000;
+    let cases = [
+        test(
+            &thread(
+                0,
+                &format!("\tint r0;\n\tr0 = {}1{};\n", "(".repeat(d), ")".repeat(d)),
+            ),
+            "0:r0=1",
+        ),
+        test(
+            &thread(0, &format!("\tint r0;\n\tr0 = {}1;\n", "-".repeat(d))),
+            "0:r0=1",
+        ),
+        test(
+            &thread(0, &format!("\tint r0;\n\tr0 = 1{};\n", " + 1".repeat(d))),
+            "0:r0=1",
+        ),
+        test(
+            &thread(
+                0,
+                &format!(
+                    "\tint r0;\n{}r0 = 1;{}\n",
+                    "if (r0) {".repeat(5_000),
+                    "}".repeat(5_000)
+                ),
+            ),
+            "0:r0=1",
+        ),
+        format!(
+            "C t\n\n{{}}\n\n{}exists {}(x=1)\n",
+            thread(0, "\tWRITE_ONCE(*x, 1);\n"),
+            "~".repeat(d)
+        ),
+    ];
+    for source in cases {
+        match check(source, "lkmm", no_limits()) {
+            // A long left-associated sum is not nested in the source; it may be accepted.
+            Ok(c) => assert!(c.outcome.unknown.is_none()),
+            Err(e) => assert!(e.starts_with("t.litmus:") && e.contains("error"), "{e}"),
+        }
+    }
+}
+
+#[test]
+fn many_sequential_branches_get_an_error() {
+    let body = format!(
+        "\tint r0;\n\tr0 = READ_ONCE(*x);\n{}",
+        "\tif (r0) { }\n".repeat(100_000)
+    );
+    assert_error(
+        check(test(&thread(0, &body), "x=1"), "lkmm", no_limits()),
+        "accesses and branches on one path",
+    );
+}
+
+#[test]
+fn hundreds_of_threads_get_an_error() {
+    let mut threads = String::new();
+    for i in 0..300 {
+        threads.push_str(&thread(i, &format!("\tWRITE_ONCE(*x, {i});\n")));
+    }
+    assert_error(check(test(&threads, "x=1"), "lkmm", no_limits()), "events");
+}
+
+#[test]
+fn too_many_events_get_an_error() {
+    let body = "\tWRITE_ONCE(*x, 1);\n".repeat(200);
+    assert_error(
+        check(test(&thread(0, &body), "x=1"), "sc", no_limits()),
+        "at most 128",
+    );
+}
+
+#[test]
+fn too_many_paths_get_an_error() {
+    let mut body = String::from("\tint r0;\n");
+    for i in 0..20 {
+        let _ = write!(
+            body,
+            "\tr0 = READ_ONCE(*x);\n\tif (r0 == 1) {{ WRITE_ONCE(*y, {i}); }}\n"
+        );
+    }
+    let threads = thread(0, &body) + &thread(1, "\tWRITE_ONCE(*x, 1);\n");
+    assert_error(check(test(&threads, "y=1"), "tso", no_limits()), "paths");
+}
+
+#[test]
+fn huge_integers_get_an_error_or_wrap() {
+    let literal = test(
+        &thread(0, "\tWRITE_ONCE(*x, 99999999999999999999999999);\n"),
+        "x=1",
+    );
+    assert_error(check(literal, "lkmm", no_limits()), "too large");
+    let hex = test(
+        &thread(0, "\tWRITE_ONCE(*x, 0x1ffffffffffffffffffff);\n"),
+        "x=1",
+    );
+    assert_error(check(hex, "lkmm", no_limits()), "too large");
+    let init = "C t\n\n{ x=-99999999999999999999999999; }\n\nP0(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n\nexists (x=1)\n";
+    assert_error(check(init.into(), "lkmm", no_limits()), "too large");
+    let thread_number =
+        "C t\n\n{}\n\nP4294967296(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n\nexists (x=1)\n";
+    assert_error(check(thread_number.into(), "lkmm", no_limits()), "thread");
+    // Arithmetic wraps as two's complement; the one division without a result is an error.
+    let wrap = test(
+        &thread(
+            0,
+            "\tint r0;\n\tr0 = 9223372036854775807 + 1;\n\tWRITE_ONCE(*x, r0 << 99999);\n",
+        ),
+        "0:r0=-9223372036854775808",
+    );
+    let c = check(wrap, "lkmm", no_limits()).expect("wrapping arithmetic is checked");
+    assert_eq!(c.outcome.verdict().as_str(), "Always");
+    let min_div = test(
+        &thread(
+            0,
+            "\tint r0;\n\tr0 = -9223372036854775807 - 1;\n\tr0 = r0 / -1;\n",
+        ),
+        "0:r0=1",
+    );
+    assert_error(check(min_div, "lkmm", no_limits()), "no meaning");
+}
+
+/// Four threads of six writes to one location: some 10^11 coherence orders.
+fn blowup() -> String {
+    let mut threads = String::new();
+    for i in 0..4 {
+        let body: String = (0..6)
+            .map(|j| format!("\tWRITE_ONCE(*x, {j});\n"))
+            .collect();
+        threads.push_str(&thread(i, &body));
+    }
+    test(&threads, "x=1")
+}
+
+#[test]
+fn max_executions_ends_in_unknown_with_its_reason() {
+    for m in ["sc", "tso", "lkmm"] {
+        let options = Options {
+            limits: Limits {
+                max_executions: Some(1_000),
+                deadline: None,
+            },
+            speedcheck: false,
+        };
+        let c = check(blowup(), m, options).expect("the test is valid");
+        assert_eq!(c.outcome.unknown.as_deref(), Some("1000 executions"), "{m}");
+        assert!(c.herd_text().contains("Unknown"), "{m}");
+    }
+}
+
+#[test]
+fn a_timeout_ends_in_unknown_with_its_reason() {
+    for m in ["sc", "lkmm"] {
+        let start = Instant::now();
+        let options = Options {
+            limits: Limits {
+                max_executions: None,
+                deadline: Some(start + Duration::from_millis(300)),
+            },
+            speedcheck: false,
+        };
+        let c = check(blowup(), m, options).expect("the test is valid");
+        let why = c.outcome.unknown.expect("the timeout stops the check");
+        assert!(
+            why.contains("timeout") || why.contains("time"),
+            "{m}: {why}"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{m}: too slow to stop"
+        );
+    }
+}
+
+#[test]
+fn the_shuttle_engine_obeys_the_limits() {
+    let source = blowup();
+    let sc = model("sc").expect("sc exists");
+    let bounded = Options {
+        limits: Limits {
+            max_executions: Some(500),
+            deadline: None,
+        },
+        speedcheck: false,
+    };
+    let c = Engine::Shuttle
+        .check_source(&source, sc.as_ref(), &bounded)
+        .expect("the test is valid");
+    assert_eq!(c.outcome.unknown.as_deref(), Some("500 interleavings"));
+    assert_eq!(c.outcome.stats.candidates, 500);
+    let start = Instant::now();
+    let timed = Options {
+        limits: Limits {
+            max_executions: None,
+            deadline: Some(start + Duration::from_millis(300)),
+        },
+        speedcheck: false,
+    };
+    let c = Engine::Shuttle
+        .check_source(&source, sc.as_ref(), &timed)
+        .expect("the test is valid");
+    assert_eq!(c.outcome.unknown.as_deref(), Some("timeout"));
+    assert!(start.elapsed() < Duration::from_secs(10));
+    // Spinlocks are refused with their place.
+    let lock = "C t\n\n{}\n\nP0(spinlock_t *l)\n{\n\tspin_lock(l);\n}\n\nexists (l=0)\n";
+    let e = Engine::Shuttle
+        .check_source(lock, sc.as_ref(), &Options::default())
+        .map(|c| c.outcome.verdict())
+        .expect_err("spinlocks are refused");
+    assert_eq!(
+        render(&e, lock),
+        "t.litmus:7:2: error: the shuttle engine does not support spinlocks (`spin_lock`)"
+    );
+}
+
+#[test]
+fn the_cli_answers_a_ten_megabyte_file_with_an_error() {
+    let dir = std::env::temp_dir().join(format!("hazmat-robustness-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let file = dir.join("big.litmus");
+    let body = "\tWRITE_ONCE(*x, 1);\n".repeat(10_000_000 / 20);
+    std::fs::write(&file, test(&thread(0, &body), "x=1")).expect("the file is written");
+    let out = Command::new(env!("CARGO_BIN_EXE_hazmat"))
+        .args(["check", "--timeout", "30"])
+        .arg(&file)
+        .output()
+        .expect("hazmat runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("big.litmus:519:2: error: a thread runs more than 512"),
+        "{stderr}"
+    );
+    let blow = dir.join("blowup.litmus");
+    std::fs::write(&blow, blowup()).expect("the file is written");
+    for engine in ["axiomatic", "shuttle"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_hazmat"))
+            .args([
+                "check",
+                "--model",
+                "sc",
+                "--max-executions",
+                "100",
+                "--engine",
+                engine,
+            ])
+            .arg(&blow)
+            .output()
+            .expect("hazmat runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(3), "{engine}: {stdout}");
+        assert!(
+            stdout.contains("Observation t Unknown"),
+            "{engine}: {stdout}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Found by the `parse` fuzz target: 110 nested `*` parse, but the printer writes them as
+/// `*(*(...))`, which the parser counts as twice the nesting.
+#[test]
+fn the_printer_may_cross_the_nesting_limit() {
+    let source = format!(
+        "C t\n\n{{}}\n\nP0(int *x)\n{{\n\tint r0;\n\tr0 = 1 * {}x;\n}}\n\nexists (0:r0=1)\n",
+        "*".repeat(110)
+    );
+    let test = hazmat_litmus::parse(&source).expect("110 nested `*` are within the limit");
+    let printed = hazmat_litmus::print(&test);
+    assert!(printed.contains("*(*(*("));
+    // FIXME: the printed text should parse back to the same test (`hazmat fmt` writes a
+    // file it then refuses); today it crosses the nesting limit.
+    let e = hazmat_litmus::parse(&printed).expect_err("today the printed text is refused");
+    assert_eq!(e.message, "nesting deeper than 200 levels");
+}
