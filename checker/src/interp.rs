@@ -137,17 +137,7 @@ fn summarise(program: &Program, found: Found, unknown: Option<String>) -> Outcom
             negative += 1;
         }
     }
-    // The order of `outcome::run`, herd7's.
-    let mut states: Vec<Vec<Value>> = states.into_iter().collect();
-    states.sort_by_cached_key(|s| {
-        s.iter()
-            .map(|v| match v {
-                Value::Sym(n) => (0, i64::from(*n), String::new()),
-                Value::Int(n) => (1, *n, String::new()),
-                Value::Addr(_) => (2, 0, program.value_text(*v)),
-            })
-            .collect::<Vec<_>>()
-    });
+    let states = crate::outcome::herd7_order(program, states);
     Outcome {
         states,
         positive,

@@ -176,16 +176,7 @@ pub fn run(
         Some(Stop::Limit(why)) => Some(why),
         Some(Stop::Done) | None => None,
     };
-    let mut states: Vec<Vec<Value>> = states.into_iter().collect();
-    states.sort_by_cached_key(|s| {
-        s.iter()
-            .map(|v| match v {
-                Value::Sym(n) => (0, i64::from(*n), String::new()),
-                Value::Int(n) => (1, *n, String::new()),
-                Value::Addr(_) => (2, 0, program.value_text(*v)),
-            })
-            .collect::<Vec<_>>()
-    });
+    let states = herd7_order(program, states);
     Ok(Outcome {
         states,
         positive,
@@ -196,4 +187,23 @@ pub fn run(
         cut_short,
         speedcheck: options.speedcheck.then_some(quantifier),
     })
+}
+
+/// The distinct final states in herd7's order: value by value, unsolved symbols first, then
+/// integers, then addresses by name.
+pub(crate) fn herd7_order(
+    program: &Program,
+    states: impl IntoIterator<Item = Vec<Value>>,
+) -> Vec<Vec<Value>> {
+    let mut states: Vec<Vec<Value>> = states.into_iter().collect();
+    states.sort_by_cached_key(|s| {
+        s.iter()
+            .map(|v| match v {
+                Value::Sym(n) => (0, i64::from(*n), String::new()),
+                Value::Int(n) => (1, *n, String::new()),
+                Value::Addr(_) => (2, 0, program.value_text(*v)),
+            })
+            .collect::<Vec<_>>()
+    });
+    states
 }
