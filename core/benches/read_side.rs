@@ -49,7 +49,7 @@ fn hazptr(c: &mut Criterion) {
         let domain = Domain::with_config(config);
         let value = Box::into_raw(Box::new(7_u64));
         let src = AtomicPtr::new(value);
-        let reader = domain.reader();
+        let mut reader = domain.reader();
         c.bench_function(name, |b| {
             b.iter(|| {
                 // Safety: `value` is never unlinked while the benchmark runs.

@@ -64,7 +64,7 @@ impl Table {
     }
 
     /// Whether `key` is registered: the read side, under a hazard pointer on the bucket.
-    fn lookup(&self, reader: &hazptr::Reader<'_>, key: u64) -> bool {
+    fn lookup(&self, reader: &mut hazptr::Reader<'_>, key: u64) -> bool {
         // Safety: every pointer in `heads` stays valid until the table drops.
         let bucket = unsafe { reader.protect(self.head(key)) }.expect("heads are never null");
         bucket.keys.iter().any(|k| k.load(Acquire) == key)
@@ -106,12 +106,12 @@ fn main() {
         for t in 0..LOOKUP_THREADS {
             let (domain, table, stop, lookups) = (&domain, &table, &stop, &lookups);
             s.spawn(move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 let mut n = 0;
                 // Thread 0 stays on bucket 1, where the unregisters happen.
                 let mut key = if t == 0 { 1001 } else { 1000 + t as u64 };
                 while !stop.load(Relaxed) {
-                    black_box(table.lookup(&reader, key));
+                    black_box(table.lookup(&mut reader, key));
                     // The first thread keeps looking up a key of the hot bucket; the others
                     // walk every bucket.
                     if t != 0 {

@@ -123,6 +123,14 @@ pub enum HeavyFence {
 pub trait Backend: Sized + Send + Sync + 'static {
     /// A short name for diagnostics: `"std"`, `"loom"` or `"shuttle"`.
     const NAME: &'static str;
+    /// Whether a reader clears its slot with a swap rather than a store. Only loom needs it:
+    /// its modification order is a partial order built from causality, so it leaves a
+    /// reader's store unordered against a scanner's earlier compare-and-swap on the same
+    /// slot (a drain's mark) and lets the reader read the mark back after its own clear,
+    /// which the C++ memory model forbids (the exchange's write immediately follows the
+    /// value it read). A swap puts the clear after the exchange in loom's order too, and
+    /// synchronizes exactly as the release store does.
+    const CLEAR_WITH_SWAP: bool = false;
     /// An atomic `usize`.
     type AtomicUsize: AtomicInt<usize>;
     /// An atomic `u64`.

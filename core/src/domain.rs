@@ -17,7 +17,7 @@ use crate::config::{Config, ScanMode};
 use crate::guard::Reader;
 use crate::retire::{self, Retired};
 use crate::scan;
-use crate::slot::{SlotList, WILDCARD};
+use crate::slot::SlotList;
 use crate::stall::StallReport;
 use crate::weaken::{self, Weakening};
 
@@ -44,8 +44,6 @@ pub(crate) struct Shared<B: Backend> {
     /// What the scan cycles carry from one to the next; held for a whole cycle, so cycles
     /// never overlap.
     pub(crate) scan: B::Mutex<scan::ScanState<B>>,
-    /// Never empty: the gate of readers that must not take the inline fast path.
-    pub(crate) closed_gate: B::AtomicUsize,
     /// Wakes the scan thread.
     pub(crate) kick: B::Event,
     /// Tells the scan thread to exit.
@@ -168,7 +166,6 @@ impl<B: Backend> Domain<B> {
             }),
             scan: B::Mutex::new(scan::ScanState::new()),
             kick: B::Event::new(),
-            closed_gate: B::AtomicUsize::new(WILDCARD),
             shutdown: B::AtomicBool::new(false),
             clock: B::Clock::new(),
             stall_timeout_ms: B::AtomicU64::new(timeout_ms(config.stall_timeout)),

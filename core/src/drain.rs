@@ -11,20 +11,28 @@
 //! So when a waiter has been blocked for [`Config::drain_threshold`] cycles, a scan cycle
 //! engages a drain for its address: during its walk (after its heavy fence) it notes every
 //! slot holding the address, refusing to engage if any slot holds the wildcard, then marks
-//! each such slot with a fresh drain generation and records it in a per-list bitmap (the
+//! each such slot by setting the [`MARK`] bit in the slot word itself, with a
+//! compare-and-swap from the value it saw, and records the slot in a per-list bitmap (the
 //! primary slots' bitmap, and one per overflow list).
-//! A reader releasing a marked slot clears the mark ([`release_mark`]; the same word carries
-//! the slot's fixed backup bit, so an unmarked primary slot's release tests one zero word);
-//! a later cycle removes
-//! from the bitmaps every slot whose mark is gone or that no longer holds the address.
-//! A remove-only re-snapshot right after marking recovers the releases that happened during
-//! the engage walk, before the marks were visible.
+//! A mark lives exactly as long as the protection it marks: the reader's release store of
+//! `EMPTY` overwrites the whole word, mark included, so the release tests nothing and costs
+//! what it costs without drains; a later protection of the same address publishes it
+//! unmarked. A compare-and-swap that fails found the protection already gone, and the slot
+//! stays out of the snapshot.
+//! Each later cycle removes from the bitmaps every slot that no longer holds the marked
+//! value: its marked protection has ended.
+//! A remove-only re-snapshot right after marking recovers the releases that happened between
+//! the marks and the end of the engage walk, one cycle earlier than the next walk would.
 //! When the bitmaps are empty, every protection that predated the drain has ended, and the
 //! drain completes the waiters it covers (those present when it engaged).
 //!
-//! The outstanding count is the number of bits still set, kept by the scanner alone: readers
-//! only clear their slot's mark, so a late release from an earlier drain cannot corrupt the
-//! count of a later one.
+//! The outstanding count is the number of bits still set, kept by the scanner alone: the
+//! readers write nothing but their slots.
+//!
+//! This differs from the kernel series, whose readers clear a separate per-slot generation
+//! mark on release: a mark inside the slot word needs no generation, since it cannot outlive
+//! its protection, and no release-side check, which keeps the read path at the cost of its
+//! stores.
 //!
 //! One address is drained at a time. A drain that lasts [`Config::drain_max_cycles`] cycles
 //! disengages (the fairness cap) and the next stalled waiter, in order of arrival after the
@@ -40,14 +48,9 @@
 //! longer than the cap holds its waiter back until it ends, and a waiter that arrives behind
 //! several stalled ones waits for their rounds first.
 //!
+//! [`MARK`]: crate::raw::MARK
 //! [`Config::drain_threshold`]: crate::Config::drain_threshold
 //! [`Config::drain_max_cycles`]: crate::Config::drain_max_cycles
-
-use core::sync::atomic::Ordering::{Relaxed, Release};
-
-use crate::backend::{Atomic, Backend};
-use crate::slot::Node;
-use crate::weaken::{self, Weakening};
 
 /// Why a drain ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,7 +68,7 @@ pub(crate) enum Disengage {
 pub(crate) struct Drain {
     /// The drained address.
     pub(crate) addr: usize,
-    /// The generation this drain marks slots with; never 0.
+    /// The drain's number, counted from 1, for tracing.
     pub(crate) generation: u64,
     /// The drain completes the waiters for `addr` whose id is at most this.
     pub(crate) covers: u64,
@@ -117,22 +120,6 @@ impl Drain {
             self.outstanding -= 1;
         }
     }
-}
-
-/// The reader's side: clears the drain mark of a slot it has just released.
-#[cold]
-#[inline(never)]
-pub(crate) fn release_mark<B: Backend>(node: &Node<B>, backup_bit: u64) {
-    // Release: the slot's clearing and every access the reader made to the object happen
-    // before a scanner's acquire load that finds the mark gone and removes the slot from the
-    // drain's snapshot. The backup bit is kept; a mark a scanner stores concurrently may be
-    // overwritten, which only removes the slot early from a snapshot it has already left
-    // (the scanner read this slot's address before the release being completed here).
-    // Checked by litmus/tests/hazptr/hazptr-drain-generation-visibility.litmus.
-    node.drain_gen.store(
-        backup_bit,
-        weaken::order(Weakening::RelaxedMarkRelease, Release, Relaxed),
-    );
 }
 
 #[cfg(test)]

@@ -3,9 +3,11 @@
 //! A [`Reader`] is a per-thread handle owning one primary slot, the kernel's per-CPU slot.
 //! [`Reader::protect`] publishes a pointer into that slot through the `try_acquire` fast path
 //! and returns a [`Guard`] that clears the slot when it drops (the kernel's `scoped_guard`).
-//! While the primary slot is in use, further protections through the same reader take a
-//! backup slot from the reader's overflow list; [`Guard::is_backup`] says which kind a guard
-//! holds.
+//! The guard borrows the reader mutably, so the primary slot is free whenever `protect` is
+//! called and the fast path checks nothing before publishing.
+//! Further protections while a guard lives are taken through the guard
+//! ([`Guard::protect_nested`]) and publish into backup slots from the reader's overflow list;
+//! [`Guard::is_backup`] says which kind a guard holds.
 //! A reader is `Send` but not `Sync`, and a guard is neither: a protection is released on the
 //! thread that took it.
 
@@ -15,21 +17,20 @@ use core::marker::PhantomData;
 use core::ops::Deref;
 use core::panic::Location;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::Ordering::Relaxed;
+use core::sync::atomic::Ordering::{Acquire, Relaxed};
 use std::backtrace::Backtrace;
 
 use crate::backend::{Atomic, Backend, Clock, LightFence, Lock, Std};
 use crate::domain::Domain;
-use crate::drain;
-use crate::slot::{self, BACKUP_BIT, EMPTY, GENERATION_MASK, Node, SlotList};
+use crate::slot::{self, Node, SlotList};
 
 /// A reader handle: one primary slot, and access to an overflow list for nested protections.
 pub struct Reader<'d, B: Backend = Std> {
     primary: &'d Node<B>,
-    /// The inline fast path's gate: the primary slot itself when the fast path applies (then
-    /// "is the gate empty?" is also "is the primary slot free?"), else the domain's closed
-    /// gate, which is never empty, so every protection takes the general path.
-    gate: &'d B::AtomicUsize,
+    /// The primary slot again when the inline fast path applies, else `None` (a full light
+    /// fence, the forced slow path, debug recording): one load of the reader both decides
+    /// the path and gives the slot.
+    inline: Option<&'d Node<B>>,
     overflow: &'d SlotList<B>,
     force_slow_path: bool,
     /// The light fence, looked up once: the kind is constant once the domain exists.
@@ -38,7 +39,7 @@ pub struct Reader<'d, B: Backend = Std> {
     debug_holders: bool,
     clock: &'d B::Clock,
     /// Makes the reader `!Sync`: two threads protecting through one reader would race for
-    /// its primary slot.
+    /// its slots.
     _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -61,11 +62,7 @@ impl<'d, B: Backend> Reader<'d, B> {
             fence == LightFence::Compiler && !config.force_slow_path && !config.debug_holders;
         Self {
             primary,
-            gate: if inline {
-                &primary.addr
-            } else {
-                &domain.shared().closed_gate
-            },
+            inline: inline.then_some(primary),
             overflow,
             force_slow_path: config.force_slow_path,
             fence,
@@ -75,11 +72,13 @@ impl<'d, B: Backend> Reader<'d, B> {
         }
     }
 
-    /// Loads the pointer in `src` and protects it: until the guard drops, a writer that
-    /// unlinks the object and then calls [`Domain::synchronize`] on it waits, and one that
-    /// retires it does not see it reclaimed.
+    /// Loads the pointer in `src` and protects it in the reader's primary slot: until the
+    /// guard drops, a writer that unlinks the object and then calls [`Domain::synchronize`]
+    /// on it waits, and one that retires it does not see it reclaimed.
     ///
     /// Returns `None`, holding no slot, if the pointer is null.
+    /// The guard borrows the reader; protect more pointers meanwhile through the guard
+    /// ([`Guard::protect_nested`]) or through a second reader.
     ///
     /// # Safety
     ///
@@ -89,45 +88,55 @@ impl<'d, B: Backend> Reader<'d, B> {
     ///    `synchronize` of this reader's domain before being freed, or retired into it.
     #[inline]
     #[track_caller]
-    pub unsafe fn protect<T>(&self, src: &B::AtomicPtr<T>) -> Option<Guard<'_, T, B>> {
-        // Relaxed: the gate is this reader's primary slot, whose only writer is this reader,
-        // so the load sees its own last store (the slot is non-empty exactly while a guard
-        // holds it), or the closed gate, which never changes.
-        if self.gate.load(Relaxed) == EMPTY {
-            let p = slot::publish::<B, T>(self.gate, src, LightFence::Compiler, false);
-            let ptr = NonNull::new(p)?;
-            return Some(Guard::new(ptr, self.primary));
+    pub unsafe fn protect<T>(&mut self, src: &B::AtomicPtr<T>) -> Option<Guard<'_, T, B>> {
+        // Acquire: pairs with the writer's release store of the pointer, so the object's
+        // initialization is visible through it.
+        let p = src.load(Acquire);
+        // No check that the primary slot is free: every guard borrows the reader, so none
+        // holds the slot now. A guard leaked with `mem::forget` left its protection behind,
+        // which this one replaces; its pointer can no longer be used.
+        if let Some(node) = self.inline
+            && !p.is_null()
+            && slot::try_acquire::<B, T>(&node.addr, src, p, LightFence::Compiler)
+        {
+            // Safety: checked not null above.
+            let ptr = unsafe { NonNull::new_unchecked(p) };
+            // `node`, not `self.primary`: the value loaded before the fence, so the fast path
+            // reads the reader once.
+            return Some(Guard::new(ptr, node, self, false));
         }
-        self.protect_general(src)
+        // The general path returns the bare pointer, not a guard, so that the guard is built
+        // here from values already in registers and the inline path stores nothing but the
+        // slot.
+        let ptr = NonNull::new(self.protect_general(self.primary, src))?;
+        Some(Guard::new(ptr, self.primary, self, false))
     }
 
-    /// Every case of [`Reader::protect`] but the inline one: a busy primary slot (nesting:
-    /// a backup slot from the overflow list), a full light fence, the forced slow path, debug
-    /// recording.
+    /// Protects the pointer in `src` in a backup slot; see [`Guard::protect_nested`].
+    #[track_caller]
+    fn protect_backup<T>(&self, src: &B::AtomicPtr<T>) -> Option<Guard<'_, T, B>> {
+        let node = self.overflow.claim();
+        // Relaxed: read only by stall reports, which are diagnostics.
+        node.owner_primary.store(self.primary.index, Relaxed);
+        let ptr = NonNull::new(self.protect_general(node, src))?;
+        Some(Guard::new(ptr, node, self, true))
+    }
+
+    /// Every case of [`Reader::protect`] but the inline one: a null pointer, a full light
+    /// fence, the forced slow path, debug recording, and every backup slot.
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn protect_general<T>(&self, src: &B::AtomicPtr<T>) -> Option<Guard<'_, T, B>> {
-        // Relaxed: as in `protect`.
-        let node = if self.primary.addr.load(Relaxed) == EMPTY {
-            self.primary
-        } else {
-            let node = self.overflow.claim();
-            // Relaxed: read only by stall reports, which are diagnostics.
-            node.owner_primary.store(self.primary.index, Relaxed);
-            node
-        };
+    fn protect_general<T>(&self, node: &Node<B>, src: &B::AtomicPtr<T>) -> *mut T {
         let p = slot::publish::<B, T>(&node.addr, src, self.fence, self.force_slow_path);
-        let Some(ptr) = NonNull::new(p) else {
+        if p.is_null() {
             if node.is_backup() {
                 node.unclaim();
             }
-            return None;
-        };
-        if self.debug_holders {
+        } else if self.debug_holders {
             self.note_acquire_debug(node, Location::caller());
         }
-        Some(Guard::new(ptr, node))
+        p
     }
 }
 
@@ -152,7 +161,9 @@ impl<B: Backend> Reader<'_, B> {
 
 impl<B: Backend> Drop for Reader<'_, B> {
     fn drop(&mut self) {
-        // Every guard borrows the reader, so the primary slot is empty here.
+        // Clear what a leaked guard may have left behind, then give the slot back.
+        // Release: as a guard's release (`slot::clear`).
+        slot::clear::<B>(&self.primary.addr);
         self.primary.unclaim();
     }
 }
@@ -161,7 +172,6 @@ impl<B: Backend> fmt::Debug for Reader<'_, B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Reader")
             .field("primary_slot", &self.primary.index)
-            .field("primary_busy", &(self.primary.addr.load(Relaxed) != EMPTY))
             .finish()
     }
 }
@@ -170,6 +180,12 @@ impl<B: Backend> fmt::Debug for Reader<'_, B> {
 pub struct Guard<'r, T, B: Backend = Std> {
     ptr: NonNull<T>,
     node: &'r Node<B>,
+    /// The reader the guard came from, for nested protections; borrowed (mutably, through
+    /// the first guard) for `'r`, so no other protection goes through it meanwhile.
+    reader: &'r Reader<'r, B>,
+    /// Whether `node` is a backup slot, to give back on release. A field rather than a load
+    /// of the node's flag: on the inline path it is a constant, and the release is one store.
+    backup: bool,
     /// Borrows the object, and keeps the guard on its thread (`*const` is neither `Send` nor
     /// `Sync`): the reader's primary slot is cleared by its own thread.
     _t: PhantomData<(&'r T, *const ())>,
@@ -177,12 +193,35 @@ pub struct Guard<'r, T, B: Backend = Std> {
 
 impl<'r, T, B: Backend> Guard<'r, T, B> {
     #[inline(always)]
-    fn new(ptr: NonNull<T>, node: &'r Node<B>) -> Self {
+    fn new(ptr: NonNull<T>, node: &'r Node<B>, reader: &'r Reader<'r, B>, backup: bool) -> Self {
+        debug_assert_eq!(backup, node.is_backup());
         Self {
             ptr,
             node,
+            reader,
+            backup,
             _t: PhantomData,
         }
+    }
+
+    /// Loads the pointer in `src` and protects it in a backup slot from the reader's overflow
+    /// list, as [`Reader::protect`] does in the primary slot.
+    ///
+    /// The new guard borrows the reader, not this guard, so either may drop first: a list is
+    /// walked hand over hand by protecting the next node through the current guard and then
+    /// replacing the current guard with the new one.
+    /// A backup slot costs a claim from the overflow list on top of the slow path's
+    /// publication; a thread that keeps two protections at once on a hot path is faster with
+    /// two readers.
+    ///
+    /// Returns `None`, holding no slot, if the pointer is null.
+    ///
+    /// # Safety
+    ///
+    /// 1. As [`Reader::protect`]'s contract (1), for `src` and the new guard.
+    #[track_caller]
+    pub unsafe fn protect_nested<U>(&self, src: &B::AtomicPtr<U>) -> Option<Guard<'r, U, B>> {
+        self.reader.protect_backup(src)
     }
 }
 
@@ -195,7 +234,7 @@ impl<T, B: Backend> Guard<'_, T, B> {
     /// Whether the guard holds a backup slot from an overflow list rather than its reader's
     /// primary slot.
     pub fn is_backup(&self) -> bool {
-        self.node.is_backup()
+        self.backup
     }
 }
 
@@ -212,27 +251,11 @@ impl<T, B: Backend> Deref for Guard<'_, T, B> {
 impl<T, B: Backend> Drop for Guard<'_, T, B> {
     #[inline]
     fn drop(&mut self) {
+        // The release tests nothing: the store also erases a drain's mark (see `drain`).
         slot::clear::<B>(&self.node.addr);
-        // Relaxed: the word is zero for an unmarked primary slot, the common case. A stale
-        // zero for a slot the scanner has just marked only leaves the mark for the scanner's
-        // re-snapshot to remove; `release_cold` carries the ordering when there is work.
-        if self.node.drain_gen.load(Relaxed) != 0 {
-            release_cold(self.node);
+        if self.backup {
+            self.node.unclaim();
         }
-    }
-}
-
-/// The rest of a release: clear a drain mark, give a backup slot back.
-#[cold]
-#[inline(never)]
-fn release_cold<B: Backend>(node: &Node<B>) {
-    // Relaxed: the node's own word; the mark's clearing below carries the ordering.
-    let word = node.drain_gen.load(Relaxed);
-    if word & GENERATION_MASK != 0 {
-        drain::release_mark::<B>(node, word & BACKUP_BIT);
-    }
-    if word & BACKUP_BIT != 0 {
-        node.unclaim();
     }
 }
 

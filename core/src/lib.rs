@@ -11,7 +11,7 @@
 //! let domain = Domain::new();
 //! let src = AtomicPtr::new(Box::into_raw(Box::new(7_u32)));
 //!
-//! let reader = domain.reader();
+//! let mut reader = domain.reader();
 //! // Safety: every pointer stored in `src` comes from a box, and is freed only after it has
 //! // been unlinked and `synchronize`d.
 //! let guard = unsafe { reader.protect(&src) }.expect("not null");
@@ -57,7 +57,7 @@ pub use stall::{Holder, SlotKind, StallReport};
 /// Low-level pieces for models and tests: driving scan cycles by hand, slot values.
 pub mod raw {
     pub use crate::scan::CycleReport;
-    pub use crate::slot::{EMPTY, WILDCARD};
+    pub use crate::slot::{EMPTY, MARK, WILDCARD};
 
     use core::cell::Cell;
     use std::sync::Arc;

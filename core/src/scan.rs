@@ -29,7 +29,7 @@ use crate::bloom::Bloom;
 use crate::domain::{Shared, Stats};
 use crate::drain::{Disengage, Drain};
 use crate::retire::Retired;
-use crate::slot::{BACKUP_BIT, EMPTY, GENERATION_MASK, Node, WILDCARD};
+use crate::slot::{EMPTY, MARK, Node, WILDCARD, key};
 use crate::stall::{Holder, SlotKind, StallReport};
 use crate::weaken::{self, Weakening};
 
@@ -172,8 +172,8 @@ fn cycle_locked<B: Backend>(
     let mut targets: Vec<usize> = state
         .waiters
         .iter()
-        .map(|w| w.addr)
-        .chain(state.retired.iter().map(Retired::addr))
+        .map(|w| key(w.addr))
+        .chain(state.retired.iter().map(|r| key(r.addr())))
         .collect();
     targets.sort_unstable();
     targets.dedup();
@@ -194,18 +194,18 @@ fn cycle_locked<B: Backend>(
 
     let mut held = vec![false; targets.len()];
     let mut wildcard = false;
-    let mut hits: Vec<(usize, &Node<B>)> = Vec::new();
+    let mut hits: Vec<(usize, &Node<B>, usize)> = Vec::new();
+    let candidate_key = candidate.map(|(addr, _)| key(addr));
     for (list, node) in all_slots(shared) {
         // Acquire: pairs with the release store in `slot::clear`, so a reader's accesses to
         // an object happen before its reclamation or its waiter's return.
         let value = node.addr.load(Acquire);
-        // The drain's check: has the protection the engage walk saw ended? The mark's
-        // load is Acquire: it pairs with the release in `drain::release_mark`.
-        // Checked by litmus/tests/hazptr/hazptr-drain-generation-visibility.litmus.
+        // The drain's check: has the protection the engage walk marked ended? Any value but
+        // the marked one says so, by the acquire load above.
+        // Checked by litmus/tests/hazptr/hazptr-drain-slot-mark.litmus.
         if let Some(drain) = state.drain.as_mut()
             && drain.contains(list, node.index)
-            && (value != drain.addr
-                || node.drain_gen.load(Acquire) & GENERATION_MASK != drain.generation)
+            && value != key(drain.addr) | MARK
         {
             drain.remove(list, node.index);
         }
@@ -218,26 +218,28 @@ fn cycle_locked<B: Backend>(
             wildcard = true;
             continue;
         }
-        if candidate.is_some_and(|(addr, _)| addr == value) {
-            hits.push((list, node));
+        // Compare without the mark: a slot a drain marked still holds its address.
+        let value_key = key(value);
+        if candidate_key == Some(value_key) {
+            hits.push((list, node, value));
         }
-        if !bloom.may_contain(value) {
+        if !bloom.may_contain(value_key) {
             continue;
         }
         if weaken::active(Weakening::NoExactMatch) {
             held.fill(true);
             continue;
         }
-        match targets.binary_search(&value) {
+        match targets.binary_search(&value_key) {
             Ok(i) => {
                 held[i] = true;
                 if track_holders {
                     let seen = state
                         .observed
                         .entry((list, node.index))
-                        .or_insert((value, now, 0));
-                    if seen.0 != value {
-                        *seen = (value, now, 0);
+                        .or_insert((value_key, now, 0));
+                    if seen.0 != value_key {
+                        *seen = (value_key, now, 0);
                     }
                     seen.2 = cycle_number;
                 }
@@ -262,7 +264,7 @@ fn cycle_locked<B: Backend>(
     if wildcard {
         state.stats.wildcard_deferrals += 1;
     } else {
-        let is_held = |addr: usize| held[targets.binary_search(&addr).unwrap_or_else(|i| i)];
+        let is_held = |addr: usize| held[targets.binary_search(&key(addr)).unwrap_or_else(|i| i)];
         state.waiters.retain(|waiter| {
             if is_held(waiter.addr) {
                 return true;
@@ -327,28 +329,39 @@ fn engage<B: Backend>(
     state: &mut ScanState<B>,
     addr: usize,
     id: u64,
-    hits: &[(usize, &Node<B>)],
+    hits: &[(usize, &Node<B>, usize)],
 ) {
     state.generation += 1;
     let generation = state.generation;
     // Every waiter present now arrived before this cycle's heavy fence.
     let covers = state.waiters.iter().map(|w| w.id).max().unwrap_or(id);
     let mut drain = Drain::new(addr, generation, covers, 1 + shared.overflow.len());
-    for &(list, node) in hits {
-        // Relaxed: a reader that misses the mark leaves it for the re-snapshot below or a
-        // later cycle to remove; the mark orders nothing. The backup bit is kept.
-        let backup = if list == 0 { 0 } else { BACKUP_BIT };
-        node.drain_gen.store(generation | backup, Relaxed);
-        drain.insert(list, node.index);
+    let marked = key(addr) | MARK;
+    for &(list, node, seen) in hits {
+        // Relaxed on success: the mark orders nothing; the end of the marked protection is
+        // read later, by acquire loads of the slot. Acquire on failure: the exchange found
+        // the slot changed since the walk, so that protection has ended and the slot stays
+        // out of the snapshot, and the load that tells so must pair with the reader's
+        // release store, as the walk's does.
+        // Checked by litmus/tests/hazptr/hazptr-drain-slot-mark.litmus.
+        if weaken::active(Weakening::NoMark)
+            || seen == marked
+            || node
+                .addr
+                .compare_exchange(seen, seen | MARK, Relaxed, Acquire)
+                .is_ok()
+        {
+            drain.insert(list, node.index);
+        }
     }
-    // The remove-only re-snapshot: a slot released during the walk, before its mark was
-    // stored, leaves the snapshot now rather than waiting for its next release.
+    // The remove-only re-snapshot: a slot released since its mark leaves the snapshot now
+    // rather than at the next cycle's walk.
     // Checked by litmus/tests/hazptr/hazptr-drain-resnapshot-slot-race.litmus and
     // litmus/tests/hazptr/hazptr-drain-safety.litmus.
     let resnapshot = !weaken::active(Weakening::NoResnapshot);
-    for &(list, node) in hits.iter().filter(|_| resnapshot) {
+    for &(list, node, _) in hits.iter().filter(|_| resnapshot) {
         // Acquire: as in the walk, pairs with `slot::clear`.
-        if node.addr.load(Acquire) != addr {
+        if node.addr.load(Acquire) != marked {
             drain.remove(list, node.index);
         }
     }
@@ -454,7 +467,7 @@ fn holders<B: Backend>(
     for (list, node) in all_slots(shared) {
         // Acquire: as in the walk; the report describes what this load saw.
         let value = node.addr.load(Acquire);
-        if value != addr && value != WILDCARD {
+        if value == EMPTY || (value != WILDCARD && key(value) != key(addr)) {
             continue;
         }
         // Relaxed: the diagnostic fields order nothing.
@@ -604,6 +617,53 @@ mod tests {
         assert_eq!(report.completed, 48);
         assert!(dones.iter().all(|d| d.try_take()));
         assert!(domain.stats().bloom_false_positives > 0);
+    }
+
+    #[test]
+    fn a_marked_slot_still_holds_its_address() {
+        let domain = Domain::with_config(Config::model());
+        let slot = domain.shared().primaries.claim();
+        // A drain's mark, and a pointer that sets the top bit itself (a tagged pointer).
+        slot.addr.store(0x1000 | MARK, Relaxed);
+        let plain = enqueue(&domain, 0x1000);
+        let tagged = enqueue(&domain, 0x1000 | MARK);
+        let report = cycle(domain.shared());
+        assert_eq!((report.completed, report.pending), (0, 2));
+        slot.addr.store(0x1000, Relaxed);
+        assert_eq!(cycle(domain.shared()).completed, 0);
+        slot.addr.store(EMPTY, Relaxed);
+        assert_eq!(cycle(domain.shared()).completed, 2);
+        assert!(plain.try_take() && tagged.try_take());
+    }
+
+    #[test]
+    fn a_drain_marks_its_holders_and_completes_when_each_marked_protection_ends() {
+        let config = Config::model().drain_threshold(1).drain_max_cycles(100);
+        let domain = Domain::with_config(config);
+        let (a, b) = (
+            domain.shared().primaries.claim(),
+            domain.shared().primaries.claim(),
+        );
+        a.addr.store(0x1000, Relaxed);
+        b.addr.store(0x1000, Relaxed);
+        let done = enqueue(&domain, 0x1000);
+        cycle(domain.shared());
+        cycle(domain.shared());
+        assert_eq!(domain.stats().drain_engages, 1);
+        assert_eq!(a.addr.load(Relaxed), 0x1000 | MARK);
+        assert_eq!(b.addr.load(Relaxed), 0x1000 | MARK);
+        // `a` is released and protects the address again at once: a new protection,
+        // unmarked, which the drain does not wait for.
+        a.addr.store(EMPTY, Relaxed);
+        a.addr.store(0x1000, Relaxed);
+        cycle(domain.shared());
+        assert!(!done.try_take(), "b's marked protection is still held");
+        b.addr.store(0x1000, Relaxed);
+        let report = cycle(domain.shared());
+        assert_eq!(report.completed, 1);
+        assert!(done.try_take());
+        let stats = domain.stats();
+        assert_eq!((stats.drain_completed, stats.waiters_completed), (1, 1));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Slots: where readers publish the addresses they protect, and the publication protocol.
 //!
-//! A slot holds one `usize`: [`EMPTY`], an address, or [`WILDCARD`].
+//! A slot holds one `usize`: [`EMPTY`], an address, [`WILDCARD`], or an address with the
+//! drain's [`MARK`] bit set by a scanner (see `drain`).
 //! Each reader owns one primary slot (the kernel's per-CPU slot) for its fast path; nested
 //! or extra protections take backup slots from one of the domain's overflow lists.
 //! Both kinds live in [`SlotList`]s: append-only lock-free lists whose nodes are claimed and
@@ -40,11 +41,24 @@ pub const EMPTY: usize = 0;
 /// so the value is never a real address.
 pub const WILDCARD: usize = usize::MAX;
 
-/// The bit of [`Node::drain_gen`] that marks a backup slot.
-pub(crate) const BACKUP_BIT: u64 = 1 << 63;
+/// The bit a drain sets in a slot holding its address, to tell that protection from a later
+/// one of the same address (see `drain`). The reader never tests it: its release store of
+/// [`EMPTY`], or any later publication, overwrites the whole word and the mark with it.
+///
+/// The top bit is free in every user-space address of the 64-bit targets in use (x86-64 and
+/// AArch64 keep user space in the lower half). A pointer that sets it all the same, as
+/// AArch64's top-byte tags may, stays safe, because the scanner compares slot values and
+/// addresses with the bit masked off on both sides ([`key`]), which can only make two
+/// addresses collide; only the drain loses its grip on such an address, since marking it
+/// changes nothing.
+pub const MARK: usize = 1 << (usize::BITS - 1);
 
-/// The drain generation in [`Node::drain_gen`].
-pub(crate) const GENERATION_MASK: u64 = !BACKUP_BIT;
+/// What the scanner compares: a slot value or an address without the [`MARK`] bit.
+/// Not for [`EMPTY`] or [`WILDCARD`], which the scanner tests first.
+#[inline]
+pub(crate) fn key(value: usize) -> usize {
+    value & !MARK
+}
 
 /// One slot and its bookkeeping, as a node of a [`SlotList`].
 pub(crate) struct Node<B: Backend> {
@@ -54,11 +68,8 @@ pub(crate) struct Node<B: Backend> {
     claimed: B::AtomicBool,
     /// Position in the list, counted from the first node ever added.
     pub(crate) index: usize,
-    /// The release word: [`BACKUP_BIT`] for a backup slot (fixed for the node's life), or'd
-    /// with the drain generation that marked the slot as holding a drained address (0 when
-    /// unmarked). A guard's release tests the whole word once: zero, the common case for a
-    /// primary slot, means nothing more to do (see `drain`).
-    pub(crate) drain_gen: B::AtomicU64,
+    /// Whether this is a backup slot from an overflow list; fixed for the node's life.
+    backup: bool,
     /// Where the slot's current protection was taken: a `&'static Location` as an exposed
     /// address, or 0 when sites are not recorded.
     pub(crate) site: B::AtomicUsize,
@@ -84,9 +95,7 @@ unsafe impl<B: Backend> Sync for Node<B> {}
 impl<B: Backend> Node<B> {
     /// Whether this is a backup slot.
     pub(crate) fn is_backup(&self) -> bool {
-        // Relaxed: the bit never changes after the node's creation, which its publication
-        // ordered before any reference to the node.
-        self.drain_gen.load(Relaxed) & BACKUP_BIT != 0
+        self.backup
     }
 
     /// Returns a slot claimed by [`SlotList::claim`]; its value must already be [`EMPTY`].
@@ -101,8 +110,8 @@ impl<B: Backend> Node<B> {
 pub(crate) struct SlotList<B: Backend> {
     head: B::AtomicPtr<Node<B>>,
     len: B::AtomicUsize,
-    /// [`BACKUP_BIT`] for an overflow list, 0 for the primaries.
-    kind: u64,
+    /// Whether this is an overflow list rather than the primaries.
+    backup: bool,
 }
 
 // Safety: the raw `next` pointers are written only before a node is published with a release
@@ -113,13 +122,12 @@ unsafe impl<B: Backend> Send for SlotList<B> {}
 unsafe impl<B: Backend> Sync for SlotList<B> {}
 
 impl<B: Backend> SlotList<B> {
-    /// An empty list.
     /// An empty list of primary slots, or of backup slots if `backup`.
     pub(crate) fn new(backup: bool) -> Self {
         Self {
             head: B::AtomicPtr::new(ptr::null_mut()),
             len: B::AtomicUsize::new(0),
-            kind: if backup { BACKUP_BIT } else { 0 },
+            backup,
         }
     }
 
@@ -145,7 +153,7 @@ impl<B: Backend> SlotList<B> {
             addr: B::AtomicUsize::new(EMPTY),
             claimed: B::AtomicBool::new(true),
             index,
-            drain_gen: B::AtomicU64::new(self.kind),
+            backup: self.backup,
             site: B::AtomicUsize::new(0),
             acquired_at: B::AtomicU64::new(0),
             owner: B::Mutex::new(None),
@@ -229,27 +237,50 @@ pub(crate) fn publish<B: Backend, T>(
     fence: LightFence,
     force_slow_path: bool,
 ) -> *mut T {
-    if !force_slow_path {
-        // The try_acquire fast path.
-        // Acquire: pairs with the writer's release store of the pointer, so the object's
-        // initialization is visible through it.
-        let p = src.load(Acquire);
-        if p.is_null() {
-            return p;
-        }
-        // Relaxed: ordered before the re-read by the light fence below.
-        slot.store(p as usize, Relaxed);
-        // Pairs with the scanner's heavy fence in `scan::cycle`.
-        // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
-        if !weaken::active(Weakening::NoReaderFence) {
-            B::light_fence(fence)
-        }
-        // Relaxed: only compared with `p`, whose target the first load already acquired.
-        if src.load(Relaxed) == p {
-            return p;
-        }
+    if force_slow_path {
+        return slow_path::<B, T>(slot, src, fence);
+    }
+    // Acquire: pairs with the writer's release store of the pointer, so the object's
+    // initialization is visible through it.
+    let p = src.load(Acquire);
+    if p.is_null() {
+        return p;
+    }
+    if try_acquire::<B, T>(slot, src, p, fence) {
+        return p;
     }
     slow_path::<B, T>(slot, src, fence)
+}
+
+/// The try_acquire fast path of [`publish`], for a non-null `p` already loaded from `src`
+/// with an acquire load: stores `p` into `slot` and says whether `src` still holds it after
+/// the light fence, which makes `p` protected. On `false` the slot holds a stale `p`, which
+/// protects too much but never too little, until the caller publishes again or clears it.
+#[inline(always)]
+pub(crate) fn try_acquire<B: Backend, T>(
+    slot: &B::AtomicUsize,
+    src: &B::AtomicPtr<T>,
+    p: *mut T,
+    fence: LightFence,
+) -> bool {
+    // Release, though the light fence below orders the publication: a scanner that reads this
+    // value where the slot's previous protection was learns that protection has ended, and
+    // only a release store carries the reader's earlier accesses to it (the release store of
+    // `EMPTY` before it heads no release sequence that a later plain store joins). On x86 a
+    // release store is the same instruction as a relaxed one. The LKMM needs no release here
+    // (litmus/tests/hazptr/hazptr-drain-slot-mark+reacquire.litmus); C++20 does
+    // (models/tests/loom_drain.rs, `drain_fails_with_a_relaxed_publication`).
+    slot.store(
+        p as usize,
+        weaken::order(Weakening::RelaxedPublication, Release, Relaxed),
+    );
+    // Pairs with the scanner's heavy fence in `scan::cycle`.
+    // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
+    if !weaken::active(Weakening::NoReaderFence) {
+        B::light_fence(fence)
+    }
+    // Relaxed: only compared with `p`, whose target the first load already acquired.
+    src.load(Relaxed) == p
 }
 
 /// The wildcard slow path of [`publish`].
@@ -260,8 +291,8 @@ fn slow_path<B: Backend, T>(
     src: &B::AtomicPtr<T>,
     fence: LightFence,
 ) -> *mut T {
-    // Relaxed: ordered before the load below by the light fence.
-    slot.store(WILDCARD, Relaxed);
+    // Release: as the fast path's store in `try_acquire`, for the protection this replaces.
+    slot.store(WILDCARD, Release);
     // Pairs with the scanner's heavy fence in `scan::cycle`: a scanner that misses the
     // wildcard ran its fence early enough that the load below sees the writer's unlink.
     // Checked by litmus/tests/hazptr/hazptr-wildcard-protocol.litmus.
@@ -270,11 +301,12 @@ fn slow_path<B: Backend, T>(
     }
     // Acquire: pairs with the writer's release store of the pointer.
     let p = src.load(Acquire);
-    // Relaxed: replacing the wildcard by a narrower value needs no ordering. A scanner that
+    // Replacing the wildcard by a narrower value needs no ordering of its own: a scanner that
     // the fence above obliges to see the wildcard sees it (and defers) or this later value
     // (and compares), never the slot's older value, by coherence.
     // Checked by litmus/tests/hazptr/hazptr-wildcard-protocol.litmus.
-    slot.store(p as usize, Relaxed);
+    // Release all the same, as every publication: see `try_acquire`.
+    slot.store(p as usize, Release);
     p
 }
 
@@ -283,8 +315,10 @@ fn slow_path<B: Backend, T>(
 pub(crate) fn clear<B: Backend>(slot: &B::AtomicUsize) {
     // Release: pairs with the scanner's acquire slot load, so every access the reader made
     // to the object happens before the waiter returns or the object is reclaimed.
-    slot.store(
-        EMPTY,
-        weaken::order(Weakening::RelaxedRelease, Release, Relaxed),
-    );
+    let order = weaken::order(Weakening::RelaxedRelease, Release, Relaxed);
+    if B::CLEAR_WITH_SWAP {
+        slot.swap(EMPTY, order);
+    } else {
+        slot.store(EMPTY, order);
+    }
 }

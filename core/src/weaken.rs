@@ -39,6 +39,13 @@ pub enum Weakening {
     /// The scan cycle trusts the Bloom filter: a slot value the filter lets through holds
     /// every address of the batch, so a false positive can hold a waiter back for good.
     NoExactMatch,
+    /// The fast path publishes with a relaxed store instead of a release store, so a scanner
+    /// that reads the new protection where the previous one was learns of the previous one's
+    /// end without its accesses.
+    /// The LKMM orders the use before the relaxed store all the same
+    /// (litmus/tests/hazptr/hazptr-drain-slot-mark+reacquire.litmus); C++20 does not, and
+    /// `loom_drain::drain_fails_with_a_relaxed_publication` shows it.
+    RelaxedPublication,
     /// A guard clears its slot with a relaxed store instead of a release store.
     /// Checked by litmus/tests/hazptr/hazptr-release-before-reclaim+no-release.litmus.
     RelaxedRelease,
@@ -47,9 +54,9 @@ pub enum Weakening {
     /// A drain engages even when its walk saw a slot holding the wildcard.
     /// Checked by litmus/tests/hazptr/hazptr-drain-engage-wildcard+no-wildcard-defer.litmus.
     NoEngageDeferral,
-    /// A release clears its slot's drain mark with a relaxed store instead of a release store.
-    /// Checked by litmus/tests/hazptr/hazptr-drain-generation-visibility+no-acquire.litmus.
-    RelaxedMarkRelease,
+    /// Engage records the holders' slots without setting the mark in them, so the next check
+    /// takes a protection that is still held for one that has ended.
+    NoMark,
     /// Engage skips the remove-only re-snapshot after marking the holders' slots.
     NoResnapshot,
     /// A drain never disengages at the fairness cap.

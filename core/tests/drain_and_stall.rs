@@ -52,7 +52,7 @@ fn hammer<'s>(
             started,
         } = flags;
         s.spawn(move || {
-            let reader = domain.reader();
+            let mut reader = domain.reader();
             started.fetch_add(1, SeqCst);
             let deadline = Instant::now() + budget;
             let mut n = 0u64;
@@ -165,7 +165,7 @@ fn longhold_reports_the_holder_and_completes_after_release() {
         let (domain, src, held, released) = (&domain, &src, &held, &released);
         holder
             .spawn_scoped(s, move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 // Safety: the bucket is never freed while readers run.
                 let guard = unsafe { reader.protect(src) }.unwrap();
                 held.store(true, SeqCst);
@@ -224,7 +224,7 @@ fn suppressed_stalls_are_counted_but_not_reported() {
     domain.set_stall_timeout(Some(Duration::from_millis(5)));
     assert!(domain.stall_suppressed());
     let src = bucket();
-    let reader = domain.reader();
+    let mut reader = domain.reader();
     // Safety: the bucket is never freed while readers run.
     let guard = unsafe { reader.protect(&src) }.unwrap();
     thread::scope(|s| {
@@ -256,7 +256,7 @@ fn fairness_rotates_the_drain_between_two_stuck_addresses() {
         for src in &srcs {
             let (domain, release, holding) = (&domain, &release, &holding);
             s.spawn(move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 // Safety: the buckets are never freed while readers run.
                 let guard = unsafe { reader.protect(src) }.unwrap();
                 holding.fetch_add(1, SeqCst);
@@ -316,11 +316,11 @@ fn debug_holders_report_backup_slots_with_hold_times_and_backtraces() {
     let domain = Domain::with_config(config);
     let (outer, src) = (bucket(), bucket());
     thread::scope(|s| {
-        let reader = domain.reader();
+        let mut reader = domain.reader();
         // Safety: the buckets are never freed while readers run.
         let first = unsafe { reader.protect(&outer) }.unwrap();
         // Safety: as above.
-        let nested = unsafe { reader.protect(&src) }.unwrap();
+        let nested = unsafe { first.protect_nested(&src) }.unwrap();
         assert!(nested.is_backup());
         let waiter = s.spawn(|| domain.synchronize(src.load(Relaxed)));
         while domain.stall_reports().is_empty() {

@@ -41,14 +41,14 @@ fn workload(mode: ScanMode) {
         for r in 0..3 {
             let (domain, srcs, stop) = (&domain, &srcs, &stop);
             s.spawn(move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 let mut i = r;
                 while !stop.load(Relaxed) {
                     // Safety: objects come from boxes, and are synchronized or retired after
                     // being unlinked.
                     if let Some(g) = unsafe { reader.protect(&srcs[i % 4]) } {
                         // Safety: as above.
-                        let h = unsafe { reader.protect(&srcs[(i + 1) % 4]) };
+                        let h = unsafe { g.protect_nested(&srcs[(i + 1) % 4]) };
                         assert!(g.len() == 8 && h.is_none_or(|h| h.len() == 8));
                     }
                     i += 1;

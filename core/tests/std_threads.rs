@@ -70,14 +70,16 @@ fn protect_reads_the_object_and_null_gives_none() {
     let domain = Domain::new();
     let src = AtomicPtr::new(obj(5));
     let null = AtomicPtr::<Obj>::new(std::ptr::null_mut());
-    let reader = domain.reader();
+    let mut reader = domain.reader();
     // Safety: objects come from `obj` and are freed after synchronize.
     let guard = unsafe { reader.protect(&src) }.unwrap();
     assert_eq!(check(&guard), 5);
     assert!(!guard.is_backup());
     // Safety: as above.
-    assert!(unsafe { reader.protect(&null) }.is_none());
+    assert!(unsafe { guard.protect_nested(&null) }.is_none());
     drop(guard);
+    // Safety: as above.
+    assert!(unsafe { reader.protect(&null) }.is_none());
     let old = src.swap(std::ptr::null_mut(), AcqRel);
     domain.synchronize(old);
     domain.synchronize(std::ptr::null::<Obj>());
@@ -89,30 +91,127 @@ fn protect_reads_the_object_and_null_gives_none() {
 fn nested_protections_take_backup_slots_and_release_them() {
     let domain = Domain::new();
     let srcs: Vec<AtomicPtr<Obj>> = (0..4).map(|i| AtomicPtr::new(obj(i))).collect();
-    let reader = domain.reader();
+    let mut reader = domain.reader();
     // Safety: objects come from `obj` and are freed only at the end, after every guard.
-    let guards: Vec<_> = srcs
+    let first = unsafe { reader.protect(&srcs[0]) }.unwrap();
+    let mut guards: Vec<_> = srcs[1..]
         .iter()
-        .map(|s| unsafe { reader.protect(s) }.unwrap())
+        // Safety: as above.
+        .map(|s| unsafe { first.protect_nested(s) }.unwrap())
         .collect();
+    guards.insert(0, first);
     let kinds: Vec<bool> = guards.iter().map(|g| g.is_backup()).collect();
     assert_eq!(kinds, [false, true, true, true]);
     assert_eq!(guards.iter().map(|g| check(g)).sum::<u64>(), 6);
     drop(guards);
     // Backup slots are reused, not added, by the next round.
     // Safety: as above.
-    let again: Vec<_> = srcs
+    let first = unsafe { reader.protect(&srcs[0]) }.unwrap();
+    assert!(!first.is_backup());
+    let again: Vec<_> = srcs[1..]
         .iter()
-        .map(|s| unsafe { reader.protect(s) }.unwrap())
+        // Safety: as above.
+        .map(|s| unsafe { first.protect_nested(s) }.unwrap())
         .collect();
-    assert!(!again[0].is_backup());
+    assert!(again.iter().all(|g| g.is_backup()));
     drop(again);
+    drop(first);
     let stats = domain.stats();
     assert_eq!(stats.primary_slots, 1);
     assert_eq!(stats.backup_slots, 3);
     for s in &srcs {
         // Safety: no guard remains.
         drop(unsafe { Box::from_raw(s.load(Relaxed)) });
+    }
+}
+
+/// A linked list of three nodes, for walks.
+struct Link {
+    obj: Obj,
+    next: AtomicPtr<Link>,
+}
+
+#[test]
+fn a_nested_guard_outlives_the_guard_it_came_through() {
+    // The list 0 -> 1 -> 2, walked hand over hand: each step protects the next node through
+    // the current guard, then lets the current guard go.
+    let links: Vec<*mut Link> = (0..3)
+        .map(|i| {
+            Box::into_raw(Box::new(Link {
+                obj: Obj {
+                    magic: AtomicU64::new(LIVE),
+                    value: i,
+                },
+                next: AtomicPtr::new(std::ptr::null_mut()),
+            }))
+        })
+        .collect();
+    for pair in links.windows(2) {
+        // Safety: from the boxes above, not yet shared.
+        unsafe { (*pair[0]).next.store(pair[1], Relaxed) };
+    }
+    let head = AtomicPtr::new(links[0]);
+    let domain = Domain::new();
+    let mut reader = domain.reader();
+    // Safety: links are freed only at the end, and poisoned only after unlinking and
+    // synchronize.
+    let mut current = unsafe { reader.protect(&head) }.unwrap();
+    let mut seen = vec![check(&current.obj)];
+    // Safety: as above.
+    while let Some(next) = unsafe { current.protect_nested(&current.next) } {
+        current = next;
+        seen.push(check(&current.obj));
+    }
+    assert_eq!(seen, [0, 1, 2]);
+    assert!(current.is_backup());
+    // The first node's guard is gone: unlinking it and waiting returns at once, while the
+    // last one is still protected by the walk's final guard.
+    head.store(links[1], Release);
+    domain.synchronize(links[0]);
+    // Safety: unlinked and synchronized; freed below.
+    unsafe { (*links[0]).obj.magic.store(DEAD, Relaxed) };
+    assert_eq!(check(&current.obj), 2);
+    drop(current);
+    for &link in &links {
+        // Safety: no guard remains.
+        drop(unsafe { Box::from_raw(link) });
+    }
+}
+
+#[test]
+fn a_leaked_guard_is_replaced_by_the_next_protection_and_cleared_by_the_reader() {
+    let domain = Domain::new();
+    let (a, b) = (obj(1), obj(2));
+    let (src_a, src_b) = (AtomicPtr::new(a), AtomicPtr::new(b));
+    let mut reader = domain.reader();
+    // Safety: the objects are freed only at the end, after the synchronizes.
+    std::mem::forget(unsafe { reader.protect(&src_a) }.unwrap());
+    // The leaked protection holds `a` until the reader's next protection replaces it.
+    let wait_a = hazptr::raw::enqueue(&domain, a);
+    hazptr::raw::scan_cycle(&domain);
+    assert!(!wait_a.is_complete());
+    // Safety: as above.
+    let guard = unsafe { reader.protect(&src_b) }.unwrap();
+    assert!(
+        !guard.is_backup(),
+        "the primary slot is taken over, not abandoned"
+    );
+    hazptr::raw::scan_cycle(&domain);
+    assert!(wait_a.is_complete());
+    drop(guard);
+    // A leaked protection of `b` is cleared when the reader drops.
+    // Safety: as above.
+    std::mem::forget(unsafe { reader.protect(&src_b) }.unwrap());
+    let wait_b = hazptr::raw::enqueue(&domain, b);
+    hazptr::raw::scan_cycle(&domain);
+    assert!(!wait_b.is_complete());
+    drop(reader);
+    hazptr::raw::scan_cycle(&domain);
+    assert!(wait_b.is_complete());
+    // Safety: both synchronized after their last protection.
+    unsafe {
+        drop(Box::from_raw(a));
+        drop(Box::from_raw(b));
     }
 }
 
@@ -131,7 +230,7 @@ fn synchronize_waits_for_the_holder(config: Config) {
     let domain = Domain::with_config(config);
     let src = AtomicPtr::new(obj(1));
     let released = AtomicBool::new(false);
-    let reader = domain.reader();
+    let mut reader = domain.reader();
     // Safety: objects come from `obj` and are freed after synchronize.
     let guard = unsafe { reader.protect(&src) }.unwrap();
     let graves = Graveyard::new();
@@ -177,11 +276,11 @@ fn synchronize_waits_for_a_backup_slot_holder() {
     let first = AtomicPtr::new(obj(1));
     let src = AtomicPtr::new(obj(2));
     let released = AtomicBool::new(false);
-    let reader = domain.reader();
+    let mut reader = domain.reader();
     // Safety: objects come from `obj` and are freed after synchronize.
     let outer = unsafe { reader.protect(&first) }.unwrap();
     // Safety: as above.
-    let inner = unsafe { reader.protect(&src) }.unwrap();
+    let inner = unsafe { outer.protect_nested(&src) }.unwrap();
     assert!(inner.is_backup());
     thread::scope(|s| {
         let writer = s.spawn(|| {
@@ -232,7 +331,7 @@ fn stress(
         for r in 0..readers {
             let (domain, srcs, stop, reads) = (&domain, &srcs, &stop, &reads);
             s.spawn(move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 let mut n = 0usize;
                 let mut i = r;
                 while !stop.load(Relaxed) {
@@ -244,7 +343,7 @@ fn stress(
                         check(&g);
                         if i % 3 == 0 {
                             // Safety: as above.
-                            if let Some(h) = unsafe { reader.protect(b) } {
+                            if let Some(h) = unsafe { g.protect_nested(b) } {
                                 assert!(h.is_backup());
                                 check(&h);
                             }
@@ -399,7 +498,7 @@ fn dropping_the_domain_reclaims_every_retired_object() {
 fn a_full_retire_batch_is_reclaimed_by_the_scan_thread_unless_held() {
     let domain = Domain::with_config(Config::default().retire_batch(4));
     let src = AtomicPtr::new(obj(0));
-    let reader = domain.reader();
+    let mut reader = domain.reader();
     // Safety: objects come from `obj` and are freed by retire.
     let guard = unsafe { reader.protect(&src) }.unwrap();
     let held = src.swap(std::ptr::null_mut(), AcqRel);

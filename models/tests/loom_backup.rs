@@ -33,12 +33,12 @@ fn model() {
     let reader = {
         let (domain, srcs) = (Arc::clone(&domain), Arc::clone(&srcs));
         spawn("reader", move || {
-            let reader = domain.reader();
+            let mut reader = domain.reader();
             // Safety: objects come from `obj`; the writer poisons one only after unlinking
             // and synchronizing it, and frees it after joining this thread.
             let outer = unsafe { reader.protect(&srcs[0]) }.expect("the anchor is linked");
             // Safety: as above.
-            if let Some(inner) = unsafe { reader.protect(&srcs[1]) } {
+            if let Some(inner) = unsafe { outer.protect_nested(&srcs[1]) } {
                 assert!(inner.is_backup());
                 trace::note::<B>("reader uses the object its backup slot protects");
                 // Safety: protected, hence not freed.

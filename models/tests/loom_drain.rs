@@ -41,6 +41,11 @@ fn drain_config(config: Config) -> Config {
 }
 
 fn model(force_slow_path: bool) -> impl Fn() + Send + Sync + 'static {
+    model_rounds(force_slow_path, 1)
+}
+
+/// The model with a reader that protects the bucket `rounds` times in a row.
+fn model_rounds(force_slow_path: bool, rounds: usize) -> impl Fn() + Send + Sync + 'static {
     move || {
         let domain = Arc::new(domain(|c| drain_config(c).force_slow_path(force_slow_path)));
         let key = obj(1, "key");
@@ -52,14 +57,16 @@ fn model(force_slow_path: bool) -> impl Fn() + Send + Sync + 'static {
         let reader = {
             let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
             spawn("reader", move || {
-                let reader = domain.reader();
-                // Safety: the bucket is permanent: it is freed after this thread is joined.
-                let guard = unsafe { reader.protect(&*src) }.expect("the bucket is linked");
-                let key = guard.key.load(Acquire);
-                if !key.is_null() {
-                    trace::note::<B>("reader uses the key it found in the bucket");
-                    // Safety: a reader that found the key before its unlink is waited for.
-                    assert_eq!(unsafe { read(key) }, 1, "read a freed key");
+                let mut reader = domain.reader();
+                for _ in 0..rounds {
+                    // Safety: the bucket is permanent: it is freed after this thread is joined.
+                    let guard = unsafe { reader.protect(&*src) }.expect("the bucket is linked");
+                    let key = guard.key.load(Acquire);
+                    if !key.is_null() {
+                        trace::note::<B>("reader uses the key it found in the bucket");
+                        // Safety: a reader that found the key before its unlink is waited for.
+                        assert_eq!(unsafe { read(key) }, 1, "read a freed key");
+                    }
                 }
             })
         };
@@ -103,14 +110,32 @@ fn drain_against_a_hot_reader_in_the_wildcard_window() {
 }
 
 #[test]
-fn drain_fails_with_a_relaxed_mark_release() {
-    let _weak = weaken::set(Weakening::RelaxedMarkRelease);
-    let failure = exhaustive::explore(
-        "drain_fails_with_a_relaxed_mark_release",
+fn drain_against_a_reader_that_reacquires() {
+    exhaustive::check(
+        "drain_against_a_reader_that_reacquires",
         BOUND,
-        model(false),
+        model_rounds(false, 2),
+    );
+}
+
+#[test]
+fn drain_fails_with_a_relaxed_publication() {
+    let _weak = weaken::set(Weakening::RelaxedPublication);
+    let failure = exhaustive::explore(
+        "drain_fails_with_a_relaxed_publication",
+        BOUND,
+        model_rounds(false, 2),
     )
-    .expect_err("the model must see the relaxed mark release");
+    .expect_err("the model must see the relaxed publication");
+    eprintln!("{failure}");
+    assert!(failure.message.contains("Causality violation"), "{failure}");
+}
+
+#[test]
+fn drain_fails_without_the_mark() {
+    let _weak = weaken::set(Weakening::NoMark);
+    let failure = exhaustive::explore("drain_fails_without_the_mark", BOUND, model(false))
+        .expect_err("the model must see the missing mark");
     eprintln!("{failure}");
     assert!(failure.message.contains("Causality violation"), "{failure}");
 }

@@ -32,7 +32,7 @@ fn model() {
     let reader = {
         let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
         spawn("reader", move || {
-            let reader = domain.reader();
+            let mut reader = domain.reader();
             // Safety: objects come from `obj`; the writer poisons one only after unlinking
             // and synchronizing it, and frees it after joining this thread.
             if let Some(guard) = unsafe { reader.protect(&*src) } {

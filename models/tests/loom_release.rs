@@ -38,7 +38,7 @@ fn model() {
     let reader = {
         let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
         spawn("reader", move || {
-            let reader = domain.reader();
+            let mut reader = domain.reader();
             // Safety: objects come from `obj`; one is reclaimed (poisoned) only by the
             // domain, once unlinked and unprotected, and freed after the threads are done.
             if let Some(guard) = unsafe { reader.protect(&*src) } {

@@ -46,7 +46,7 @@ fn reader_against_synchronize(config: Config) {
         let reader = {
             let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
             loom::thread::spawn(move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 // Safety: objects come from `obj`, and are "freed" (poisoned) only after
                 // being unlinked and synchronized.
                 if let Some(guard) = unsafe { reader.protect(&*src) } {
@@ -91,7 +91,7 @@ fn loom_reader_against_retire() {
         let reader = {
             let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
             loom::thread::spawn(move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 // Safety: objects come from `obj` and are poisoned only after being unlinked
                 // and reclaimed by a scan.
                 if let Some(guard) = unsafe { reader.protect(&*src) } {
@@ -132,7 +132,7 @@ fn loom_drain_on_a_re_acquired_address() {
         let reader = {
             let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
             loom::thread::spawn(move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 for _ in 0..2 {
                     // Safety: the bucket outlives every reader (the model holds an `Arc`).
                     let guard = unsafe { reader.protect(&*src) }.unwrap();

@@ -61,7 +61,7 @@ fn rotation() {
             Arc::clone(&a_held),
         );
         spawn("reader-a", move || {
-            let reader = domain.reader();
+            let mut reader = domain.reader();
             // Safety: the objects are permanent.
             let guard = unsafe { reader.protect(&srcs[0]) };
             a_held.store(true, SeqCst);
@@ -79,7 +79,7 @@ fn rotation() {
             Arc::clone(&b_held),
         );
         spawn("reader-b", move || {
-            let reader = domain.reader();
+            let mut reader = domain.reader();
             // Safety: the objects are permanent.
             let guard = unsafe { reader.protect(&srcs[1]) };
             b_held.store(true, SeqCst);

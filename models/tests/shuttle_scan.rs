@@ -59,7 +59,7 @@ fn many_waiters() {
         .map(|r| {
             let (domain, srcs) = (Arc::clone(&domain), Arc::clone(&srcs));
             spawn(format!("reader-{r}"), move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 for i in 0..srcs.len() {
                     let src = &srcs[(r + i) % srcs.len()];
                     // Safety: objects come from `obj`; a writer marks one dead only after
@@ -168,7 +168,7 @@ fn a_printed_replay_command_reproduces_the_failure() {
         "steps of the failing execution:",
         "FAILED: ",
         "read a freed object",
-        "store Relaxed WILDCARD",
+        "store Release WILDCARD",
         "reader-",
         "hazptr-scan",
         "core/src/scan.rs",
@@ -207,17 +207,23 @@ fn bloom_false_positives(false_positives: StdArc<StdAtomicUsize>) -> impl Fn() +
         let reader = {
             let (domain, done, held) = (Arc::clone(&domain), Arc::clone(&done), Arc::clone(&held));
             spawn("reader".to_owned(), move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 let srcs: Vec<<B as Backend>::AtomicPtr<u64>> = (0..8)
                     .map(|i| Atomic::new(fake(100 + i) as *mut u64))
                     .collect();
                 // Safety: the pointers are never dereferenced, by the core or by this model.
-                let guards: Vec<_> = srcs.iter().map(|s| unsafe { reader.protect(s) }).collect();
+                let first = unsafe { reader.protect(&srcs[0]) }.expect("not null");
+                let nested: Vec<_> = srcs[1..]
+                    .iter()
+                    // Safety: as above.
+                    .map(|s| unsafe { first.protect_nested(s) })
+                    .collect();
                 held.store(1, SeqCst);
                 while !done.load(SeqCst) {
                     shuttle::thread::yield_now();
                 }
-                drop(guards);
+                drop(nested);
+                drop(first);
             })
         };
         for i in 0..24 {
@@ -295,7 +301,7 @@ fn shutdown(reclaimed: StdArc<StdAtomicUsize>) -> impl Fn() + Send + Sync {
         let reader = {
             let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
             spawn("reader".to_owned(), move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 // Safety: objects are freed only once retired and unprotected.
                 if let Some(guard) = unsafe { reader.protect(&*src) } {
                     assert_eq!(guard.alive.load(SeqCst), 1, "read a freed object");

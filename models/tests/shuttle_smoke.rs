@@ -30,7 +30,7 @@ fn readers_and_writers(config: Config) {
     for r in 0..2 {
         let (domain, srcs) = (Arc::clone(&domain), Arc::clone(&srcs));
         threads.push(shuttle::thread::spawn(move || {
-            let reader = domain.reader();
+            let mut reader = domain.reader();
             for i in 0..2 {
                 // Safety: objects come from `obj`, and are "freed" (poisoned) only after
                 // being unlinked and synchronized; the memory is freed after every join.
@@ -38,7 +38,7 @@ fn readers_and_writers(config: Config) {
                     continue;
                 };
                 // Safety: as above.
-                if let Some(inner) = unsafe { reader.protect(&srcs[(r + i + 1) % 2]) } {
+                if let Some(inner) = unsafe { outer.protect_nested(&srcs[(r + i + 1) % 2]) } {
                     assert!(inner.is_backup());
                     assert_eq!(inner.alive.load(Relaxed), 1, "read a freed object");
                 }
@@ -118,7 +118,7 @@ fn hot_address(config: Config) {
         .map(|_| {
             let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
             shuttle::thread::spawn(move || {
-                let reader = domain.reader();
+                let mut reader = domain.reader();
                 for _ in 0..3 {
                     // Safety: the bucket is freed only after every reader has been joined.
                     let guard = unsafe { reader.protect(&*src) }.unwrap();

@@ -377,16 +377,15 @@ fn delay(hold: &Hold, rng: &mut Rng) {
 /// A reader: protected sections over pool objects, nested protections, sticky lookups.
 fn reader(state: &State, id: usize, _doing: &AtomicU8) {
     let plan = &state.plan;
-    let reader = state.domain.reader();
+    let mut reader = state.domain.reader();
     let mut rng = Rng::new(state.seed, id as u64);
     let mut tally = Tally::default();
-    let mut held: Vec<(Guard<'_, Obj>, u64)> = Vec::with_capacity(plan.nest + 1);
     while !state.stop.load(Relaxed) {
         tally.sections += 1;
         let hammering = state.sticky.len() > 0 && Instant::now() < state.hammer_until;
         if hammering || (state.sticky.len() > 0 && chance(&mut rng, plan.lookup_one_in)) {
             let addr = rng.below(state.sticky.len() as u64) as usize;
-            let hold = state.sticky.hold(&reader, id, addr);
+            let hold = state.sticky.hold(&mut reader, id, addr);
             spin(rng.below(64));
             hold.release();
             tally.acquires += 1;
@@ -394,11 +393,23 @@ fn reader(state: &State, id: usize, _doing: &AtomicU8) {
             tally.sticky += 1;
         } else if !state.sources.is_empty() {
             let nest = rng.below(plan.nest as u64 + 1) as usize;
+            let mut held: Vec<(Guard<'_, Obj>, u64)> = Vec::with_capacity(nest + 1);
+            let src = &state.sources[rng.below(state.sources.len() as u64) as usize];
+            // The first protection takes the reader's primary slot, the nested ones a backup
+            // slot each, through the first guard.
+            // Safety: every pointer stored in a source is a pool object, which stays valid
+            // for the whole run; the pool is what the checks below judge.
+            let mut first = unsafe { reader.protect(src) };
             for depth in 0..=nest {
-                let src = &state.sources[rng.below(state.sources.len() as u64) as usize];
-                // Safety: every pointer stored in a source is a pool object, which stays
-                // valid for the whole run; the pool is what the checks below judge.
-                let Some(guard) = (unsafe { reader.protect(src) }) else {
+                let guard = if depth == 0 {
+                    first.take()
+                } else {
+                    let src = &state.sources[rng.below(state.sources.len() as u64) as usize];
+                    // Safety: as above.
+                    held.first()
+                        .and_then(|(g, _)| unsafe { g.protect_nested(src) })
+                };
+                let Some(guard) = guard else {
                     continue;
                 };
                 tally.acquires += 1;
@@ -415,7 +426,6 @@ fn reader(state: &State, id: usize, _doing: &AtomicU8) {
                 tally.pipe[pipe as usize] += 1;
             }
             tally.releases += held.len() as u64;
-            held.clear();
         }
         if tally.sections.is_multiple_of(FLUSH_EVERY) {
             tally.flush(&state.counts);
@@ -507,14 +517,14 @@ fn writer(state: &State, id: usize, doing: &AtomicU8) {
 /// A sticky holder: holds its address for a long time, releases it briefly, repeats.
 fn holder(state: &State, id: usize, doing: &AtomicU8) {
     let plan = &state.plan.holders[id];
-    let reader = state.domain.reader();
+    let mut reader = state.domain.reader();
     let mut longest = Duration::ZERO;
     let mut holds = 0;
     while !state.stop.load(Relaxed) {
         let t = Instant::now();
         let hold = state
             .sticky
-            .hold(&reader, state.plan.readers + id, plan.addr);
+            .hold(&mut reader, state.plan.readers + id, plan.addr);
         doing.store(Doing::Holding as u8, Relaxed);
         nap(state, plan.hold);
         hold.release();

@@ -69,7 +69,7 @@ impl Sticky {
     /// Protects address `index` through `reader` on behalf of holder `holder`.
     pub(crate) fn hold<'r>(
         &'r self,
-        reader: &'r Reader<'_>,
+        reader: &'r mut Reader<'_>,
         holder: usize,
         index: usize,
     ) -> Hold<'r> {
