@@ -34,10 +34,12 @@ pub struct Config {
     /// Number of overflow lists holding backup slots; readers are spread over them.
     /// Default: 4.
     pub overflow_lists: usize,
-    /// How many times the scan thread yields, once woken, while new waiters keep arriving,
-    /// before it starts a cycle: concurrent waiters then share one cycle (and one heavy fence)
-    /// instead of each arriving during the previous one. Zero starts at once. Default: 8.
-    pub gather_yields: u32,
+    /// How long no new waiter must have arrived before the woken scan thread starts a cycle:
+    /// it yields until then (at most 20 times this in all), so that concurrent waiters share
+    /// one cycle (and one heavy fence) instead of each arriving during the previous one.
+    /// Zero yields once and starts. Measured by the backend's clock. Default: 5 µs, about a
+    /// fifth of one cycle's `membarrier` on a 2-vCPU virtual machine.
+    pub gather_quiet: Duration,
     /// Retired objects that trigger a scan cycle. Default: 64.
     pub retire_batch: usize,
     /// Debug option: skip the `try_acquire` fast path and always publish through the wildcard
@@ -92,7 +94,7 @@ impl Default for Config {
             scan_period: Duration::from_millis(1),
             bloom_bits: 1024,
             overflow_lists: 4,
-            gather_yields: 8,
+            gather_quiet: Duration::from_micros(5),
             retire_batch: 64,
             force_slow_path: false,
             drain_assist: true,
@@ -115,7 +117,7 @@ impl Config {
             scan_period: Duration::from_millis(1),
             bloom_bits: 64,
             overflow_lists: 1,
-            gather_yields: 1,
+            gather_quiet: Duration::ZERO,
             retire_batch: 1,
             force_slow_path: false,
             drain_assist: true,
@@ -151,9 +153,9 @@ impl Config {
         self
     }
 
-    /// Sets [`Config::gather_yields`].
-    pub fn gather_yields(mut self, yields: u32) -> Self {
-        self.gather_yields = yields;
+    /// Sets [`Config::gather_quiet`].
+    pub fn gather_quiet(mut self, quiet: Duration) -> Self {
+        self.gather_quiet = quiet;
         self
     }
 

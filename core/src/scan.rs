@@ -516,19 +516,27 @@ fn holders<B: Backend>(
 }
 
 /// Lets concurrent waiters finish enqueueing before a cycle starts, so one cycle serves them
-/// all: yields while the queue keeps growing, at most [`Config::gather_yields`] times.
+/// all: yields until no waiter has arrived for [`Config::gather_quiet`], and for at most 20
+/// times that in all.
 ///
-/// [`Config::gather_yields`]: crate::Config::gather_yields
+/// A count of yields would not do: a yield returns at once when nothing else is runnable on
+/// the scan thread's processor, while the waiters are still being woken on another.
+///
+/// [`Config::gather_quiet`]: crate::Config::gather_quiet
 fn gather<B: Backend>(shared: &Shared<B>) {
     let arrivals = || shared.incoming.with(|incoming| incoming.waiters.len());
-    let mut seen = arrivals();
-    for _ in 0..shared.config.gather_yields {
+    let quiet = shared.config.gather_quiet;
+    let start = shared.clock.now();
+    let (mut seen, mut last) = (arrivals(), start);
+    loop {
         B::yield_now();
-        let now = arrivals();
-        if now == seen {
+        let (now, at) = (arrivals(), shared.clock.now());
+        if now != seen {
+            (seen, last) = (now, at);
+        }
+        if at.saturating_sub(last) >= quiet || at.saturating_sub(start) >= quiet * 20 {
             return;
         }
-        seen = now;
     }
 }
 
