@@ -131,6 +131,11 @@ pub trait Backend: Sized + Send + Sync + 'static {
     /// value it read). A swap puts the clear after the exchange in loom's order too, and
     /// synchronizes exactly as the release store does.
     const CLEAR_WITH_SWAP: bool = false;
+    /// Whether this backend runs under a model checker. The test-only weakenings
+    /// (`raw::weaken`, feature `weaken`) apply only to such backends, so a std build compiles
+    /// every hook away even when the feature is on, as it is whenever a workspace build
+    /// includes the models.
+    const MODEL: bool = false;
     /// An atomic `usize`.
     type AtomicUsize: AtomicInt<usize>;
     /// An atomic `u64`.

@@ -349,7 +349,7 @@ impl<B: Backend> Drop for Domain<B> {
             self.shared
                 .shutdown
                 .store(true, core::sync::atomic::Ordering::Relaxed);
-            if !weaken::active(Weakening::NoShutdownKick) {
+            if !weaken::active::<B>(Weakening::NoShutdownKick) {
                 self.shared.kick.set()
             }
             B::join(handle);

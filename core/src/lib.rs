@@ -101,6 +101,6 @@ pub mod raw {
     /// Test-only switches that weaken the protocol (feature `weaken`), one per guard.
     #[cfg(feature = "weaken")]
     pub mod weaken {
-        pub use crate::weaken::{Scope, Weakening, set, set_global};
+        pub use crate::weaken::{Scope, Weakening, set};
     }
 }

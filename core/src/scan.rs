@@ -188,7 +188,7 @@ fn cycle_locked<B: Backend>(
     // earlier has its slot store visible to the loads below; a later one sees the unlink.
     // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
     state.stats.heavy_fences += 1;
-    if !weaken::active(Weakening::NoScanFence) && B::heavy_fence() == HeavyFence::Membarrier {
+    if !weaken::active::<B>(Weakening::NoScanFence) && B::heavy_fence() == HeavyFence::Membarrier {
         state.stats.membarrier_calls += 1;
     }
 
@@ -212,7 +212,7 @@ fn cycle_locked<B: Backend>(
         if value == EMPTY {
             continue;
         }
-        if value == WILDCARD && !weaken::active(Weakening::NoWildcardDeferral) {
+        if value == WILDCARD && !weaken::active::<B>(Weakening::NoWildcardDeferral) {
             // The reader is between loading a pointer and publishing it: it may hold any
             // address. Checked by litmus/tests/hazptr/hazptr-bloom-wildcard-hole.litmus.
             wildcard = true;
@@ -226,7 +226,7 @@ fn cycle_locked<B: Backend>(
         if !bloom.may_contain(value_key) {
             continue;
         }
-        if weaken::active(Weakening::NoExactMatch) {
+        if weaken::active::<B>(Weakening::NoExactMatch) {
             held.fill(true);
             continue;
         }
@@ -250,7 +250,7 @@ fn cycle_locked<B: Backend>(
     state.observed.retain(|_, seen| seen.2 == cycle_number);
 
     if let Some((addr, id)) = candidate {
-        if wildcard && !weaken::active(Weakening::NoEngageDeferral) {
+        if wildcard && !weaken::active::<B>(Weakening::NoEngageDeferral) {
             // A reader in the wildcard window may be about to publish the address unseen.
             // Checked by litmus/tests/hazptr/hazptr-drain-engage-wildcard.litmus.
             state.stats.drain_engage_deferrals += 1;
@@ -344,7 +344,7 @@ fn engage<B: Backend>(
         // out of the snapshot, and the load that tells so must pair with the reader's
         // release store, as the walk's does.
         // Checked by litmus/tests/hazptr/hazptr-drain-slot-mark.litmus.
-        if weaken::active(Weakening::NoMark)
+        if weaken::active::<B>(Weakening::NoMark)
             || seen == marked
             || node
                 .addr
@@ -358,7 +358,7 @@ fn engage<B: Backend>(
     // rather than at the next cycle's walk.
     // Checked by litmus/tests/hazptr/hazptr-drain-resnapshot-slot-race.litmus and
     // litmus/tests/hazptr/hazptr-drain-safety.litmus.
-    let resnapshot = !weaken::active(Weakening::NoResnapshot);
+    let resnapshot = !weaken::active::<B>(Weakening::NoResnapshot);
     for &(list, node, _) in hits.iter().filter(|_| resnapshot) {
         // Acquire: as in the walk, pairs with `slot::clear`.
         if node.addr.load(Acquire) != marked {
@@ -396,7 +396,7 @@ fn advance_drain<B: Backend>(state: &mut ScanState<B>, state_cap: u32) -> usize 
         Disengage::Completed
     } else {
         drain.cycles += 1;
-        if drain.cycles < state_cap || weaken::active(Weakening::NoFairnessCap) {
+        if drain.cycles < state_cap || weaken::active::<B>(Weakening::NoFairnessCap) {
             return 0;
         }
         Disengage::FairnessCap

@@ -272,11 +272,11 @@ pub(crate) fn try_acquire<B: Backend, T>(
     // (models/tests/loom_drain.rs, `drain_fails_with_a_relaxed_publication`).
     slot.store(
         p as usize,
-        weaken::order(Weakening::RelaxedPublication, Release, Relaxed),
+        weaken::order::<B>(Weakening::RelaxedPublication, Release, Relaxed),
     );
     // Pairs with the scanner's heavy fence in `scan::cycle`.
     // Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus.
-    if !weaken::active(Weakening::NoReaderFence) {
+    if !weaken::active::<B>(Weakening::NoReaderFence) {
         B::light_fence(fence)
     }
     // Relaxed: only compared with `p`, whose target the first load already acquired.
@@ -296,7 +296,7 @@ fn slow_path<B: Backend, T>(
     // Pairs with the scanner's heavy fence in `scan::cycle`: a scanner that misses the
     // wildcard ran its fence early enough that the load below sees the writer's unlink.
     // Checked by litmus/tests/hazptr/hazptr-wildcard-protocol.litmus.
-    if !weaken::active(Weakening::NoReaderFence) {
+    if !weaken::active::<B>(Weakening::NoReaderFence) {
         B::light_fence(fence)
     }
     // Acquire: pairs with the writer's release store of the pointer.
@@ -315,7 +315,7 @@ fn slow_path<B: Backend, T>(
 pub(crate) fn clear<B: Backend>(slot: &B::AtomicUsize) {
     // Release: pairs with the scanner's acquire slot load, so every access the reader made
     // to the object happens before the waiter returns or the object is reclaimed.
-    let order = weaken::order(Weakening::RelaxedRelease, Release, Relaxed);
+    let order = weaken::order::<B>(Weakening::RelaxedRelease, Release, Relaxed);
     if B::CLEAR_WITH_SWAP {
         slot.swap(EMPTY, order);
     } else {

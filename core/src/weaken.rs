@@ -7,19 +7,26 @@
 //! gone proves it sees what the guard is for.
 //! The switches live behind the Cargo feature `weaken`, which is off by default and enabled
 //! only by the models and the torture harness (package `hazmat-models`).
-//! Without the feature [`active`] is the constant `false` and every hook compiles away.
-//! With it, nothing changes until a test calls `hazptr::raw::weaken::set`: the feature alone
-//! weakens nothing, so a build that unifies features across the workspace stays correct.
+//! Without the feature [`active`] is the constant `false` and every hook compiles away; with
+//! it, the same holds for every backend but the model checkers' ([`Backend::MODEL`]), so the
+//! std build that the torture harness and the benchmarks of `hazmat-models` run (where the
+//! feature is on) has no hook on its paths.
+//! Under a model backend nothing changes until a test calls `hazptr::raw::weaken::set`: the
+//! feature alone weakens nothing, so a build that unifies features across the workspace
+//! stays correct.
 //!
 //! A weakening applies to the calling OS thread, where loom and shuttle run every thread of a
-//! model, until the returned [`Scope`] drops; [`set_global`] applies one to every thread of
-//! the process, for harnesses on real threads.
+//! model, until the returned [`Scope`] drops.
+//!
+//! [`Backend::MODEL`]: crate::Backend::MODEL
 //! The state is a plain std atomic and a std thread-local on purpose: the model checkers must
 //! not explore it, and it does not change while a model runs.
 //!
 //! Each hook is one line at its site, naming the weakening it obeys.
 
 use core::sync::atomic::Ordering;
+
+use crate::backend::Backend;
 
 /// One guard of the protocol that a model can remove.
 #[cfg_attr(not(feature = "weaken"), allow(unreachable_pub))]
@@ -70,12 +77,12 @@ impl Weakening {
     }
 }
 
-/// Whether `weakening` is in force for the calling thread.
+/// Whether `weakening` is in force for the calling thread, under backend `B`.
 #[inline(always)]
-pub(crate) fn active(weakening: Weakening) -> bool {
+pub(crate) fn active<B: Backend>(weakening: Weakening) -> bool {
     #[cfg(feature = "weaken")]
     {
-        imp::active(weakening)
+        B::MODEL && imp::active(weakening)
     }
     #[cfg(not(feature = "weaken"))]
     {
@@ -86,38 +93,33 @@ pub(crate) fn active(weakening: Weakening) -> bool {
 
 /// `normal`, or `weakened` while `weakening` is in force: for hooks that relax an ordering.
 #[inline(always)]
-pub(crate) fn order(weakening: Weakening, normal: Ordering, weakened: Ordering) -> Ordering {
-    if active(weakening) { weakened } else { normal }
+pub(crate) fn order<B: Backend>(
+    weakening: Weakening,
+    normal: Ordering,
+    weakened: Ordering,
+) -> Ordering {
+    if active::<B>(weakening) {
+        weakened
+    } else {
+        normal
+    }
 }
 
 #[cfg(feature = "weaken")]
-pub use imp::{Scope, set, set_global};
+pub use imp::{Scope, set};
 
 #[cfg(feature = "weaken")]
 mod imp {
     use core::cell::Cell;
-    use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
     use super::Weakening;
-
-    static GLOBAL: AtomicU32 = AtomicU32::new(0);
 
     std::thread_local! {
         static LOCAL: Cell<u32> = const { Cell::new(0) };
     }
 
     pub(super) fn active(weakening: Weakening) -> bool {
-        // Relaxed: the global set is written before the threads that read it are started,
-        // and orders nothing itself.
-        let set = LOCAL.with(Cell::get) | GLOBAL.load(Relaxed);
-        set & weakening.bit() != 0
-    }
-
-    /// Where a weakening was put in force, and so where [`Scope`] removes it.
-    #[derive(Debug)]
-    enum Place {
-        Local,
-        Global,
+        LOCAL.with(Cell::get) & weakening.bit() != 0
     }
 
     /// Keeps a weakening in force until it drops.
@@ -125,40 +127,19 @@ mod imp {
     #[derive(Debug)]
     pub struct Scope {
         weakening: Weakening,
-        place: Place,
     }
 
     /// Puts `weakening` in force on the calling OS thread (and so on every thread of a loom
     /// or shuttle model run from it) until the returned scope drops.
     pub fn set(weakening: Weakening) -> Scope {
         LOCAL.with(|local| local.set(local.get() | weakening.bit()));
-        Scope {
-            weakening,
-            place: Place::Local,
-        }
-    }
-
-    /// Puts `weakening` in force on every thread of the process until the returned scope
-    /// drops; for harnesses on real threads. Set it before starting them.
-    pub fn set_global(weakening: Weakening) -> Scope {
-        // Relaxed: see `active`.
-        GLOBAL.fetch_or(weakening.bit(), Relaxed);
-        Scope {
-            weakening,
-            place: Place::Global,
-        }
+        Scope { weakening }
     }
 
     impl Drop for Scope {
         fn drop(&mut self) {
             let bit = self.weakening.bit();
-            match self.place {
-                Place::Local => LOCAL.with(|local| local.set(local.get() & !bit)),
-                // Relaxed: see `active`.
-                Place::Global => {
-                    GLOBAL.fetch_and(!bit, Relaxed);
-                }
-            }
+            LOCAL.with(|local| local.set(local.get() & !bit));
         }
     }
 

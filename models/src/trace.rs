@@ -501,6 +501,7 @@ impl<E: Event, B: Base> Event for TracedEvent<E, B> {
 impl<B: Base> Backend for Traced<B> {
     const NAME: &'static str = B::NAME;
     const CLEAR_WITH_SWAP: bool = B::CLEAR_WITH_SWAP;
+    const MODEL: bool = B::MODEL;
     type AtomicUsize = TracedAtomic<B::AtomicUsize, B>;
     type AtomicU64 = TracedAtomic<B::AtomicU64, B>;
     type AtomicBool = TracedAtomic<B::AtomicBool, B>;
@@ -596,11 +597,11 @@ mod tests {
     #[test]
     fn a_log_renders_thread_location_and_operation() {
         expect_test::expect![[r#"
-            |   1  main-thread  models/src/trace.rs:583       store Relaxed obj|
-            |   2  main-thread  models/src/trace.rs:584       light fence (reader's half)|
-            |   3  main-thread  models/src/trace.rs:585       store Relaxed WILDCARD|
-            |   4  main-thread  models/src/trace.rs:586       cas Acquire 0 -> 1 failed, saw WILDCARD|
-            |   5  main-thread  models/src/trace.rs:587       -- done|
+            |   1  main-thread  models/src/trace.rs:584       store Relaxed obj|
+            |   2  main-thread  models/src/trace.rs:585       light fence (reader's half)|
+            |   3  main-thread  models/src/trace.rs:586       store Relaxed WILDCARD|
+            |   4  main-thread  models/src/trace.rs:587       cas Acquire 0 -> 1 failed, saw WILDCARD|
+            |   5  main-thread  models/src/trace.rs:588       -- done|
         "#]]
         // Each line is fenced with `|`: the snapshot keeps the log's leading spaces.
         .assert_eq(

@@ -28,6 +28,7 @@ pub struct Loom;
 impl Backend for Loom {
     const NAME: &'static str = "loom";
     const CLEAR_WITH_SWAP: bool = true;
+    const MODEL: bool = true;
     type AtomicUsize = AtomicUsize;
     type AtomicU64 = AtomicU64;
     type AtomicBool = AtomicBool;

@@ -28,6 +28,7 @@ pub struct Shuttle;
 
 impl Backend for Shuttle {
     const NAME: &'static str = "shuttle";
+    const MODEL: bool = true;
     type AtomicUsize = AtomicUsize;
     type AtomicU64 = AtomicU64;
     type AtomicBool = AtomicBool;
