@@ -266,13 +266,16 @@ impl<B: Backend> Domain<B> {
             incoming.retired.push(retired);
             incoming.retired.len()
         });
-        if batch >= self.shared.config.retire_batch {
-            match self.shared.config.scan_mode {
-                ScanMode::Thread => self.kick_scan_thread(),
-                ScanMode::Caller => {
-                    scan::cycle(&self.shared);
-                }
+        let full = self.shared.config.retire_batch.max(1);
+        match self.shared.config.scan_mode {
+            // Only the retire that fills the batch kicks: the cycle it wakes takes every
+            // arrival, those that come while the thread wakes up included, and a later kick
+            // would only wake the thread for nothing.
+            ScanMode::Thread if batch == full => self.kick_scan_thread(),
+            ScanMode::Caller if batch >= full => {
+                scan::cycle(&self.shared);
             }
+            _ => {}
         }
     }
 
