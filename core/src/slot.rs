@@ -48,7 +48,7 @@ pub const WILDCARD: usize = usize::MAX;
 /// The top bit is free in every user-space address of the 64-bit targets in use (x86-64 and
 /// AArch64 keep user space in the lower half). A pointer that sets it all the same, as
 /// AArch64's top-byte tags may, stays safe, because the scanner compares slot values and
-/// addresses with the bit masked off on both sides ([`key`]), which can only make two
+/// addresses with the bit masked off on both sides, which can only make two
 /// addresses collide; only the drain loses its grip on such an address, since marking it
 /// changes nothing.
 pub const MARK: usize = 1 << (usize::BITS - 1);

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 
 use crate::ast::*;
 
-/// The canonical text, as [`print`] writes it.
+/// The canonical text, as [`print()`] writes it.
 impl std::fmt::Display for Test {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&print(self))
