@@ -324,9 +324,18 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
         ExprKind::Ident(id) => out.push_str(&id.name),
         ExprKind::Unary(op, operand) => {
             out.push_str(op.as_str());
-            // Parentheses keep `-(1)` apart from the literal `-1`, and `- -x`, `& &x` apart
-            // from `--` and `&&`.
-            let needs = matches!(operand.kind, ExprKind::Unary(..) | ExprKind::Int(_));
+            // Parentheses keep `-(1)` apart from the literal `-1`, and `-(-x)`, `&(&x)` apart
+            // from `--` and `&&`. Nothing else needs them: `**p` and `!~x` read back as they
+            // were, and each parenthesis would cost the reader two levels of its nesting
+            // bound, so that `fmt` could write a file the parser refuses.
+            let needs = match &operand.kind {
+                ExprKind::Int(_) => *op == UnaryOp::Neg,
+                ExprKind::Unary(inner, _) => matches!(
+                    (op, inner),
+                    (UnaryOp::Neg, UnaryOp::Neg) | (UnaryOp::AddrOf, UnaryOp::AddrOf)
+                ),
+                _ => false,
+            };
             write_expr(out, operand, if needs { ATOM + 1 } else { UNARY });
         }
         ExprKind::Binary(op, lhs, rhs) => {
