@@ -264,11 +264,17 @@ impl<'a> Search<'a> {
         let nlocs = program.locs.len();
         let total = nlocs + paths.iter().map(|p| p.events.len()).sum::<usize>();
         if total > MAX_EVENTS {
+            // The access that the limit falls on, in thread order.
+            let span = paths
+                .iter()
+                .flat_map(|p| p.events.iter())
+                .nth(MAX_EVENTS - nlocs.min(MAX_EVENTS))
+                .map_or((0, 0), |e| e.source);
             return Err(RunError {
                 message: format!(
                     "the test has {total} events in one execution; at most {MAX_EVENTS} are supported"
                 ),
-                span: (0, 0),
+                span,
             });
         }
         let mut events = Vec::with_capacity(total);

@@ -282,10 +282,13 @@ impl<'a> Walker<'a> {
     fn walk_on(&mut self, mut st: State, mut todo: Vec<Frame<'a>>) -> Result<(), PathError> {
         loop {
             let Some((slice, restore)) = todo.last_mut() else {
+                // Both limits name the last access of the path that crosses them: the place
+                // the thread has branched or looped its way to.
+                let place = st.path.events.last().map_or((0, 0), |e| e.source);
                 if self.out.len() >= MAX_PATHS {
                     return Err(err(
                         format!("a thread has more than {MAX_PATHS} paths"),
-                        (0, 0),
+                        place,
                     ));
                 }
                 self.events += st.path.events.len();
@@ -295,7 +298,7 @@ impl<'a> Walker<'a> {
                             "the paths of a thread hold more than {MAX_PATH_EVENTS} events \
                              (the memory bound of path enumeration)"
                         ),
-                        (0, 0),
+                        place,
                     ));
                 }
                 self.out.push(st.path);

@@ -41,6 +41,14 @@ fn test(threads: &str, condition: &str) -> String {
 }
 
 #[track_caller]
+/// The line an error names, from its `t.litmus:LINE:COL` prefix.
+fn error_line(e: &str) -> usize {
+    e.strip_prefix("t.litmus:")
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|line| line.parse().ok())
+        .unwrap_or_else(|| panic!("the error has no place: {e}"))
+}
+
 fn assert_error(result: Result<Checked, String>, expected: &str) {
     match result {
         Ok(c) => panic!(
@@ -144,10 +152,17 @@ fn hundreds_of_threads_get_an_error() {
 #[test]
 fn too_many_events_get_an_error() {
     let body = "\tWRITE_ONCE(*x, 1);\n".repeat(200);
-    assert_error(
-        check(test(&thread(0, &body), "x=1"), "sc", no_limits()),
-        "at most 128",
-    );
+    let source = test(&thread(0, &body), "x=1");
+    let first = source
+        .lines()
+        .position(|l| l.contains("WRITE_ONCE"))
+        .unwrap()
+        + 1;
+    let e = check(source, "sc", no_limits()).expect_err("too many events");
+    assert!(e.contains("at most 128"), "{e}");
+    // The place is the write the limit falls on: the 128th event, after the one initial
+    // write of `x`.
+    assert_eq!(error_line(&e), first + 126, "{e}");
 }
 
 #[test]
@@ -160,7 +175,16 @@ fn too_many_paths_get_an_error() {
         );
     }
     let threads = thread(0, &body) + &thread(1, "\tWRITE_ONCE(*x, 1);\n");
-    assert_error(check(test(&threads, "y=1"), "tso", no_limits()), "paths");
+    let source = test(&threads, "y=1");
+    let first = source
+        .lines()
+        .position(|l| l.contains("READ_ONCE"))
+        .unwrap()
+        + 1;
+    let e = check(source, "tso", no_limits()).expect_err("too many paths");
+    assert!(e.contains("paths"), "{e}");
+    // The place is an access of the thread that branches, not the top of the file.
+    assert!(error_line(&e) >= first, "{e}");
 }
 
 #[test]
