@@ -16,6 +16,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
+use hazptr::raw::weaken::{self, Weakening};
+
 use crate::trace;
 use crate::{Explored, Failure};
 
@@ -86,4 +88,28 @@ where
         }
         Err(failure) => panic!("{failure}"),
     }
+}
+
+/// Runs a negative control: the loom model `f`, explored like [`explore`] with `weakening` in
+/// force, must fail, and fail as a use after free shows under loom, with a causality
+/// violation (the model's read of a freed object races with the free). Prints the failure
+/// and returns it for further checks; panics if the model passes.
+#[track_caller]
+pub fn negative_control<F>(
+    name: &str,
+    default_bound: usize,
+    weakening: Weakening,
+    f: F,
+) -> Box<Failure>
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    let _weak = weaken::set(weakening);
+    let failure = match explore(name, default_bound, f) {
+        Ok(explored) => panic!("the model must see {weakening:?}, yet it passed: {explored}"),
+        Err(failure) => failure,
+    };
+    eprintln!("{failure}");
+    assert!(failure.message.contains("Causality violation"), "{failure}");
+    failure
 }
