@@ -49,6 +49,15 @@ fn error_line(e: &str) -> usize {
         .unwrap_or_else(|| panic!("the error has no place: {e}"))
 }
 
+/// The 1-based number of the first line of `source` that contains `needle`.
+fn first_line_with(source: &str, needle: &str) -> usize {
+    source
+        .lines()
+        .position(|l| l.contains(needle))
+        .expect("the line exists")
+        + 1
+}
+
 fn assert_error(result: Result<Checked, String>, expected: &str) {
     match result {
         Ok(c) => panic!(
@@ -153,11 +162,7 @@ fn hundreds_of_threads_get_an_error() {
 fn too_many_events_get_an_error() {
     let body = "\tWRITE_ONCE(*x, 1);\n".repeat(200);
     let source = test(&thread(0, &body), "x=1");
-    let first = source
-        .lines()
-        .position(|l| l.contains("WRITE_ONCE"))
-        .unwrap()
-        + 1;
+    let first = first_line_with(&source, "WRITE_ONCE");
     let e = check(source, "sc", no_limits()).expect_err("too many events");
     assert!(e.contains("at most 128"), "{e}");
     // The place is the write the limit falls on: the 128th event, after the one initial
@@ -176,11 +181,7 @@ fn too_many_paths_get_an_error() {
     }
     let threads = thread(0, &body) + &thread(1, "\tWRITE_ONCE(*x, 1);\n");
     let source = test(&threads, "y=1");
-    let first = source
-        .lines()
-        .position(|l| l.contains("READ_ONCE"))
-        .unwrap()
-        + 1;
+    let first = first_line_with(&source, "READ_ONCE");
     let e = check(source, "tso", no_limits()).expect_err("too many paths");
     assert!(e.contains("paths"), "{e}");
     // The place is an access of the thread that branches, not the top of the file.
