@@ -37,8 +37,9 @@ pub struct Config {
     /// How long no new waiter must have arrived before the woken scan thread starts a cycle:
     /// it yields until then (at most 20 times this in all), so that concurrent waiters share
     /// one cycle (and one heavy fence) instead of each arriving during the previous one.
-    /// Zero yields once and starts. Measured by the backend's clock. Default: 5 µs, about a
-    /// fifth of one cycle's `membarrier` on a 2-vCPU virtual machine.
+    /// Zero yields once and starts. Measured by the backend's clock. Default: 5 µs, enough
+    /// for 16 waiters woken together to finish arriving on a 2-vCPU virtual machine, and
+    /// small beside the wake-up of the scan thread itself there (tens of microseconds).
     pub gather_quiet: Duration,
     /// Retired objects that trigger a scan cycle. Default: 64.
     pub retire_batch: usize,
