@@ -53,7 +53,8 @@ pub struct Config {
     /// Default: 100.
     pub drain_threshold: u32,
     /// The fairness cap: scan cycles one drain may last before it disengages and the next
-    /// stalled waiter gets its turn. Default: 50.
+    /// stalled waiter gets its turn; a drain with no other stalled waiter to give the turn to
+    /// goes on. Default: 50.
     pub drain_max_cycles: u32,
     /// How long a waiter may stay blocked before a stall report names the holders of its
     /// address; `None` disables the detector. Also adjustable at run time with

@@ -35,14 +35,16 @@
 //! stores.
 //!
 //! One address is drained at a time. A drain that lasts [`Config::drain_max_cycles`] cycles
-//! disengages (the fairness cap) and the next stalled waiter, in order of arrival after the
-//! last one engaged, gets its turn. A drain whose waiters the ordinary scan completes first is
-//! disengaged as orphaned.
+//! while a waiter on another address is stalled disengages (the fairness cap) and the next
+//! stalled waiter, in order of arrival after the last one engaged, gets its turn; with no one
+//! to give the turn to, the drain goes on. A drain whose waiters the ordinary scan completes
+//! first is disengaged as orphaned.
 //!
 //! What a waiter on a continuously re-acquired address is promised: once a drain for it
 //! engages (no wildcard in that cycle's walk), it completes as soon as each protection that
 //! was visible to the engage walk has been released once, however many new protections of
-//! the address start meanwhile, provided the fairness cap does not expire first.
+//! the address start meanwhile, provided the fairness cap does not expire first (it expires
+//! only while a waiter on another address is stalled).
 //! What is not promised: formal starvation freedom. Rotation is bounded by the cap, but a
 //! drain may be refused engagement while readers sit in the wildcard window, a protection held
 //! longer than the cap holds its waiter back until it ends, and a waiter that arrives behind

@@ -283,7 +283,7 @@ fn cycle_locked<B: Backend>(
         }
         state.retired = kept;
     }
-    completed += advance_drain(state, shared.config.drain_max_cycles);
+    completed += advance_drain(state, &shared.config);
     state.stats.waiters_completed += completed as u64;
     state.stats.reclaimed += reclaim.len() as u64;
     for waiter in &mut state.waiters {
@@ -374,12 +374,20 @@ fn engage<B: Backend>(
     state.drain = Some(drain);
 }
 
-/// Ends the drain if its snapshot is empty, its waiters are gone, or its cap is reached;
-/// returns the waiters it completed.
-fn advance_drain<B: Backend>(state: &mut ScanState<B>, state_cap: u32) -> usize {
+/// Ends the drain if its snapshot is empty, its waiters are gone, or its cap is reached while
+/// another waiter is stalled; returns the waiters it completed.
+fn advance_drain<B: Backend>(state: &mut ScanState<B>, config: &crate::Config) -> usize {
     let Some(drain) = state.drain.as_mut() else {
         return 0;
     };
+    let threshold = u64::from(config.drain_threshold);
+    // The cap is there to rotate: with no other stalled waiter to give the turn to, the
+    // drain goes on rather than disengage and engage again from a fresh snapshot, which
+    // would only add the protections taken since.
+    let another_stalled = state
+        .waiters
+        .iter()
+        .any(|w| w.blocked_cycles >= threshold && key(w.addr) != key(drain.addr));
     let covered = |w: &Waiter<B>| w.addr == drain.addr && w.id <= drain.covers;
     let mut completed = 0;
     let reason = if !state.waiters.iter().any(covered) {
@@ -396,7 +404,10 @@ fn advance_drain<B: Backend>(state: &mut ScanState<B>, state_cap: u32) -> usize 
         Disengage::Completed
     } else {
         drain.cycles += 1;
-        if drain.cycles < state_cap || weaken::active::<B>(Weakening::NoFairnessCap) {
+        if drain.cycles < config.drain_max_cycles
+            || !another_stalled
+            || weaken::active::<B>(Weakening::NoFairnessCap)
+        {
             return 0;
         }
         Disengage::FairnessCap
@@ -672,6 +683,37 @@ mod tests {
         assert!(done.try_take());
         let stats = domain.stats();
         assert_eq!((stats.drain_completed, stats.waiters_completed), (1, 1));
+    }
+
+    #[test]
+    fn the_cap_rotates_only_when_another_waiter_is_stalled() {
+        let config = Config::model().drain_threshold(1).drain_max_cycles(2);
+        let domain = Domain::with_config(config);
+        let a = domain.shared().primaries.claim();
+        a.addr.store(0x1000, Relaxed);
+        let first = enqueue(&domain, 0x1000);
+        for _ in 0..10 {
+            cycle(domain.shared());
+        }
+        let stats = domain.stats();
+        assert_eq!(
+            (stats.drain_engages, stats.drain_fairness_disengages),
+            (1, 0),
+            "alone, the drain goes on past the cap"
+        );
+        let b = domain.shared().primaries.claim();
+        b.addr.store(0x2000, Relaxed);
+        let second = enqueue(&domain, 0x2000);
+        for _ in 0..10 {
+            cycle(domain.shared());
+        }
+        let stats = domain.stats();
+        assert!(stats.drain_fairness_disengages >= 1, "{stats:?}");
+        assert_eq!(stats.drain_addresses, 2, "{stats:?}");
+        a.addr.store(EMPTY, Relaxed);
+        b.addr.store(EMPTY, Relaxed);
+        cycle(domain.shared());
+        assert!(first.try_take() && second.try_take());
     }
 
     #[test]
