@@ -689,24 +689,24 @@ mod tests {
     fn the_cap_rotates_only_when_another_waiter_is_stalled() {
         let config = Config::model().drain_threshold(1).drain_max_cycles(2);
         let domain = Domain::with_config(config);
-        let a = domain.shared().primaries.claim();
-        a.addr.store(0x1000, Relaxed);
-        let first = enqueue(&domain, 0x1000);
-        for _ in 0..10 {
-            cycle(domain.shared());
-        }
+        // A slot that keeps `addr`, a waiter on it, and ten cycles.
+        let stuck = |addr: usize| {
+            let slot = domain.shared().primaries.claim();
+            slot.addr.store(addr, Relaxed);
+            let done = enqueue(&domain, addr);
+            for _ in 0..10 {
+                cycle(domain.shared());
+            }
+            (slot, done)
+        };
+        let (a, first) = stuck(0x1000);
         let stats = domain.stats();
         assert_eq!(
             (stats.drain_engages, stats.drain_fairness_disengages),
             (1, 0),
             "alone, the drain goes on past the cap"
         );
-        let b = domain.shared().primaries.claim();
-        b.addr.store(0x2000, Relaxed);
-        let second = enqueue(&domain, 0x2000);
-        for _ in 0..10 {
-            cycle(domain.shared());
-        }
+        let (b, second) = stuck(0x2000);
         let stats = domain.stats();
         assert!(stats.drain_fairness_disengages >= 1, "{stats:?}");
         assert_eq!(stats.drain_addresses, 2, "{stats:?}");
