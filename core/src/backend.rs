@@ -220,6 +220,75 @@ impl Clock for LogicalClock {
     }
 }
 
+/// Implements [`Lock`] for a backend's `Mutex` and defines its [`Event`] as a flag under that
+/// mutex with a `Condvar`, from the `Mutex`, `Condvar` and `thread` the calling module
+/// imports: std, loom and shuttle spell them alike. Only the timed wait differs (std waits
+/// for real; the models yield once), so the caller gives its body.
+macro_rules! condvar_sync {
+    (
+        $(#[$meta:meta])*
+        $event:ident,
+        fn wait_timeout(&$this:ident, $timeout:ident: Duration) -> bool $wait_timeout:block
+    ) => {
+        impl<T: Send> $crate::backend::Lock<T> for Mutex<T> {
+            fn new(value: T) -> Self {
+                Mutex::new(value)
+            }
+
+            #[inline]
+            fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+                let mut guard = self.lock().unwrap_or_else(|p| p.into_inner());
+                f(&mut guard)
+            }
+        }
+
+        $(#[$meta])*
+        #[derive(Debug)]
+        pub struct $event {
+            flag: Mutex<bool>,
+            cond: Condvar,
+        }
+
+        impl $crate::backend::Event for $event {
+            fn new() -> Self {
+                Self {
+                    flag: Mutex::new(false),
+                    cond: Condvar::new(),
+                }
+            }
+
+            fn set(&self) {
+                *self.flag.lock().unwrap_or_else(|p| p.into_inner()) = true;
+                self.cond.notify_one();
+            }
+
+            fn wait(&self) {
+                let mut flag = self.flag.lock().unwrap_or_else(|p| p.into_inner());
+                while !*flag {
+                    flag = self.cond.wait(flag).unwrap_or_else(|p| p.into_inner());
+                }
+                *flag = false;
+            }
+
+            fn wait_timeout(&$this, $timeout: Duration) -> bool $wait_timeout
+
+            fn try_take(&self) -> bool {
+                ::std::mem::take(&mut *self.flag.lock().unwrap_or_else(|p| p.into_inner()))
+            }
+        }
+
+        /// The calling thread's id and name, for stall reports.
+        fn thread_info() -> $crate::backend::ThreadInfo {
+            let thread = thread::current();
+            $crate::backend::ThreadInfo {
+                id: format!("{:?}", thread.id()),
+                name: thread.name().map(str::to_owned),
+            }
+        }
+    };
+}
+pub(crate) use condvar_sync;
+
 /// Implements [`Atomic`] (and [`AtomicInt`] for integers) for a backend's atomic types by
 /// forwarding to their inherent methods, which all three backends spell alike.
 macro_rules! forward_atomics {

@@ -14,7 +14,7 @@ use ::loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, fence}
 use ::loom::sync::{Condvar, Mutex};
 use ::loom::thread::{self, JoinHandle};
 
-use super::{Backend, Event, HeavyFence, LightFence, Lock, ThreadInfo, forward_atomics};
+use super::{Backend, HeavyFence, LightFence, ThreadInfo, condvar_sync, forward_atomics};
 
 forward_atomics!(int AtomicUsize, usize);
 forward_atomics!(int AtomicU64, u64);
@@ -75,62 +75,18 @@ impl Backend for Loom {
     }
 
     fn current_thread() -> ThreadInfo {
-        let thread = thread::current();
-        ThreadInfo {
-            id: format!("{:?}", thread.id()),
-            name: thread.name().map(str::to_owned),
-        }
+        thread_info()
     }
 }
 
-impl<T: Send> Lock<T> for Mutex<T> {
-    fn new(value: T) -> Self {
-        Mutex::new(value)
-    }
-
-    fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
-        let mut guard = self.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut guard)
-    }
-}
-
-/// The loom backend's event: a flag under a loom mutex, and a loom condition variable.
-#[derive(Debug)]
-pub struct LoomEvent {
-    flag: Mutex<bool>,
-    cond: Condvar,
-}
-
-impl Event for LoomEvent {
-    fn new() -> Self {
-        Self {
-            flag: Mutex::new(false),
-            cond: Condvar::new(),
-        }
-    }
-
-    fn set(&self) {
-        *self.flag.lock().unwrap_or_else(|p| p.into_inner()) = true;
-        self.cond.notify_one();
-    }
-
-    fn wait(&self) {
-        let mut flag = self.flag.lock().unwrap_or_else(|p| p.into_inner());
-        while !*flag {
-            flag = self.cond.wait(flag).unwrap_or_else(|p| p.into_inner());
-        }
-        *flag = false;
-    }
-
+condvar_sync! {
+    /// The loom backend's event: a flag under a loom mutex, and a loom condition variable.
+    LoomEvent,
     fn wait_timeout(&self, _timeout: Duration) -> bool {
         if self.try_take() {
             return true;
         }
         thread::yield_now();
         self.try_take()
-    }
-
-    fn try_take(&self) -> bool {
-        ::std::mem::take(&mut *self.flag.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }

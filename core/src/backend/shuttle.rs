@@ -15,7 +15,7 @@ use ::shuttle::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, fen
 use ::shuttle::sync::{Condvar, Mutex};
 use ::shuttle::thread::{self, JoinHandle};
 
-use super::{Backend, Event, HeavyFence, LightFence, Lock, ThreadInfo, forward_atomics};
+use super::{Backend, HeavyFence, LightFence, ThreadInfo, condvar_sync, forward_atomics};
 
 forward_atomics!(int AtomicUsize, usize);
 forward_atomics!(int AtomicU64, u64);
@@ -78,62 +78,18 @@ impl Backend for Shuttle {
     }
 
     fn current_thread() -> ThreadInfo {
-        let thread = thread::current();
-        ThreadInfo {
-            id: format!("{:?}", thread.id()),
-            name: thread.name().map(str::to_owned),
-        }
+        thread_info()
     }
 }
 
-impl<T: Send> Lock<T> for Mutex<T> {
-    fn new(value: T) -> Self {
-        Mutex::new(value)
-    }
-
-    fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
-        let mut guard = self.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut guard)
-    }
-}
-
-/// The shuttle backend's event: a flag under a shuttle mutex, and a shuttle condition variable.
-#[derive(Debug)]
-pub struct ShuttleEvent {
-    flag: Mutex<bool>,
-    cond: Condvar,
-}
-
-impl Event for ShuttleEvent {
-    fn new() -> Self {
-        Self {
-            flag: Mutex::new(false),
-            cond: Condvar::new(),
-        }
-    }
-
-    fn set(&self) {
-        *self.flag.lock().unwrap_or_else(|p| p.into_inner()) = true;
-        self.cond.notify_one();
-    }
-
-    fn wait(&self) {
-        let mut flag = self.flag.lock().unwrap_or_else(|p| p.into_inner());
-        while !*flag {
-            flag = self.cond.wait(flag).unwrap_or_else(|p| p.into_inner());
-        }
-        *flag = false;
-    }
-
+condvar_sync! {
+    /// The shuttle backend's event: a flag under a shuttle mutex, and a shuttle condition variable.
+    ShuttleEvent,
     fn wait_timeout(&self, _timeout: Duration) -> bool {
         if self.try_take() {
             return true;
         }
         thread::yield_now();
         self.try_take()
-    }
-
-    fn try_take(&self) -> bool {
-        ::std::mem::take(&mut *self.flag.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }

@@ -21,7 +21,7 @@ use ::std::sync::{Condvar, Mutex, Once};
 use ::std::thread::{self, JoinHandle};
 use ::std::time::{Duration, Instant};
 
-use super::{Backend, Clock, Event, HeavyFence, LightFence, Lock, ThreadInfo, forward_atomics};
+use super::{Backend, Clock, HeavyFence, LightFence, ThreadInfo, condvar_sync, forward_atomics};
 
 forward_atomics!(int AtomicUsize, usize);
 forward_atomics!(int AtomicU64, u64);
@@ -186,51 +186,13 @@ impl Backend for Std {
     }
 
     fn current_thread() -> ThreadInfo {
-        let thread = thread::current();
-        ThreadInfo {
-            id: format!("{:?}", thread.id()),
-            name: thread.name().map(str::to_owned),
-        }
+        thread_info()
     }
 }
 
-impl<T: Send> Lock<T> for Mutex<T> {
-    fn new(value: T) -> Self {
-        Mutex::new(value)
-    }
-
-    #[inline]
-    fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
-        let mut guard = self.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        f(&mut guard)
-    }
-}
-
-/// The std backend's event: a flag under a mutex, and a condition variable.
-#[derive(Debug, Default)]
-pub struct StdEvent {
-    flag: Mutex<bool>,
-    cond: Condvar,
-}
-
-impl Event for StdEvent {
-    fn new() -> Self {
-        Self::default()
-    }
-
-    fn set(&self) {
-        *self.flag.lock().unwrap_or_else(|p| p.into_inner()) = true;
-        self.cond.notify_one();
-    }
-
-    fn wait(&self) {
-        let mut flag = self.flag.lock().unwrap_or_else(|p| p.into_inner());
-        while !*flag {
-            flag = self.cond.wait(flag).unwrap_or_else(|p| p.into_inner());
-        }
-        *flag = false;
-    }
-
+condvar_sync! {
+    /// The std backend's event: a flag under a mutex, and a condition variable.
+    StdEvent,
     fn wait_timeout(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         let mut flag = self.flag.lock().unwrap_or_else(|p| p.into_inner());
@@ -247,10 +209,6 @@ impl Event for StdEvent {
         }
         *flag = false;
         true
-    }
-
-    fn try_take(&self) -> bool {
-        ::std::mem::take(&mut *self.flag.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
 
