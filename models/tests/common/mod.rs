@@ -3,9 +3,13 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+use std::sync::atomic::Ordering::{AcqRel, Acquire};
+
 use hazmat_models::trace::{self, TracedLoom};
+use hazptr::backend::{Atomic, Backend};
 use hazptr::{Config, Domain};
 use loom::cell::UnsafeCell;
+use loom::sync::Arc;
 
 /// The backend every loom model runs on: loom, with every operation logged.
 pub type B = TracedLoom;
@@ -71,4 +75,37 @@ pub fn spawn<T: Send + 'static>(
         .name(name.to_owned())
         .spawn(f)
         .expect("loom spawns model threads")
+}
+
+/// The publication models' one execution: a reader protects the object in a source once and
+/// uses it; the writer replaces it, synchronizes on the unlinked object, and frees (poisons)
+/// it. `config` changes the model configuration (the fast path, or the forced slow path).
+pub fn reader_against_synchronize(config: impl FnOnce(Config) -> Config) {
+    let domain = Arc::new(domain(config));
+    let old = obj(1, "old");
+    let src = Arc::new(<B as Backend>::AtomicPtr::<Obj>::new(old));
+    let reader = {
+        let (domain, src) = (Arc::clone(&domain), Arc::clone(&src));
+        spawn("reader", move || {
+            let mut reader = domain.reader();
+            // Safety: objects come from `obj`; the writer poisons one only after unlinking
+            // and synchronizing it, and frees it after joining this thread.
+            if let Some(guard) = unsafe { reader.protect(&*src) } {
+                trace::note::<B>("reader uses the object it protects");
+                // Safety: protected, hence not freed.
+                assert_eq!(unsafe { read(guard.as_ptr()) }, 1, "read a freed object");
+            }
+        })
+    };
+    let unlinked = src.swap(obj(1, "new"), AcqRel);
+    domain.synchronize(unlinked);
+    trace::note::<B>("writer frees the unlinked object");
+    // Safety: unlinked and synchronized: no reader protects it.
+    unsafe { poison(unlinked) };
+    reader.join().unwrap();
+    // Safety: every thread is done.
+    unsafe {
+        free(unlinked);
+        free(src.load(Acquire));
+    }
 }
