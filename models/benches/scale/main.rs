@@ -713,7 +713,6 @@ fn tables(
     let mut t = String::new();
     let counts: Vec<usize> = {
         let mut c: Vec<usize> = readers.iter().map(|r| r.readers).collect();
-        c.dedup();
         c.sort_unstable();
         c.dedup();
         c
@@ -725,6 +724,18 @@ fn tables(
             .map_or(f64::NAN, |r| r.ns)
     };
     let show = |l: Option<f64>| l.map_or("unknown".to_owned(), |l| format!("{l:.1}"));
+    // The head of both reader tables: one column per reader count.
+    let reader_header = |t: &mut String| {
+        let _ = write!(t, "| library |");
+        for n in &counts {
+            let _ = write!(t, " {n} reader{} |", if *n == 1 { "" } else { "s" });
+        }
+        let _ = write!(t, "\n|---|");
+        for _ in &counts {
+            let _ = write!(t, "---:|");
+        }
+        t.push('\n');
+    };
     let _ = writeln!(
         t,
         "Measured on {cores} cores shared with other work (one-minute load average {} at the start, {} at the end), so treat the figures as rough.\n",
@@ -735,15 +746,7 @@ fn tables(
         t,
         "#### Reader overhead (ns per protect, dereference and release, median per reader)\n"
     );
-    let _ = write!(t, "| library |");
-    for n in &counts {
-        let _ = write!(t, " {n} reader{} |", if *n == 1 { "" } else { "s" });
-    }
-    let _ = write!(t, "\n|---|");
-    for _ in &counts {
-        let _ = write!(t, "---:|");
-    }
-    t.push('\n');
+    reader_header(&mut t);
     for lib in Lib::READERS {
         let _ = write!(t, "| {} |", lib.name());
         for &n in &counts {
@@ -755,15 +758,7 @@ fn tables(
         t,
         "\n#### Reader overhead relative to hazptr (the alternative's time divided by hazptr's)\n"
     );
-    let _ = write!(t, "| library |");
-    for n in &counts {
-        let _ = write!(t, " {n} reader{} |", if *n == 1 { "" } else { "s" });
-    }
-    let _ = write!(t, "\n|---|");
-    for _ in &counts {
-        let _ = write!(t, "---:|");
-    }
-    t.push('\n');
+    reader_header(&mut t);
     for lib in Lib::READERS.into_iter().filter(|&l| l != Lib::Hazptr) {
         let _ = write!(t, "| {} |", lib.name());
         for &n in &counts {
