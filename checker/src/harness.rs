@@ -16,29 +16,9 @@
 
 use crate::{check_source, judge, model, outcome::Options};
 use libtest_mimic::{Failed, Trial};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Every `.litmus` file under `dir`, sorted.
-pub fn litmus_files(dir: impl AsRef<Path>) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    walk(dir.as_ref(), &mut out);
-    out.sort();
-    out
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
-}
+pub use hazmat_litmus::litmus_files;
 
 /// The trials for the litmus files under `dir` and the given models.
 pub fn trials(dir: impl AsRef<Path>, models: &[&str]) -> Vec<Trial> {

@@ -8,33 +8,16 @@
 #![allow(missing_docs)]
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            litmus_files(&path, out);
-        } else if path.extension().is_some_and(|x| x == "litmus") {
-            out.push(path);
-        }
-    }
-}
 
 fn corpus() -> Option<Vec<String>> {
     let dir = match std::env::var_os("HAZMAT_CONFORMANCE") {
         Some(d) => PathBuf::from(d),
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance"),
     };
-    let mut files = Vec::new();
-    litmus_files(&dir, &mut files);
-    files.sort();
-    let sources: Vec<String> = files
+    let sources: Vec<String> = hazmat_litmus::litmus_files(&dir)
         .iter()
         .filter_map(|f| std::fs::read_to_string(f).ok())
         .collect();

@@ -1,26 +1,10 @@
 //! Parses every `.litmus` file under the given directories, checks that each round-trips
 //! through the printer, and reports failures: `cargo run --example parse_all -- DIR...`.
 
-use std::path::{Path, PathBuf};
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
-}
-
 fn main() {
     let mut files = Vec::new();
     for arg in std::env::args().skip(1) {
-        collect(Path::new(&arg), &mut files);
+        files.extend(hazmat_litmus::litmus_files(arg));
     }
     files.sort();
     let mut failed = 0;

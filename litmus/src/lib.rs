@@ -33,6 +33,29 @@ pub use ast::{Span, Test};
 pub use error::ParseError;
 pub use printer::print;
 
+use std::path::{Path, PathBuf};
+
+/// Every `.litmus` file under `dir`, at any depth, sorted; unreadable directories are skipped.
+pub fn litmus_files(dir: impl AsRef<Path>) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|x| x == "litmus") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir.as_ref(), &mut out);
+    out.sort();
+    out
+}
+
 /// Parses the text of a `.litmus` file.
 ///
 /// Never panics; deeply nested input is refused with an error rather than overflowing the

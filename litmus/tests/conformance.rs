@@ -26,7 +26,7 @@ fn every_conformance_test_parses_and_round_trips() {
         eprintln!("conformance corpus not found; set HAZMAT_CONFORMANCE to check it");
         return;
     };
-    let files = common::litmus_files(&dir);
+    let files = hazmat_litmus::litmus_files(&dir);
     let mut failures = Vec::new();
     let mut parsed = 0;
     for path in &files {

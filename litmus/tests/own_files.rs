@@ -8,7 +8,7 @@ use std::path::Path;
 #[test]
 fn every_shipped_litmus_file_parses_and_round_trips() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let files = common::litmus_files(root);
+    let files = hazmat_litmus::litmus_files(root);
     let mut failures = Vec::new();
     for path in &files {
         let rel = path

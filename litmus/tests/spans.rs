@@ -195,7 +195,7 @@ fn spans_cover_their_nodes_in_the_conformance_corpus() {
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance"),
     };
     let mut problems = Vec::new();
-    for path in common::litmus_files(&dir) {
+    for path in hazmat_litmus::litmus_files(&dir) {
         let src = std::fs::read_to_string(&path).unwrap_or_default();
         let rel = path
             .strip_prefix(&dir)

@@ -1,30 +1,6 @@
-//! Helpers shared by the integration tests: finding `.litmus` files and the round trip.
+//! Helpers shared by the integration tests: the round trip.
 
 #![allow(dead_code, unreachable_pub)]
-
-use std::path::{Path, PathBuf};
-
-/// Every `.litmus` file under `dir`, sorted.
-pub fn litmus_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    walk(dir, &mut out);
-    out.sort();
-    out
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            walk(&path, out);
-        } else if path.extension().is_some_and(|x| x == "litmus") {
-            out.push(path);
-        }
-    }
-}
 
 /// Parses `source`, prints it, parses the print and prints again, with and without the
 /// C comments kept: `Err` says what broke.
