@@ -311,20 +311,11 @@ impl Sketch {
     /// coefficient of their access counts (saturating), an upper bound on the schedules an
     /// operational engine explores.
     pub fn interleavings(&self) -> u64 {
-        let mut total: u64 = 0;
-        let mut product: u128 = 1;
-        for t in &self.threads {
-            let n: u64 = t.iter().map(|s| s.accesses() as u64).sum();
-            // product *= C(total + n, n), one factor at a time (each step stays integral).
-            for k in 1..=n {
-                product = product * u128::from(total + k) / u128::from(k);
-                if product > u128::from(u64::MAX) {
-                    return u64::MAX;
-                }
-            }
-            total += n;
-        }
-        product as u64
+        crate::interp::multinomial(
+            self.threads
+                .iter()
+                .map(|t| t.iter().map(|s| s.accesses() as u64).sum()),
+        )
     }
 
     /// The same sketch with `smp_mb()` inserted in thread `thread` (modulo their number)

@@ -169,10 +169,16 @@ pub fn interleavings(program: &Program) -> u64 {
             })
             .sum()
     }
+    multinomial(program.threads.iter().map(|t| longest(&t.code)))
+}
+
+/// The number of interleavings of sequences of the given lengths: their multinomial
+/// coefficient, saturating at `u64::MAX`.
+pub(crate) fn multinomial(lengths: impl IntoIterator<Item = u64>) -> u64 {
     let mut total: u64 = 0;
     let mut product: u128 = 1;
-    for t in &program.threads {
-        let n = longest(&t.code);
+    for n in lengths {
+        // product *= C(total + n, n), one factor at a time (each step stays integral).
         for k in 1..=n {
             product = product * u128::from(total + k) / u128::from(k);
             if product > u128::from(u64::MAX) {
