@@ -380,14 +380,6 @@ fn advance_drain<B: Backend>(state: &mut ScanState<B>, config: &crate::Config) -
     let Some(drain) = state.drain.as_mut() else {
         return 0;
     };
-    let threshold = u64::from(config.drain_threshold);
-    // The cap is there to rotate: with no other stalled waiter to give the turn to, the
-    // drain goes on rather than disengage and engage again from a fresh snapshot, which
-    // would only add the protections taken since.
-    let another_stalled = state
-        .waiters
-        .iter()
-        .any(|w| w.blocked_cycles >= threshold && key(w.addr) != key(drain.addr));
     let covered = |w: &Waiter<B>| w.addr == drain.addr && w.id <= drain.covers;
     let mut completed = 0;
     let reason = if !state.waiters.iter().any(covered) {
@@ -404,8 +396,18 @@ fn advance_drain<B: Backend>(state: &mut ScanState<B>, config: &crate::Config) -
         Disengage::Completed
     } else {
         drain.cycles += 1;
+        // The cap is there to rotate: with no other stalled waiter to give the turn to, the
+        // drain goes on rather than disengage and engage again from a fresh snapshot, which
+        // would only add the protections taken since. Looked for only once the cap is due.
+        let threshold = u64::from(config.drain_threshold);
+        let another_stalled = || {
+            state
+                .waiters
+                .iter()
+                .any(|w| w.blocked_cycles >= threshold && key(w.addr) != key(drain.addr))
+        };
         if drain.cycles < config.drain_max_cycles
-            || !another_stalled
+            || !another_stalled()
             || weaken::active::<B>(Weakening::NoFairnessCap)
         {
             return 0;
