@@ -481,40 +481,7 @@ fn writer_run(kind: WriterKind, writers: usize, readers: usize, window: Duration
     let boxed = |v: u64| Box::into_raw(Box::new(v));
     match kind {
         WriterKind::HazptrSynchronize | WriterKind::HazptrRetire => {
-            let domain = hazptr::Domain::new();
-            let srcs: Vec<AtomicPtr<u64>> =
-                (0..writers).map(|_| AtomicPtr::new(boxed(0))).collect();
-            let row = contend(
-                Shape {
-                    kind,
-                    writers,
-                    readers,
-                    window,
-                },
-                |_| domain.reader(),
-                |r, i| {
-                    // Safety: objects are freed only after `synchronize` or through `retire`.
-                    let guard = unsafe { r.protect(&srcs[i]) }.expect("never null");
-                    black_box(*guard);
-                },
-                |_| (),
-                |_, w, v| {
-                    let old = srcs[w].swap(boxed(v), AcqRel);
-                    if kind == WriterKind::HazptrSynchronize {
-                        domain.synchronize(old);
-                        // Safety: unlinked and synchronized.
-                        drop(unsafe { Box::from_raw(old) });
-                    } else {
-                        // Safety: unlinked; a box.
-                        unsafe { domain.retire_box(old) };
-                    }
-                },
-            );
-            for src in &srcs {
-                // Safety: no reader or writer remains; the domain drops after this.
-                unsafe { domain.retire_box(src.load(Relaxed)) };
-            }
-            row
+            hazptr_writers(kind, writers, readers, window).0
         }
         WriterKind::CrossbeamDefer => {
             let srcs: Vec<crossbeam_epoch::Atomic<u64>> = (0..writers)
@@ -652,37 +619,53 @@ impl FenceRow {
     }
 }
 
-fn fence_run(writers: usize, readers: usize, window: Duration) -> FenceRow {
+/// Runs hazptr writers (`synchronize` or `retire`, as `kind` says) against readers, and
+/// returns the row with the domain's statistics of the run.
+fn hazptr_writers(
+    kind: WriterKind,
+    writers: usize,
+    readers: usize,
+    window: Duration,
+) -> (WriterRow, hazptr::Stats) {
+    let boxed = |v: u64| Box::into_raw(Box::new(v));
     let domain = hazptr::Domain::new();
-    let srcs: Vec<AtomicPtr<u64>> = (0..writers)
-        .map(|_| AtomicPtr::new(Box::into_raw(Box::new(0))))
-        .collect();
-    contend(
+    let srcs: Vec<AtomicPtr<u64>> = (0..writers).map(|_| AtomicPtr::new(boxed(0))).collect();
+    let row = contend(
         Shape {
-            kind: WriterKind::HazptrSynchronize,
+            kind,
             writers,
             readers,
             window,
         },
         |_| domain.reader(),
         |r, i| {
-            // Safety: objects are freed only after `synchronize`.
+            // Safety: objects are freed only after `synchronize` or through `retire`.
             let guard = unsafe { r.protect(&srcs[i]) }.expect("never null");
             black_box(*guard);
         },
         |_| (),
         |_, w, v| {
-            let old = srcs[w].swap(Box::into_raw(Box::new(v)), AcqRel);
-            domain.synchronize(old);
-            // Safety: unlinked and synchronized.
-            drop(unsafe { Box::from_raw(old) });
+            let old = srcs[w].swap(boxed(v), AcqRel);
+            if kind == WriterKind::HazptrSynchronize {
+                domain.synchronize(old);
+                // Safety: unlinked and synchronized.
+                drop(unsafe { Box::from_raw(old) });
+            } else {
+                // Safety: unlinked; a box.
+                unsafe { domain.retire_box(old) };
+            }
         },
     );
     let stats = domain.stats();
     for src in &srcs {
-        // Safety: no reader or writer remains.
-        drop(unsafe { Box::from_raw(src.load(Relaxed)) });
+        // Safety: no reader or writer remains; the domain drops after this.
+        unsafe { domain.retire_box(src.load(Relaxed)) };
     }
+    (row, stats)
+}
+
+fn fence_run(writers: usize, readers: usize, window: Duration) -> FenceRow {
+    let (_, stats) = hazptr_writers(WriterKind::HazptrSynchronize, writers, readers, window);
     FenceRow {
         writers,
         readers,
