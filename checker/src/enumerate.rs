@@ -36,8 +36,8 @@
 use crate::event::{Event, EventKind, Loc, Tag, Tags, Value};
 use crate::execution::Execution;
 use crate::model::{Judgement, MemoryModel};
-use crate::paths::{self, Path, truth};
-use crate::program::{Cell, Operand, Program, Prop};
+use crate::paths::{self, Assumption, Node, Path, truth};
+use crate::program::{Applied, Cell, Op, Operand, Program, Prop, Term, herd_binary, herd_unary};
 use crate::relation::{EventSet, MAX_EVENTS, Relation};
 use std::time::Instant;
 
@@ -62,6 +62,80 @@ pub struct Stats {
     pub pruned: u64,
     /// Candidates the model allowed.
     pub allowed: u64,
+    /// Why the candidates and partial executions that did not reach the final state left
+    /// the enumeration.
+    pub removed: Removed,
+}
+
+/// The reasons a candidate leaves the enumeration, each with the number of times it did:
+/// the only reasons there are (see the module's documentation).
+///
+/// A count is of the places the search was cut, complete candidates and partial
+/// executions alike, so one cut may stand for many candidates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Removed {
+    /// Complete candidates the model forbids (partial ones are [`Stats::pruned`]).
+    pub model: u64,
+    /// Coherence orders the model's atomicity axiom forbids, never built.
+    pub atomicity: u64,
+    /// Candidates the `filter` clause discards.
+    pub filter: u64,
+    /// Candidates whose values take the other way through an `if`.
+    pub branch: u64,
+    /// Candidates whose values make a compare-and-exchange (or `atomic_add_unless`)
+    /// succeed where the path assumes it fails, or the converse.
+    pub rmw: u64,
+    /// Candidates whose computed address denotes another location than the path assumes.
+    pub address: u64,
+    /// Lock orders in which two critical sections never end (`lock.cat`'s
+    /// unmatched-locks).
+    pub deadlock: u64,
+    /// Candidates with a value herd7 cannot solve: an operator applied to a value that
+    /// depends only on itself (an out-of-thin-air cycle through arithmetic).
+    pub unsolvable: u64,
+    /// Candidates that read at a computed address that is no location (an integer, or a
+    /// cell beside a variable): herd7 finds no write for such a read.
+    pub nowhere: u64,
+    /// Candidates cut because they cannot decide the condition (`--speedcheck`).
+    pub speedcheck: u64,
+}
+
+impl Removed {
+    fn add(&mut self, other: &Removed) {
+        self.model += other.model;
+        self.atomicity += other.atomicity;
+        self.filter += other.filter;
+        self.branch += other.branch;
+        self.rmw += other.rmw;
+        self.address += other.address;
+        self.deadlock += other.deadlock;
+        self.unsolvable += other.unsolvable;
+        self.nowhere += other.nowhere;
+        self.speedcheck += other.speedcheck;
+    }
+
+    fn count(&mut self, why: Why) {
+        let n = match why {
+            Why::Assumption(Assumption::Branch) => &mut self.branch,
+            Why::Assumption(Assumption::Rmw) => &mut self.rmw,
+            Why::Assumption(Assumption::Address) => &mut self.address,
+            Why::Filter => &mut self.filter,
+            Why::Goal => &mut self.speedcheck,
+            Why::Unsolvable => &mut self.unsolvable,
+            Why::Nowhere => &mut self.nowhere,
+        };
+        *n += 1;
+    }
+}
+
+/// Why values remove a candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Why {
+    Assumption(Assumption),
+    Filter,
+    Goal,
+    Unsolvable,
+    Nowhere,
 }
 
 /// Why an enumeration stopped before the end.
@@ -142,6 +216,8 @@ pub fn enumerate(
     let mut stats = Stats::default();
     let mut choice = vec![0usize; per_thread.len()];
     if per_thread.iter().any(|p| p.is_empty()) {
+        // A thread with no way through: every way deadlocks on a lock it holds.
+        check_something_allowed(program, model, goal, &stats)?;
         return Ok((stats, None));
     }
     loop {
@@ -161,6 +237,10 @@ pub fn enumerate(
         stats.candidates += search.stats.candidates;
         stats.pruned += search.stats.pruned;
         stats.allowed += search.stats.allowed;
+        stats.removed.add(&search.stats.removed);
+        if let Some(e) = search.failure.take() {
+            return Err(e);
+        }
         if stop.is_some() {
             return Ok((stats, stop));
         }
@@ -173,6 +253,7 @@ pub fn enumerate(
         let mut t = 0;
         loop {
             if t == choice.len() {
+                check_something_allowed(program, model, goal, &stats)?;
                 return Ok((stats, None));
             }
             choice[t] += 1;
@@ -185,16 +266,68 @@ pub fn enumerate(
     }
 }
 
-/// What a read's value is known to be during the search.
+/// The enumeration's own soundness check: a program with no `filter` and no lock, under a
+/// model that allows every sequentially consistent execution, has at least one allowed
+/// execution (run its threads one after the other), so an enumeration that finds none has
+/// lost executions, and says so instead of answering `Never`.
+/// The one exception is herd7's own: a program whose reads go through addresses that are
+/// no location, which herd7 answers with no execution.
+fn check_something_allowed(
+    program: &Program,
+    model: &dyn MemoryModel,
+    goal: Option<&Prop>,
+    stats: &Stats,
+) -> Result<(), RunError> {
+    if stats.allowed > 0
+        || stats.removed.nowhere > 0
+        || goal.is_some()
+        || program.filter.is_some()
+        || !model.includes_sc()
+    {
+        return Ok(());
+    }
+    fn locks(code: &[crate::program::Instr]) -> bool {
+        code.iter().any(|i| match &i.op {
+            Op::Lock { .. } | Op::Trylock { .. } => true,
+            Op::If { then, els, .. } => locks(then) || locks(els),
+            _ => false,
+        })
+    }
+    if program.threads.iter().any(|t| locks(&t.code)) {
+        return Ok(());
+    }
+    Err(RunError {
+        message: format!(
+            "internal error: no execution of this test is allowed, yet it has no filter and              no lock, so at least its sequential runs should be ({} candidates: {} forbidden              by the model; removed for branches {}, compare-and-exchanges {}, addresses {},              unsolvable values {}); please report this test",
+            stats.candidates,
+            stats.removed.model,
+            stats.removed.branch,
+            stats.removed.rmw,
+            stats.removed.address,
+            stats.removed.unsolvable,
+        ),
+        span: (0, 0),
+    })
+}
+
+/// What a value is known to be during the search.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Known {
     Unknown,
     Busy,
     Value(Value),
-    /// Depends on itself through rf and data (an out-of-thin-air cycle).
+    /// Depends on itself through rf and data (an out-of-thin-air cycle); during solving
+    /// only, until one of the cycle's reads gets a symbol.
     Cycle,
-    /// Depends on a meaningless operation.
-    Bad,
+    /// An operator on an unsolved symbol that herd7 cannot compute either: it keeps an
+    /// equation it cannot solve and rejects the candidate.
+    Unsolved,
+    /// An operator with no meaning on its operands (node `sym` of thread `thread`'s path):
+    /// herd7 stops with an error if an execution it allows needs it.
+    Bad {
+        thread: u32,
+        sym: paths::SymId,
+    },
 }
 
 /// A read whose write is still to choose, with the writes it may read.
@@ -249,6 +382,11 @@ struct Search<'a> {
     first_co: usize,
     stats: Stats,
     steps: u64,
+    /// An operator with no meaning that the current candidate needs, if any (checked once
+    /// the model has judged it).
+    bad: Option<RunError>,
+    /// The error that stopped the search.
+    failure: Option<RunError>,
 }
 
 const NONE: usize = usize::MAX;
@@ -337,6 +475,14 @@ impl<'a> Search<'a> {
             }
             read_event.push(reads);
         }
+        let observed = program
+            .shown
+            .iter()
+            .filter_map(|c| match c {
+                Cell::Loc(l) => Some(l.0 as usize),
+                Cell::Reg { .. } => None,
+            })
+            .collect();
         let exec = Execution {
             events,
             po,
@@ -346,6 +492,7 @@ impl<'a> Search<'a> {
             addr,
             data,
             ctrl,
+            observed,
         };
         // Orders of a location's writes are tracked as bits of a `u64`.
         for l in 0..nlocs {
@@ -379,6 +526,8 @@ impl<'a> Search<'a> {
             first_co: 0,
             stats: Stats::default(),
             steps: 0,
+            bad: None,
+            failure: None,
         };
         search.plan();
         Ok(search)
@@ -559,11 +708,20 @@ impl<'a> Search<'a> {
         if let Some(s) = self.tick() {
             return Some(s);
         }
-        if i == self.first_co && !self.solve() {
-            return None;
+        if i == self.first_co {
+            if let Err(why) = self.solve() {
+                self.stats.removed.count(why);
+                return None;
+            }
+            if self.failure.is_some() {
+                return Some(Stop::Done);
+            }
         }
         if i > 0 && i < self.stages.len() && self.model.monotone() {
-            if i < self.first_co && !self.constraints_hold(false) {
+            if i < self.first_co
+                && let Err(why) = self.constraints_hold()
+            {
+                self.stats.removed.count(why);
                 return None;
             }
             // Judged once a location's reads-from and coherence are both placed.
@@ -605,7 +763,8 @@ impl<'a> Search<'a> {
         };
         for &w in &c.candidates {
             self.set_rf(c.read, w);
-            if !self.constraints_hold(false) {
+            if let Err(why) = self.constraints_hold() {
+                self.stats.removed.count(why);
                 self.unset_rf(c.read, w);
                 continue;
             }
@@ -653,6 +812,7 @@ impl<'a> Search<'a> {
             if self.rmw_source(plan.writes[p]) == Some(prev) {
                 if forced.is_some() || placed >> p & 1 == 1 {
                     // Two RMWs read from one write, or the RMW was placed elsewhere.
+                    self.stats.removed.atomicity += 1;
                     return None;
                 }
                 forced = Some(p);
@@ -742,6 +902,7 @@ impl<'a> Search<'a> {
             .collect();
         if unmatched.len() > 1 {
             // lock.cat's unmatched-locks: two critical sections that never end deadlock.
+            self.stats.removed.deadlock += 1;
             return None;
         }
         for p in 0..plan.lkws.len() {
@@ -796,11 +957,7 @@ impl<'a> Search<'a> {
         }
         self.known[r] = Known::Busy;
         let k = self.write_value(w);
-        self.known[r] = if k == Known::Unknown {
-            Known::Unknown
-        } else {
-            k
-        };
+        self.known[r] = k;
         k
     }
 
@@ -814,78 +971,93 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// The value of node `sym` of thread `t`'s path, as far as reads-from is chosen,
+    /// computed as herd7 computes it.
     fn eval(&mut self, t: usize, sym: paths::SymId) -> Known {
         let path = self.paths[t];
-        let mut pending = false;
-        let mut bad = false;
-        let mut cycle = false;
-        let r = path.eval(
-            sym,
-            &mut |k| {
+        match path.nodes[sym as usize] {
+            Node::Const(v) => Known::Value(v),
+            Node::Read(k) => {
                 let g = self.read_event[t][k as usize];
-                match self.read_value(g) {
-                    Known::Value(v) => Ok(v),
-                    Known::Unknown | Known::Busy => {
-                        pending = true;
-                        Err(())
-                    }
-                    Known::Cycle => {
-                        cycle = true;
-                        Err(())
-                    }
-                    Known::Bad => {
-                        bad = true;
-                        Err(())
-                    }
-                }
-            },
-            (),
-        );
-        match r {
-            Ok(v) => Known::Value(v),
-            Err(()) if bad => Known::Bad,
-            Err(()) if cycle => Known::Cycle,
-            Err(()) if pending => Known::Unknown,
-            Err(()) => Known::Bad,
+                self.read_value(g)
+            }
+            Node::Alias(s) => self.eval(t, s),
+            Node::Un(op, a) => {
+                let x = self.eval(t, a);
+                self.apply(t, sym, x, Known::Value(Value::Int(0)), |x, _| {
+                    herd_unary(op, x)
+                })
+            }
+            Node::Bin(op, a, b) => {
+                let x = self.eval(t, a);
+                let y = self.eval(t, b);
+                self.apply(t, sym, x, y, |x, y| herd_binary(op, x, y))
+            }
         }
     }
 
-    /// Whether every assumption of the paths holds as far as values are known; with
-    /// `complete`, an assumption whose value is unknown fails (its values depend on
-    /// themselves).
-    fn constraints_hold(&mut self, complete: bool) -> bool {
+    /// Combines the values of an operator's operands: an illegal operand makes an illegal
+    /// result, then an unknown one an unknown result, and so on; two values give what
+    /// herd7 computes.
+    fn apply(
+        &self,
+        t: usize,
+        sym: paths::SymId,
+        x: Known,
+        y: Known,
+        f: impl Fn(Term, Term) -> Applied,
+    ) -> Known {
+        match (x, y) {
+            (b @ Known::Bad { .. }, _) | (_, b @ Known::Bad { .. }) => b,
+            (Known::Unknown | Known::Busy, _) | (_, Known::Unknown | Known::Busy) => Known::Unknown,
+            (Known::Cycle, _) | (_, Known::Cycle) => Known::Cycle,
+            (Known::Unsolved, _) | (_, Known::Unsolved) => Known::Unsolved,
+            (Known::Value(a), Known::Value(b)) => match f(Term::Val(a), Term::Val(b)) {
+                Applied::Term(Term::Val(v)) => Known::Value(v),
+                Applied::Term(Term::Var(_)) | Applied::Undetermined => Known::Unsolved,
+                Applied::Illegal => Known::Bad {
+                    thread: t as u32,
+                    sym,
+                },
+            },
+        }
+    }
+
+    /// Whether the assumptions of the paths, the filter and the speed-check goal hold as
+    /// far as reads-from is chosen: the first that fails, if one does.
+    ///
+    /// Values still unknown, or not known yet to be illegal or unsolvable, cut nothing:
+    /// only the complete candidate ([`solve`](Self::solve)) decides those.
+    fn constraints_hold(&mut self) -> Result<(), Why> {
         self.known.iter_mut().for_each(|k| *k = Known::Unknown);
         for t in 0..self.paths.len() {
             for c in 0..self.paths[t].constraints.len() {
                 let con = self.paths[t].constraints[c];
-                match self.eval(t, con.sym) {
-                    Known::Value(v) => {
-                        if truth(v) != con.truth {
-                            return false;
-                        }
-                    }
-                    Known::Unknown => {
-                        if complete {
-                            return false;
-                        }
-                    }
-                    Known::Busy | Known::Cycle | Known::Bad => return false,
+                if let Known::Value(v) = self.eval(t, con.sym)
+                    && truth(v) != con.truth
+                {
+                    return Err(Why::Assumption(con.kind));
                 }
             }
         }
+        self.props_hold()
+    }
+
+    /// The filter and the goal, as far as the registers they read are known.
+    fn props_hold(&mut self) -> Result<(), Why> {
         // The filter discards executions whatever the model says: once the registers it
         // reads are known, a failing filter cuts the subtree.
         if let Some(f) = &self.program.filter
             && self.prop3(f) == Some(false)
         {
-            return false;
+            return Err(Why::Filter);
         }
         if let Some(g) = self.goal
             && self.prop3(g) == Some(false)
         {
-            return false;
+            return Err(Why::Goal);
         }
-        true
+        Ok(())
     }
 
     /// Evaluates a proposition as far as the registers it reads are known; locations are
@@ -934,12 +1106,15 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Solves every value once rf is complete; `false` when the combination is not a
-    /// candidate.
-    fn solve(&mut self) -> bool {
-        if !self.constraints_hold(true) {
-            return false;
-        }
+    /// Solves every value once rf is complete; `Err` when the combination is not a
+    /// candidate, with the reason.
+    ///
+    /// As in herd7, a contradiction (an assumption that fails) removes the candidate
+    /// first; then an operator with no meaning is an error if the model allows the
+    /// candidate ([`Search::bad`]); then a value herd7 cannot solve removes it.
+    fn solve(&mut self) -> Result<(), Why> {
+        self.known.iter_mut().for_each(|k| *k = Known::Unknown);
+        self.bad = None;
         let nlocs = self.program.locs.len();
         // Values that depend only on themselves stay unsolved symbols, as in herd7: the
         // first read of each cycle gets a symbol, and the others follow from it.
@@ -947,15 +1122,9 @@ impl<'a> Search<'a> {
         loop {
             let mut cyclic = None;
             for g in nlocs..self.exec.events.len() {
-                if self.exec.events[g].kind != EventKind::Read {
-                    continue;
-                }
-                match self.read_value(g) {
-                    Known::Value(_) => {}
-                    Known::Cycle => {
-                        cyclic.get_or_insert(g);
-                    }
-                    _ => return false,
+                if self.exec.events[g].kind == EventKind::Read && self.read_value(g) == Known::Cycle
+                {
+                    cyclic.get_or_insert(g);
                 }
             }
             let Some(g) = cyclic else { break };
@@ -967,6 +1136,82 @@ impl<'a> Search<'a> {
             self.known[g] = Known::Value(Value::Sym(g as u32));
             symbols.push(g);
         }
+        // Every value a path computes must be solved, as herd7 solves every equation:
+        // the assumptions first, then every node.
+        let mut unsolved = false;
+        let mut bad = None;
+        for t in 0..self.paths.len() {
+            for c in 0..self.paths[t].constraints.len() {
+                let con = self.paths[t].constraints[c];
+                match self.eval(t, con.sym) {
+                    Known::Value(v) if truth(v) != con.truth => {
+                        return Err(Why::Assumption(con.kind));
+                    }
+                    Known::Value(_) => {}
+                    Known::Bad { thread, sym } => {
+                        bad.get_or_insert((thread, sym));
+                    }
+                    Known::Unknown | Known::Busy | Known::Cycle | Known::Unsolved => {
+                        unsolved = true
+                    }
+                }
+            }
+        }
+        for t in 0..self.paths.len() {
+            for sym in 0..self.paths[t].nodes.len() as paths::SymId {
+                if !matches!(
+                    self.paths[t].nodes[sym as usize],
+                    Node::Un(..) | Node::Bin(..)
+                ) {
+                    continue;
+                }
+                match self.eval(t, sym) {
+                    Known::Value(_) => {}
+                    Known::Bad { thread, sym } => {
+                        bad.get_or_insert((thread, sym));
+                    }
+                    _ => unsolved = true,
+                }
+            }
+        }
+        for g in nlocs..self.exec.events.len() {
+            if self.exec.events[g].kind == EventKind::Read
+                && !matches!(self.read_value(g), Known::Value(_))
+            {
+                unsolved = true;
+            }
+        }
+        if let Some((thread, sym)) = bad {
+            let span = self.paths[thread as usize].spans[sym as usize];
+            self.bad = Some(RunError {
+                message: self.illegal_message(thread as usize, sym),
+                span,
+            });
+        } else if unsolved {
+            return Err(Why::Unsolvable);
+        }
+        // A path that stops at an address that is none of the test's locations drops the
+        // candidate if it reads there, as herd7 finds no write for it, and is an error if
+        // it writes, once its assumptions hold.
+        for t in 0..self.paths.len() {
+            if let Some(escape) = self.paths[t].escape {
+                if escape.read {
+                    return Err(Why::Nowhere);
+                }
+                let message = match self.eval(t, escape.sym) {
+                    Known::Value(v) => paths::not_a_location(self.program, v),
+                    _ => "the address of this access cannot be computed".to_string(),
+                };
+                self.failure = Some(RunError {
+                    message,
+                    span: escape.source,
+                });
+                return Ok(());
+            }
+        }
+        if self.bad.is_some() {
+            return Ok(());
+        }
         if !symbols.is_empty() {
             self.name_symbols(&symbols);
         }
@@ -976,23 +1221,40 @@ impl<'a> Search<'a> {
                 EventKind::Write => self.write_value(g),
                 EventKind::Fence => continue,
             };
-            match v {
-                Known::Value(v) => self.exec.events[g].value = v,
-                // A read no stage gave a write (cannot happen) or a value that depends on
-                // itself.
-                _ => return false,
+            if let Known::Value(v) = v {
+                self.exec.events[g].value = v;
             }
         }
-        // Final register values must be solvable too.
-        for t in 0..self.paths.len() {
-            for r in 0..self.paths[t].regs.len() {
-                let sym = self.paths[t].regs[r];
-                if !matches!(self.eval(t, sym), Known::Value(_)) {
-                    return false;
+        self.props_hold()
+    }
+
+    /// The message for an operator with no meaning: the operator and its operands' values.
+    fn illegal_message(&mut self, t: usize, sym: paths::SymId) -> String {
+        let node = self.paths[t].nodes[sym as usize];
+        let text = |me: &mut Self, s: paths::SymId| match me.eval(t, s) {
+            Known::Value(v) => me.program.value_text(v),
+            _ => "?".to_string(),
+        };
+        match node {
+            Node::Bin(op, a, b) => {
+                let (x, y) = (text(self, a), text(self, b));
+                match (op, x.as_str(), y.as_str()) {
+                    (crate::program::BinOp::Div | crate::program::BinOp::Rem, _, "0") => {
+                        format!("division by zero ({x} {} {y})", op.symbol())
+                    }
+                    _ => format!(
+                        "the operator `{}` has no meaning on {x} and {y} (herd7 stops on it: \
+                         illegal operation)",
+                        op.symbol()
+                    ),
                 }
             }
+            Node::Un(op, a) => {
+                let x = text(self, a);
+                format!("the operator {op:?} has no meaning on {x}")
+            }
+            _ => "an operator has no meaning on its operands".to_string(),
         }
-        true
     }
 
     /// Renames the unsolved symbols, each `Sym(g)` after the first read `g` of its cycle, to
@@ -1035,6 +1297,13 @@ impl<'a> Search<'a> {
     }
 
     fn complete(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
+        if self.bad.is_none()
+            && let Some(filter) = &self.program.filter
+            && !filter.eval(&|c| self.final_value(c))
+        {
+            self.stats.removed.filter += 1;
+            return None;
+        }
         self.stats.candidates += 1;
         if let Some(max) = self.limits.max_executions
             && self.stats.candidates > max
@@ -1043,7 +1312,14 @@ impl<'a> Search<'a> {
         }
         let judgement = self.model.judge(&self.exec);
         if !judgement.allowed() {
+            self.stats.removed.model += 1;
             return None;
+        }
+        if let Some(e) = self.bad.take() {
+            // An execution the model allows needs a value herd7 cannot compute: the test
+            // stops with an error, as in herd7.
+            self.failure = Some(e);
+            return Some(Stop::Done);
         }
         self.stats.allowed += 1;
         let allowed = Allowed {
@@ -1062,14 +1338,10 @@ impl<'a> Search<'a> {
             Cell::Reg { thread, reg } => {
                 let path = self.paths[thread];
                 let sym = path.regs[reg];
-                path.eval(
-                    sym,
-                    &mut |k| {
-                        let g = self.read_event[thread][k as usize];
-                        Ok::<Value, ()>(self.exec.events[g].value)
-                    },
-                    (),
-                )
+                path.eval_known(sym, &|k| {
+                    let g = self.read_event[thread][k as usize];
+                    self.exec.events[g].value
+                })
                 .unwrap_or_default()
             }
             Cell::Loc(l) => {

@@ -20,6 +20,9 @@ pub enum Value {
     Int(i64),
     /// The address of a location (`&x`, or `y=x;` in an init block).
     Addr(Loc),
+    /// An address some cells away from a location's, as herd7 computes `x + 1` (never at
+    /// offset 0: that is [`Value::Addr`]).
+    Shifted(Loc, i64),
     /// A value that depends only on itself: a read in an out-of-thin-air cycle of rf and
     /// data dependencies, which herd7 keeps as an unsolved symbol (printed `S<n>`).
     /// The number is herd7's (see `symbol`), or, where hazmat cannot replay herd7's

@@ -280,6 +280,7 @@ mod tests {
             addr: Relation::empty(n),
             data: Relation::empty(n),
             ctrl: Relation::empty(n),
+            observed: EventSet::EMPTY,
         }
     }
 

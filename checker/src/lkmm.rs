@@ -961,7 +961,7 @@ pub fn flags(
             .is_empty(),
         !(s.lkw - f.lk_rmw.range()).is_empty(),
         !(s.lkr - f.lk_rmw.domain()).is_empty(),
-        lock_final(x, s, d),
+        lock_final(x, s),
         !(s.ul - f.critical.range()).is_empty(),
         mixed_accesses,
         !p.race.is_empty(),
@@ -974,19 +974,17 @@ pub fn flags(
         .collect()
 }
 
-/// `lock.cat`'s `flag ~empty [FW] ; loc ; [ALL-LOCKS] as lock-final`: a final write of a
-/// memory location that is also used as a lock.
+/// `lock.cat`'s `flag ~empty [FW] ; loc ; [ALL-LOCKS] as lock-final`: the test shows the
+/// final value of a location used as a lock (or an SRCU structure).
 ///
-/// FIXME: herd7's `FW` holds the final writes of the locations its final state shows
-/// (those the condition and `locations` name), which an execution does not record; this
-/// takes the co-last writes by threads, so a condition on a lock that is never written
-/// as memory raises no flag here while herd7 raises it.
-fn lock_final(x: &Execution, s: &Sets, d: &Dynamic) -> bool {
-    let memory_writes = s.w - s.iw - s.all_locks - s.lkw - s.ul;
-    memory_writes.iter().any(|w| {
-        let co_last = d.co.successors(w).is_empty();
-        let loc = x.events[w].loc;
-        co_last && s.all_locks.iter().any(|l| x.events[l].loc == loc)
+/// herd7's `FW` holds the final writes of the locations its final state shows, and every
+/// such location has one (its initial write at least), so the flag is raised exactly when
+/// a shown location carries a lock event.
+fn lock_final(x: &Execution, s: &Sets) -> bool {
+    s.all_locks.iter().any(|l| {
+        x.events[l]
+            .loc
+            .is_some_and(|loc| x.observed.contains(loc.0 as usize))
     })
 }
 
@@ -1020,6 +1018,8 @@ mod tests {
         rmw: Vec<(usize, usize)>,
         data: Vec<(usize, usize)>,
         addr: Vec<(usize, usize)>,
+        /// The initial writes of the locations the final state shows.
+        observed: Vec<usize>,
     }
 
     const X: Loc = Loc(0);
@@ -1046,6 +1046,7 @@ mod tests {
                 rmw: vec![],
                 data: vec![],
                 addr: vec![],
+                observed: vec![],
             }
         }
 
@@ -1103,6 +1104,7 @@ mod tests {
                 addr: Relation::from_pairs(n, self.addr.iter().copied()),
                 data: Relation::from_pairs(n, self.data.iter().copied()),
                 ctrl: Relation::empty(n),
+                observed: self.observed.iter().copied().collect(),
             }
         }
     }
@@ -1418,6 +1420,24 @@ mod tests {
         let j = judge(&b);
         assert!(j.allowed());
         assert_eq!(j.flags, vec!["unmatched-unlock"]);
+    }
+
+    #[test]
+    fn a_shown_lock_is_flagged_lock_final() {
+        // spin_lock(l); spin_unlock(l); with `locations [l]` raises lock-final, and
+        // without it nothing.
+        let mut b = Builder::new(3);
+        let lkr = b.r(0, L, 0, &[Tag::Lkr]);
+        let lkw = b.w(0, L, 1, &[Tag::Lkw]);
+        let ul = b.w(0, L, 0, &[Tag::Ul]);
+        b.rmw = vec![(lkr, lkw)];
+        b.rf = vec![(2, lkr)];
+        b.co = vec![vec![2, lkw, ul]];
+        assert_eq!(judge(&b).flags, Vec::<&str>::new());
+        b.observed = vec![2];
+        assert_eq!(judge(&b).flags, vec!["lock-final"]);
+        b.observed = vec![0];
+        assert_eq!(judge(&b).flags, Vec::<&str>::new());
     }
 
     #[test]

@@ -43,6 +43,14 @@ pub trait MemoryModel: Sync {
         false
     }
 
+    /// Whether the model allows every sequentially consistent execution, as every model of
+    /// a real machine or language does.
+    /// The enumeration then knows that a program with no `filter` and no lock has an
+    /// allowed execution, and reports finding none as an internal error.
+    fn includes_sc(&self) -> bool {
+        true
+    }
+
     /// Why the model rejects `execution`: the first failing check, as [`judge`](Self::judge)
     /// names it, with a concrete cycle in the base relations; `None` when the model allows
     /// the execution or cannot explain its checks.

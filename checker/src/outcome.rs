@@ -143,12 +143,8 @@ pub fn run(
         (true, _) => Some(&program.condition.prop),
     };
     let (stats, stop) = enumerate(program, model, &options.limits, goal, &mut |x| {
+        // The enumeration has applied the filter.
         let get = |c: Cell| x.value(c);
-        if let Some(filter) = &program.filter
-            && !filter.eval(&get)
-        {
-            return Flow::Continue;
-        }
         states.insert(program.shown.iter().map(|&c| x.value(c)).collect());
         for f in &x.judgement.flags {
             if !flags.contains(f) {
@@ -199,9 +195,17 @@ pub(crate) fn herd7_order(
     states.sort_by_cached_key(|s| {
         s.iter()
             .map(|v| match v {
-                Value::Sym(n) => (0, i64::from(*n), String::new()),
-                Value::Int(n) => (1, *n, String::new()),
-                Value::Addr(_) => (2, 0, program.value_text(*v)),
+                Value::Sym(n) => (0, i64::from(*n), String::new(), 0),
+                Value::Int(n) => (1, *n, String::new(), 0),
+                Value::Addr(l) | Value::Shifted(l, _) => (
+                    2,
+                    0,
+                    program.locs[l.0 as usize].name.clone(),
+                    match v {
+                        Value::Shifted(_, o) => *o,
+                        _ => 0,
+                    },
+                ),
             })
             .collect::<Vec<_>>()
     });

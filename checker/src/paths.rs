@@ -9,12 +9,23 @@
 //! The enumeration later picks a write for each read (`rf`), solves the symbols, and drops
 //! the combinations whose assumptions fail or whose values depend on themselves.
 //!
+//! Values are built as herd7 builds them: an operator is computed at once when its
+//! operands are known, or when one of herd7's identities decides it on unknown ones
+//! (`r ^ r` is 0, `r + 0` is `r`); otherwise it stays a node, solved later.
+//! A computed value still depends on the reads it was computed from: `r ^ r` is the
+//! constant 0 with a data dependency on the read of `r`, as in herd7, whose dependencies
+//! follow registers, not values.
+//! An operator with no meaning on its operands is not an error here: herd7 reports it only
+//! when an execution it allows needs the value, so the node stays and the enumeration
+//! decides.
+//!
 //! Everything here depends only on the program, so the paths of each thread are computed
 //! once per test, however many candidate executions share them.
 
 use crate::event::{EventKind, Loc, Tag, Tags, Value};
 use crate::program::{
-    BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, ThreadCode, UnOp, apply_binary, apply_unary,
+    Applied, BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, Term, ThreadCode, UnOp, herd_binary,
+    herd_unary,
 };
 use std::collections::BTreeSet;
 
@@ -28,6 +39,8 @@ pub(crate) enum Node {
     Const(Value),
     /// The value returned by the path's `k`-th read.
     Read(u32),
+    /// The same value as another node (herd7's `r + 0`), possibly with more dependencies.
+    Alias(SymId),
     /// A unary operator.
     Un(UnOp, SymId),
     /// A binary operator.
@@ -41,6 +54,33 @@ pub(crate) struct Constraint {
     pub(crate) sym: SymId,
     /// Whether the path assumes it non-zero (true) or zero (false).
     pub(crate) truth: bool,
+    /// What made the path fork.
+    pub(crate) kind: Assumption,
+}
+
+/// The kinds of assumptions a path makes, the reasons herd7 also gives for a candidate
+/// that does not exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Assumption {
+    /// An `if` on a value read.
+    Branch,
+    /// A compare-and-exchange (or `atomic_add_unless`) succeeding or failing.
+    Rmw,
+    /// An address computed from values read denoting a given location.
+    Address,
+}
+
+/// Where a path stops because an address computed from values read denotes none of the
+/// locations the test handles as values.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Escape {
+    /// The address.
+    pub(crate) sym: SymId,
+    /// The access.
+    pub(crate) source: (usize, usize),
+    /// Whether the access only reads: herd7 finds no write for a read at such an address
+    /// and drops the candidate, where it stops with an error on a write.
+    pub(crate) read: bool,
 }
 
 /// One event of a path.
@@ -70,6 +110,8 @@ pub(crate) struct Path {
     pub(crate) nodes: Vec<Node>,
     /// Per node, the reads it mentions (as bits).
     pub(crate) taint: Vec<u64>,
+    /// Per node, the source of the statement that computed it.
+    pub(crate) spans: Vec<(usize, usize)>,
     pub(crate) events: Vec<PathEvent>,
     pub(crate) constraints: Vec<Constraint>,
     /// The final value of each register.
@@ -83,6 +125,10 @@ pub(crate) struct Path {
     /// none.
     /// Empty when herd7's numbering is not replayed.
     pub(crate) herd: Vec<u32>,
+    /// Set when the path stops at an access whose address is none of the locations the
+    /// test handles as values: the enumeration reports it as an error if an execution
+    /// reaches it.
+    pub(crate) escape: Option<Escape>,
 }
 
 /// Why a thread cannot be run.
@@ -119,6 +165,7 @@ pub(crate) fn thread_paths(
         out: Vec::new(),
         depth: 0,
         events: 0,
+        reading: false,
     };
     let mut start = Path::default();
     start.regs = thread
@@ -165,6 +212,10 @@ pub(crate) fn pointees(program: &Program) -> Vec<Loc> {
                     expr(expected, out);
                     expr(new, out);
                 }
+                Op::AddUnless { add, unless, .. } => {
+                    expr(add, out);
+                    expr(unless, out);
+                }
                 Op::If { then, els, .. } => {
                     code(then, out);
                     code(els, out);
@@ -192,39 +243,59 @@ pub(crate) fn pointees(program: &Program) -> Vec<Loc> {
 
 impl Path {
     fn push(&mut self, node: Node, taint: u64) -> SymId {
+        self.push_at(node, taint, (0, 0))
+    }
+
+    fn push_at(&mut self, node: Node, taint: u64, span: (usize, usize)) -> SymId {
         self.nodes.push(node);
         self.taint.push(taint);
+        self.spans.push(span);
         (self.nodes.len() - 1) as SymId
     }
 
-    /// The value of `sym` when it does not depend on any read.
+    /// The node `sym` stands for, through aliases.
+    pub(crate) fn root(&self, mut sym: SymId) -> SymId {
+        while let Node::Alias(s) = self.nodes[sym as usize] {
+            sym = s;
+        }
+        sym
+    }
+
+    /// The value of `sym` when it does not depend on any read's value.
     pub(crate) fn constant(&self, sym: SymId) -> Option<Value> {
-        match self.nodes[sym as usize] {
+        match self.nodes[self.root(sym) as usize] {
             Node::Const(v) => Some(v),
             _ => None,
         }
     }
 
-    /// Evaluates `sym`, reading the value of read `k` through `read`; `Err(())` when a
-    /// read is not yet known or an operator has no meaning on its operands.
-    pub(crate) fn eval<E: Copy>(
-        &self,
-        sym: SymId,
-        read: &mut impl FnMut(u32) -> Result<Value, E>,
-        bad: E,
-    ) -> Result<Value, E> {
-        match self.nodes[sym as usize] {
-            Node::Const(v) => Ok(v),
-            Node::Read(k) => read(k),
-            Node::Un(op, a) => {
-                let a = self.eval(a, read, bad)?;
-                apply_unary(op, a).ok_or(bad)
-            }
-            Node::Bin(op, a, b) => {
-                let x = self.eval(a, read, bad)?;
-                let y = self.eval(b, read, bad)?;
-                apply_binary(op, x, y).ok_or(bad)
-            }
+    /// `sym` as herd7's evaluator holds it while building the path: a known value, or a
+    /// variable named by its node.
+    fn term(&self, sym: SymId) -> Term {
+        let root = self.root(sym);
+        match self.nodes[root as usize] {
+            Node::Const(v) => Term::Val(v),
+            _ => Term::Var(root),
+        }
+    }
+
+    /// Evaluates `sym` once every read's value is known, reading them through `read`;
+    /// `None` when an operator gives no value.
+    pub(crate) fn eval_known(&self, sym: SymId, read: &impl Fn(u32) -> Value) -> Option<Value> {
+        let v = match self.nodes[sym as usize] {
+            Node::Const(v) => return Some(v),
+            Node::Read(k) => return Some(read(k)),
+            Node::Alias(s) => return self.eval_known(s, read),
+            Node::Un(op, a) => herd_unary(op, Term::Val(self.eval_known(a, read)?)),
+            Node::Bin(op, a, b) => herd_binary(
+                op,
+                Term::Val(self.eval_known(a, read)?),
+                Term::Val(self.eval_known(b, read)?),
+            ),
+        };
+        match v {
+            Applied::Term(Term::Val(v)) => Some(v),
+            _ => None,
         }
     }
 }
@@ -250,6 +321,8 @@ struct Walker<'a> {
     depth: usize,
     /// The events of the paths in `out`.
     events: usize,
+    /// Whether the access [`fork_addr`](Walker::fork_addr) is about to place only reads.
+    reading: bool,
 }
 
 fn err(message: impl Into<String>, span: (usize, usize)) -> PathError {
@@ -279,30 +352,35 @@ impl<'a> Walker<'a> {
         result
     }
 
+    /// Records a finished path, within the limits on paths and events.
+    fn finish(&mut self, path: Path) -> Result<(), PathError> {
+        // Both limits name the last access of the path that crosses them: the place the
+        // thread has branched or looped its way to.
+        let place = path.events.last().map_or((0, 0), |e| e.source);
+        if self.out.len() >= MAX_PATHS {
+            return Err(err(
+                format!("a thread has more than {MAX_PATHS} paths"),
+                place,
+            ));
+        }
+        self.events += path.events.len();
+        if self.events > MAX_PATH_EVENTS {
+            return Err(err(
+                format!(
+                    "the paths of a thread hold more than {MAX_PATH_EVENTS} events \
+                     (the memory bound of path enumeration)"
+                ),
+                place,
+            ));
+        }
+        self.out.push(path);
+        Ok(())
+    }
+
     fn walk_on(&mut self, mut st: State, mut todo: Vec<Frame<'a>>) -> Result<(), PathError> {
         loop {
             let Some((slice, restore)) = todo.last_mut() else {
-                // Both limits name the last access of the path that crosses them: the place
-                // the thread has branched or looped its way to.
-                let place = st.path.events.last().map_or((0, 0), |e| e.source);
-                if self.out.len() >= MAX_PATHS {
-                    return Err(err(
-                        format!("a thread has more than {MAX_PATHS} paths"),
-                        place,
-                    ));
-                }
-                self.events += st.path.events.len();
-                if self.events > MAX_PATH_EVENTS {
-                    return Err(err(
-                        format!(
-                            "the paths of a thread hold more than {MAX_PATH_EVENTS} events \
-                             (the memory bound of path enumeration)"
-                        ),
-                        place,
-                    ));
-                }
-                self.out.push(st.path);
-                return Ok(());
+                return self.finish(st.path);
             };
             let Some((ins, rest)) = slice.split_first() else {
                 if let Some(ctrl) = *restore {
@@ -315,10 +393,11 @@ impl<'a> Walker<'a> {
             let span = ins.span;
             match &ins.op {
                 Op::Let { dst, val } => {
-                    let v = self.sym(&mut st, val, span)?;
+                    let v = self.sym(&mut st, val, span);
                     st.path.regs[*dst] = v;
                 }
                 Op::Load { dst, addr, tags } => {
+                    self.reading = true;
                     return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
                         let r = w.read(st, loc, *tags, adep, span)?;
                         set(st, *dst, r);
@@ -326,7 +405,7 @@ impl<'a> Walker<'a> {
                     });
                 }
                 Op::Store { addr, val, tags } => {
-                    let v = self.sym(&mut st, val, span)?;
+                    let v = self.sym(&mut st, val, span);
                     return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
                         w.write(st, loc, *tags, v, adep, false, span);
                         Ok(true)
@@ -355,13 +434,13 @@ impl<'a> Walker<'a> {
                     tags,
                 } => {
                     let operand = match write {
-                        RmwWrite::Set(e) | RmwWrite::Apply(_, e) => self.sym(&mut st, e, span)?,
+                        RmwWrite::Set(e) | RmwWrite::Apply(_, e) => self.sym(&mut st, e, span),
                     };
                     return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
                         let r = w.read(st, loc, *tags, adep, span)?;
                         let v = match write {
                             RmwWrite::Set(_) => operand,
-                            RmwWrite::Apply(op, _) => w.bin(st, *op, r, operand, span)?,
+                            RmwWrite::Apply(op, _) => w.bin(st, *op, r, operand, span),
                         };
                         w.write(st, loc, *tags, v, adep, true, span);
                         set(st, *dst, if *ret_new { v } else { r });
@@ -375,14 +454,14 @@ impl<'a> Walker<'a> {
                     new,
                     tags,
                 } => {
-                    let exp = self.sym(&mut st, expected, span)?;
-                    let new = self.sym(&mut st, new, span)?;
+                    let exp = self.sym(&mut st, expected, span);
+                    let new = self.sym(&mut st, new, span);
                     for success in [true, false] {
                         let cont = todo.clone();
                         self.fork_addr(st.clone(), cont, addr, span, |w, st, loc, adep| {
                             let r = w.read(st, loc, *tags, adep, span)?;
-                            let eq = w.bin(st, BinOp::Eq, r, exp, span)?;
-                            if !w.assume(st, eq, success) {
+                            let eq = w.bin(st, BinOp::Eq, r, exp, span);
+                            if !w.assume(st, eq, success, Assumption::Rmw) {
                                 return Ok(false);
                             }
                             if success {
@@ -401,18 +480,18 @@ impl<'a> Walker<'a> {
                     unless,
                     tags,
                 } => {
-                    let add = self.sym(&mut st, add, span)?;
-                    let unless = self.sym(&mut st, unless, span)?;
+                    let add = self.sym(&mut st, add, span);
+                    let unless = self.sym(&mut st, unless, span);
                     for success in [true, false] {
                         let cont = todo.clone();
                         self.fork_addr(st.clone(), cont, addr, span, |w, st, loc, adep| {
                             let r = w.read(st, loc, *tags, adep, span)?;
-                            let ne = w.bin(st, BinOp::Ne, r, unless, span)?;
-                            if !w.assume(st, ne, success) {
+                            let ne = w.bin(st, BinOp::Ne, r, unless, span);
+                            if !w.assume(st, ne, success, Assumption::Rmw) {
                                 return Ok(false);
                             }
                             if success {
-                                let v = w.bin(st, BinOp::Add, r, add, span)?;
+                                let v = w.bin(st, BinOp::Add, r, add, span);
                                 w.write(st, loc, *tags, v, adep, true, span);
                             }
                             let res = st.path.push(Node::Const(Value::Int(success as i64)), 0);
@@ -490,21 +569,29 @@ impl<'a> Walker<'a> {
                     });
                 }
                 Op::If { cond, then, els } => {
-                    let c = self.sym(&mut st, cond, span)?;
-                    if let Some(v) = st.path.constant(c) {
-                        let branch = if truth(v) { then } else { els };
-                        todo.push((&branch[..], None));
-                        continue;
+                    let mut c = self.sym(&mut st, cond, span);
+                    // herd7 tests a condition that is not a comparison as `e != 0`.
+                    if !matches!(cond, Expr::Binary(op, ..) if op.is_comparison()) {
+                        let zero = st.path.push(Node::Const(Value::Int(0)), 0);
+                        c = self.bin(&mut st, BinOp::Ne, c, zero, span);
                     }
                     // herd7's control dependencies reach the events of the branches only,
                     // not those after the `if`: the mask is restored at the join.
+                    // They follow the registers the condition reads, so a condition
+                    // whose value is known (`r == r`) still makes them.
                     let outer = st.ctrl;
                     st.ctrl |= st.path.taint[c as usize];
+                    if let Some(v) = st.path.constant(c) {
+                        let branch = if truth(v) { then } else { els };
+                        todo.push((&branch[..], Some(outer)));
+                        continue;
+                    }
                     for (taken, branch) in [(true, then), (false, els)] {
                         let mut st2 = st.clone();
                         st2.path.constraints.push(Constraint {
                             sym: c,
                             truth: taken,
+                            kind: Assumption::Branch,
                         });
                         st2.path.branches.push(taken);
                         let mut todo2 = todo.clone();
@@ -519,6 +606,11 @@ impl<'a> Walker<'a> {
 
     /// Runs `body` at each location `addr` may denote, then continues the walk; `body`
     /// returns `false` to drop the path.
+    ///
+    /// An address computed from values read may denote any location whose address the
+    /// test handles as a value, or one written in the address itself (`x + r1`); the path
+    /// forks once per such location, assuming the address is that location, and once more
+    /// assuming it is none of them, where it stops with an [`Escape`].
     fn fork_addr(
         &mut self,
         mut st: State,
@@ -527,7 +619,8 @@ impl<'a> Walker<'a> {
         span: (usize, usize),
         mut body: impl FnMut(&mut Self, &mut State, Loc, u64) -> Result<bool, PathError>,
     ) -> Result<(), PathError> {
-        let a = self.sym(&mut st, addr, span)?;
+        let read = std::mem::take(&mut self.reading);
+        let a = self.sym(&mut st, addr, span);
         let adep = st.path.taint[a as usize];
         match st.path.constant(a) {
             Some(Value::Addr(loc)) => {
@@ -536,37 +629,54 @@ impl<'a> Walker<'a> {
                 }
                 Ok(())
             }
-            Some(v @ (Value::Int(_) | Value::Sym(_))) => Err(err(
-                format!(
-                    "the address of this access is {}, not a location",
-                    self.program.value_text(v)
-                ),
-                span,
-            )),
+            Some(v) => Err(err(not_a_location(self.program, v), span)),
             None => {
-                for &loc in self.pointees {
+                let mut candidates: BTreeSet<Loc> = self.pointees.iter().copied().collect();
+                addresses(addr, &mut candidates);
+                let mut targets = Vec::with_capacity(candidates.len());
+                for &loc in &candidates {
                     let mut st2 = st.clone();
                     let target = st2.path.push(Node::Const(Value::Addr(loc)), 0);
-                    let eq = self.bin(&mut st2, BinOp::Eq, a, target, span)?;
+                    targets.push(target);
+                    let eq = self.bin(&mut st2, BinOp::Eq, a, target, span);
                     st2.path.constraints.push(Constraint {
                         sym: eq,
                         truth: true,
+                        kind: Assumption::Address,
                     });
                     if body(self, &mut st2, loc, adep)? {
                         self.walk(st2, todo.clone())?;
                     }
                 }
-                Ok(())
+                for &loc in &candidates {
+                    let target = st.path.push(Node::Const(Value::Addr(loc)), 0);
+                    let eq = self.bin(&mut st, BinOp::Eq, a, target, span);
+                    st.path.constraints.push(Constraint {
+                        sym: eq,
+                        truth: false,
+                        kind: Assumption::Address,
+                    });
+                }
+                st.path.escape = Some(Escape {
+                    sym: a,
+                    source: span,
+                    read,
+                });
+                self.finish(st.path)
             }
         }
     }
 
     /// Records the assumption that `sym` is `want`; `false` when it is known not to be.
-    fn assume(&self, st: &mut State, sym: SymId, want: bool) -> bool {
+    fn assume(&self, st: &mut State, sym: SymId, want: bool, kind: Assumption) -> bool {
         match st.path.constant(sym) {
             Some(v) => truth(v) == want,
             None => {
-                st.path.constraints.push(Constraint { sym, truth: want });
+                st.path.constraints.push(Constraint {
+                    sym,
+                    truth: want,
+                    kind,
+                });
                 true
             }
         }
@@ -653,60 +763,75 @@ impl<'a> Walker<'a> {
         });
     }
 
-    fn bin(
-        &self,
-        st: &mut State,
-        op: BinOp,
-        a: SymId,
-        b: SymId,
-        span: (usize, usize),
-    ) -> Result<SymId, PathError> {
+    /// `a op b` as herd7 builds it: computed when herd7 can, a node otherwise (an illegal
+    /// operation included: it is an error only if an allowed execution needs it).
+    fn bin(&self, st: &mut State, op: BinOp, a: SymId, b: SymId, span: (usize, usize)) -> SymId {
         let p = &mut st.path;
-        if let (Some(x), Some(y)) = (p.constant(a), p.constant(b)) {
-            let v = apply_binary(op, x, y).ok_or_else(|| {
-                err(
-                    format!(
-                        "operator {op:?} has no meaning on {} and {}",
-                        self.program.value_text(x),
-                        self.program.value_text(y)
-                    ),
-                    span,
-                )
-            })?;
-            return Ok(p.push(Node::Const(v), 0));
+        let taint = p.taint[a as usize] | p.taint[b as usize];
+        match herd_binary(op, p.term(a), p.term(b)) {
+            Applied::Term(Term::Val(v)) => p.push(Node::Const(v), taint),
+            Applied::Term(Term::Var(r)) => p.push(Node::Alias(r), taint),
+            Applied::Undetermined | Applied::Illegal => p.push_at(Node::Bin(op, a, b), taint, span),
         }
-        let t = p.taint[a as usize] | p.taint[b as usize];
-        Ok(p.push(Node::Bin(op, a, b), t))
     }
 
-    fn sym(&self, st: &mut State, e: &Expr, span: (usize, usize)) -> Result<SymId, PathError> {
+    fn sym(&self, st: &mut State, e: &Expr, span: (usize, usize)) -> SymId {
         match e {
-            Expr::Const(v) => Ok(st.path.push(Node::Const(*v), 0)),
-            Expr::Reg(r) => Ok(st.path.regs[*r]),
+            Expr::Const(v) => st.path.push(Node::Const(*v), 0),
+            Expr::Reg(r) => st.path.regs[*r],
             Expr::Unary(op, a) => {
-                let a = self.sym(st, a, span)?;
+                let a = self.sym(st, a, span);
                 let p = &mut st.path;
-                if let Some(x) = p.constant(a) {
-                    let v = apply_unary(*op, x).ok_or_else(|| {
-                        err(
-                            format!(
-                                "operator {op:?} has no meaning on {}",
-                                self.program.value_text(x)
-                            ),
-                            span,
-                        )
-                    })?;
-                    return Ok(p.push(Node::Const(v), 0));
+                let taint = p.taint[a as usize];
+                match herd_unary(*op, p.term(a)) {
+                    Applied::Term(Term::Val(v)) => p.push(Node::Const(v), taint),
+                    Applied::Term(Term::Var(r)) => p.push(Node::Alias(r), taint),
+                    Applied::Undetermined | Applied::Illegal => {
+                        p.push_at(Node::Un(*op, a), taint, span)
+                    }
                 }
-                let t = p.taint[a as usize];
-                Ok(p.push(Node::Un(*op, a), t))
             }
             Expr::Binary(op, a, b) => {
-                let a = self.sym(st, a, span)?;
-                let b = self.sym(st, b, span)?;
+                let a = self.sym(st, a, span);
+                let b = self.sym(st, b, span);
                 self.bin(st, *op, a, b, span)
             }
         }
+    }
+}
+
+/// The locations whose address `e` writes (`x` in `x + r1`).
+fn addresses(e: &Expr, out: &mut BTreeSet<Loc>) {
+    match e {
+        Expr::Const(Value::Addr(l) | Value::Shifted(l, _)) => {
+            out.insert(*l);
+        }
+        Expr::Const(_) | Expr::Reg(_) => {}
+        Expr::Unary(_, a) => addresses(a, out),
+        Expr::Binary(_, a, b) => {
+            addresses(a, out);
+            addresses(b, out);
+        }
+    }
+}
+
+/// Why an access at `v` cannot be run: `v` is not the address of a location.
+pub(crate) fn not_a_location(program: &Program, v: Value) -> String {
+    match v {
+        Value::Shifted(l, _) => format!(
+            "the address of this access is {}, next to `{}`: herd7 makes it a location of its \
+             own, which hazmat does not support (access the variable itself)",
+            program.value_text(v),
+            program.locs[l.0 as usize].name
+        ),
+        Value::Int(n) => format!(
+            "the address of this access is the integer {n}, not a location (herd7 stops on \
+             it: non-symbolic location)"
+        ),
+        Value::Sym(_) | Value::Addr(_) => format!(
+            "the address of this access is {}, not a location",
+            program.value_text(v)
+        ),
     }
 }
 
@@ -787,9 +912,10 @@ mod tests {
              r1 = READ_ONCE(*r0); WRITE_ONCE(*y, r1 + 1); }\nexists (y=0)\n",
         );
         // The address read from p may denote any location whose address the test handles
-        // (here a): one path per such location.
+        // (here a): one path per such location, and one that stops where the address is
+        // none of them.
         let paths = &p[0];
-        assert_eq!(paths.len(), 1);
+        assert_eq!(paths.len(), 2);
         let ev = &paths[0].events;
         assert_eq!(ev[1].addr_dep, 0b1);
         assert_eq!(ev[2].data_dep, 0b10);
@@ -798,6 +924,49 @@ mod tests {
             1,
             "the address read must be a's"
         );
+        assert!(paths[0].escape.is_none());
+        let escape = paths[1]
+            .escape
+            .expect("the second path stops at the address");
+        assert!(escape.read);
+        assert_eq!(paths[1].events.len(), 1, "it stops before the second read");
+        assert!(
+            !paths[1].constraints[0].truth,
+            "the address must not be a's"
+        );
+    }
+
+    #[test]
+    fn values_are_built_with_herd7s_identities_and_keep_their_dependencies() {
+        let p = paths_of(
+            "C t\n{}\nP0(int *x, int *y, int *z) { int r0; int r1; r0 = READ_ONCE(*x); \
+             r1 = r0 ^ r0; WRITE_ONCE(*(y + r1), r1 + 1); if (r0 == r0) { WRITE_ONCE(*z, 1); } }\n\
+             exists (x=0)\n",
+        );
+        // `r0 ^ r0` is 0 and `r0 == r0` is true before r0 is known: one path, no fork on
+        // the address or the branch, yet the write to y has an address and a data
+        // dependency on the read, and the write to z a control dependency.
+        let paths = &p[0];
+        assert_eq!(paths.len(), 1);
+        let ev = &paths[0].events;
+        assert_eq!(ev.len(), 3);
+        assert_eq!(paths[0].constant(ev[1].value), Some(Value::Int(1)));
+        assert_eq!((ev[1].addr_dep, ev[1].data_dep), (0b1, 0b1));
+        assert_eq!(ev[2].ctrl_dep, 0b1);
+        assert!(paths[0].constraints.is_empty());
+    }
+
+    #[test]
+    fn an_illegal_operation_is_left_for_the_enumeration() {
+        // `x * 2` has no meaning, but herd7 only reports it for an execution it allows:
+        // the path keeps the operation as a node.
+        let p = paths_of("C t\n{}\nP0(int *x) { int r0; r0 = x * 2; }\nexists (0:r0=0)\n");
+        let path = &p[0][0];
+        let r0 = path.regs[0];
+        assert!(matches!(
+            path.nodes[r0 as usize],
+            Node::Bin(BinOp::Mul, _, _)
+        ));
     }
 
     #[test]

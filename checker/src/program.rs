@@ -46,6 +46,7 @@ impl Program {
         match value {
             Value::Int(n) => n.to_string(),
             Value::Addr(loc) => self.locs[loc.0 as usize].name.clone(),
+            Value::Shifted(loc, off) => format!("{}+{off}", self.locs[loc.0 as usize].name),
             Value::Sym(n) => format!("S{n}"),
         }
     }
@@ -156,60 +157,257 @@ pub enum BinOp {
     LogOr,
 }
 
-/// Applies a unary operator; `None` when it has no meaning on the value (an address).
-pub fn apply_unary(op: UnOp, v: Value) -> Option<Value> {
-    let Value::Int(n) = v else {
-        return match op {
-            UnOp::Not => Some(Value::Int(0)),
-            _ => None,
-        };
-    };
-    Some(Value::Int(match op {
-        UnOp::Neg => n.wrapping_neg(),
-        UnOp::Not => (n == 0) as i64,
-        UnOp::BitNot => !n,
-    }))
+impl BinOp {
+    /// The operator as C writes it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
+            BinOp::AndNot => "&~",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::LogAnd => "&&",
+            BinOp::LogOr => "||",
+        }
+    }
+
+    /// Whether the operator compares (`==`, `!=`, `<`, `<=`, `>`, `>=`), which herd7 takes
+    /// as a condition as it is, where it tests any other value as `e != 0`.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
 }
 
-/// Applies a binary operator; `None` when it has no meaning on the values (arithmetic on
-/// addresses, division by zero).
-pub fn apply_binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
-    let truth = |v: Value| !matches!(v, Value::Int(0));
+/// A value as herd7's evaluator holds it while it builds or solves an execution: known, or
+/// a variable not solved yet.
+///
+/// Two variables with the same number are the same value, which is what lets herd7 compute
+/// `r ^ r` or `r == r` before it knows `r`.
+/// [`Value::Sym`], an unsolved symbol of a finished execution, is a variable too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// A known value.
+    Val(Value),
+    /// A value not known yet, by its number.
+    Var(u32),
+}
+
+impl Term {
+    fn is_var(self) -> bool {
+        matches!(self, Term::Var(_) | Term::Val(Value::Sym(_)))
+    }
+
+    fn int(self) -> Option<i64> {
+        match self {
+            Term::Val(Value::Int(n)) => Some(n),
+            _ => None,
+        }
+    }
+
+    fn is_zero(self) -> bool {
+        self == Term::Val(Value::Int(0))
+    }
+
+    /// The location and offset of an address.
+    fn addr(self) -> Option<(Loc, i64)> {
+        match self {
+            Term::Val(Value::Addr(l)) => Some((l, 0)),
+            Term::Val(Value::Shifted(l, o)) => Some((l, o)),
+            _ => None,
+        }
+    }
+}
+
+/// What an operator gives, as herd7 computes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// A value, known or a variable (`r + 0` is `r` itself).
+    Term(Term),
+    /// Nothing yet: an operand is a variable and no identity decides the result (herd7
+    /// keeps an equation, solved once the variable is).
+    Undetermined,
+    /// The operator has no meaning on these values (arithmetic on addresses, division by
+    /// zero): herd7 stops the test with an error when an execution it allows needs it.
+    Illegal,
+}
+
+fn int(n: i64) -> Applied {
+    Applied::Term(Term::Val(Value::Int(n)))
+}
+
+fn boolean(b: bool) -> Applied {
+    int(b as i64)
+}
+
+/// An address `off` cells from `loc`, as herd7 writes it: `x`, or `x+1`.
+pub fn shifted(loc: Loc, off: i64) -> Value {
+    if off == 0 {
+        Value::Addr(loc)
+    } else {
+        Value::Shifted(loc, off)
+    }
+}
+
+/// Applies a binary operator as herd7 7.58 does for C (its symbolic values, `SymbValue`).
+///
+/// Integers compute as 64-bit integers.
+/// An address is a location and an offset: adding or subtracting an integer moves the
+/// offset, subtracting two addresses compares them (-1, 0 or 1), comparing an address with
+/// an integer for equality is false, and `<` orders an address above zero; every other
+/// operator on an address is illegal.
+/// With a variable among the operands the result is undetermined, except for the identities
+/// herd7 applies before it knows the variable: `v + 0 = 0 + v = v`, `v | 0 = 0 | v = v`,
+/// `v ^ v = 0`, `v == v` is true and `v != v` false.
+pub fn herd_binary(op: BinOp, a: Term, b: Term) -> Applied {
+    let either_var = a.is_var() || b.is_var();
+    // herd7's `binop`: two known integers compute; two known values that are not both
+    // integers are illegal; a variable leaves it undetermined.
+    let arith = |f: fn(i64, i64) -> Option<i64>| -> Applied {
+        if either_var {
+            return Applied::Undetermined;
+        }
+        match (a.int(), b.int()) {
+            (Some(x), Some(y)) => f(x, y).map_or(Applied::Illegal, int),
+            _ => Applied::Illegal,
+        }
+    };
     match op {
-        BinOp::Eq => return Some(Value::Int((a == b) as i64)),
-        BinOp::Ne => return Some(Value::Int((a != b) as i64)),
-        BinOp::LogAnd => return Some(Value::Int((truth(a) && truth(b)) as i64)),
-        BinOp::LogOr => return Some(Value::Int((truth(a) || truth(b)) as i64)),
+        BinOp::Add => {
+            if a.is_zero() {
+                return Applied::Term(b);
+            }
+            if b.is_zero() {
+                return Applied::Term(a);
+            }
+            match (a.addr(), b.addr(), a.int(), b.int()) {
+                (Some((l, o)), None, _, Some(i)) | (None, Some((l, o)), Some(i), _) => {
+                    Applied::Term(Term::Val(shifted(l, o.wrapping_add(i))))
+                }
+                _ => arith(|x, y| Some(x.wrapping_add(y))),
+            }
+        }
+        BinOp::Sub => match (a.addr(), b.addr(), b.int()) {
+            (Some(x), Some(y), _) => int(x.cmp(&y) as i64),
+            (Some((l, o)), None, Some(d)) => {
+                Applied::Term(Term::Val(shifted(l, o.wrapping_sub(d))))
+            }
+            _ => arith(|x, y| Some(x.wrapping_sub(y))),
+        },
+        BinOp::Mul => arith(|x, y| Some(x.wrapping_mul(y))),
+        BinOp::Div => arith(|x, y| x.checked_div(y)),
+        BinOp::Rem => arith(|x, y| x.checked_rem(y)),
+        BinOp::And => arith(|x, y| Some(x & y)),
+        BinOp::AndNot => arith(|x, y| Some(x & !y)),
+        BinOp::Shl => arith(|x, y| Some(x.wrapping_shl(y as u32))),
+        BinOp::Shr => arith(|x, y| Some(x.wrapping_shr(y as u32))),
+        BinOp::Or => {
+            if a.is_zero() {
+                return Applied::Term(b);
+            }
+            if b.is_zero() {
+                return Applied::Term(a);
+            }
+            arith(|x, y| Some(x | y))
+        }
+        BinOp::Xor => {
+            if a == b {
+                return int(0);
+            }
+            arith(|x, y| Some(x ^ y))
+        }
+        BinOp::Eq | BinOp::Ne => {
+            let eq = herd_eq(a, b);
+            match (op, eq) {
+                (BinOp::Ne, Applied::Term(Term::Val(Value::Int(n)))) => boolean(n == 0),
+                _ => eq,
+            }
+        }
+        BinOp::Lt => herd_lt(a, b),
+        BinOp::Gt => herd_lt(b, a),
+        BinOp::Le => arith(|x, y| Some((x <= y) as i64)),
+        BinOp::Ge => arith(|x, y| Some((x >= y) as i64)),
+        // C's logical operators, which herd7's dialect does not have; lowering refuses
+        // them, and other callers get C's meaning on integers.
+        BinOp::LogAnd => arith(|x, y| Some((x != 0 && y != 0) as i64)),
+        BinOp::LogOr => arith(|x, y| Some((x != 0 || y != 0) as i64)),
+    }
+}
+
+fn herd_eq(a: Term, b: Term) -> Applied {
+    if a.is_var() && a == b {
+        return boolean(true);
+    }
+    if a.is_var() || b.is_var() {
+        return Applied::Undetermined;
+    }
+    match (a, b) {
+        (Term::Val(x), Term::Val(y)) => boolean(x == y),
+        _ => Applied::Undetermined,
+    }
+}
+
+fn herd_lt(a: Term, b: Term) -> Applied {
+    match (a.addr(), b.addr()) {
+        (Some(_), None) if b.is_zero() => return boolean(false),
+        (None, Some(_)) if a.is_zero() => return boolean(true),
         _ => {}
     }
-    let (Value::Int(x), Value::Int(y)) = (a, b) else {
-        // Adding or subtracting zero keeps an address, as the kernel's tests use to build
-        // address dependencies (`r8 = b + (r9 - r9)`); other arithmetic on addresses has
-        // no meaning.
-        return match (op, a, b) {
-            (BinOp::Add | BinOp::Sub, Value::Addr(_), Value::Int(0)) => Some(a),
-            (BinOp::Add, Value::Int(0), Value::Addr(_)) => Some(b),
-            _ => None,
-        };
-    };
-    Some(Value::Int(match op {
-        BinOp::Add => x.wrapping_add(y),
-        BinOp::Sub => x.wrapping_sub(y),
-        BinOp::Mul => x.wrapping_mul(y),
-        BinOp::Div => x.checked_div(y)?,
-        BinOp::Rem => x.checked_rem(y)?,
-        BinOp::And => x & y,
-        BinOp::Or => x | y,
-        BinOp::Xor => x ^ y,
-        BinOp::AndNot => x & !y,
-        BinOp::Shl => x.wrapping_shl(y as u32),
-        BinOp::Shr => x.wrapping_shr(y as u32),
-        BinOp::Lt => (x < y) as i64,
-        BinOp::Le => (x <= y) as i64,
-        BinOp::Gt => (x > y) as i64,
-        BinOp::Ge => (x >= y) as i64,
-        BinOp::Eq | BinOp::Ne | BinOp::LogAnd | BinOp::LogOr => unreachable!("handled above"),
-    }))
+    if a.is_var() || b.is_var() {
+        return Applied::Undetermined;
+    }
+    match (a.int(), b.int()) {
+        (Some(x), Some(y)) => boolean(x < y),
+        _ => Applied::Illegal,
+    }
+}
+
+/// Applies a unary operator to a term (herd7's C dialect has none; lowering makes none
+/// but for its own uses, on integers).
+pub fn herd_unary(op: UnOp, a: Term) -> Applied {
+    if a.is_var() {
+        return Applied::Undetermined;
+    }
+    match a.int() {
+        Some(n) => int(match op {
+            UnOp::Neg => n.wrapping_neg(),
+            UnOp::Not => (n == 0) as i64,
+            UnOp::BitNot => !n,
+        }),
+        None => Applied::Illegal,
+    }
+}
+
+/// Applies a unary operator to a known value; `None` when herd7 gives it no meaning.
+pub fn apply_unary(op: UnOp, v: Value) -> Option<Value> {
+    match herd_unary(op, Term::Val(v)) {
+        Applied::Term(Term::Val(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// Applies a binary operator to known values, as herd7 does; `None` when herd7 gives it no
+/// meaning (arithmetic on addresses, division by zero) or cannot compute it (an unsolved
+/// symbol).
+pub fn apply_binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
+    match herd_binary(op, Term::Val(a), Term::Val(b)) {
+        Applied::Term(Term::Val(v)) => Some(v),
+        _ => None,
+    }
 }
 
 /// One instruction, with the byte range of the source it came from.
