@@ -1369,3 +1369,38 @@ fn same_thread_before(ev: &[Event], writes: &[usize]) -> Vec<u64> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(source: &str) -> Program {
+        crate::lower::lower(&hazmat_litmus::parse(source).expect("parses")).expect("lowers")
+    }
+
+    #[test]
+    fn finding_no_execution_without_a_filter_or_a_lock_is_an_internal_error() {
+        let lkmm = crate::lkmm::Lkmm;
+        let plain = program("C t\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n");
+        let none = Stats::default();
+        let e = check_something_allowed(&plain, &lkmm, None, &none).expect_err("nothing allowed");
+        assert!(e.message.starts_with("internal error: "), "{}", e.message);
+        let one = Stats {
+            allowed: 1,
+            ..Stats::default()
+        };
+        assert!(check_something_allowed(&plain, &lkmm, None, &one).is_ok());
+        // A goal (`--speedcheck`), a filter, a lock, or reads that go nowhere may leave
+        // nothing.
+        assert!(check_something_allowed(&plain, &lkmm, Some(&Prop::False), &none).is_ok());
+        let filtered =
+            program("C t\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nfilter (x=2)\nexists (x=1)\n");
+        assert!(check_something_allowed(&filtered, &lkmm, None, &none).is_ok());
+        let locked =
+            program("C t\n{}\nP0(spinlock_t *l) { if (1) { spin_lock(l); } }\nexists (true)\n");
+        assert!(check_something_allowed(&locked, &lkmm, None, &none).is_ok());
+        let mut nowhere = Stats::default();
+        nowhere.removed.nowhere = 1;
+        assert!(check_something_allowed(&plain, &lkmm, None, &nowhere).is_ok());
+    }
+}
