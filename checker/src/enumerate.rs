@@ -217,7 +217,7 @@ pub fn enumerate(
     let mut choice = vec![0usize; per_thread.len()];
     if per_thread.iter().any(|p| p.is_empty()) {
         // A thread with no way through: every way deadlocks on a lock it holds.
-        check_something_allowed(program, model, goal, &stats)?;
+        check_something_allowed(program, model, goal, &per_thread, &stats)?;
         return Ok((stats, None));
     }
     loop {
@@ -253,7 +253,7 @@ pub fn enumerate(
         let mut t = 0;
         loop {
             if t == choice.len() {
-                check_something_allowed(program, model, goal, &stats)?;
+                check_something_allowed(program, model, goal, &per_thread, &stats)?;
                 return Ok((stats, None));
             }
             choice[t] += 1;
@@ -270,12 +270,16 @@ pub fn enumerate(
 /// model that allows every sequentially consistent execution, has at least one allowed
 /// execution (run its threads one after the other), so an enumeration that finds none has
 /// lost executions, and says so instead of answering `Never`.
-/// The one exception is herd7's own: a program whose reads go through addresses that are
-/// no location, which herd7 answers with no execution.
+///
+/// Two exceptions are the model's and herd7's own: a thread that waits for a grace period
+/// inside its own RCU or SRCU read-side critical section deadlocks every run (the LKMM's
+/// rcu axiom forbids them all), and herd7 answers a program whose reads all go through
+/// addresses that are no location with no execution.
 fn check_something_allowed(
     program: &Program,
     model: &dyn MemoryModel,
     goal: Option<&Prop>,
+    per_thread: &[Vec<Path>],
     stats: &Stats,
 ) -> Result<(), RunError> {
     if stats.allowed > 0
@@ -293,12 +297,17 @@ fn check_something_allowed(
             _ => false,
         })
     }
-    if program.threads.iter().any(|t| locks(&t.code)) {
+    if program.threads.iter().any(|t| locks(&t.code))
+        || per_thread.iter().flatten().any(waits_inside_its_own_reader)
+    {
         return Ok(());
     }
     Err(RunError {
         message: format!(
-            "internal error: no execution of this test is allowed, yet it has no filter and              no lock, so at least its sequential runs should be ({} candidates: {} forbidden              by the model; removed for branches {}, compare-and-exchanges {}, addresses {},              unsolvable values {}); please report this test",
+            "internal error: no execution of this test is allowed, yet it has no filter and \
+             no lock, so at least its sequential runs should be ({} candidates: {} forbidden \
+             by the model; removed for branches {}, compare-and-exchanges {}, addresses {}, \
+             unsolvable values {}); please report this test",
             stats.candidates,
             stats.removed.model,
             stats.removed.branch,
@@ -308,6 +317,34 @@ fn check_something_allowed(
         ),
         span: (0, 0),
     })
+}
+
+/// Whether the path waits for a grace period inside one of its own read-side critical
+/// sections: `synchronize_rcu()` after an `rcu_read_lock()` not yet unlocked, or
+/// `synchronize_srcu(s)` after an `srcu_read_lock(s)` of the same structure.
+fn waits_inside_its_own_reader(path: &Path) -> bool {
+    let mut rcu = 0i32;
+    let mut srcu: Vec<(Option<Loc>, i32)> = Vec::new();
+    for e in &path.events {
+        if e.tags.has(Tag::RcuLock) {
+            rcu += 1;
+        } else if e.tags.has(Tag::RcuUnlock) {
+            rcu -= 1;
+        } else if e.tags.has(Tag::SyncRcu) && rcu > 0 {
+            return true;
+        } else if e.tags.has(Tag::SrcuLock) || e.tags.has(Tag::SrcuUnlock) {
+            let step = if e.tags.has(Tag::SrcuLock) { 1 } else { -1 };
+            match srcu.iter_mut().find(|(l, _)| *l == e.loc) {
+                Some((_, depth)) => *depth += step,
+                None => srcu.push((e.loc, step)),
+            }
+        } else if e.tags.has(Tag::SyncSrcu)
+            && srcu.iter().any(|&(l, depth)| l == e.loc && depth > 0)
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// What a value is known to be during the search.
@@ -1383,24 +1420,25 @@ mod tests {
         let lkmm = crate::lkmm::Lkmm;
         let plain = program("C t\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n");
         let none = Stats::default();
-        let e = check_something_allowed(&plain, &lkmm, None, &none).expect_err("nothing allowed");
+        let e =
+            check_something_allowed(&plain, &lkmm, None, &[], &none).expect_err("nothing allowed");
         assert!(e.message.starts_with("internal error: "), "{}", e.message);
         let one = Stats {
             allowed: 1,
             ..Stats::default()
         };
-        assert!(check_something_allowed(&plain, &lkmm, None, &one).is_ok());
+        assert!(check_something_allowed(&plain, &lkmm, None, &[], &one).is_ok());
         // A goal (`--speedcheck`), a filter, a lock, or reads that go nowhere may leave
         // nothing.
-        assert!(check_something_allowed(&plain, &lkmm, Some(&Prop::False), &none).is_ok());
+        assert!(check_something_allowed(&plain, &lkmm, Some(&Prop::False), &[], &none).is_ok());
         let filtered =
             program("C t\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nfilter (x=2)\nexists (x=1)\n");
-        assert!(check_something_allowed(&filtered, &lkmm, None, &none).is_ok());
+        assert!(check_something_allowed(&filtered, &lkmm, None, &[], &none).is_ok());
         let locked =
             program("C t\n{}\nP0(spinlock_t *l) { if (1) { spin_lock(l); } }\nexists (true)\n");
-        assert!(check_something_allowed(&locked, &lkmm, None, &none).is_ok());
+        assert!(check_something_allowed(&locked, &lkmm, None, &[], &none).is_ok());
         let mut nowhere = Stats::default();
         nowhere.removed.nowhere = 1;
-        assert!(check_something_allowed(&plain, &lkmm, None, &nowhere).is_ok());
+        assert!(check_something_allowed(&plain, &lkmm, None, &[], &nowhere).is_ok());
     }
 }

@@ -9,7 +9,8 @@
 //! 0:r0=0; 1:r0=1; [x]=2;                   (one line per state)
 //! Ok|No                                    (whether the condition holds)
 //! Witnesses
-//! Positive: P Negative: N                  (allowed executions (not) satisfying it)
+//! Positive: P Negative: N                  (allowed executions (not) satisfying it;
+//!                                           for ~exists, those (not) satisfying ~P)
 //! Flag data-race                           (one line per flag raised)
 //! Condition exists (1:r0=1 /\ [x]=2)
 //! Observation NAME Never|Sometimes|Always P N
@@ -118,7 +119,14 @@ pub fn herd_text(p: &Program, o: &Outcome, hash: &str, seconds: f64) -> String {
     }
     let _ = writeln!(s, "{}", if o.holds(q) { "Ok" } else { "No" });
     let _ = writeln!(s, "Witnesses");
-    let _ = writeln!(s, "Positive: {} Negative: {}", o.positive, o.negative);
+    // herd7 counts the witnesses of the condition as a whole: for `~exists P`, the
+    // positive ones are the executions that do not satisfy `P`; the `Observation` line
+    // counts those that do, whatever the quantifier.
+    let (yes, no) = match q {
+        Quantifier::NotExists => (o.negative, o.positive),
+        Quantifier::Exists | Quantifier::Forall => (o.positive, o.negative),
+    };
+    let _ = writeln!(s, "Positive: {yes} Negative: {no}");
     // herd7 keeps its flags in a map ordered by name, and prints them in that order.
     let mut flags = o.flags.clone();
     flags.sort_unstable();

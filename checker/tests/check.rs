@@ -216,6 +216,23 @@ P0(int *x) { WRITE_ONCE(*x, 1); }
 }
 
 #[test]
+fn not_exists_counts_its_witnesses_as_herd7_does() {
+    // herd7's witnesses of `~exists P` are the executions where P fails; its
+    // `Observation` line still counts those where P holds first.
+    let c = run(
+        "lkmm",
+        "C ne
+{}
+P0(int *x) { WRITE_ONCE(*x, 1); WRITE_ONCE(*x, 2); }
+P1(int *x) { int r0; r0 = READ_ONCE(*x); }
+~exists (1:r0=1)
+",
+    );
+    assert!(text(&c).contains("\nNo\nWitnesses\nPositive: 2 Negative: 1\n"));
+    assert!(text(&c).contains("Observation ne Sometimes 1 2\n"));
+}
+
+#[test]
 fn unknown_primitives_and_loops_are_errors_with_their_place() {
     assert_eq!(
         error("C t\n{}\nP0(int *x) {\n\tsmp_memb();\n}\nexists (x=0)\n"),

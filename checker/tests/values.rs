@@ -359,3 +359,36 @@ fn removed_candidates_are_counted_by_reason() {
     .expect("the test checks");
     assert!(c.outcome.stats.pruned + c.outcome.stats.removed.model > 0);
 }
+
+/// A grace period inside the thread's own read-side critical section deadlocks every run:
+/// herd7 finds no execution, and neither does hazmat, without calling it lost.
+#[test]
+fn a_grace_period_inside_its_own_reader_has_no_execution() {
+    check(
+        "C gp-in-reader
+{}
+P0(int *x)
+{
+	rcu_read_lock();
+	synchronize_rcu();
+	rcu_read_unlock();
+}
+P1(int *x)
+{
+	int r0;
+	r0 = xchg_acquire(x, 1);
+}
+exists (1:r0=0)
+",
+        expect![[r#"
+            Test gp-in-reader Allowed
+            States 0
+            No
+            Witnesses
+            Positive: 0 Negative: 0
+            Condition exists (1:r0=0)
+            Observation gp-in-reader Never 0 0
+
+        "#]],
+    );
+}
