@@ -300,6 +300,19 @@ impl Path {
     }
 }
 
+/// How a write relates to the read just before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Partner {
+    /// Not at all: a plain write.
+    None,
+    /// The write of an exchange (`xchg`, a successful `cmpxchg`, a lock): its value does
+    /// not depend on the read's.
+    Exchange,
+    /// The write of an atomic operation (`atomic_add`, `atomic_add_unless`...): its value
+    /// is computed from the read's.
+    Compute,
+}
+
 /// Instructions still to run, and the control-dependency mask to restore after them (at
 /// the end of a branch).
 type Frame<'a> = (&'a [Instr], Option<u64>);
@@ -407,7 +420,7 @@ impl<'a> Walker<'a> {
                 Op::Store { addr, val, tags } => {
                     let v = self.sym(&mut st, val, span);
                     return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
-                        w.write(st, loc, *tags, v, adep, false, span);
+                        w.write(st, loc, *tags, v, adep, Partner::None, span);
                         Ok(true)
                     });
                 }
@@ -442,7 +455,11 @@ impl<'a> Walker<'a> {
                             RmwWrite::Set(_) => operand,
                             RmwWrite::Apply(op, _) => w.bin(st, *op, r, operand, span),
                         };
-                        w.write(st, loc, *tags, v, adep, true, span);
+                        let partner = match write {
+                            RmwWrite::Set(_) => Partner::Exchange,
+                            RmwWrite::Apply(..) => Partner::Compute,
+                        };
+                        w.write(st, loc, *tags, v, adep, partner, span);
                         set(st, *dst, if *ret_new { v } else { r });
                         Ok(true)
                     });
@@ -465,7 +482,7 @@ impl<'a> Walker<'a> {
                                 return Ok(false);
                             }
                             if success {
-                                w.write(st, loc, *tags, new, adep, true, span);
+                                w.write(st, loc, *tags, new, adep, Partner::Exchange, span);
                             }
                             set(st, *dst, r);
                             Ok(true)
@@ -492,7 +509,7 @@ impl<'a> Walker<'a> {
                             }
                             if success {
                                 let v = w.bin(st, BinOp::Add, r, add, span);
-                                w.write(st, loc, *tags, v, adep, true, span);
+                                w.write(st, loc, *tags, v, adep, Partner::Compute, span);
                             }
                             let res = st.path.push(Node::Const(Value::Int(success as i64)), 0);
                             set(st, *dst, res);
@@ -509,7 +526,15 @@ impl<'a> Walker<'a> {
                 Op::Unlock { addr } => {
                     return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
                         let zero = st.path.push(Node::Const(Value::Int(0)), 0);
-                        w.write(st, loc, Tags::of(&[Tag::Ul]), zero, adep, false, span);
+                        w.write(
+                            st,
+                            loc,
+                            Tags::of(&[Tag::Ul]),
+                            zero,
+                            adep,
+                            Partner::None,
+                            span,
+                        );
                         st.held.remove(&loc);
                         Ok(true)
                     });
@@ -695,7 +720,15 @@ impl<'a> Walker<'a> {
         }
         self.read(st, loc, Tags::of(&[Tag::Lkr]), adep, span)?;
         let one = st.path.push(Node::Const(Value::Int(1)), 0);
-        self.write(st, loc, Tags::of(&[Tag::Lkw]), one, adep, true, span);
+        self.write(
+            st,
+            loc,
+            Tags::of(&[Tag::Lkw]),
+            one,
+            adep,
+            Partner::Exchange,
+            span,
+        );
         Ok(true)
     }
 
@@ -739,16 +772,21 @@ impl<'a> Walker<'a> {
         tags: Tags,
         value: SymId,
         adep: u64,
-        rmw: bool,
+        partner: Partner,
         span: (usize, usize),
     ) {
         let mut data = st.path.taint[value as usize];
-        if rmw {
-            // The write of an RMW depends on its own read through `rmw`, not `data`.
-            if let Some(k) = st.path.events.last().and_then(|e| e.read) {
-                data &= !(1u64 << k);
-            }
+        let own_read = st.path.events.last().and_then(|e| e.read);
+        match (partner, own_read) {
+            // herd7 makes the write of an exchange depend on its read by control inside
+            // the instruction, which no cat relation shows.
+            (Partner::Exchange, Some(k)) => data &= !(1u64 << k),
+            // The write of an atomic operation computes from its read: herd7's `data`
+            // holds the pair (its internal data dependency of RMWs).
+            (Partner::Compute, Some(k)) => data |= 1u64 << k,
+            _ => {}
         }
+        let rmw = partner != Partner::None;
         st.path.events.push(PathEvent {
             kind: EventKind::Write,
             loc: Some(loc),

@@ -327,6 +327,49 @@ exists (a=1)
     );
 }
 
+/// The write of an atomic operation computes from its read, and herd7's `data` holds that
+/// pair: `rfi` from it carries the dependency on, which closes a happens-before cycle here
+/// (an exchange's write has no such dependency).
+#[test]
+fn atomic_operations_carry_a_data_dependency_from_read_to_write() {
+    check(
+        r#"C atomic-operation-data-dependency
+{}
+P0(int *x, int *z)
+{
+	int r0;
+	int r1;
+	r0 = READ_ONCE(*z);
+	r1 = atomic_fetch_add(2, x);
+}
+P1(int *x, int *z)
+{
+	int r0;
+	int r1;
+	atomic_add(1, x);
+	r0 = READ_ONCE(*x);
+	r1 = r0 ^ r0;
+	WRITE_ONCE(*(z + r1), 2);
+}
+exists (0:r0=2 /\ 0:r1=0 /\ 1:r0=3)
+"#,
+        expect![[r#"
+            Test atomic-operation-data-dependency Allowed
+            States 4
+            0:r0=0; 0:r1=0; 1:r0=3;
+            0:r0=0; 0:r1=1; 1:r0=1;
+            0:r0=0; 0:r1=1; 1:r0=3;
+            0:r0=2; 0:r1=1; 1:r0=1;
+            No
+            Witnesses
+            Positive: 0 Negative: 4
+            Condition exists (0:r0=2 /\ 0:r1=0 /\ 1:r0=3)
+            Observation atomic-operation-data-dependency Never 0 4
+
+        "#]],
+    );
+}
+
 /// Every candidate that does not reach the final state is counted under its reason.
 #[test]
 fn removed_candidates_are_counted_by_reason() {
