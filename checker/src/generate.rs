@@ -19,7 +19,7 @@
 
 use hazmat_litmus::ast::{
     self, BinaryOp, Condition, Expr, ExprKind, Ident, Location, Param, Prop, PropKind, Quantifier,
-    Span, Stmt, StmtKind, Test, Thread, Type, UnaryOp,
+    Span, Stmt, StmtKind, Test, Thread, Type,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -472,7 +472,7 @@ fn name(n: &str) -> Expr {
 }
 
 fn deref(n: &str) -> Expr {
-    expr(ExprKind::Unary(UnaryOp::Deref, Box::new(name(n))))
+    expr(ExprKind::Deref(Box::new(name(n))))
 }
 
 fn call(func: &str, args: Vec<Expr>) -> Expr {

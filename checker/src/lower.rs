@@ -12,7 +12,7 @@ use crate::event::{Loc, Tag, Tags, Value};
 use crate::primitive::{self, Returns, Shape};
 use crate::program::{
     BinOp, Cell, Condition, Expr, Instr, LocDecl, Op, Operand, Program, Prop, Quantifier, RmwWrite,
-    ThreadCode, UnOp,
+    ThreadCode,
 };
 use hazmat_litmus::ast;
 use std::collections::HashMap;
@@ -305,7 +305,7 @@ impl ThreadLowering<'_> {
                             span: sp(s.span),
                         });
                     }
-                    ast::ExprKind::Unary(ast::UnaryOp::Deref, p) => {
+                    ast::ExprKind::Deref(p) => {
                         let addr = self.expr(p, out)?;
                         out.push(Instr {
                             op: Op::Store {
@@ -359,13 +359,7 @@ impl ThreadLowering<'_> {
                     s.span,
                 );
             }
-            ast::StmtKind::DoWhile { .. } => {
-                return err(
-                    "unsupported construct: `do ... while` loops are not supported",
-                    s.span,
-                );
-            }
-            ast::StmtKind::Empty | ast::StmtKind::Comment { .. } => {}
+            ast::StmtKind::Comment { .. } => {}
             _ => return err("unsupported statement", s.span),
         }
         Ok(())
@@ -383,28 +377,20 @@ impl ThreadLowering<'_> {
                     return err(format!("unknown name `{}`", id.name), id.span);
                 }
             }
-            ast::ExprKind::Unary(op, a) => match op {
-                ast::UnaryOp::Deref => {
-                    let addr = self.expr(a, out)?;
-                    let t = self.temp();
-                    out.push(Instr {
-                        op: Op::Load {
-                            dst: Some(t),
-                            addr,
-                            tags: Tags::NONE,
-                        },
-                        span: sp(e.span),
-                    });
-                    Expr::Reg(t)
-                }
-                ast::UnaryOp::AddrOf => self.lvalue(a, out)?,
-                ast::UnaryOp::Neg => Expr::Unary(UnOp::Neg, Box::new(self.expr(a, out)?)),
-                ast::UnaryOp::Not => Expr::Unary(UnOp::Not, Box::new(self.expr(a, out)?)),
-                ast::UnaryOp::BitNot => Expr::Unary(UnOp::BitNot, Box::new(self.expr(a, out)?)),
-            },
+            ast::ExprKind::Deref(a) => {
+                let addr = self.expr(a, out)?;
+                let t = self.temp();
+                out.push(Instr {
+                    op: Op::Load {
+                        dst: Some(t),
+                        addr,
+                        tags: Tags::NONE,
+                    },
+                    span: sp(e.span),
+                });
+                Expr::Reg(t)
+            }
             ast::ExprKind::Binary(op, a, b) => {
-                // FIXME: both operands of `&&` and `||` are evaluated, so a call on the
-                // right-hand side runs even when C would skip it.
                 let a = self.expr(a, out)?;
                 let b = self.expr(b, out)?;
                 Expr::Binary(binop(*op), Box::new(a), Box::new(b))
@@ -421,7 +407,7 @@ impl ThreadLowering<'_> {
     /// The address of an lvalue: `*p` is at `p`, a shared variable's name is itself.
     fn lvalue(&mut self, e: &ast::Expr, out: &mut Vec<Instr>) -> Result<Expr, LowerError> {
         match &e.kind {
-            ast::ExprKind::Unary(ast::UnaryOp::Deref, p) => self.expr(p, out),
+            ast::ExprKind::Deref(p) => self.expr(p, out),
             ast::ExprKind::Ident(id)
                 if self.is_shared(&id.name) && self.find_reg(&id.name).is_none() =>
             {
@@ -642,11 +628,8 @@ fn binop(op: ast::BinaryOp) -> BinOp {
     match op {
         A::Mul => BinOp::Mul,
         A::Div => BinOp::Div,
-        A::Rem => BinOp::Rem,
         A::Add => BinOp::Add,
         A::Sub => BinOp::Sub,
-        A::Shl => BinOp::Shl,
-        A::Shr => BinOp::Shr,
         A::Lt => BinOp::Lt,
         A::Le => BinOp::Le,
         A::Gt => BinOp::Gt,
@@ -656,7 +639,5 @@ fn binop(op: ast::BinaryOp) -> BinOp {
         A::BitAnd => BinOp::And,
         A::BitXor => BinOp::Xor,
         A::BitOr => BinOp::Or,
-        A::And => BinOp::LogAnd,
-        A::Or => BinOp::LogOr,
     }
 }

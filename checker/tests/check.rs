@@ -239,7 +239,7 @@ fn unknown_primitives_and_loops_are_errors_with_their_place() {
         "t.litmus:4:2: error: unknown primitive `smp_memb`"
     );
     assert_eq!(
-        error("C t\n{}\nP0(int *x) {\n\twhile (READ_ONCE(*x)) ;\n}\nexists (x=0)\n"),
+        error("C t\n{}\nP0(int *x) {\n\twhile (READ_ONCE(*x)) smp_mb();\n}\nexists (x=0)\n"),
         "t.litmus:4:2: error: unsupported construct: `while` loops are not supported"
     );
     assert_eq!(

@@ -176,14 +176,14 @@ impl InfoLine {
 }
 
 /// Where a comment stands, which is where the printer puts it back.
+///
+/// herd7 reads everything between the init block and the trailer as C, where `(*` is no
+/// comment, so a `(* ... *)` comment stands either before that part or after it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum CommentPlace {
-    /// In the header, before the init block.
+    /// In the header or the init block.
     Header,
-    /// After the init block and before the end of the last thread, outside any thread body;
-    /// the printer writes these before the first thread.
-    Body,
-    /// After the last thread: in or after the trailer (`locations`, `filter`, condition).
+    /// In the trailer (`locations`, `filter`, condition) or after it.
     Trailer,
 }
 
@@ -389,15 +389,6 @@ pub enum StmtKind {
         /// The loop body.
         body: Box<Stmt>,
     },
-    /// `do body while (cond);`.
-    DoWhile {
-        /// The loop body.
-        body: Box<Stmt>,
-        /// The loop condition.
-        cond: Expr,
-    },
-    /// A lone `;`.
-    Empty,
     /// A C comment between statements, kept only by
     /// [`parse_keeping_comments`](crate::parse_keeping_comments) (for formatting);
     /// [`parse`](crate::parse) never produces it, so the checker need not handle it.
@@ -421,19 +412,20 @@ pub struct Expr {
     pub span: Span,
 }
 
-/// The kinds of expression.
+/// The kinds of expression, those of herd7's C dialect.
 ///
 /// Parentheses leave no node: the tree's shape records the grouping, and the printer writes
 /// the parentheses that precedence requires.
+/// The dialect has no unary operator but the dereference: no `-e`, `!e`, `~e` or `&x`.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
 pub enum ExprKind {
-    /// An integer literal (decimal or hexadecimal in the source); `-1` is `Neg` of `1`.
+    /// An integer literal, decimal in thread code; `-1` is one literal, as herd7 reads it.
     Int(i64),
-    /// A register, parameter or other name.
+    /// A register or parameter.
     Ident(Ident),
-    /// A prefix operator applied to an operand.
-    Unary(UnaryOp, Box<Expr>),
+    /// `*e`: the location at the address `e`.
+    Deref(Box<Expr>),
     /// A binary operator applied to two operands.
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
     /// A call of a primitive or macro by name: `READ_ONCE(*x)`, `smp_mb()`.
@@ -447,51 +439,19 @@ pub enum ExprKind {
     Cast(Type, Box<Expr>),
 }
 
-/// Prefix operators.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum UnaryOp {
-    /// `-e`
-    Neg,
-    /// `!e`
-    Not,
-    /// `~e`
-    BitNot,
-    /// `*e`
-    Deref,
-    /// `&e`
-    AddrOf,
-}
-
-impl UnaryOp {
-    /// The operator as written.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            UnaryOp::Neg => "-",
-            UnaryOp::Not => "!",
-            UnaryOp::BitNot => "~",
-            UnaryOp::Deref => "*",
-            UnaryOp::AddrOf => "&",
-        }
-    }
-}
-
-/// Binary operators, with C's precedence (see [`BinaryOp::precedence`]).
+/// Binary operators, those of herd7's C dialect (see [`BinaryOp::precedence`]).
+///
+/// The dialect has no `%`, `<<`, `>>`, `&&` or `||`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum BinaryOp {
     /// `*`
     Mul,
     /// `/`
     Div,
-    /// `%`
-    Rem,
     /// `+`
     Add,
     /// `-`
     Sub,
-    /// `<<`
-    Shl,
-    /// `>>`
-    Shr,
     /// `<`
     Lt,
     /// `<=`
@@ -510,10 +470,6 @@ pub enum BinaryOp {
     BitXor,
     /// `|`
     BitOr,
-    /// `&&`
-    And,
-    /// `||`
-    Or,
 }
 
 impl BinaryOp {
@@ -522,11 +478,8 @@ impl BinaryOp {
         match self {
             BinaryOp::Mul => "*",
             BinaryOp::Div => "/",
-            BinaryOp::Rem => "%",
             BinaryOp::Add => "+",
             BinaryOp::Sub => "-",
-            BinaryOp::Shl => "<<",
-            BinaryOp::Shr => ">>",
             BinaryOp::Lt => "<",
             BinaryOp::Le => "<=",
             BinaryOp::Gt => ">",
@@ -536,26 +489,33 @@ impl BinaryOp {
             BinaryOp::BitAnd => "&",
             BinaryOp::BitXor => "^",
             BinaryOp::BitOr => "|",
-            BinaryOp::And => "&&",
-            BinaryOp::Or => "||",
         }
     }
 
-    /// C's binding strength: higher binds tighter (`*` is 10, `||` is 1).
-    /// All binary operators associate to the left.
+    /// herd7's binding strength: higher binds tighter (`*` is 6, `|` is 1).
+    ///
+    /// The order is C's, except that the six comparisons share one level and do not
+    /// associate: `a == b == c` and `a < b == c` are errors, `(a == b) == c` is not.
+    /// The other operators associate to the left.
     pub fn precedence(self) -> u8 {
         match self {
-            BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 10,
-            BinaryOp::Add | BinaryOp::Sub => 9,
-            BinaryOp::Shl | BinaryOp::Shr => 8,
-            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => 7,
-            BinaryOp::Eq | BinaryOp::Ne => 6,
-            BinaryOp::BitAnd => 5,
-            BinaryOp::BitXor => 4,
-            BinaryOp::BitOr => 3,
-            BinaryOp::And => 2,
-            BinaryOp::Or => 1,
+            BinaryOp::Mul | BinaryOp::Div => 6,
+            BinaryOp::Add | BinaryOp::Sub => 5,
+            BinaryOp::Lt
+            | BinaryOp::Le
+            | BinaryOp::Gt
+            | BinaryOp::Ge
+            | BinaryOp::Eq
+            | BinaryOp::Ne => 4,
+            BinaryOp::BitAnd => 3,
+            BinaryOp::BitXor => 2,
+            BinaryOp::BitOr => 1,
         }
+    }
+
+    /// Whether the operator is one of the six comparisons, which do not associate.
+    pub fn is_comparison(self) -> bool {
+        self.precedence() == 4
     }
 }
 

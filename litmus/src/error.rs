@@ -1,6 +1,7 @@
 //! Parse errors as values: a span, a message, notes, and a rendering for people.
 
 use crate::ast::{Span, line_col};
+use crate::diagnostic::{self, Severity};
 use crate::parser::{PError, Parser};
 
 /// Why a text is not a litmus test, and where.
@@ -75,32 +76,17 @@ impl ParseError {
     }
 
     /// The error as a person reads it: `file:line:col: error: message`, the source line, a
-    /// caret under the place, and the notes.
+    /// caret under the place, and the notes (see [`diagnostic::render`]).
     pub fn render(&self, file_name: &str, source: &str) -> String {
-        let mut out = format!(
-            "{}:{}:{}: error: {}\n",
-            file_name, self.line, self.col, self.message
-        );
-        let line_text = source.lines().nth(self.line - 1).unwrap_or("");
-        let gutter = self.line.to_string();
-        let pad = " ".repeat(gutter.len());
-        out.push_str(&format!("{pad} |\n{gutter} | {line_text}\n"));
-        // The caret goes under the column, tabs kept so it lines up.
-        let prefix: String = line_text
-            .chars()
-            .take(self.col - 1)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        // `get` rather than indexing: a caller may pass another text than the one parsed.
-        let width = source
-            .get(self.span.start..self.span.end)
-            .and_then(|s| s.lines().next())
-            .map_or(1, |s| s.chars().count().max(1));
-        out.push_str(&format!("{pad} | {prefix}{}\n", "^".repeat(width)));
-        for note in &self.notes {
-            out.push_str(&format!("{pad} = note: {note}\n"));
-        }
-        out
+        diagnostic::render_at(
+            file_name,
+            source,
+            (self.line, self.col),
+            self.span,
+            Severity::Error,
+            &self.message,
+            &self.notes,
+        )
     }
 }
 
@@ -121,10 +107,19 @@ fn describe_found(i: &str) -> String {
     }
 }
 
-/// The length in bytes of the token at the head of `i`: a word, a number, an operator of up
-/// to three characters (`->`, `+=`, `<<=`), or one character.
+/// The length in bytes of the token at the head of `i`: a word, a number (`-1` included), an
+/// operator of up to three characters (`->`, `+=`, `<<=`), or one character.
 fn found_len(i: &str) -> usize {
     const OPERATOR: &str = "<>=!&|+-*/%^";
+    // A minus glued to digits is one token, a negative number, as herd7 reads it.
+    if let Some(digits) = i.strip_prefix('-') {
+        let n = digits
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(digits.len());
+        if n > 0 {
+            return 1 + n;
+        }
+    }
     match i.chars().next() {
         None => 0,
         Some(c) if c.is_ascii_alphanumeric() || c == '_' => i

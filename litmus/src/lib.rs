@@ -25,6 +25,8 @@
 //! ```
 
 pub mod ast;
+pub mod diagnostic;
+mod dialect;
 mod error;
 mod parser;
 mod printer;

@@ -6,9 +6,16 @@
 //! Once a rule has seen the token that commits it (`if`, `(`, `exists`, ...) the rest is
 //! wrapped in `cut`, so errors name the real mistake instead of a far-away alternative.
 //!
-//! Two comment syntaxes share the file: `(* ... *)` outside thread bodies (kept in the AST),
-//! and C's `//` and `/* */` everywhere (dropped).
-//! Inside thread bodies `(*` is C (`READ_ONCE(*x)`), never a comment.
+//! The language is herd7's C dialect (see [`crate::dialect`]), and the parser refuses what
+//! herd7 refuses, each with a message that says what to write instead: C operators herd7
+//! lacks (`&&`, `!`, `%`, `<<`, unary `-`, ...), chained comparisons, `r0-1` (which herd7
+//! reads as `r0` followed by the number `-1`), hexadecimal numbers in thread code, empty
+//! statements and blocks, names that herd7 reserves, and the rest.
+//!
+//! Two comment syntaxes share the file: `(* ... *)` in the header, the init block and the
+//! trailer (kept in the AST), and C's `//` and `/* */` everywhere (dropped).
+//! Between the init block and the trailer herd7 reads C, where `(*` is no comment: inside
+//! thread bodies it is C (`READ_ONCE(*x)`), between threads an error.
 //!
 //! # Complexity
 //!
@@ -28,6 +35,7 @@ use nom::sequence::preceded;
 use nom::{Err, IResult};
 
 use crate::ast::*;
+use crate::dialect::{self, ProgramEnd};
 
 /// How deeply expressions, propositions and statements may nest.
 pub(crate) const MAX_DEPTH: u32 = 200;
@@ -182,20 +190,99 @@ fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
-/// Words that are never identifiers in C code.
-const KEYWORDS: &[&str] = &[
-    "if", "else", "while", "do", "for", "return", "goto", "switch", "case", "break", "continue",
-    "struct", "volatile", "const", "sizeof",
-];
+/// A location as written, for a message.
+fn target_text(l: &Location) -> String {
+    match l {
+        Location::Global(id) => id.name.clone(),
+        Location::Register { thread, reg, .. } => format!("{thread}:{}", reg.name),
+    }
+}
 
-/// Words that begin a type.
-const TYPE_WORDS: &[&str] = &[
-    "int", "char", "long", "short", "unsigned", "signed", "void", "bool", "_Bool", "struct",
-    "volatile", "const",
-];
+/// The message for a word that herd7 reserves in thread code.
+fn reserved_in_code(word: &str) -> String {
+    if dialect::is_thread_word(word) {
+        format!("`{word}` names a thread in herd7's C dialect, not a register; rename it")
+    } else {
+        format!(
+            "`{word}` is a reserved word in herd7's thread code and cannot name a register or \
+             parameter; rename it"
+        )
+    }
+}
 
-fn is_type_word(word: &str) -> bool {
-    TYPE_WORDS.contains(&word) || (word.ends_with("_t") && word.len() > 2)
+/// The message for a word that herd7 reserves in the init block and the trailer.
+fn reserved_in_state(word: &str) -> String {
+    if dialect::is_thread_word(word) {
+        format!("`{word}` names a thread in herd7's C dialect, not a variable; rename it")
+    } else {
+        format!(
+            "`{word}` is a reserved word in herd7's init block and condition and cannot name a \
+             variable or register; rename it"
+        )
+    }
+}
+
+/// The message for a number out of herd7's 32-bit range.
+fn out_of_range(text: &str) -> String {
+    format!("`{text}` is out of range: herd7's numbers are 32-bit, from -2147483648 to 2147483647")
+}
+
+/// What to say when a statement that starts with a C keyword herd7 reads as a plain name
+/// does not parse.
+fn missing_statement(lead: &str) -> Option<String> {
+    let (what, rest) = match lead {
+        "for" => ("`for` loop", ""),
+        "do" => ("`do ... while` loop", ""),
+        "switch" | "case" | "default" => ("`switch` statement", ""),
+        "goto" => ("`goto`", ""),
+        "return" => ("`return`", ", so a lone `return;` does nothing"),
+        "break" | "continue" => ("`break` or `continue`", ", so a lone one does nothing"),
+        _ => return None,
+    };
+    Some(format!(
+        "herd7's C dialect has no {what}: it reads `{lead}` as a register's name{rest}"
+    ))
+}
+
+/// The message for a `(* ... *)` comment where herd7 reads C.
+fn ml_comment_in_program() -> String {
+    "herd7 reads the text between the init block and the condition as C, where `(*` opens no \
+     comment: write `/* ... */` or `//`, or move the comment before the init block or after \
+     the condition"
+        .to_string()
+}
+
+/// The operator of `e` if it is a comparison, for a message; `==` otherwise.
+fn comparison_op(e: &Expr) -> &'static str {
+    match &e.kind {
+        ExprKind::Binary(op, ..) if op.is_comparison() => op.as_str(),
+        _ => "==",
+    }
+}
+
+/// The message for `r0-1`, where `at` is the `-` and `rest` the digits after it.
+fn glued_minus(src: &str, lhs: &Expr, at: &str, rest: &str) -> String {
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let number = &at[..1 + digits];
+    let lhs_text = src
+        .get(lhs.span.start..lhs.span.end)
+        .filter(|t| !t.contains('\n') && t.len() <= 24)
+        .unwrap_or("x");
+    format!(
+        "herd7 reads `{number}` here as a negative number, not a subtraction: put a space \
+         after the `-`, as in `{lhs_text} - {}`",
+        &number[1..]
+    )
+}
+
+/// Whether herd7 may read `name(...)` as a call: any word but its keywords, type words and
+/// thread names.
+fn is_callable(name: &str) -> bool {
+    !dialect::begins_code_type(name)
+        && !matches!(name, "if" | "else" | "while" | "regions")
+        && !dialect::is_thread_word(name)
 }
 
 /// The parser state for one source text.
@@ -406,24 +493,34 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// An identifier that is not a C keyword.
-    fn ident(&self, i: &'a str) -> PResult<'a, Ident> {
+    /// A name of thread code: a word herd7's C lexer does not reserve.
+    fn code_name(&self, i: &'a str) -> PResult<'a, Ident> {
         let (rest, id) = self.word(i)?;
-        if KEYWORDS.contains(&id.name.as_str()) {
-            let (i, ()) = self.trivia(i)?;
-            return fail(i, "a name");
+        if !dialect::is_code_name(&id.name) {
+            let at = &self.src[id.span.start..];
+            return Err(Err::Error(PError::message(at, reserved_in_code(&id.name))));
         }
         Ok((rest, id))
     }
 
-    /// An unsigned integer literal, decimal or `0x` hexadecimal, for the caller to negate and
-    /// range-check.
-    fn natural(&self, i: &'a str) -> PResult<'a, (u64, Span)> {
+    /// A name of the init block or the trailer: a word herd7's lexer of those parts does not
+    /// reserve.
+    fn state_name(&self, i: &'a str) -> PResult<'a, Ident> {
+        let (rest, id) = self.word(i)?;
+        if !dialect::is_state_name(&id.name) {
+            let at = &self.src[id.span.start..];
+            return Err(Err::Error(PError::message(at, reserved_in_state(&id.name))));
+        }
+        Ok((rest, id))
+    }
+
+    /// Digits, decimal or (if `hex` and written `0x`) hexadecimal: the magnitude, whether it
+    /// was hexadecimal, and the text.
+    fn digits(&self, i: &'a str, hex: bool) -> PResult<'a, (u64, bool, &'a str)> {
         let (i, ()) = self.trivia(i)?;
-        let (digits, radix, skip) = if let Some(h) = i.strip_prefix("0x").or(i.strip_prefix("0X")) {
-            (h, 16, 2)
-        } else {
-            (i, 10, 0)
+        let (digits, radix, skip) = match i.strip_prefix("0x").or(i.strip_prefix("0X")) {
+            Some(h) if hex => (h, 16, 2),
+            _ => (i, 10, 0),
         };
         let n = digits
             .find(|c: char| !c.is_digit(radix))
@@ -434,30 +531,77 @@ impl<'a> Parser<'a> {
         let rest = &digits[n..];
         if rest.starts_with(is_ident_char) {
             let end = rest.find(|c: char| !is_ident_char(c)).unwrap_or(rest.len());
-            return failure_msg(i, format!("invalid number `{}`", &i[..skip + n + end]));
+            let text = &i[..skip + n + end];
+            let hex_digits = text
+                .strip_prefix("0x")
+                .or(text.strip_prefix("0X"))
+                .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()));
+            return match hex_digits {
+                Some(h) if !hex => failure_msg(
+                    i,
+                    match u64::from_str_radix(h, 16) {
+                        Ok(v) => format!(
+                            "herd7's thread code has decimal numbers only: write `{v}` for \
+                             `{text}`"
+                        ),
+                        Err(_) => {
+                            format!("herd7's thread code has decimal numbers only, not `{text}`")
+                        }
+                    },
+                ),
+                _ => failure_msg(i, format!("invalid number `{text}`")),
+            };
         }
         match u64::from_str_radix(&digits[..n], radix) {
-            Ok(v) => Ok((rest, (v, self.span(i, rest)))),
-            Err(_) => failure_msg(i, format!("number `{}` is too large", &i[..skip + n])),
+            Ok(v) => Ok((rest, (v, radix == 16, &i[..skip + n]))),
+            Err(_) => failure_msg(i, out_of_range(&i[..skip + n])),
         }
     }
 
-    /// An integer, possibly preceded by `-`.
-    fn integer(&self, i: &'a str) -> PResult<'a, (i64, Span)> {
+    /// A thread number, as in `0:r1`.
+    fn thread_number(&self, i: &'a str) -> PResult<'a, u32> {
+        let (rest, (v, _, _)) = self.digits(i, false)?;
+        match u32::try_from(v) {
+            Ok(v) => Ok((rest, v)),
+            Err(_) => failure_msg(i, "thread number too large".to_string()),
+        }
+    }
+
+    /// `state-int ::= "-"? decimal | hexadecimal`: a number of the init block or the
+    /// trailer, 32-bit as herd7 reads it (`0xffffffff` is -1).
+    fn state_int(&self, i: &'a str) -> PResult<'a, (i64, Span)> {
         let (i, ()) = self.trivia(i)?;
         let (rest, neg) = match i.strip_prefix('-') {
             Some(r) => (r, true),
             None => (i, false),
         };
-        let (rest, (v, _)) = if neg {
-            cut(|i| self.natural(i)).parse(rest)?
+        let (rest, (v, hex, _)) = if neg {
+            cut(|i| self.digits(i, false)).parse(rest)?
         } else {
-            self.natural(rest)?
+            self.digits(rest, true)?
         };
-        let value = if neg { -(v as i128) } else { v as i128 };
-        match i64::try_from(value) {
-            Ok(v) => Ok((rest, (v, self.span(i, rest)))),
-            Err(_) => failure_msg(i, format!("number `{}` is out of range", value)),
+        let value = if hex {
+            dialect::hexadecimal_value(v)
+        } else {
+            dialect::decimal_value(neg, v)
+        };
+        match value {
+            Some(v) => Ok((rest, (v, self.span(i, rest)))),
+            None => failure_msg(i, out_of_range(&i[..i.len() - rest.len()])),
+        }
+    }
+
+    /// `code-int ::= "-"? decimal`, the `-` glued to the digits: a number of thread code.
+    fn code_int(&self, i: &'a str) -> PResult<'a, (i64, Span)> {
+        let (i, ()) = self.trivia(i)?;
+        let (rest, neg) = match i.strip_prefix('-') {
+            Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => (r, true),
+            _ => (i, false),
+        };
+        let (rest, (v, _, _)) = self.digits(rest, false)?;
+        match dialect::decimal_value(neg, v) {
+            Some(v) => Ok((rest, (v, self.span(i, rest)))),
+            None => failure_msg(i, out_of_range(&i[..i.len() - rest.len()])),
         }
     }
 
@@ -471,8 +615,9 @@ impl<'a> Parser<'a> {
         let (i, (arch, name, doc, info)) = self.header(i)?;
         self.place.set(CommentPlace::Header);
         let (i, init) = cut(context("the init block", |i| self.init(i))).parse(i)?;
-        self.place.set(CommentPlace::Body);
-        let (i, threads) = cut(|i| self.threads(i)).parse(i)?;
+        // herd7 reads C from here to the trailer, where `(*` is no comment.
+        self.ml_comments.set(false);
+        let (i, threads) = self.program(i)?;
         self.place.set(CommentPlace::Trailer);
         let (i, (locations, filter, condition)) = cut(|i| self.trailer(i)).parse(i)?;
         let (i, ()) = self.trivia(i)?;
@@ -482,10 +627,10 @@ impl<'a> Parser<'a> {
                 "`locations`, `filter`, `exists`, `forall` or the end of the file",
             );
             let n = i.find(|c: char| !is_ident_char(c)).unwrap_or(i.len());
-            if let Some(kw) = suggestion(&i[..n], &["locations", "filter", "exists", "forall"]) {
-                e.extra_mut()
-                    .notes
-                    .push((i, format!("did you mean `{kw}`?")));
+            let near =
+                crate::diagnostic::closest(&i[..n], ["locations", "filter", "exists", "forall"], 1);
+            if let Some(note) = crate::diagnostic::did_you_mean(&near) {
+                e.extra_mut().notes.push((i, note));
             }
             return Err(Err::Failure(e));
         }
@@ -567,6 +712,16 @@ impl<'a> Parser<'a> {
         let mut items = Vec::new();
         let mut i = i;
         loop {
+            // herd7 takes one more `;` just before the closing brace, and nowhere else.
+            if let Ok((rest, semi)) = self.tok(";", "`;`")(i) {
+                if !self.peek(rest, "}")? {
+                    return failure_msg(
+                        semi,
+                        "herd7's init block has no empty item: remove this `;`".to_string(),
+                    );
+                }
+                i = rest;
+            }
             if self.peek(i, "}")? {
                 let (rest, _) = self.tok("}", "`}`")(i)?;
                 return Ok((rest, items));
@@ -607,7 +762,7 @@ impl<'a> Parser<'a> {
     fn init_item(&self, i: &'a str) -> PResult<'a, InitItem> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
-        let (i, ty) = match self.ty(i) {
+        let (i, ty) = match self.init_type(i) {
             Ok((rest, ty)) => match self.location(rest) {
                 Ok(_) => (rest, Some(ty)),
                 Err(_) => (i, None),
@@ -621,10 +776,22 @@ impl<'a> Parser<'a> {
                 err
             })
         })?;
+        // A third word, as in `unsigned long x`: herd7 takes one-word types only.
+        if let (Some(ty), Ok(_)) = (&ty, self.word(i)) {
+            return failure_msg(
+                &self.src[ty.span.start..],
+                format!(
+                    "herd7's init block takes a one-word type such as `int`, not `{} {}`",
+                    ty.base,
+                    target_text(&target)
+                ),
+            );
+        }
         let target_end = i;
         let (i, value) = match self.tok("=", "`=`")(i) {
             Ok((rest, _)) => {
-                let (rest, v) = cut(|i| self.init_value(i)).parse(rest)?;
+                let pointer = ty.as_ref().is_some_and(|t| t.pointers > 0);
+                let (rest, v) = cut(|i| self.init_value(i, pointer)).parse(rest)?;
                 (rest, Some(v))
             }
             Err(_) => (i, None),
@@ -641,43 +808,54 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// `init-value ::= integer | "&"? name | "ATOMIC_INIT" "(" integer ")"`
-    fn init_value(&self, i: &'a str) -> PResult<'a, InitValue> {
-        match self.integer(i) {
+    /// `init-value ::= state-int | "&"? name | "ATOMIC_INIT" "(" state-int ")"`, where herd7
+    /// takes the `&` only in the value of a `pointer` item (`int *p = &x;`).
+    fn init_value(&self, i: &'a str, pointer: bool) -> PResult<'a, InitValue> {
+        match self.state_int(i) {
             Ok((rest, (v, _))) => return Ok((rest, InitValue::Int(v))),
             Err(Err::Error(_)) => {}
             Err(e) => return Err(e),
         }
-        if let Ok((rest, _)) = self.tok("&", "`&`")(i) {
-            let (rest, id) = cut(|i| self.ident(i)).parse(rest)?;
+        if let Ok((rest, amp)) = self.tok("&", "`&`")(i) {
+            if !pointer {
+                let (r, id) = cut(|i| self.state_name(i)).parse(rest)?;
+                let _ = r;
+                return failure_msg(
+                    amp,
+                    format!(
+                        "herd7 takes `&{0}` only as the value of a pointer, as in \
+                         `int *p = &{0};`; here write `{0}`",
+                        id.name
+                    ),
+                );
+            }
+            let (rest, id) = cut(|i| self.state_name(i)).parse(rest)?;
             return Ok((rest, InitValue::Addr(id)));
         }
-        let (rest, id) = self.ident(i).map_err(|e| {
-            e.map(|mut err| {
-                err.set_expected("an integer or an address");
-                err
-            })
-        })?;
-        if id.name == "ATOMIC_INIT" {
+        if let Ok((rest, _)) = self.keyword("ATOMIC_INIT", "")(i) {
             let (rest, open) = cut(self.tok("(", "`(` after `ATOMIC_INIT`")).parse(rest)?;
-            let (rest, (v, _)) = cut(|i| self.integer(i)).parse(rest)?;
+            let (rest, (v, _)) = cut(|i| self.state_int(i)).parse(rest)?;
             let (rest, _) = cut(self.tok(")", "`)`"))
                 .parse(rest)
                 .map_err(|e| self.closing(e, open, "`)`", "`ATOMIC_INIT(`"))?;
             return Ok((rest, InitValue::AtomicInit(v)));
         }
+        let (rest, id) = self.state_name(i).map_err(|e| {
+            e.map(|mut err| {
+                err.set_expected("an integer or an address");
+                err
+            })
+        })?;
         Ok((rest, InitValue::Addr(id)))
     }
 
-    /// `location ::= digits ":" name | name`
+    /// `location ::= digits ":" name | name`, in the init block or the trailer.
     fn location(&self, i: &'a str) -> PResult<'a, Location> {
         let (i, ()) = self.trivia(i)?;
         if i.starts_with(|c: char| c.is_ascii_digit()) {
-            let (rest, (thread, _)) = self.natural(i)?;
-            let thread = u32::try_from(thread)
-                .map_err(|_| fatal(i, "thread number too large".to_string()))?;
+            let (rest, thread) = self.thread_number(i)?;
             let (rest, _) = cut(self.tok(":", "`:` after the thread number")).parse(rest)?;
-            let (rest, reg) = cut(|i| self.ident(i)).parse(rest)?;
+            let (rest, reg) = cut(|i| self.state_name(i)).parse(rest)?;
             return Ok((
                 rest,
                 Location::Register {
@@ -687,44 +865,52 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        let (rest, id) = self.ident(i)?;
+        let (rest, id) = self.state_name(i)?;
         Ok((rest, Location::Global(id)))
     }
 
-    /// `type ::= "volatile"? ("struct" name | type-word+) "*"*`
-    fn ty(&self, i: &'a str) -> PResult<'a, Type> {
+    /// `init-type ::= "_Atomic"? name | name "*"`: herd7's init block takes any one word for a
+    /// type, and a pointer to one (the checker refuses the types whose size herd7 does not
+    /// know, as herd7 does after parsing).
+    fn init_type(&self, i: &'a str) -> PResult<'a, Type> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
-        let n = i.find(|c: char| !is_ident_char(c)).unwrap_or(i.len());
-        if n == 0 || !is_type_word(&i[..n]) || !i.starts_with(is_ident_start) {
-            return fail(start, "a type");
+        let (i, atomic) = match self.keyword("_Atomic", "")(i) {
+            Ok((rest, _)) => (rest, true),
+            Err(_) => (i, false),
+        };
+        let (i, word) = match self.word(i) {
+            Ok(r) if dialect::is_state_name(&r.1.name) => r,
+            _ => return fail(start, "a type"),
+        };
+        let (end, pointers) = self.stars(i)?;
+        if pointers > 0 && atomic {
+            return failure_msg(
+                start,
+                "herd7's init block takes `_Atomic` before a type that is no pointer".to_string(),
+            );
         }
-        let (mut i, first) = self.word(i)?;
-        let mut volatile = false;
-        let mut words: Vec<String> = Vec::new();
-        let mut word = first;
-        loop {
-            match word.name.as_str() {
-                "volatile" => volatile = true,
-                "const" => {}
-                "struct" => {
-                    let (rest, tag) = cut(|i| self.ident(i)).parse(i)?;
-                    words.push(format!("struct {}", tag.name));
-                    i = rest;
-                }
-                _ => words.push(word.name.clone()),
-            }
-            match self.word(i) {
-                Ok((rest, w)) if is_type_word(&w.name) => {
-                    word = w;
-                    i = rest;
-                }
-                _ => break,
-            }
+        if pointers > 1 {
+            return failure_msg(
+                &self.src[word.span.start..],
+                "herd7's init block takes one `*` in a type: write `int *p = x;` for a \
+                 pointer to a pointer too"
+                    .to_string(),
+            );
         }
-        if words.is_empty() {
-            return fail(i, "a type after `volatile`");
-        }
+        Ok((
+            end,
+            Type {
+                volatile: false,
+                base: word.name,
+                pointers,
+                span: self.span(start, end),
+            },
+        ))
+    }
+
+    /// `stars ::= "*"*`: how many there are, and where they end.
+    fn stars(&self, mut i: &'a str) -> PResult<'a, u32> {
         let mut pointers = 0;
         let mut end = i;
         loop {
@@ -735,33 +921,183 @@ impl<'a> Parser<'a> {
                     i = r;
                     end = r;
                 }
-                None => break,
+                None => return Ok((end, pointers)),
+            }
+        }
+    }
+
+    /// `code-type ::= qualifier? base ("*" | "volatile" | "const")*`, where
+    /// `qualifier ::= "volatile" | "const" | "_Atomic"` and `base` is `int`, `char`, `long`,
+    /// one of herd7's `intN_t`, `atomic_t`, `spinlock_t`..., `struct srcu_struct`, or `void`
+    /// before a `*`: a type of thread code.
+    ///
+    /// `const` and `_Atomic` leave no trace in the tree, and `volatile` none of its place.
+    fn code_type(&self, i: &'a str) -> PResult<'a, Type> {
+        let (i, ()) = self.trivia(i)?;
+        let start = i;
+        let (mut i, first) = self.word(i)?;
+        let mut volatile = false;
+        let mut word = first;
+        if matches!(word.name.as_str(), "volatile" | "const" | "_Atomic") {
+            volatile = word.name == "volatile";
+            let (rest, w) = cut(|i| self.word(i)).parse(i).map_err(|e| {
+                e.map(|mut err| {
+                    err.set_expected("a type");
+                    err
+                })
+            })?;
+            word = w;
+            i = rest;
+        } else if !dialect::begins_code_type(&word.name) {
+            return fail(start, "a type");
+        }
+        let base = match word.name.as_str() {
+            "struct" => {
+                let (rest, tag) = cut(|i| self.word(i)).parse(i)?;
+                if tag.name != "srcu_struct" {
+                    return failure_msg(
+                        &self.src[tag.span.start..],
+                        format!(
+                            "herd7's thread code knows one `struct`, `struct srcu_struct`, \
+                             not `struct {}`",
+                            tag.name
+                        ),
+                    );
+                }
+                i = rest;
+                "struct srcu_struct".to_string()
+            }
+            // Bare `void` is refused by the callers, except in `(void)e;`.
+            "void" if start.len() - i.len() == 4 => "void".to_string(),
+            "void" => {
+                return failure_msg(
+                    &self.src[word.span.start..],
+                    "herd7 takes `void` only as `void *`, with no qualifier before it".to_string(),
+                );
+            }
+            "atomic" => {
+                // `atomic<T>`, where T is one of the base types herd7 lexes as such.
+                let (rest, _) = cut(self.tok("<", "`<` after `atomic`")).parse(i)?;
+                let (rest, inner) = cut(|i| self.word(i)).parse(rest)?;
+                if !dialect::CODE_BASE_TYPES.contains(&inner.name.as_str())
+                    || matches!(inner.name.as_str(), "int" | "char" | "long" | "atomic_int")
+                {
+                    return failure_msg(
+                        &self.src[inner.span.start..],
+                        format!("herd7 knows no type `atomic<{}>`", inner.name),
+                    );
+                }
+                let (rest, _) = cut(self.tok(">", "`>`")).parse(rest)?;
+                i = rest;
+                format!("atomic<{}>", inner.name)
+            }
+            w if dialect::CODE_BASE_TYPES.contains(&w) => w.to_string(),
+            w => {
+                return failure_msg(
+                    &self.src[word.span.start..],
+                    format!("expected a type after the qualifier, found `{w}`"),
+                );
+            }
+        };
+        // Stars and qualifiers after the base: `int *`, `int * volatile`, `int const`.
+        let mut pointers = 0;
+        let mut end = i;
+        loop {
+            let (rest, ()) = self.trivia(i)?;
+            if let Some(r) = rest.strip_prefix('*') {
+                pointers += 1;
+                i = r;
+                end = r;
+                continue;
+            }
+            match self.word(rest) {
+                Ok((r, w)) if w.name == "volatile" || w.name == "const" => {
+                    volatile |= w.name == "volatile";
+                    i = r;
+                    end = r;
+                }
+                _ => break,
             }
         }
         Ok((
             end,
             Type {
                 volatile,
-                base: words.join(" "),
+                base,
                 pointers,
                 span: self.span(start, end),
             },
         ))
     }
 
-    /// `threads ::= thread+`
+    /// `program ::= thread+`, which ends where herd7's splitter ends it: at the first trailer
+    /// word after the init block, wherever that stands.
+    fn program(&self, i: &'a str) -> PResult<'a, Vec<Thread>> {
+        let end = dialect::program_end(self.src, self.off(i));
+        if let ProgramEnd::Unclosed(at) = end {
+            return failure_msg(
+                &self.src[at..],
+                "herd7 skips what follows a `\"` between the init block and the condition up to \
+                 the next `\"` on the same line, even in a comment, and refuses the test when \
+                 the line has none; close the quote or remove it"
+                    .to_string(),
+            );
+        }
+        let r = cut(|i| self.threads(i)).parse(i);
+        let ProgramEnd::Word(end) = end else {
+            return r;
+        };
+        let past = match &r {
+            Ok((rest, _)) => {
+                let (after, ()) = self.trivia(rest)?;
+                self.off(after) > end
+            }
+            Err(Err::Error(e) | Err::Failure(e)) => self.off(e.input) > end,
+            Err(Err::Incomplete(_)) => false,
+        };
+        if past {
+            let at = &self.src[end..];
+            let n = at
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "_/.-".contains(c)))
+                .unwrap_or(at.len());
+            return failure_msg(
+                at,
+                format!(
+                    "herd7 takes this `{}` for the start of the condition: it ends the threads \
+                     at the first `exists`, `forall`, `final`, `filter`, `locations`, \
+                     `observed` or `cases` after the init block, even in a comment or a name; \
+                     reword the comment or rename",
+                    &at[..n]
+                ),
+            );
+        }
+        r
+    }
+
+    /// `threads ::= (("void" "*"?)? thread)+`
     fn threads(&self, i: &'a str) -> PResult<'a, Vec<Thread>> {
         let mut threads = Vec::new();
         let mut i = i;
         loop {
             let (rest, ()) = self.trivia(i)?;
+            if rest.starts_with("(*") {
+                return failure_msg(rest, ml_comment_in_program());
+            }
+            // herd7 lets a thread be written as a C function that returns `void` or `void *`.
+            let (rest, void) = match self.keyword("void", "")(rest) {
+                Ok((r, _)) => match self.tok("*", "`*`")(r) {
+                    Ok((r, _)) => (r, true),
+                    Err(_) => (r, true),
+                },
+                Err(_) => (rest, false),
+            };
+            let (rest, ()) = self.trivia(rest)?;
             if !(rest.starts_with('P') && rest[1..].starts_with(|c: char| c.is_ascii_digit())) {
+                if void {
+                    return failure(rest, "a thread such as `P0(int *x)` after `void`");
+                }
                 if threads.is_empty() {
                     return fail(rest, "a thread such as `P0(int *x)`");
-                }
-                // The comments after the last thread belong to the trailer.
-                for (_, c) in self.comments.borrow_mut().range_mut(self.off(i)..) {
-                    c.place = CommentPlace::Trailer;
                 }
                 return Ok((rest, threads));
             }
@@ -771,7 +1107,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `thread ::= "P" digits "(" (param ("," param)*)? ")" "{" stmt* "}"`
+    /// `thread ::= "P" digits "(" (param ("," param)*)? ")" "{" item+ "}"`
     fn thread(&self, i: &'a str) -> PResult<'a, Thread> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
@@ -790,10 +1126,7 @@ impl<'a> Parser<'a> {
             });
             self.closing(e, open, "`)`", "the parameter list")
         })?;
-        self.ml_comments.set(false);
-        let r = self.block_body(i, "the body of the thread");
-        self.ml_comments.set(true);
-        let (i, body) = r?;
+        let (i, body) = self.block_body(i, "the body of the thread")?;
         Ok((
             i,
             Thread {
@@ -821,11 +1154,21 @@ impl<'a> Parser<'a> {
         Ok((i, rest))
     }
 
-    /// `param ::= type name`
+    /// `param ::= code-type name`, the type a pointer.
     fn param(&self, i: &'a str) -> PResult<'a, Param> {
         let (i, ()) = self.trivia(i)?;
-        let (rest, ty) = self.ty(i)?;
-        let (rest, name) = cut(|i| self.ident(i)).parse(rest)?;
+        let (rest, ty) = self.code_type(i)?;
+        self.one_word_type(rest)?;
+        if ty.pointers == 0 {
+            return failure_msg(
+                i,
+                format!(
+                    "herd7's thread parameters are pointers: write `{} *` for the type",
+                    ty.base
+                ),
+            );
+        }
+        let (rest, name) = cut(|i| self.code_name(i)).parse(rest)?;
         Ok((
             rest,
             Param {
@@ -836,7 +1179,7 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// `block ::= "{" stmt* "}"`
+    /// `block ::= "{" item+ "}"`: a thread's body or a block; herd7 refuses an empty one.
     fn block_body(&self, i: &'a str, what: &str) -> PResult<'a, Vec<Stmt>> {
         let (mut i, open) = self.tok("{", "`{`")(i)?;
         let mut body = Vec::new();
@@ -845,7 +1188,19 @@ impl<'a> Parser<'a> {
                 i = self.comment_stmts(i, &mut body)?;
             }
             if self.peek(i, "}")? {
-                let (rest, _) = self.tok("}", "`}`")(i)?;
+                let (rest, close) = self.tok("}", "`}`")(i)?;
+                if body
+                    .iter()
+                    .all(|s: &Stmt| matches!(s.kind, StmtKind::Comment { .. }))
+                {
+                    return failure_msg(
+                        close,
+                        format!(
+                            "{what} is empty: herd7 needs at least one statement between the \
+                             braces"
+                        ),
+                    );
+                }
                 return Ok((rest, body));
             }
             let (rest, ()) = self.trivia(i)?;
@@ -854,7 +1209,7 @@ impl<'a> Parser<'a> {
                 e.at_eof = true;
                 return Err(self.closing(Err::Failure(e), open, "`}`", what));
             }
-            let (rest, s) = cut(|i| self.stmt(i))
+            let (rest, s) = cut(|i| self.stmt(i, true))
                 .parse(rest)
                 .map_err(|e| self.closing(e, open, "`}`", what))?;
             body.push(s);
@@ -899,15 +1254,17 @@ impl<'a> Parser<'a> {
 
     // ---------------------------------------------------------------- statements
 
-    /// `stmt ::= block | if | while | do-while | ";" | decl | expr ("=" expr)? ";"`
-    fn stmt(&self, i: &'a str) -> PResult<'a, Stmt> {
+    /// `stmt ::= block | if | while | declaration | assignment | "(" "void" ")" expr ";"
+    /// | expr ";"`; where `item` holds (in a block or a thread's body, not as a branch), a
+    /// declaration may also go without a value.
+    fn stmt(&self, i: &'a str, item: bool) -> PResult<'a, Stmt> {
         self.enter(i)?;
-        let r = self.stmt_inner(i);
+        let r = self.stmt_inner(i, item);
         self.leave();
         r
     }
 
-    fn stmt_inner(&self, i: &'a str) -> PResult<'a, Stmt> {
+    fn stmt_inner(&self, i: &'a str, item: bool) -> PResult<'a, Stmt> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
         if i.starts_with('{') {
@@ -920,23 +1277,20 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        if let Some(rest) = i.strip_prefix(';') {
-            return Ok((
-                rest,
-                Stmt {
-                    kind: StmtKind::Empty,
-                    span: self.span(start, rest),
-                },
-            ));
+        if i.starts_with(';') {
+            return failure_msg(
+                i,
+                "herd7's C dialect has no empty statement: remove this `;`".to_string(),
+            );
         }
         // The statement's first word decides its kind.
         let lead = &i[..i.find(|c: char| !is_ident_char(c)).unwrap_or(i.len())];
         if lead == "if" {
             let (rest, cond) = cut(|i| self.paren_cond(i, "`(` after `if`")).parse(&i[2..])?;
-            let (rest, then) = cut(|i| self.stmt(i)).parse(rest)?;
+            let (rest, then) = cut(|i| self.stmt(i, false)).parse(rest)?;
             let (rest, els) = match self.keyword("else", "`else`")(rest) {
                 Ok((r, _)) => {
-                    let (r, s) = cut(|i| self.stmt(i)).parse(r)?;
+                    let (r, s) = cut(|i| self.stmt(i, false)).parse(r)?;
                     (r, Some(Box::new(s)))
                 }
                 Err(_) => (rest, None),
@@ -956,7 +1310,7 @@ impl<'a> Parser<'a> {
         }
         if lead == "while" {
             let (rest, cond) = cut(|i| self.paren_cond(i, "`(` after `while`")).parse(&i[5..])?;
-            let (rest, body) = cut(|i| self.stmt(i)).parse(rest)?;
+            let (rest, body) = cut(|i| self.stmt(i, false)).parse(rest)?;
             let span = self.span(start, rest);
             return Ok((
                 rest,
@@ -969,56 +1323,157 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        if lead == "do" {
-            let (rest, body) = cut(|i| self.stmt(i)).parse(&i[2..])?;
-            let (rest, _) =
-                cut(self.keyword("while", "`while` after the `do` body")).parse(rest)?;
-            let (rest, cond) = cut(|i| self.paren_cond(i, "`(` after `while`")).parse(rest)?;
-            let (rest, _) = cut(self.tok(";", "`;` after `do ... while (...)`")).parse(rest)?;
-            let span = self.span(start, rest);
-            return Ok((
-                rest,
-                Stmt {
-                    kind: StmtKind::DoWhile {
-                        body: Box::new(body),
-                        cond,
-                    },
-                    span,
-                },
-            ));
+        if dialect::begins_code_type(lead) {
+            return self.declaration(i, item);
         }
-        if matches!(
-            lead,
-            "for" | "return" | "goto" | "switch" | "break" | "continue" | "case"
-        ) {
-            return failure_msg(i, format!("`{lead}` is not supported in litmus tests"));
+        if let Some(s) = self.void_stmt(i)? {
+            return Ok(s);
         }
-        if is_type_word(lead) {
-            let (rest, ty) = self.ty(i)?;
-            let (rest, name) = cut(|i| self.ident(i)).parse(rest)?;
-            let (rest, init) = match self.tok("=", "`=`")(rest) {
-                Ok((r, _)) => {
-                    let (r, e) = cut(|i| self.expr(i)).parse(r)?;
-                    (r, Some(e))
-                }
-                Err(_) => (rest, None),
-            };
-            if self.peek(rest, ",")? {
-                let (at, ()) = self.trivia(rest)?;
-                return failure_msg(
-                    at,
-                    "declare one name per declaration, as in `int r0; int r1;`".to_string(),
-                );
+        match self.simple_stmt(i) {
+            Err(e) if !lead.is_empty() => match missing_statement(lead) {
+                Some(m) => failure_msg(i, m),
+                // Two names in a row: the first is probably a type herd7 does not know.
+                None if self.unknown_type(i, lead)? => failure_msg(
+                    i,
+                    format!(
+                        "herd7's thread code has no type `{lead}`; its types are `int`, \
+                         `char`, `long`, `intN_t`, `uintN_t`, `intptr_t`, `uintptr_t`, \
+                         `atomic_t`, `spinlock_t`, `struct srcu_struct`, pointers to them, \
+                         and `void *`"
+                    ),
+                ),
+                None => Err(e),
+            },
+            r => r,
+        }
+    }
+
+    /// Whether `i` starts with two names in a row, the first being `lead`.
+    fn unknown_type(&self, i: &'a str, lead: &str) -> Result<bool, Err<PError<'a>>> {
+        let (rest, ()) = self.trivia(&i[lead.len()..])?;
+        Ok(rest.starts_with(is_ident_start))
+    }
+
+    /// `declaration ::= code-type name ("=" expr)? ";"`; the value may be left out only in
+    /// a block or a thread's body.
+    fn declaration(&self, i: &'a str, item: bool) -> PResult<'a, Stmt> {
+        let start = i;
+        let (rest, ty) = cut(|i| self.code_type(i)).parse(i)?;
+        self.one_word_type(rest)?;
+        if ty.base == "void" && ty.pointers == 0 {
+            return failure_msg(
+                &self.src[ty.span.start..],
+                "herd7 knows `void *`, not `void`".to_string(),
+            );
+        }
+        let (rest, name) = cut(|i| self.code_name(i)).parse(rest)?;
+        let (rest, init) = match self.assign_op(rest) {
+            Ok((r, ())) => {
+                let (r, e) = cut(|i| self.expr(i)).parse(r)?;
+                (r, Some(e))
             }
-            let (rest, _) = cut(self.tok(";", "`;` after the declaration")).parse(rest)?;
-            let span = self.span(start, rest);
-            return Ok((
-                rest,
-                Stmt {
-                    kind: StmtKind::Decl { ty, name, init },
-                    span,
-                },
-            ));
+            Err(_) => (rest, None),
+        };
+        if self.peek(rest, ",")? {
+            let (at, ()) = self.trivia(rest)?;
+            return failure_msg(
+                at,
+                "declare one name per declaration, as in `int r0; int r1;`".to_string(),
+            );
+        }
+        if init.is_none() && !item {
+            return failure_msg(
+                start,
+                "herd7 takes a declaration without a value only in a block or a thread's \
+                 body, not as the branch of an `if` or `while`: put braces around it"
+                    .to_string(),
+            );
+        }
+        let (rest, _) = cut(self.tok(";", "`;` after the declaration")).parse(rest)?;
+        let span = self.span(start, rest);
+        Ok((
+            rest,
+            Stmt {
+                kind: StmtKind::Decl { ty, name, init },
+                span,
+            },
+        ))
+    }
+
+    /// Refuses a second type word after a type, as in `long long` or `unsigned int`.
+    fn one_word_type(&self, i: &'a str) -> Result<(), Err<PError<'a>>> {
+        match self.word(i) {
+            Ok((_, w)) if dialect::begins_code_type(&w.name) => Err(fatal(
+                &self.src[w.span.start..],
+                format!(
+                    "herd7's thread code has one-word types (with `*`, `volatile` and \
+                     `const`): `{}` cannot follow another type word",
+                    w.name
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// `"(" "void" ")" expr ";"`, the one place herd7 takes a cast to `void`.
+    fn void_stmt(&self, i: &'a str) -> Result<Option<(&'a str, Stmt)>, Err<PError<'a>>> {
+        let start = i;
+        let Some(r) = i.strip_prefix('(') else {
+            return Ok(None);
+        };
+        let Ok((r, void)) = self.keyword("void", "")(r) else {
+            return Ok(None);
+        };
+        let Ok((r, _)) = self.tok(")", "")(r) else {
+            return Ok(None);
+        };
+        let (r, e) = cut(|i| self.expr(i)).parse(r)?;
+        let (r, _) = cut(self.tok(";", "`;` after the expression")).parse(r)?;
+        let ty = Type {
+            volatile: false,
+            base: "void".to_string(),
+            pointers: 0,
+            span: void,
+        };
+        let span = Span::new(self.off(start), e.span.end);
+        let cast = Expr {
+            kind: ExprKind::Cast(ty, Box::new(e)),
+            span,
+        };
+        Ok(Some((
+            r,
+            Stmt {
+                kind: StmtKind::Expr(cast),
+                span: self.span(start, r),
+            },
+        )))
+    }
+
+    /// `assignment ::= name "=" expr ";" | lvalue "=" expr ";"`, or `expr ";"`.
+    fn simple_stmt(&self, i: &'a str) -> PResult<'a, Stmt> {
+        let start = i;
+        if let Ok((rest, id)) = self.word(i)
+            && self.assign_op(rest).is_ok()
+        {
+            if !dialect::is_code_name(&id.name) {
+                return failure_msg(i, reserved_in_code(&id.name));
+            }
+            let span = id.span;
+            let lhs = Expr {
+                kind: ExprKind::Ident(id),
+                span,
+            };
+            return self.assignment(start, lhs, rest);
+        }
+        if i.starts_with('*') {
+            match self.lvalue(i) {
+                Ok((rest, lhs)) if self.assign_op(rest).is_ok() => {
+                    return self.assignment(start, lhs, rest);
+                }
+                Err(Err::Failure(e)) => return Err(Err::Failure(e)),
+                // Otherwise an expression that starts with a dereference.
+                _ => {}
+            }
         }
         let (rest, lhs) = self.expr(i).map_err(|e| {
             e.map(|mut err| {
@@ -1028,17 +1483,17 @@ impl<'a> Parser<'a> {
                 err
             })
         })?;
-        if let Ok((r, _)) = self.assign_op(rest) {
-            let (r, rhs) = cut(|i| self.expr(i)).parse(r)?;
-            let (r, _) = cut(self.tok(";", "`;` after the assignment")).parse(r)?;
-            let span = self.span(start, r);
-            return Ok((
-                r,
-                Stmt {
-                    kind: StmtKind::Assign { lhs, rhs },
-                    span,
-                },
-            ));
+        if self.assign_op(rest).is_ok() {
+            let message = match &lhs.kind {
+                ExprKind::Deref(p) if matches!(p.kind, ExprKind::Cast(..)) => {
+                    "herd7 assigns through a cast only in parentheses: write `*((type *)p) = ...`"
+                }
+                _ => {
+                    "herd7 assigns to a register (`r0 = ...;`) or through a pointer \
+                      (`*x = ...;`), not to this"
+                }
+            };
+            return failure_msg(i, message.to_string());
         }
         let (rest, _) = cut(self.tok(";", "`;` after the expression")).parse(rest)?;
         let span = self.span(start, rest);
@@ -1047,6 +1502,63 @@ impl<'a> Parser<'a> {
             Stmt {
                 kind: StmtKind::Expr(lhs),
                 span,
+            },
+        ))
+    }
+
+    /// The rest of an assignment to `lhs`, from its `=`.
+    fn assignment(&self, start: &'a str, lhs: Expr, i: &'a str) -> PResult<'a, Stmt> {
+        let (r, ()) = self.assign_op(i)?;
+        let (r, rhs) = cut(|i| self.expr(i)).parse(r)?;
+        let (r, _) = cut(self.tok(";", "`;` after the assignment")).parse(r)?;
+        let span = self.span(start, r);
+        Ok((
+            r,
+            Stmt {
+                kind: StmtKind::Assign { lhs, rhs },
+                span,
+            },
+        ))
+    }
+
+    /// `lvalue ::= "*" location`, `location ::= name | "*" location | "(" expr ")"`: where
+    /// an assignment through a pointer writes (here `**p` needs no parentheses).
+    fn lvalue(&self, i: &'a str) -> PResult<'a, Expr> {
+        self.enter(i)?;
+        let r = self.lvalue_inner(i);
+        self.leave();
+        r
+    }
+
+    fn lvalue_inner(&self, i: &'a str) -> PResult<'a, Expr> {
+        let (i, ()) = self.trivia(i)?;
+        let start = i;
+        let Some(rest) = i.strip_prefix('*') else {
+            return fail(i, "`*`");
+        };
+        let (rest, ()) = self.trivia(rest)?;
+        let (rest, loc) = if rest.starts_with('*') {
+            self.lvalue(rest)?
+        } else if let Some(r) = rest.strip_prefix('(') {
+            let (r, e) = self.expr(r)?;
+            let (r, _) = self.tok(")", "`)`")(r)?;
+            (r, e)
+        } else {
+            let (r, id) = self.code_name(rest)?;
+            let span = id.span;
+            (
+                r,
+                Expr {
+                    kind: ExprKind::Ident(id),
+                    span,
+                },
+            )
+        };
+        Ok((
+            rest,
+            Expr {
+                kind: ExprKind::Deref(Box::new(loc)),
+                span: self.span(start, rest),
             },
         ))
     }
@@ -1072,7 +1584,8 @@ impl<'a> Parser<'a> {
 
     // ---------------------------------------------------------------- expressions
 
-    /// `expr ::= unary (binop unary)*`, by precedence climbing.
+    /// `expr ::= unary (binop unary)*`, by precedence climbing over herd7's levels (see
+    /// [`BinaryOp::precedence`]).
     pub(crate) fn expr(&self, i: &'a str) -> PResult<'a, Expr> {
         self.binary(i, 1)
     }
@@ -1083,16 +1596,33 @@ impl<'a> Parser<'a> {
 
     fn binary_chain(&self, i: &'a str, min_prec: u8) -> PResult<'a, Expr> {
         let (mut i, mut lhs) = self.unary(i)?;
-        self.unsupported_operator(i)?;
-        while let Some((rest, op)) = self.binop(i)? {
-            if op.precedence() < min_prec {
+        // Whether `lhs` is a comparison built by this loop, which no comparison may follow.
+        let mut compared = false;
+        while let Some((rest, op, at)) = self.binop(i)? {
+            let p = op.precedence();
+            if p < min_prec {
                 break;
+            }
+            if op.is_comparison() && compared {
+                return failure_msg(
+                    at,
+                    format!(
+                        "herd7's comparisons do not chain: put the first one in parentheses, \
+                         as in `(a {} b) {} c`",
+                        comparison_op(&lhs),
+                        op.as_str()
+                    ),
+                );
+            }
+            if op == BinaryOp::Sub && rest.starts_with(|c: char| c.is_ascii_digit()) {
+                return failure_msg(at, glued_minus(self.src, &lhs, at, rest));
             }
             self.link(i)?;
             self.enter(i)?;
-            let r = cut(|i| self.binary(i, op.precedence() + 1)).parse(rest);
+            let r = cut(|i| self.binary(i, p + 1)).parse(rest);
             self.leave();
             let (rest, rhs) = r?;
+            compared = op.is_comparison();
             let span = lhs.span.to(rhs.span);
             lhs = Expr {
                 kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
@@ -1103,39 +1633,65 @@ impl<'a> Parser<'a> {
         Ok((i, lhs))
     }
 
-    /// Refuses, by name, the C operators that may follow an operand but that litmus tests
-    /// do not use: member access, indexing, increments, the conditional operator, compound
-    /// assignments.
-    fn unsupported_operator(&self, i: &'a str) -> Result<(), Err<PError<'a>>> {
-        let (i, ()) = self.trivia(i)?;
-        const OPS: &[&str] = &[
-            "->", "++", "--", "<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "?",
-            "[", ".",
+    /// Refuses, by name, the C operators herd7's C dialect lacks that may follow an
+    /// operand, each with what to write instead.
+    fn missing_operator(&self, i: &'a str) -> Result<(), Err<PError<'a>>> {
+        const OPS: &[(&str, &str)] = &[
+            ("<<=", "; write `x = x * 2` and the like"),
+            (">>=", "; write `x = x / 2` and the like"),
+            (
+                "&&",
+                ": nest two `if` statements, or join comparisons (which are 0 or 1) with `&`",
+            ),
+            ("||", ": join comparisons (which are 0 or 1) with `|`"),
+            ("<<", ": multiply by a power of two"),
+            (">>", ": divide by a power of two"),
+            ("->", ""),
+            ("++", "; write `r0 = r0 + 1`"),
+            ("+=", "; write `r0 = r0 + e`"),
+            ("-=", "; write `r0 = r0 - e`"),
+            ("*=", "; write `r0 = r0 * e`"),
+            ("/=", "; write `r0 = r0 / e`"),
+            ("%=", ""),
+            ("&=", "; write `r0 = r0 & e`"),
+            ("|=", "; write `r0 = r0 | e`"),
+            ("^=", "; write `r0 = r0 ^ e`"),
+            ("%", ": write `a - a / b * b` for `a % b`"),
+            ("?", ": write an `if` statement"),
+            ("[", ""),
+            (".", ""),
         ];
-        match OPS.iter().find(|op| i.starts_with(**op)) {
-            Some(op) => Err(Err::Failure(PError::message(
+        // `x--1` is `x - -1` to herd7, whose `-1` is a number.
+        if let Some(r) = i.strip_prefix("--") {
+            if !r.starts_with(|c: char| c.is_ascii_digit()) {
+                return Err(Err::Failure(PError::message(
+                    i,
+                    "herd7's C dialect has no `--`; write `r0 = r0 - 1`".to_string(),
+                )));
+            }
+            return Ok(());
+        }
+        match OPS.iter().find(|(op, _)| i.starts_with(*op)) {
+            Some((op, hint)) => Err(Err::Failure(PError::message(
                 i,
-                format!("`{op}` is not supported in litmus tests"),
+                format!("herd7's C dialect has no `{op}`{hint}"),
             ))),
             None => Ok(()),
         }
     }
 
-    /// The binary operator at the head of `i`, if any.
-    fn binop(&self, i: &'a str) -> Result<Option<(&'a str, BinaryOp)>, Err<PError<'a>>> {
+    /// The binary operator at the head of `i`, if any, with the rest and where it stands.
+    #[allow(clippy::type_complexity)]
+    fn binop(&self, i: &'a str) -> Result<Option<(&'a str, BinaryOp, &'a str)>, Err<PError<'a>>> {
         let (i, ()) = self.trivia(i)?;
+        self.missing_operator(i)?;
         const OPS: &[(&str, BinaryOp)] = &[
-            ("<<", BinaryOp::Shl),
-            (">>", BinaryOp::Shr),
             ("<=", BinaryOp::Le),
             (">=", BinaryOp::Ge),
             ("==", BinaryOp::Eq),
             ("!=", BinaryOp::Ne),
-            ("&&", BinaryOp::And),
-            ("||", BinaryOp::Or),
             ("*", BinaryOp::Mul),
             ("/", BinaryOp::Div),
-            ("%", BinaryOp::Rem),
             ("+", BinaryOp::Add),
             ("-", BinaryOp::Sub),
             ("<", BinaryOp::Lt),
@@ -1146,13 +1702,14 @@ impl<'a> Parser<'a> {
         ];
         for &(t, op) in OPS {
             if let Some(rest) = i.strip_prefix(t) {
-                return Ok(Some((rest, op)));
+                return Ok(Some((rest, op, i)));
             }
         }
         Ok(None)
     }
 
-    /// `unary ::= ("-" | "!" | "~" | "*" | "&") unary | "(" type ")" unary | postfix`
+    /// `unary ::= "*" deref | "(" code-type ")" unary | primary`: herd7's C dialect has no
+    /// other prefix operator.
     fn unary(&self, i: &'a str) -> PResult<'a, Expr> {
         self.enter(i)?;
         let r = self.unary_inner(i);
@@ -1163,65 +1720,147 @@ impl<'a> Parser<'a> {
     fn unary_inner(&self, i: &'a str) -> PResult<'a, Expr> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
-        let op = match i.chars().next() {
-            Some('-') => Some(UnaryOp::Neg),
-            Some('!') if !i.starts_with("!=") => Some(UnaryOp::Not),
-            Some('~') => Some(UnaryOp::BitNot),
-            Some('*') => Some(UnaryOp::Deref),
-            Some('&') if !i.starts_with("&&") => Some(UnaryOp::AddrOf),
+        let missing = match i.chars().next() {
+            Some('*') => return self.deref(i),
+            Some('-') if !i[1..].starts_with(|c: char| c.is_ascii_digit()) => Some(
+                "herd7's C dialect has no unary minus, only negative numbers such as `-1`: \
+                 write `0 - e`",
+            ),
+            Some('!') if !i.starts_with("!=") => {
+                Some("herd7's C dialect has no `!`: write `e == 0`")
+            }
+            Some('~') => Some("herd7's C dialect has no `~`: write `-1 ^ e`"),
+            Some('&') => Some(
+                "herd7's C dialect has no `&` before an operand in thread code: a parameter \
+                 `int *x` is already the address of `x`, so write `x`",
+            ),
+            Some('+') => Some("herd7's C dialect has no unary plus"),
             _ => None,
         };
-        if let Some(op) = op {
-            let rest = &i[1..];
-            // A minus sign before a literal is part of the literal.
-            if op == UnaryOp::Neg
-                && rest.starts_with(|c: char| c.is_ascii_digit())
-                && let Ok((r, (v, _))) = self.natural(rest)
-            {
-                let value = i64::try_from(-(v as i128))
-                    .map_err(|_| fatal(i, "number out of range".to_string()))?;
-                return Ok((
-                    r,
-                    Expr {
-                        kind: ExprKind::Int(value),
-                        span: self.span(start, r),
-                    },
-                ));
-            }
-            let (rest, operand) = cut(|i| self.unary(i)).parse(rest)?;
-            let span = self.span(start, rest);
-            return Ok((
-                rest,
-                Expr {
-                    kind: ExprKind::Unary(op, Box::new(operand)),
-                    span,
-                },
-            ));
+        if let Some(m) = missing {
+            return failure_msg(i, m.to_string());
         }
-        if let Some(rest) = i.strip_prefix('(')
-            && let Ok((r, ty)) = self.ty(rest)
-        {
-            let (r, _) = cut(self.tok(")", "`)` to close the cast")).parse(r)?;
-            let (r, operand) = cut(|i| self.unary(i)).parse(r)?;
-            let span = self.span(start, r);
-            return Ok((
-                r,
-                Expr {
-                    kind: ExprKind::Cast(ty, Box::new(operand)),
-                    span,
-                },
-            ));
+        if let Some(rest) = i.strip_prefix('(') {
+            match self.code_type(rest) {
+                Ok((r, ty)) => {
+                    if ty.base == "void" && ty.pointers == 0 {
+                        return failure_msg(
+                            i,
+                            "herd7 takes `(void)` only at the start of a statement, as in \
+                             `(void)e;`"
+                                .to_string(),
+                        );
+                    }
+                    let (r, _) = cut(self.tok(")", "`)` to close the cast")).parse(r)?;
+                    let (r, operand) = cut(|i| self.unary(i)).parse(r)?;
+                    let span = self.span(start, r);
+                    return Ok((
+                        r,
+                        Expr {
+                            kind: ExprKind::Cast(ty, Box::new(operand)),
+                            span,
+                        },
+                    ));
+                }
+                Err(Err::Error(_)) => {}
+                Err(e) => return Err(e),
+            }
         }
         self.primary(i)
     }
 
-    /// `primary ::= integer | name | name "(" args ")" | "(" expr ")"`
+    /// `deref ::= "*" (name | "(" code-type ")" name | "(" expr ")")`: what herd7 reads.
+    fn deref(&self, i: &'a str) -> PResult<'a, Expr> {
+        let start = i;
+        let (rest, ()) = self.trivia(&i[1..])?;
+        let (rest, operand) = if let Some(r) = rest.strip_prefix('(') {
+            match self.code_type(r) {
+                Ok((r, ty)) => {
+                    let (r, _) = cut(self.tok(")", "`)` to close the cast")).parse(r)?;
+                    let (r, ()) = self.trivia(r)?;
+                    let (r, id) = self.code_name(r).map_err(|e| {
+                        commit_err(e).map(|mut err| {
+                            if err.full_message().is_none() {
+                                err.extra_mut().message = Some(
+                                    "herd7 takes a name after `*(type)`: write \
+                                     `*((type)(...))` to cast an expression"
+                                        .to_string(),
+                                );
+                            }
+                            err
+                        })
+                    })?;
+                    let id_span = id.span;
+                    let span = self.span(rest, r);
+                    let name = Expr {
+                        kind: ExprKind::Ident(id),
+                        span: id_span,
+                    };
+                    (
+                        r,
+                        Expr {
+                            kind: ExprKind::Cast(ty, Box::new(name)),
+                            span,
+                        },
+                    )
+                }
+                Err(Err::Error(_)) => {
+                    let (r, e) = cut(|i| self.expr(i)).parse(r)?;
+                    let (r, _) = cut(self.tok(")", "`)`"))
+                        .parse(r)
+                        .map_err(|err| self.closing(err, rest, "`)`", "the parenthesis"))?;
+                    (r, e)
+                }
+                Err(e) => return Err(e),
+            }
+        } else if rest.starts_with(is_ident_start) {
+            let (r, id) = cut(|i| self.code_name(i)).parse(rest)?;
+            if self.peek(r, "(")? {
+                return failure_msg(
+                    start,
+                    format!(
+                        "herd7 reads `*{0}(...)` as a call of `*{0}`: write `*({0}(...))`",
+                        id.name
+                    ),
+                );
+            }
+            let span = id.span;
+            (
+                r,
+                Expr {
+                    kind: ExprKind::Ident(id),
+                    span,
+                },
+            )
+        } else if rest.starts_with('*') {
+            return failure_msg(
+                start,
+                "herd7 reads a dereference of a dereference only in parentheses: write \
+                 `*(*p)`"
+                    .to_string(),
+            );
+        } else {
+            return failure_msg(
+                start,
+                "herd7 dereferences a name or an expression in parentheses: write `*(...)`"
+                    .to_string(),
+            );
+        };
+        Ok((
+            rest,
+            Expr {
+                kind: ExprKind::Deref(Box::new(operand)),
+                span: self.span(start, rest),
+            },
+        ))
+    }
+
+    /// `primary ::= code-int | name | name "(" args ")" | "(" expr ")"`
     fn primary(&self, i: &'a str) -> PResult<'a, Expr> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
-        if i.starts_with(|c: char| c.is_ascii_digit()) {
-            let (rest, (v, span)) = self.natural(i)?;
-            let v = i64::try_from(v).map_err(|_| fatal(i, "number out of range".to_string()))?;
+        if i.starts_with(|c: char| c.is_ascii_digit()) || i.starts_with('-') {
+            let (rest, (v, span)) = self.code_int(i)?;
             return Ok((
                 rest,
                 Expr {
@@ -1237,13 +1876,13 @@ impl<'a> Parser<'a> {
                 .map_err(|err| self.closing(err, start, "`)`", "the parenthesis"))?;
             return Ok((rest, e));
         }
-        let (rest, id) = self.ident(i).map_err(|e| {
+        let (rest, id) = self.word(i).map_err(|e| {
             e.map(|mut err| {
                 err.set_expected("an expression");
                 err
             })
         })?;
-        if self.peek(rest, "(")? {
+        if self.peek(rest, "(")? && is_callable(&id.name) {
             let (r, open) = self.tok("(", "`(`")(rest)?;
             let (r, args) = self.list(r, |i| self.expr(i))?;
             let (r, _) = cut(self.tok(")", "`)`"))
@@ -1258,6 +1897,9 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
+        if !dialect::is_code_name(&id.name) {
+            return Err(Err::Error(PError::message(i, reserved_in_code(&id.name))));
+        }
         let span = id.span;
         Ok((
             rest,
@@ -1270,7 +1912,7 @@ impl<'a> Parser<'a> {
 
     // ---------------------------------------------------------------- trailer
 
-    /// `trailer ::= ("locations" "[" ... "]")? ("filter" prop)? condition?`, in any order.
+    /// `trailer ::= ("locations" "[" ... "]")? ("filter" prop)? condition?`, in this order.
     #[allow(clippy::type_complexity)]
     fn trailer(
         &self,
@@ -1282,11 +1924,22 @@ impl<'a> Parser<'a> {
         let mut i = i;
         loop {
             let (rest, ()) = self.trivia(i)?;
+            // Before the first clause, herd7 still reads C; from it on, `(*` opens comments.
+            if rest.starts_with("(*") && !self.ml_comments.get() {
+                return failure_msg(rest, ml_comment_in_program());
+            }
+            self.ml_comments.set(true);
             if let Ok((r, kw)) = self.keyword("locations", "")(rest) {
                 if locations.is_some() {
                     return failure_msg(
                         &self.src[kw.start..],
                         "a second `locations` clause".to_string(),
+                    );
+                }
+                if filter.is_some() || condition.is_some() {
+                    return failure_msg(
+                        &self.src[kw.start..],
+                        "herd7 takes `locations` before the filter and the condition".to_string(),
                     );
                 }
                 let (r, locs) =
@@ -1298,6 +1951,12 @@ impl<'a> Parser<'a> {
                     return failure_msg(
                         &self.src[kw.start..],
                         "a second `filter` clause".to_string(),
+                    );
+                }
+                if condition.is_some() {
+                    return failure_msg(
+                        &self.src[kw.start..],
+                        "herd7 takes the filter before the condition".to_string(),
                     );
                 }
                 let (r, p) = cut(context("the filter", |i| self.prop(i))).parse(r)?;
@@ -1542,15 +2201,15 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// `value ::= integer | digits ":" name | name`
+    /// `value ::= state-int | digits ":" name | name`
     fn value(&self, i: &'a str) -> PResult<'a, Value> {
         let (i, ()) = self.trivia(i)?;
         if i.starts_with('-') {
-            let (rest, (v, _)) = self.integer(i)?;
+            let (rest, (v, _)) = self.state_int(i)?;
             return Ok((rest, Value::Int(v)));
         }
         if i.starts_with(|c: char| c.is_ascii_digit()) {
-            let (rest, (v, _)) = self.integer(i)?;
+            let (rest, (v, _)) = self.state_int(i)?;
             if self.peek(rest, ":")? {
                 let (rest, loc) = self.location(i)?;
                 if let Location::Register { thread, reg, span } = loc {
@@ -1559,7 +2218,7 @@ impl<'a> Parser<'a> {
             }
             return Ok((rest, Value::Int(v)));
         }
-        let (rest, id) = self.ident(i).map_err(|e| {
+        let (rest, id) = self.state_name(i).map_err(|e| {
             e.map(|mut err| {
                 err.set_expected("a value (an integer or an address)");
                 err
@@ -1574,46 +2233,6 @@ fn commit_err(e: Err<PError<'_>>) -> Err<PError<'_>> {
         Err::Error(e) => Err::Failure(e),
         other => other,
     }
-}
-
-/// The keyword `word` was probably meant to be: one edit away (or a transposition), for
-/// words of four letters or more.
-fn suggestion(word: &str, keywords: &[&'static str]) -> Option<&'static str> {
-    if word.len() < 4 {
-        return None;
-    }
-    keywords
-        .iter()
-        .copied()
-        .find(|kw| edit_distance(word, kw) <= 1 || transposed(word, kw))
-}
-
-/// The Levenshtein distance between two short ASCII words.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, &ca) in a.iter().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let next = (diag + usize::from(ca != cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            diag = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
-}
-
-/// Whether `a` is `b` with two neighbouring letters swapped.
-fn transposed(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let diff: Vec<usize> = (0..a.len()).filter(|&k| a[k] != b[k]).collect();
-    matches!(diff.as_slice(), [x, y] if *y == x + 1 && a[*x] == b[*y] && a[*y] == b[*x])
 }
 
 /// The `Result:` lines of a comment: `Result: Never`, `Result(sc): Sometimes DATARACE`.

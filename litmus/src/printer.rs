@@ -5,7 +5,7 @@
 //! stood between threads, each thread with tab-indented statements, the trailer, and the
 //! comments that followed it.
 //! Expressions and propositions get the parentheses their precedence needs, those that keep
-//! a mix readable (see [`clarify`]: `(a && b) || c`, `(p /\ q) \/ r`), and the customary
+//! a mix readable (see [`clarify`]: `(a == b) & c`, `(p /\ q) \/ r`), and the customary
 //! pair around a whole condition.
 //!
 //! Parsing the printed text gives back the same tree (spans aside); printing is idempotent.
@@ -33,12 +33,6 @@ pub fn print(test: &Test) -> String {
     }
     write_comments(&mut out, test, CommentPlace::Header);
     write_init(&mut out, &test.init);
-    // Comments that stood between threads go before the first one, where they parse back
-    // as the same place.
-    if test.comments.iter().any(|c| c.place == CommentPlace::Body) {
-        out.push('\n');
-        write_comments(&mut out, test, CommentPlace::Body);
-    }
     for thread in &test.threads {
         out.push('\n');
         write_thread(&mut out, thread);
@@ -101,10 +95,10 @@ fn write_init(out: &mut String, init: &[InitItem]) {
                 InitValue::Int(v) => {
                     let _ = write!(out, "{v}");
                 }
-                // A typed variable takes C's `&y`; the bare `y` of untyped items and
-                // registers is herd7's own spelling of the same address.
+                // A pointer takes C's `&y`; the bare `y` of other items is herd7's own
+                // spelling of the same address, and the only one it takes there.
                 InitValue::Addr(id) => {
-                    if item.ty.is_some() && matches!(item.target, Location::Global(_)) {
+                    if item.ty.as_ref().is_some_and(|t| t.pointers > 0) {
                         out.push('&');
                     }
                     out.push_str(&id.name);
@@ -187,7 +181,7 @@ fn write_stmt_rest(out: &mut String, s: &Stmt, depth: usize) {
             out.push_str(";\n");
         }
         StmtKind::Assign { lhs, rhs } => {
-            write_expr(out, lhs, 0);
+            write_lvalue(out, lhs);
             out.push_str(" = ");
             write_expr(out, rhs, 0);
             out.push_str(";\n");
@@ -233,18 +227,6 @@ fn write_stmt_rest(out: &mut String, s: &Stmt, depth: usize) {
                 out.push('\n');
             }
         }
-        StmtKind::DoWhile { body, cond } => {
-            out.push_str("do");
-            if !write_branch(out, body, depth) {
-                indent(out, depth);
-            } else {
-                out.push(' ');
-            }
-            out.push_str("while (");
-            write_expr(out, cond, 0);
-            out.push_str(");\n");
-        }
-        StmtKind::Empty => out.push_str(";\n"),
         StmtKind::Comment { text, block, .. } => write_comment(out, text, *block),
     }
 }
@@ -276,7 +258,7 @@ fn write_body(out: &mut String, body: &[Stmt], depth: usize) {
     }
 }
 
-/// Writes the body of an `if`, `else`, `while` or `do`: a block opens on the same line and
+/// Writes the body of an `if`, `else` or `while`: a block opens on the same line and
 /// leaves the closing brace's line open (returns true); another statement goes on the next
 /// line, one tab deeper (returns false).
 fn write_branch(out: &mut String, s: &Stmt, depth: usize) -> bool {
@@ -296,17 +278,15 @@ fn write_branch(out: &mut String, s: &Stmt, depth: usize) -> bool {
     }
 }
 
-/// The binding strength of a unary operator or cast: tighter than any binary operator.
-const UNARY: u8 = 11;
+/// The binding strength of a dereference or cast: tighter than any binary operator.
+const UNARY: u8 = 7;
 /// The binding strength of a literal, name or call.
-const ATOM: u8 = 12;
+const ATOM: u8 = 8;
 
 fn expr_prec(e: &Expr) -> u8 {
     match &e.kind {
         ExprKind::Binary(op, ..) => op.precedence(),
-        ExprKind::Unary(..) | ExprKind::Cast(..) => UNARY,
-        // A negative literal reads as a unary minus.
-        ExprKind::Int(v) if *v < 0 => UNARY,
+        ExprKind::Deref(..) | ExprKind::Cast(..) => UNARY,
         _ => ATOM,
     }
 }
@@ -322,25 +302,22 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
             let _ = write!(out, "{v}");
         }
         ExprKind::Ident(id) => out.push_str(&id.name),
-        ExprKind::Unary(op, operand) => {
-            out.push_str(op.as_str());
-            // Parentheses keep `-(1)` apart from the literal `-1`, and `-(-x)`, `&(&x)` apart
-            // from `--` and `&&`. Nothing else needs them: `**p` and `!~x` read back as they
-            // were, and each parenthesis would cost the reader two levels of its nesting
-            // bound, so that `fmt` could write a file the parser refuses.
-            let needs = match &operand.kind {
-                ExprKind::Int(_) => *op == UnaryOp::Neg,
-                ExprKind::Unary(inner, _) => matches!(
-                    (op, inner),
-                    (UnaryOp::Neg, UnaryOp::Neg) | (UnaryOp::AddrOf, UnaryOp::AddrOf)
-                ),
-                _ => false,
-            };
-            write_expr(out, operand, if needs { ATOM + 1 } else { UNARY });
+        ExprKind::Deref(operand) => {
+            // herd7 reads `*x`, `*(type)x` and `*(e)`; nothing else follows a `*`.
+            out.push('*');
+            match &operand.kind {
+                ExprKind::Ident(_) => write_expr(out, operand, ATOM),
+                ExprKind::Cast(_, inner) if matches!(inner.kind, ExprKind::Ident(_)) => {
+                    write_expr(out, operand, UNARY)
+                }
+                _ => write_expr(out, operand, ATOM + 1),
+            }
         }
         ExprKind::Binary(op, lhs, rhs) => {
             let p = op.precedence();
-            write_expr(out, lhs, if clarify(*op, lhs) { ATOM + 1 } else { p });
+            // Comparisons do not associate: one within another takes parentheses.
+            let left = if op.is_comparison() { p + 1 } else { p };
+            write_expr(out, lhs, if clarify(*op, lhs) { ATOM + 1 } else { left });
             let _ = write!(out, " {} ", op.as_str());
             write_expr(out, rhs, if clarify(*op, rhs) { ATOM + 1 } else { p + 1 });
         }
@@ -367,22 +344,31 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
     }
 }
 
+/// Writes the target of an assignment, where herd7 reads `**p` without parentheses but
+/// no cast after a `*`.
+fn write_lvalue(out: &mut String, e: &Expr) {
+    match &e.kind {
+        ExprKind::Deref(operand) => {
+            out.push('*');
+            match &operand.kind {
+                ExprKind::Ident(_) | ExprKind::Deref(_) => write_lvalue(out, operand),
+                _ => write_expr(out, operand, ATOM + 1),
+            }
+        }
+        _ => write_expr(out, e, 0),
+    }
+}
+
 /// Whether `child`, an operand of `op`, gets parentheses that precedence does not need but
-/// a reader does (the mixes C compilers warn about): `&&` within `||`, a comparison or
-/// another bitwise operator within a bitwise one, `+` or `-` within a shift.
+/// a reader does (the mixes C compilers warn about): a comparison or another bitwise
+/// operator within a bitwise one.
 fn clarify(op: BinaryOp, child: &Expr) -> bool {
     use BinaryOp::*;
     let ExprKind::Binary(inner, ..) = &child.kind else {
         return false;
     };
     let bitwise = |o: BinaryOp| matches!(o, BitAnd | BitOr | BitXor);
-    let comparison = |o: BinaryOp| matches!(o, Lt | Le | Gt | Ge | Eq | Ne);
-    match op {
-        Or => *inner == And,
-        o if bitwise(o) => (bitwise(*inner) && *inner != o) || comparison(*inner),
-        Shl | Shr => matches!(inner, Add | Sub),
-        _ => false,
-    }
+    bitwise(op) && ((bitwise(*inner) && *inner != op) || inner.is_comparison())
 }
 
 /// Binding strengths of propositions, loosest first.

@@ -98,7 +98,7 @@ fn unsupported_statement() {
     check(
         "C MP\n{}\nP0(int *x)\n{\n\tfor (;;) { smp_mb(); }\n}\n",
         expect![[r#"
-            test.litmus:5:2: error: `for` is not supported in litmus tests
+            test.litmus:5:2: error: herd7's C dialect has no `for` loop: it reads `for` as a register's name
               |
             5 | 	for (;;) { smp_mb(); }
               | 	^^^
@@ -221,7 +221,7 @@ fn unsupported_operators() {
     check(
         "C MP\n{}\nP0(int *x)\n{\n\tr0 = x->next;\n}\n",
         expect![[r#"
-            test.litmus:5:8: error: `->` is not supported in litmus tests
+            test.litmus:5:8: error: herd7's C dialect has no `->`
               |
             5 | 	r0 = x->next;
               | 	      ^^
@@ -231,11 +231,67 @@ fn unsupported_operators() {
     check(
         "C MP\n{}\nP0(int *x)\n{\n\tr0 += 1;\n}\n",
         expect![[r#"
-            test.litmus:5:5: error: `+=` is not supported in litmus tests
+            test.litmus:5:5: error: herd7's C dialect has no `+=`; write `r0 = r0 + e`
               |
             5 | 	r0 += 1;
               | 	   ^^
               = note: in the thread that starts at 3:1
+        "#]],
+    );
+}
+
+#[test]
+fn operators_herd7_lacks() {
+    check(
+        "C MP\n{}\nP0(int *x, int *y)\n{\n\tint r0;\n\tint r1;\n\tif (r0 == 1 && r1 == 0)\n\t\tWRITE_ONCE(*y, 1);\n}\n",
+        expect![[r#"
+            test.litmus:7:14: error: herd7's C dialect has no `&&`: nest two `if` statements, or join comparisons (which are 0 or 1) with `&`
+              |
+            7 | 	if (r0 == 1 && r1 == 0)
+              | 	            ^^
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tint r0;\n\tr0 = READ_ONCE(*x);\n\tWRITE_ONCE(*x, r0-1);\n}\n",
+        expect![[r#"
+            test.litmus:7:19: error: herd7 reads `-1` here as a negative number, not a subtraction: put a space after the `-`, as in `r0 - 1`
+              |
+            7 | 	WRITE_ONCE(*x, r0-1);
+              | 	                 ^^
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tint r0;\n\tif (r0 < 1 == 0)\n\t\tWRITE_ONCE(*x, 1);\n}\n",
+        expect![[r#"
+            test.litmus:6:13: error: herd7's comparisons do not chain: put the first one in parentheses, as in `(a < b) == c`
+              |
+            6 | 	if (r0 < 1 == 0)
+              | 	           ^^
+              = note: in the thread that starts at 3:1
+        "#]],
+    );
+}
+
+#[test]
+fn where_herd7_ends_the_threads() {
+    check(
+        "C MP\n{}\nP0(int *x)\n{\n\tWRITE_ONCE(*x, 1); // the value that exists later\n}\n\nexists (x=1)\n",
+        expect![[r#"
+            test.litmus:5:39: error: herd7 takes this `exists` for the start of the condition: it ends the threads at the first `exists`, `forall`, `final`, `filter`, `locations`, `observed` or `cases` after the init block, even in a comment or a name; reword the comment or rename
+              |
+            5 | 	WRITE_ONCE(*x, 1); // the value that exists later
+              | 	                                     ^^^^^^
+        "#]],
+    );
+    check(
+        "C MP\n{}\n\n(* The writer. *)\nP0(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n\nexists (x=1)\n",
+        expect![[r#"
+            test.litmus:4:1: error: herd7 reads the text between the init block and the condition as C, where `(*` opens no comment: write `/* ... */` or `//`, or move the comment before the init block or after the condition
+              |
+            4 | (* The writer. *)
+              | ^
         "#]],
     );
 }

@@ -38,8 +38,12 @@ fn deeply_nested_statements_and_expressions_are_refused() {
         "(".repeat(n),
         ")".repeat(n)
     )));
-    assert_too_deep(&wrap_body(&format!("r0 = {}1;", "-".repeat(n))));
-    assert_too_deep(&wrap_body(&format!("r0 = {}x;", "*".repeat(n))));
+    assert_too_deep(&wrap_body(&format!(
+        "r0 = {}x{};",
+        "*(".repeat(n),
+        ")".repeat(n)
+    )));
+    assert_too_deep(&wrap_body(&format!("{}x = 1;", "*".repeat(n))));
     assert_too_deep(&wrap_body(&format!("r0 = {}x;", "(int)".repeat(n))));
     assert_too_deep(&wrap_body(&format!(
         "r0 = {}1{};",
@@ -67,7 +71,15 @@ fn nesting_within_the_limit_parses() {
         )))
         .is_ok()
     );
-    assert!(parse(&wrap_body(&format!("{}{}", "{".repeat(n), "}".repeat(n)))).is_ok());
+    assert!(
+        parse(&wrap_body(&format!(
+            "{}r0 = 1;{}",
+            "{".repeat(n),
+            "}".repeat(n)
+        )))
+        .is_ok()
+    );
+    assert!(parse(&wrap_body(&format!("{}x = 1;", "*".repeat(n)))).is_ok());
 }
 
 #[test]

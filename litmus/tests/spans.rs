@@ -76,7 +76,7 @@ impl Check<'_> {
                 }
             }
             StmtKind::Block(b) => b.iter().for_each(|s| self.stmt(s)),
-            StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+            StmtKind::While { cond, body } => {
                 self.expr(cond);
                 self.stmt(body);
             }
@@ -99,7 +99,7 @@ impl Check<'_> {
                 }
                 args.iter().for_each(|a| self.expr(a));
             }
-            ExprKind::Unary(_, x) | ExprKind::Cast(_, x) => self.expr(x),
+            ExprKind::Deref(x) | ExprKind::Cast(_, x) => self.expr(x),
             ExprKind::Binary(_, l, r) => {
                 if e.span.start != l.span.start || e.span.end != r.span.end {
                     self.fail("span of a binary expression", e.span);

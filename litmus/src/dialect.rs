@@ -1,0 +1,305 @@
+//! herd7's C dialect: the facts about its words, numbers and sections that the parser
+//! enforces.
+//!
+//! herd7 reads a C litmus test in three parts, each with its own lexer: the header and the
+//! init block, the program (every thread, from the init block's `}` to the trailer), and the
+//! trailer (`locations`, `filter`, the condition).
+//! Each lexer reserves its own words, so a name that is fine in one part may be refused in
+//! another: `and` can name a register in thread code but not in the condition, `continue`
+//! can name anything, `lock` names nothing in thread code.
+//! Numbers are 32-bit, and thread code has decimal numbers only, where a `-` glued to digits
+//! is part of the number (`r0-1` is the name `r0` followed by the number `-1`).
+//! The program ends at the first trailer word herd7's splitter meets after the init block,
+//! wherever it stands: in a C comment, or as a register's name.
+//!
+//! These facts were established by running herd7 7.58 on small tests; the tests that run
+//! herd7 (`litmus/tests/dialect.rs`) check them again whenever the oracle is at hand.
+
+/// Words herd7's C lexer turns into tokens of their own: in thread code they never name a
+/// register, a parameter or a declared variable.
+pub(crate) const CODE_RESERVED: &[&str] = &[
+    // C keywords herd7 knows, and its type words.
+    "if",
+    "else",
+    "while",
+    "volatile",
+    "const",
+    "_Atomic",
+    "atomic",
+    "char",
+    "int",
+    "long",
+    "struct",
+    "void",
+    "regions",
+    "atomic_int",
+    "srcu_struct",
+    "int8_t",
+    "uint8_t",
+    "int16_t",
+    "uint16_t",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
+    "__int128_t",
+    "__uint128_t",
+    "__int128",
+    "__uint128",
+    "intptr_t",
+    "uintptr_t",
+    "mtx_t",
+    "spinlock_t",
+    "atomic_t",
+    // C11 primitives.
+    "atomic_fetch_add_explicit",
+    "atomic_fetch_sub_explicit",
+    "atomic_fetch_or_explicit",
+    "atomic_fetch_xor_explicit",
+    "atomic_fetch_and_explicit",
+    "memory_order_acquire",
+    "memory_order_release",
+    "memory_order_acq_rel",
+    "memory_order_seq_cst",
+    "memory_order_relaxed",
+    "memory_order_consume",
+    "atomic_thread_fence",
+    "atomic_load_explicit",
+    "atomic_store_explicit",
+    "atomic_exchange_explicit",
+    "lock",
+    "mtx_lock",
+    "unlock",
+    "mtx_unlock",
+    "WCAS",
+    "SCAS",
+    "atomic_compare_exchange_weak",
+    "atomic_compare_exchange_strong",
+    "atomic_compare_exchange_weak_explicit",
+    "atomic_compare_exchange_strong_explicit",
+    // The internal instructions the kernel's macros expand to.
+    "__fence",
+    "__load",
+    "__store",
+    "__srcu",
+    "__xchg",
+    "__cmpxchg",
+    "__lock",
+    "__trylock",
+    "__islocked",
+    "__unlock",
+    "__atomic_op",
+    "__atomic_op_return",
+    "__atomic_fetch_op",
+    "__atomic_add_unless",
+];
+
+/// Words herd7's lexer of the init block and the trailer turns into tokens of their own:
+/// there they never name a variable or a register.
+pub(crate) const STATE_RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "not",
+    "and",
+    "with",
+    "exists",
+    "forall",
+    "final",
+    "locations",
+    "filter",
+    "observed",
+    "Observed",
+    "fault",
+    "Fault",
+    "tag",
+    "TAG",
+    "attrs",
+    "Attrs",
+    "oa",
+    "PTE",
+    "TTD",
+    "PA",
+    "NOP",
+    "nop",
+    "_Atomic",
+    "ATOMIC_INIT",
+];
+
+/// Words that end the program wherever herd7's splitter meets them after the init block.
+pub(crate) const TRAILER_WORDS: &[&str] = &[
+    "exists",
+    "forall",
+    "final",
+    "locations",
+    "filter",
+    "observed",
+    "Observed",
+    "cases",
+];
+
+/// The base types of thread code, besides `struct srcu_struct` and `void *`.
+pub(crate) const CODE_BASE_TYPES: &[&str] = &[
+    "int",
+    "char",
+    "long",
+    "atomic_int",
+    "int8_t",
+    "uint8_t",
+    "int16_t",
+    "uint16_t",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
+    "__int128_t",
+    "__uint128_t",
+    "__int128",
+    "__uint128",
+    "intptr_t",
+    "uintptr_t",
+    "mtx_t",
+    "spinlock_t",
+    "atomic_t",
+];
+
+/// Whether `word` is `P` and digits, which both of herd7's lexers read as a thread's name.
+pub(crate) fn is_thread_word(word: &str) -> bool {
+    word.len() > 1 && word.starts_with('P') && word[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether `word` may name a register, parameter or declared variable in thread code.
+pub(crate) fn is_code_name(word: &str) -> bool {
+    !CODE_RESERVED.contains(&word) && !is_thread_word(word)
+}
+
+/// Whether `word` may name a variable or register in the init block or the trailer.
+pub(crate) fn is_state_name(word: &str) -> bool {
+    !STATE_RESERVED.contains(&word) && !is_thread_word(word)
+}
+
+/// Whether `word` begins a type in thread code.
+pub(crate) fn begins_code_type(word: &str) -> bool {
+    matches!(
+        word,
+        "volatile" | "const" | "_Atomic" | "struct" | "void" | "atomic"
+    ) || CODE_BASE_TYPES.contains(&word)
+}
+
+/// Where herd7's splitter ends the program that starts at byte `from` of `src`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ProgramEnd {
+    /// At the trailer word that starts at this offset.
+    Word(usize),
+    /// At the end of the text: the test has no trailer.
+    Eof,
+    /// Nowhere: the `"` at this offset opens a string that its line does not close, which
+    /// herd7 refuses.
+    Unclosed(usize),
+}
+
+/// Scans the program as herd7's splitter does: strings (`"..."`, on one line) are skipped,
+/// names are taken whole (a letter, then letters, digits, `_`, `/`, `.` and `-`), and the
+/// first name that is a trailer word ends the program.
+/// C comments are not skipped, and `(*` is no comment here.
+///
+/// # Complexity
+///
+/// Linear in the length of the text.
+pub(crate) fn program_end(src: &str, from: usize) -> ProgramEnd {
+    let bytes = src.as_bytes();
+    let mut k = from;
+    while k < bytes.len() {
+        let b = bytes[k];
+        if b == b'"' {
+            match bytes[k + 1..].iter().position(|&c| c == b'"' || c == b'\n') {
+                Some(n) if bytes[k + 1 + n] == b'"' => k += n + 2,
+                _ => return ProgramEnd::Unclosed(k),
+            }
+        } else if b.is_ascii_alphabetic() {
+            let n = bytes[k..]
+                .iter()
+                .position(|&c| !(c.is_ascii_alphanumeric() || b"_/.-".contains(&c)))
+                .unwrap_or(bytes.len() - k);
+            if TRAILER_WORDS.contains(&&src[k..k + n]) {
+                return ProgramEnd::Word(k);
+            }
+            k += n;
+        } else {
+            k += 1;
+        }
+    }
+    ProgramEnd::Eof
+}
+
+/// The value herd7 gives a decimal literal (its sign included): a 32-bit integer, as OCaml's
+/// `Int32.of_string` reads it; `None` when out of range.
+pub(crate) fn decimal_value(negative: bool, magnitude: u64) -> Option<i64> {
+    let v = if negative {
+        -i128::from(magnitude)
+    } else {
+        i128::from(magnitude)
+    };
+    i32::try_from(v).ok().map(i64::from)
+}
+
+/// The value herd7 gives a hexadecimal literal of the init block or the condition: any 32-bit
+/// pattern, read as a signed number (`0xffffffff` is -1); `None` beyond 32 bits.
+pub(crate) fn hexadecimal_value(magnitude: u64) -> Option<i64> {
+    u32::try_from(magnitude).ok().map(|v| i64::from(v as i32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_program_ends_at_the_first_trailer_word() {
+        let src = "P0(int *x) { r = 1; // nothing exists here\n}\nexists (x=1)";
+        assert_eq!(
+            program_end(src, 0),
+            ProgramEnd::Word(src.find("exists").unwrap_or(0))
+        );
+        // Whole names only, with the splitter's idea of a name.
+        for text in ["existsx", "r_exists", "a.exists", "x-final", "Final"] {
+            assert_eq!(program_end(text, 0), ProgramEnd::Eof, "{text}");
+        }
+        for text in ["_exists", "1exists", "(*filter*)", "~exists"] {
+            assert!(
+                matches!(program_end(text, 0), ProgramEnd::Word(_)),
+                "{text}"
+            );
+        }
+        // Strings are skipped, and must close on their line.
+        assert_eq!(program_end("\"exists\" x", 0), ProgramEnd::Eof);
+        assert_eq!(program_end("/* \"a */\n", 0), ProgramEnd::Unclosed(3));
+        assert_eq!(program_end("\"", 0), ProgramEnd::Unclosed(0));
+    }
+
+    #[test]
+    fn numbers_are_32_bit() {
+        assert_eq!(decimal_value(false, 2147483647), Some(2147483647));
+        assert_eq!(decimal_value(true, 2147483648), Some(-2147483648));
+        assert_eq!(decimal_value(false, 2147483648), None);
+        assert_eq!(hexadecimal_value(0xffff_ffff), Some(-1));
+        assert_eq!(hexadecimal_value(0x10), Some(16));
+        assert_eq!(hexadecimal_value(0x1_0000_0000), None);
+    }
+
+    #[test]
+    fn names_depend_on_the_part() {
+        for w in [
+            "continue", "return", "do", "for", "true", "false", "and", "tag",
+        ] {
+            assert!(is_code_name(w), "{w}");
+        }
+        for w in ["lock", "int", "if", "P1", "atomic_t"] {
+            assert!(!is_code_name(w), "{w}");
+        }
+        for w in ["continue", "if", "int", "lock", "P1x", "cases"] {
+            assert!(is_state_name(w), "{w}");
+        }
+        for w in ["true", "false", "and", "not", "tag", "P0"] {
+            assert!(!is_state_name(w), "{w}");
+        }
+    }
+}
