@@ -65,7 +65,8 @@ pub enum CheckError {
 }
 
 impl CheckError {
-    /// The error as `file:line:col: error: message` (and, for parse errors, the source line).
+    /// The error as `file:line:col: error: message` (and, for parse and lowering errors,
+    /// the source line with a caret under the place).
     pub fn render(&self, file: &str, source: &str) -> String {
         let at = |span: Span| {
             let (l, c) = line_col(source, span.start);
@@ -73,7 +74,7 @@ impl CheckError {
         };
         match self {
             CheckError::Parse(e) => e.render(file, source).trim_end().to_string(),
-            CheckError::Lower(e) => format!("{}: error: {}", at(e.span), e.message),
+            CheckError::Lower(e) => e.render(file, source).trim_end().to_string(),
             CheckError::Run(e) => format!(
                 "{}: error: {}",
                 at(Span::new(e.span.0, e.span.1)),
@@ -147,6 +148,8 @@ pub struct Checked {
     pub test: hazmat_litmus::Test,
     /// The lowered program.
     pub program: program::Program,
+    /// What herd7 reads otherwise than the test probably means (see [`lower::Warning`]).
+    pub warnings: Vec<lower::Warning>,
     /// What the enumeration found.
     pub outcome: Outcome,
     /// The digest printed as `Hash=`.
@@ -183,11 +186,12 @@ fn check_source_with(
 ) -> Result<Checked, CheckError> {
     let start = Instant::now();
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
-    let program = lower::lower(&test)?;
+    let (program, warnings) = lower::lower_with_warnings(&test)?;
     let outcome = decide(&program)?;
     Ok(Checked {
         test,
         program,
+        warnings,
         outcome,
         hash: report::digest(source.as_bytes()),
         elapsed: start.elapsed(),

@@ -5,8 +5,25 @@
 //! table into one instruction, hoists calls nested in expressions into temporaries (left
 //! to right, as herd7 evaluates them), and converts the trailer into cells and
 //! propositions.
-//! What hazmat cannot run faithfully is refused here with the place it is written: an
-//! unknown primitive, a loop, a name that is neither a register nor a shared variable.
+//!
+//! # Names in thread code
+//!
+//! Names mean what herd7 makes of them: in a thread's code every name is a register.
+//! A parameter `int *x` is a register that starts with the address of the shared variable
+//! `x` (and is a constant address unless the thread assigns to it); any other name is a
+//! register that starts with its init-block value (`0:r1=2;`) or 0, even one the thread
+//! never declares or assigns, such as `true` or a shared variable the thread does not take
+//! as a parameter.
+//! Since herd7 accepts those silently, lowering returns a [`Warning`] for each register the
+//! code reads that nothing declares, assigns or initialises.
+//!
+//! # Refusals
+//!
+//! What herd7 refuses after parsing is refused here, with the place it is written, in the
+//! order herd7 finds it: an unknown primitive (with the names it was probably meant to be),
+//! a location argument without its `*` (`READ_ONCE(x)`), then a parameter named twice or
+//! given an init-block value, and an init-block type whose size herd7 does not know.
+//! So is what hazmat cannot run faithfully: a loop.
 
 use crate::event::{Loc, Tag, Tags, Value};
 use crate::primitive::{self, Returns, Shape};
@@ -15,7 +32,8 @@ use crate::program::{
     ThreadCode,
 };
 use hazmat_litmus::ast;
-use std::collections::HashMap;
+use hazmat_litmus::diagnostic::{self, Severity};
+use std::collections::{HashMap, HashSet};
 
 /// Why a test cannot be lowered, and where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -25,12 +43,66 @@ pub struct LowerError {
     pub message: String,
     /// Where.
     pub span: ast::Span,
+    /// What is wrong, for a caller that acts on it.
+    pub kind: LowerErrorKind,
+}
+
+/// The kinds of [`LowerError`] a caller may act on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LowerErrorKind {
+    /// A call of a name that is no macro of the kernel's `linux-kernel.def` (herd7's
+    /// "Unknown macro"); the error's span is the name's.
+    UnknownPrimitive {
+        /// The name called.
+        name: String,
+        /// The known primitives it was probably meant to be, nearest first (at most three).
+        suggestions: Vec<&'static str>,
+    },
+    /// Anything else.
+    Other,
+}
+
+/// Something herd7 accepts but reads otherwise than the test's author probably meant; the
+/// test is checked all the same.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    /// What herd7 makes of it, starting lowercase.
+    pub message: String,
+    /// Where.
+    pub span: ast::Span,
+    /// What was probably meant.
+    pub notes: Vec<String>,
+}
+
+impl LowerError {
+    /// The error as a person reads it: `file:line:col: error: message`, the source line and
+    /// a caret under the place.
+    pub fn render(&self, file: &str, source: &str) -> String {
+        diagnostic::render(file, source, self.span, Severity::Error, &self.message, &[])
+    }
+}
+
+impl Warning {
+    /// The warning as a person reads it: `file:line:col: warning: message`, the source line,
+    /// a caret under the place, and the notes.
+    pub fn render(&self, file: &str, source: &str) -> String {
+        diagnostic::render(
+            file,
+            source,
+            self.span,
+            Severity::Warning,
+            &self.message,
+            &self.notes,
+        )
+    }
 }
 
 fn err<T>(message: impl Into<String>, span: ast::Span) -> Result<T, LowerError> {
     Err(LowerError {
         message: message.into(),
         span,
+        kind: LowerErrorKind::Other,
     })
 }
 
@@ -38,13 +110,37 @@ fn sp(s: ast::Span) -> (usize, usize) {
     (s.start, s.end)
 }
 
+/// The init-block types whose size herd7 knows; it refuses the others, pointers aside.
+const SIZED_TYPES: &[&str] = &[
+    "char",
+    "short",
+    "int",
+    "long",
+    "int8_t",
+    "uint8_t",
+    "int16_t",
+    "uint16_t",
+    "int32_t",
+    "uint32_t",
+    "intptr_t",
+    "uintptr_t",
+    "atomic_t",
+];
+
 /// Lowers a parsed test.
 pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
+    lower_with_warnings(test).map(|(program, _)| program)
+}
+
+/// Lowers a parsed test, with the warnings about what herd7 reads otherwise than the test
+/// probably means (see the module notes), in source order.
+pub fn lower_with_warnings(test: &ast::Test) -> Result<(Program, Vec<Warning>), LowerError> {
     let mut cx = Cx {
         locs: Vec::new(),
         loc_index: HashMap::new(),
         threads: Vec::new(),
         thread_index: HashMap::new(),
+        params: Vec::new(),
     };
     // Shared locations: the init block, then the parameters, in order of appearance.
     for item in &test.init {
@@ -73,6 +169,8 @@ pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
             init: Vec::new(),
             code: Vec::new(),
         });
+        cx.params
+            .push(t.params.iter().map(|p| p.name.name.clone()).collect());
     }
     // Initial values.
     for item in &test.init {
@@ -95,18 +193,69 @@ pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
         }
     }
     // Threads.
+    let mut warnings = Vec::new();
     for (i, t) in order.iter().enumerate() {
+        let mut assigned = HashSet::new();
+        assigned_names(&t.body, &mut assigned);
         let mut lw = ThreadLowering {
             cx: &mut cx,
             thread: i,
             params: t.params.iter().map(|p| p.name.name.clone()).collect(),
+            assigned,
+            declared: HashSet::new(),
+            reads: Vec::new(),
             temps: 0,
         };
         let mut code = Vec::new();
         for s in &t.body {
             lw.stmt(s, &mut code)?;
         }
+        warnings.extend(lw.warnings(test));
         cx.threads[i].code = code;
+    }
+    // What herd7 refuses once it has expanded the macros.
+    for t in &order {
+        let mut seen = HashSet::new();
+        for p in &t.params {
+            if !seen.insert(&p.name.name) {
+                return err(
+                    format!(
+                        "`{}` names two parameters of P{}; herd7 refuses the test",
+                        p.name.name, t.id
+                    ),
+                    p.name.span,
+                );
+            }
+        }
+    }
+    for item in &test.init {
+        if let ast::Location::Register { thread, reg, span } = &item.target {
+            let t = cx.thread(*thread, *span)?;
+            if cx.params[t].contains(&reg.name) {
+                return err(
+                    format!(
+                        "`{0}` is a parameter of P{1}, which starts with the address of `{0}`; \
+                         herd7 refuses an init-block value for `{1}:{0}`",
+                        reg.name, thread
+                    ),
+                    *span,
+                );
+            }
+        }
+        if let Some(ty) = &item.ty
+            && ty.pointers == 0
+            && !SIZED_TYPES.contains(&ty.base.as_str())
+        {
+            return err(
+                format!(
+                    "herd7 knows no size for the type `{}` in the init block; its types are `{}` \
+                     and pointers",
+                    ty.base,
+                    SIZED_TYPES.join("`, `")
+                ),
+                ty.span,
+            );
+        }
     }
     // Trailer.
     let condition = match &test.condition {
@@ -141,7 +290,7 @@ pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
     };
     shown.sort_by_key(key);
     shown.dedup();
-    Ok(Program {
+    let program = Program {
         // herd7 drops a `.litmus` suffix from the name the header gives.
         name: test
             .name
@@ -154,7 +303,8 @@ pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
         shown,
         filter,
         condition,
-    })
+    };
+    Ok((program, warnings))
 }
 
 fn is_spinlock(ty: &ast::Type) -> bool {
@@ -166,6 +316,8 @@ struct Cx {
     loc_index: HashMap<String, Loc>,
     threads: Vec<ThreadCode>,
     thread_index: HashMap<u32, usize>,
+    /// Each thread's parameter names, by thread index.
+    params: Vec<Vec<String>>,
 }
 
 impl Cx {
@@ -190,13 +342,20 @@ impl Cx {
         }
     }
 
+    /// The register `name` of thread `t`, made on first use: a parameter's register starts
+    /// with the address of its variable, any other with 0.
     fn reg(&mut self, t: usize, name: &str) -> usize {
-        let th = &mut self.threads[t];
-        if let Some(r) = th.regs.iter().position(|n| n == name) {
+        if let Some(r) = self.threads[t].regs.iter().position(|n| n == name) {
             return r;
         }
+        let init = if self.params[t].iter().any(|p| p == name) {
+            Value::Addr(self.loc(name))
+        } else {
+            Value::Int(0)
+        };
+        let th = &mut self.threads[t];
         th.regs.push(name.to_string());
-        th.init.push(Value::Int(0));
+        th.init.push(init);
         th.regs.len() - 1
     }
 
@@ -247,10 +406,45 @@ impl Cx {
     }
 }
 
+/// The names a thread's code assigns: the registers of `r = e;` and `int r = e;`.
+fn assigned_names(body: &[ast::Stmt], out: &mut HashSet<String>) {
+    for s in body {
+        match &s.kind {
+            ast::StmtKind::Assign { lhs, .. } => {
+                if let ast::ExprKind::Ident(id) = &lhs.kind {
+                    out.insert(id.name.clone());
+                }
+            }
+            ast::StmtKind::Decl {
+                name,
+                init: Some(_),
+                ..
+            } => {
+                out.insert(name.name.clone());
+            }
+            ast::StmtKind::If { then, els, .. } => {
+                assigned_names(std::slice::from_ref(then), out);
+                if let Some(e) = els {
+                    assigned_names(std::slice::from_ref(e), out);
+                }
+            }
+            ast::StmtKind::Block(b) => assigned_names(b, out),
+            ast::StmtKind::While { body, .. } => assigned_names(std::slice::from_ref(body), out),
+            _ => {}
+        }
+    }
+}
+
 struct ThreadLowering<'a> {
     cx: &'a mut Cx,
     thread: usize,
     params: Vec<String>,
+    /// The names the code assigns somewhere.
+    assigned: HashSet<String>,
+    /// The names the code declares somewhere before their use.
+    declared: HashSet<String>,
+    /// The registers the code reads, each with its first read, in order.
+    reads: Vec<(String, ast::Span)>,
     temps: usize,
 }
 
@@ -261,44 +455,93 @@ impl ThreadLowering<'_> {
         self.cx.reg(self.thread, &name)
     }
 
-    fn find_reg(&self, name: &str) -> Option<usize> {
-        self.cx.threads[self.thread]
-            .regs
-            .iter()
-            .position(|n| n == name)
+    /// Whether `name` is a parameter that the code never assigns, and so a constant address.
+    fn is_constant(&self, name: &str) -> bool {
+        self.params.iter().any(|p| p == name) && !self.assigned.contains(name)
     }
 
-    fn is_shared(&self, name: &str) -> bool {
-        self.params.iter().any(|p| p == name) || self.cx.loc_index.contains_key(name)
+    /// The value of the name `id` where the code reads it.
+    fn read(&mut self, id: &ast::Ident) -> Expr {
+        if self.is_constant(&id.name) {
+            return Expr::Const(Value::Addr(self.cx.loc(&id.name)));
+        }
+        if !self.reads.iter().any(|(n, _)| *n == id.name) {
+            self.reads.push((id.name.clone(), id.span));
+        }
+        Expr::Reg(self.cx.reg(self.thread, &id.name))
+    }
+
+    /// A warning for each register the code reads that nothing declares, assigns or
+    /// initialises: herd7 reads 0 there, which is rarely what was meant.
+    fn warnings(&self, test: &ast::Test) -> Vec<Warning> {
+        let number = self.cx.threads[self.thread].number;
+        let initialised = |name: &str| {
+            test.init.iter().any(|item| {
+                matches!(&item.target, ast::Location::Register { thread, reg, .. }
+                    if *thread == number && reg.name == name)
+            })
+        };
+        self.reads
+            .iter()
+            .filter(|(name, _)| {
+                !self.params.contains(name)
+                    && !self.assigned.contains(name)
+                    && !self.declared.contains(name)
+                    && !initialised(name)
+            })
+            .map(|(name, span)| Warning {
+                message: format!(
+                    "`{name}` is never assigned, declared or given an initial value: herd7 \
+                     reads it as a register holding 0"
+                ),
+                span: *span,
+                notes: self.why_zero(name, number),
+            })
+            .collect()
+    }
+
+    /// What the author of a read of the undefined register `name` probably meant.
+    fn why_zero(&self, name: &str, number: u32) -> Vec<String> {
+        match name {
+            "true" | "false" => {
+                vec!["herd7's C dialect has no `true` or `false`: write 1 or 0".to_string()]
+            }
+            "return" | "break" | "continue" => vec![format!(
+                "herd7's C dialect has no `{name}` statement: `{name};` does nothing"
+            )],
+            _ if self.cx.loc_index.contains_key(name) => vec![format!(
+                "`{name}` is a shared variable, but no parameter of P{number}: add `int *{name}` \
+                 to its parameters and read `*{name}`"
+            )],
+            _ => Vec::new(),
+        }
     }
 
     fn stmt(&mut self, s: &ast::Stmt, out: &mut Vec<Instr>) -> Result<(), LowerError> {
         match &s.kind {
             ast::StmtKind::Decl { name, init, .. } => {
-                if self.params.contains(&name.name) {
-                    return err(
-                        format!(
-                            "`{}` is already a shared variable of this thread",
-                            name.name
-                        ),
-                        name.span,
-                    );
-                }
-                let r = self.cx.reg(self.thread, &name.name);
-                if let Some(e) = init {
-                    let val = self.expr(e, out)?;
-                    out.push(Instr {
-                        op: Op::Let { dst: r, val },
-                        span: sp(s.span),
-                    });
+                self.declared.insert(name.name.clone());
+                match init {
+                    Some(e) => {
+                        let r = self.cx.reg(self.thread, &name.name);
+                        let val = self.expr(e, out)?;
+                        out.push(Instr {
+                            op: Op::Let { dst: r, val },
+                            span: sp(s.span),
+                        });
+                    }
+                    // herd7 drops a declaration without a value: a parameter keeps its
+                    // address, a register its initial value.
+                    None if self.params.contains(&name.name) => {}
+                    None => {
+                        self.cx.reg(self.thread, &name.name);
+                    }
                 }
             }
             ast::StmtKind::Assign { lhs, rhs } => {
                 let val = self.expr(rhs, out)?;
                 match &lhs.kind {
-                    ast::ExprKind::Ident(id)
-                        if !self.is_shared(&id.name) || self.find_reg(&id.name).is_some() =>
-                    {
+                    ast::ExprKind::Ident(id) => {
                         let r = self.cx.reg(self.thread, &id.name);
                         out.push(Instr {
                             op: Op::Let { dst: r, val },
@@ -368,15 +611,7 @@ impl ThreadLowering<'_> {
     fn expr(&mut self, e: &ast::Expr, out: &mut Vec<Instr>) -> Result<Expr, LowerError> {
         Ok(match &e.kind {
             ast::ExprKind::Int(n) => Expr::Const(Value::Int(*n)),
-            ast::ExprKind::Ident(id) => {
-                if let Some(r) = self.find_reg(&id.name) {
-                    Expr::Reg(r)
-                } else if self.is_shared(&id.name) {
-                    Expr::Const(Value::Addr(self.cx.loc(&id.name)))
-                } else {
-                    return err(format!("unknown name `{}`", id.name), id.span);
-                }
-            }
+            ast::ExprKind::Ident(id) => self.read(id),
             ast::ExprKind::Deref(a) => {
                 let addr = self.expr(a, out)?;
                 let t = self.temp();
@@ -404,17 +639,29 @@ impl ThreadLowering<'_> {
         })
     }
 
-    /// The address of an lvalue: `*p` is at `p`, a shared variable's name is itself.
-    fn lvalue(&mut self, e: &ast::Expr, out: &mut Vec<Instr>) -> Result<Expr, LowerError> {
+    /// The address of the location argument of `prim`, which herd7 takes only as `*p` (a
+    /// cast around it aside): the location is at `p`.
+    fn lvalue(
+        &mut self,
+        prim: &str,
+        e: &ast::Expr,
+        out: &mut Vec<Instr>,
+    ) -> Result<Expr, LowerError> {
         match &e.kind {
             ast::ExprKind::Deref(p) => self.expr(p, out),
-            ast::ExprKind::Ident(id)
-                if self.is_shared(&id.name) && self.find_reg(&id.name).is_none() =>
-            {
-                Ok(Expr::Const(Value::Addr(self.cx.loc(&id.name))))
-            }
-            ast::ExprKind::Cast(_, a) => self.lvalue(a, out),
-            _ => err("expected a location such as `*x`", e.span),
+            ast::ExprKind::Cast(_, a) => self.lvalue(prim, a, out),
+            ast::ExprKind::Ident(id) => err(
+                format!(
+                    "`{prim}` takes a location, `*{0}`, not the pointer `{0}` (herd7 refuses \
+                     it)",
+                    id.name
+                ),
+                e.span,
+            ),
+            _ => err(
+                format!("`{prim}` takes a location such as `*x` (herd7 refuses anything else)"),
+                e.span,
+            ),
         }
     }
 
@@ -427,7 +674,20 @@ impl ThreadLowering<'_> {
         out: &mut Vec<Instr>,
     ) -> Result<Option<Expr>, LowerError> {
         let Some(prim) = primitive::lookup(&func.name) else {
-            return err(format!("unknown primitive `{}`", func.name), func.span);
+            let suggestions = diagnostic::closest(&func.name, primitive::names(), 3);
+            let mut message = format!("unknown primitive `{}`", func.name);
+            if let Some(hint) = diagnostic::did_you_mean(&suggestions) {
+                message.push_str("; ");
+                message.push_str(&hint);
+            }
+            return Err(LowerError {
+                message,
+                span: func.span,
+                kind: LowerErrorKind::UnknownPrimitive {
+                    name: func.name.clone(),
+                    suggestions,
+                },
+            });
         };
         let arity = match prim.shape {
             Shape::Fence => 0,
@@ -465,7 +725,7 @@ impl ThreadLowering<'_> {
         Ok(match prim.shape {
             Shape::Load { lvalue } => {
                 let addr = if lvalue {
-                    self.lvalue(&args[0], out)?
+                    self.lvalue(prim.name, &args[0], out)?
                 } else {
                     self.expr(&args[0], out)?
                 };
@@ -486,7 +746,7 @@ impl ThreadLowering<'_> {
                     _ => true,
                 };
                 let addr = if lvalue {
-                    self.lvalue(&args[0], out)?
+                    self.lvalue(prim.name, &args[0], out)?
                 } else {
                     self.expr(&args[0], out)?
                 };

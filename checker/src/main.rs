@@ -6,6 +6,8 @@
 //! reformat); 2 an error (bad usage, unreadable or invalid file, unknown primitive,
 //! unavailable model); 3 a test stopped at a limit and is undecided.
 //! When several apply, the first in the order 2, 1, 3 wins.
+//! Warnings (what herd7 reads otherwise than a test probably means) go to stderr, like
+//! errors, and leave stdout herd7's and the exit code alone.
 
 use clap::{Parser, Subcommand};
 use hazmat_checker::enumerate::Limits;
@@ -140,6 +142,8 @@ fn main() -> ExitCode {
 struct FileResult {
     file: String,
     text: String,
+    /// The warnings, rendered, for stderr: stdout stays herd7's.
+    warnings: Vec<String>,
     error: Option<String>,
     row: SummaryRow,
     disagreement: Option<String>,
@@ -205,6 +209,9 @@ fn check(args: CheckArgs) -> u8 {
     let mut disagreements = Vec::new();
     for r in &results {
         let _ = out.write_all(r.text.as_bytes());
+        for w in &r.warnings {
+            eprintln!("{w}");
+        }
         if let Some(e) = &r.error {
             eprintln!("{e}");
             code = 2;
@@ -247,6 +254,7 @@ fn check_file(
     let mut result = FileResult {
         file: file.clone(),
         text: String::new(),
+        warnings: Vec::new(),
         error: None,
         row: SummaryRow {
             file: file.clone(),
@@ -283,6 +291,11 @@ fn check_file(
             return result;
         }
     };
+    result.warnings = checked
+        .warnings
+        .iter()
+        .map(|w| w.render(&file, &source).trim_end().to_string())
+        .collect();
     let o = &checked.outcome;
     let seconds = checked.elapsed.as_secs_f64();
     result.text = if args.json {

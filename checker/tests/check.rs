@@ -4,7 +4,8 @@
 
 use expect_test::{Expect, expect};
 use hazmat_checker::enumerate::Limits;
-use hazmat_checker::{Checked, Options, check_source, judge, model};
+use hazmat_checker::lower::LowerErrorKind;
+use hazmat_checker::{CheckError, Checked, Options, check_source, judge, model};
 
 fn run(model_name: &str, source: &str) -> Checked {
     let m = model(model_name).expect("model exists");
@@ -233,24 +234,144 @@ P1(int *x) { int r0; r0 = READ_ONCE(*x); }
 }
 
 #[test]
-fn unknown_primitives_and_loops_are_errors_with_their_place() {
-    assert_eq!(
-        error("C t\n{}\nP0(int *x) {\n\tsmp_memb();\n}\nexists (x=0)\n"),
-        "t.litmus:4:2: error: unknown primitive `smp_memb`"
-    );
-    assert_eq!(
-        error("C t\n{}\nP0(int *x) {\n\twhile (READ_ONCE(*x)) smp_mb();\n}\nexists (x=0)\n"),
-        "t.litmus:4:2: error: unsupported construct: `while` loops are not supported"
-    );
-    assert_eq!(
-        error("C t\n{}\nP0(int *x) {\n\tWRITE_ONCE(*x);\n}\nexists (x=0)\n"),
-        "t.litmus:4:2: error: `WRITE_ONCE` takes 2 arguments, not 1"
-    );
-    assert_eq!(
-        error("C t\n{}\nP0(int *x) {\n\tint r0 = READ_ONCE(*y);\n}\nexists (x=0)\n"),
-        "t.litmus:4:22: error: unknown name `y`"
-    );
+fn lowering_errors_show_their_place() {
+    let errors: String = [
+        "C t\n{}\nP0(int *x) {\n\tsmp_memb();\n}\nexists (x=0)\n",
+        "C t\n{}\nP0(int *x) {\n\tint r0;\n\tr0 = smp_load_aquire(x);\n}\nexists (x=0)\n",
+        "C t\n{}\nP0(int *x) {\n\tspin_unlock_wait(x);\n}\nexists (x=0)\n",
+        "C t\n{}\nP0(int *x) {\n\twhile (READ_ONCE(*x)) smp_mb();\n}\nexists (x=0)\n",
+        "C t\n{}\nP0(int *x) {\n\tWRITE_ONCE(*x);\n}\nexists (x=0)\n",
+        "C t\n{}\nP0(int *x) {\n\tint r0 = READ_ONCE(x);\n}\nexists (x=0)\n",
+        "C t\n{}\nP0(int *x, int *x) {\n\tWRITE_ONCE(*x, 1);\n}\nexists (x=0)\n",
+        "C t\n{ 0:x = 1; }\nP0(int *x) {\n\tWRITE_ONCE(*x, 1);\n}\nexists (x=0)\n",
+        "C t\n{ spinlock_t s; }\nP0(int *x) {\n\tWRITE_ONCE(*x, 1);\n}\nexists (x=0)\n",
+    ]
+    .iter()
+    .map(|source| format!("{}\n", error(source)))
+    .collect();
+    expect![[r#"
+        t.litmus:4:2: error: unknown primitive `smp_memb`; did you mean `smp_mb`, `smp_rmb` or `smp_wmb`?
+          |
+        4 | 	smp_memb();
+          | 	^^^^^^^^
+        t.litmus:5:7: error: unknown primitive `smp_load_aquire`; did you mean `smp_load_acquire`?
+          |
+        5 | 	r0 = smp_load_aquire(x);
+          | 	     ^^^^^^^^^^^^^^^
+        t.litmus:4:2: error: unknown primitive `spin_unlock_wait`
+          |
+        4 | 	spin_unlock_wait(x);
+          | 	^^^^^^^^^^^^^^^^
+        t.litmus:4:2: error: unsupported construct: `while` loops are not supported
+          |
+        4 | 	while (READ_ONCE(*x)) smp_mb();
+          | 	^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+        t.litmus:4:2: error: `WRITE_ONCE` takes 2 arguments, not 1
+          |
+        4 | 	WRITE_ONCE(*x);
+          | 	^^^^^^^^^^^^^^
+        t.litmus:4:21: error: `READ_ONCE` takes a location, `*x`, not the pointer `x` (herd7 refuses it)
+          |
+        4 | 	int r0 = READ_ONCE(x);
+          | 	                   ^
+        t.litmus:3:17: error: `x` names two parameters of P0; herd7 refuses the test
+          |
+        3 | P0(int *x, int *x) {
+          |                 ^
+        t.litmus:2:3: error: `x` is a parameter of P0, which starts with the address of `x`; herd7 refuses an init-block value for `0:x`
+          |
+        2 | { 0:x = 1; }
+          |   ^^^
+        t.litmus:2:3: error: herd7 knows no size for the type `spinlock_t` in the init block; its types are `char`, `short`, `int`, `long`, `int8_t`, `uint8_t`, `int16_t`, `uint16_t`, `int32_t`, `uint32_t`, `intptr_t`, `uintptr_t`, `atomic_t` and pointers
+          |
+        2 | { spinlock_t s; }
+          |   ^^^^^^^^^^
+    "#]]
+    .assert_eq(&errors);
     assert!(model("arm").is_err());
+}
+
+#[test]
+fn an_unknown_primitive_is_named_in_the_error_value() {
+    let m = model("sc").expect("model exists");
+    let source = "C t\n{}\nP0(int *x) {\n\tint r0;\n\tr0 = smp_load_aquire(x);\n}\nexists (x=0)\n";
+    let Err(CheckError::Lower(e)) = check_source(source, m.as_ref(), &Options::default()) else {
+        panic!("an unknown primitive is a lowering error");
+    };
+    assert_eq!(
+        e.kind,
+        LowerErrorKind::UnknownPrimitive {
+            name: "smp_load_aquire".into(),
+            suggestions: vec!["smp_load_acquire"],
+        }
+    );
+    assert_eq!(&source[e.span.start..e.span.end], "smp_load_aquire");
+}
+
+/// In thread code every name is a register, a parameter one that starts with its variable's
+/// address: herd7's meaning of names, and the warnings about those nothing defines.
+#[test]
+fn names_mean_what_herd7_makes_of_them() {
+    let source = "C names
+{ y = 1; 0:r5 = 3; }
+
+P0(int *x)
+{
+\tint r0;
+\tint r1;
+\tint r2;
+\tr0 = true;
+\tif (false) WRITE_ONCE(*x, 1);
+\tr1 = y + r5;
+\tr2 = x;
+\tif (r0 == 0) return;
+\tx = 7;
+}
+
+exists (0:r0=0 /\\ 0:r1=3 /\\ 0:r2=x /\\ 0:x=7 /\\ x=0)
+";
+    let c = run("lkmm", source);
+    expect![[r#"
+        Test names Allowed
+        States 1
+        0:r0=0; 0:r1=3; 0:r2=x; 0:x=7; [x]=0;
+        Ok
+        Witnesses
+        Positive: 1 Negative: 0
+        Condition exists (0:r0=0 /\ 0:r1=3 /\ 0:r2=x /\ 0:x=7 /\ [x]=0)
+        Observation names Always 1 0
+        Hash=eca22f5f60b063feeb4779adbe05d534
+
+    "#]]
+    .assert_eq(&text(&c));
+    let warnings: String = c
+        .warnings
+        .iter()
+        .map(|w| w.render("names.litmus", source))
+        .collect();
+    expect![[r#"
+        names.litmus:9:7: warning: `true` is never assigned, declared or given an initial value: herd7 reads it as a register holding 0
+          |
+        9 | 	r0 = true;
+          | 	     ^^^^
+          = note: herd7's C dialect has no `true` or `false`: write 1 or 0
+        names.litmus:10:6: warning: `false` is never assigned, declared or given an initial value: herd7 reads it as a register holding 0
+           |
+        10 | 	if (false) WRITE_ONCE(*x, 1);
+           | 	    ^^^^^
+           = note: herd7's C dialect has no `true` or `false`: write 1 or 0
+        names.litmus:11:7: warning: `y` is never assigned, declared or given an initial value: herd7 reads it as a register holding 0
+           |
+        11 | 	r1 = y + r5;
+           | 	     ^
+           = note: `y` is a shared variable, but no parameter of P0: add `int *y` to its parameters and read `*y`
+        names.litmus:13:15: warning: `return` is never assigned, declared or given an initial value: herd7 reads it as a register holding 0
+           |
+        13 | 	if (r0 == 0) return;
+           | 	             ^^^^^^
+           = note: herd7's C dialect has no `return` statement: `return;` does nothing
+    "#]]
+    .assert_eq(&warnings);
 }
 
 #[test]

@@ -81,6 +81,46 @@ fn an_unknown_primitive_exits_2_with_its_place() {
 }
 
 #[test]
+fn a_misspelt_primitive_gets_a_caret_and_the_near_names() {
+    let f = temp_file(
+        "aquire.litmus",
+        "C aquire\n{}\nP0(int *x) {\n\tint r0;\n\tr0 = smp_load_aquire(x);\n}\nexists (x=0)\n",
+    );
+    let out = hazmat(&["check", f.to_str().unwrap_or_default()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains(
+            "aquire.litmus:5:7: error: unknown primitive `smp_load_aquire`; did you mean \
+             `smp_load_acquire`?\n  |\n5 | \tr0 = smp_load_aquire(x);\n  | \t     ^^^^^^^^^^^^^^^"
+        ),
+        "{stderr}"
+    );
+}
+
+/// A register nothing defines is read as 0, as herd7 does: the verdict is herd7's, on
+/// stdout, and the warning goes to stderr without changing the exit code.
+#[test]
+fn a_register_nothing_defines_gets_a_warning_on_stderr() {
+    let source = "C truth\n{}\nP0(int *x) {\n\tint r0;\n\tr0 = true;\n\tWRITE_ONCE(*x, r0);\n}\nexists (x=1)\n";
+    let f = temp_file("truth.litmus", source);
+    let out = hazmat(&["check", f.to_str().unwrap_or_default()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout.contains("Observation truth Never 0 1\n"), "{stdout}");
+    assert!(!stdout.contains("warning"), "{stdout}");
+    assert!(
+        stderr.contains(
+            "truth.litmus:5:7: warning: `true` is never assigned, declared or given an initial \
+             value: herd7 reads it as a register holding 0\n"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("= note: herd7's C dialect has no `true` or `false`: write 1 or 0"));
+}
+
+#[test]
 fn a_limit_exits_3_and_json_has_one_object_per_test() {
     let f = temp_file("sb-limit.litmus", SB);
     let out = hazmat(&[
