@@ -290,8 +290,9 @@ pub(crate) struct Parser<'a> {
     src: &'a str,
     comments: RefCell<BTreeMap<usize, Comment>>,
     place: Cell<CommentPlace>,
-    /// Whether `(* ... *)` is a comment here (outside thread bodies).
-    ml_comments: Cell<bool>,
+    /// Whether the parser is in the program, from the init block's `}` to the trailer's
+    /// first clause, where herd7 reads C: C comments there, `(* ... *)` ones elsewhere.
+    in_program: Cell<bool>,
     /// The parser's own recursion depth, bounded by [`MAX_DEPTH`].
     depth: Cell<u32>,
     /// The depth of the tree being built, bounded by [`MAX_TREE`].
@@ -306,7 +307,7 @@ impl<'a> Parser<'a> {
             src,
             comments: RefCell::new(BTreeMap::new()),
             place: Cell::new(CommentPlace::Header),
-            ml_comments: Cell::new(true),
+            in_program: Cell::new(false),
             depth: Cell::new(0),
             tree: Cell::new(0),
             keep_comments,
@@ -370,11 +371,27 @@ impl<'a> Parser<'a> {
 
     // ---------------------------------------------------------------- trivia and tokens
 
-    /// Skips white space and comments; `(* ... *)` ones are recorded.
+    /// Skips white space and comments: C's in the program, `(* ... *)` elsewhere, where
+    /// they are recorded.
     fn trivia(&self, mut i: &'a str) -> PResult<'a, ()> {
         loop {
             let trimmed = i.trim_start();
             i = trimmed;
+            if !self.in_program.get() {
+                if i.starts_with("(*") {
+                    i = self.ml_comment(i)?.0;
+                    continue;
+                }
+                if i.starts_with("//") || i.starts_with("/*") {
+                    return failure_msg(
+                        i,
+                        "herd7 reads the init block and the condition without C comments: \
+                         write `(* ... *)` here"
+                            .to_string(),
+                    );
+                }
+                return Ok((i, ()));
+            }
             if let Some(rest) = i.strip_prefix("//") {
                 i = rest.find('\n').map_or("", |n| &rest[n..]);
             } else if let Some(rest) = i.strip_prefix("/*") {
@@ -387,8 +404,6 @@ impl<'a> Parser<'a> {
                         );
                     }
                 }
-            } else if self.ml_comments.get() && i.starts_with("(*") {
-                i = self.ml_comment(i)?.0;
             } else {
                 return Ok((i, ()));
             }
@@ -616,7 +631,7 @@ impl<'a> Parser<'a> {
         self.place.set(CommentPlace::Header);
         let (i, init) = cut(context("the init block", |i| self.init(i))).parse(i)?;
         // herd7 reads C from here to the trailer, where `(*` is no comment.
-        self.ml_comments.set(false);
+        self.in_program.set(true);
         let (i, threads) = self.program(i)?;
         self.place.set(CommentPlace::Trailer);
         let (i, (locations, filter, condition)) = cut(|i| self.trailer(i)).parse(i)?;
@@ -1925,10 +1940,10 @@ impl<'a> Parser<'a> {
         loop {
             let (rest, ()) = self.trivia(i)?;
             // Before the first clause, herd7 still reads C; from it on, `(*` opens comments.
-            if rest.starts_with("(*") && !self.ml_comments.get() {
+            if rest.starts_with("(*") && self.in_program.get() {
                 return failure_msg(rest, ml_comment_in_program());
             }
-            self.ml_comments.set(true);
+            self.in_program.set(false);
             if let Ok((r, kw)) = self.keyword("locations", "")(rest) {
                 if locations.is_some() {
                     return failure_msg(

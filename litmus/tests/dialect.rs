@@ -157,6 +157,8 @@ fn refused() -> Vec<(&'static str, String)> {
             "C t\n{}\nP0(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n(* after *)\nexists (x=1)\n"
                 .to_string(),
         ),
+        ("a C comment in the init block", init("// a comment\n x = 1;")),
+        ("a C comment after the condition", trailer("exists (0:r0=1) /* a comment */")),
         ("true in the init block", init("true = 1;")),
         ("and as a register in the init block", init("0:and = 1;")),
         ("a number beyond 32 bits in the init block", init("x = 2147483648;")),
@@ -246,6 +248,8 @@ fn what_herd7_refuses_is_refused_with_a_reason() {
         a comment before the threads: 3:1: herd7 reads the text between the init block and the condition as C, where `(*` opens no comment: write `/* ... */` or `//`, or move the comment before the init block or after the condition
         a comment between threads: 7:1: herd7 reads the text between the init block and the condition as C, where `(*` opens no comment: write `/* ... */` or `//`, or move the comment before the init block or after the condition
         a comment after the threads: 7:1: herd7 reads the text between the init block and the condition as C, where `(*` opens no comment: write `/* ... */` or `//`, or move the comment before the init block or after the condition
+        a C comment in the init block: 2:3: herd7 reads the init block and the condition without C comments: write `(* ... *)` here
+        a C comment after the condition: 10:17: herd7 reads the init block and the condition without C comments: write `(* ... *)` here
         true in the init block: 2:3: `true` is a reserved word in herd7's init block and condition and cannot name a variable or register; rename it
         and as a register in the init block: 2:5: `and` is a reserved word in herd7's init block and condition and cannot name a variable or register; rename it
         a number beyond 32 bits in the init block: 2:7: `2147483648` is out of range: herd7's numbers are 32-bit, from -2147483648 to 2147483647
