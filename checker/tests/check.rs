@@ -241,6 +241,8 @@ fn lowering_errors_show_their_place() {
         "C t\n{}\nP0(int *x) {\n\tspin_unlock_wait(x);\n}\nexists (x=0)\n",
         "C t\n{}\nP0(int *x) {\n\twhile (READ_ONCE(*x)) smp_mb();\n}\nexists (x=0)\n",
         "C t\n{}\nP0(int *x) {\n\tWRITE_ONCE(*x);\n}\nexists (x=0)\n",
+        "C t\n{}\nP0(int *x) {\n\tREAD_ONCE(*x);\n}\nexists (x=0)\n",
+        "C t\n{}\nP0(int *x) {\n\tint r0;\n\tr0 = smp_mb();\n}\nexists (x=0)\n",
         "C t\n{}\nP0(int *x) {\n\tint r0 = READ_ONCE(x);\n}\nexists (x=0)\n",
         "C t\n{}\nP0(int *x, int *x) {\n\tWRITE_ONCE(*x, 1);\n}\nexists (x=0)\n",
         "C t\n{ 0:x = 1; }\nP0(int *x) {\n\tWRITE_ONCE(*x, 1);\n}\nexists (x=0)\n",
@@ -270,6 +272,14 @@ fn lowering_errors_show_their_place() {
           |
         4 | 	WRITE_ONCE(*x);
           | 	^^^^^^^^^^^^^^
+        t.litmus:4:2: error: `READ_ONCE` gives a value, and herd7 takes it only within an expression: write `r = READ_ONCE(...);` or `(void)READ_ONCE(...);`
+          |
+        4 | 	READ_ONCE(*x);
+          | 	^^^^^^^^^^^^^
+        t.litmus:5:7: error: `smp_mb` is a statement in herd7 and gives no value; call it on its own
+          |
+        5 | 	r0 = smp_mb();
+          | 	     ^^^^^^^^
         t.litmus:4:21: error: `READ_ONCE` takes a location, `*x`, not the pointer `x` (herd7 refuses it)
           |
         4 | 	int r0 = READ_ONCE(x);

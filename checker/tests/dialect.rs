@@ -45,6 +45,10 @@ const DECIDED: &[(&str, &str)] = &[
         "C t\n{ x=0xffffffff; }\nP0(int *x) {\n\tint r0;\n\tr0 = READ_ONCE(*x);\n}\nexists (0:r0=-1)\n",
     ),
     (
+        "a primitive that gives a value, cast to void",
+        "C t\n{}\nP0(int *x) {\n\t(void)xchg(x, 1);\n}\nexists (x=1)\n",
+    ),
+    (
         "a lone return does nothing",
         "C t\n{}\nP0(int *x) {\n\tint r0;\n\tr0 = READ_ONCE(*x);\n\tif (r0 == 0) return;\n\tWRITE_ONCE(*x, 2);\n}\nexists (x=2)\n",
     ),
@@ -63,6 +67,14 @@ const REFUSED: &[(&str, &str)] = &[
     (
         "a location argument without its star, in a write",
         "C t\n{}\nP0(int *x) {\n\tWRITE_ONCE(x, 1);\n}\nexists (x=1)\n",
+    ),
+    (
+        "a primitive that gives a value, as a statement",
+        "C t\n{}\nP0(int *x) {\n\txchg(x, 1);\n}\nexists (x=1)\n",
+    ),
+    (
+        "a primitive that gives no value, in an expression",
+        "C t\n{}\nP0(int *x) {\n\tint r0;\n\tr0 = WRITE_ONCE(*x, 1);\n}\nexists (x=1)\n",
     ),
     (
         "a parameter named twice",
