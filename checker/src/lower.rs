@@ -230,7 +230,18 @@ pub fn lower_with_warnings(test: &ast::Test) -> Result<(Program, Vec<Warning>), 
             }
         }
     }
+    let mut initialised = HashSet::new();
     for item in &test.init {
+        let target = match &item.target {
+            ast::Location::Global(id) => id.name.clone(),
+            ast::Location::Register { thread, reg, .. } => format!("{thread}:{}", reg.name),
+        };
+        if !initialised.insert(target.clone()) {
+            return err(
+                format!("`{target}` is given an initial value twice; herd7 refuses the test"),
+                item.target.span(),
+            );
+        }
         if let ast::Location::Register { thread, reg, span } = &item.target {
             let t = cx.thread(*thread, *span)?;
             if cx.params[t].contains(&reg.name) {

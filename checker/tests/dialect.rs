@@ -85,6 +85,14 @@ const REFUSED: &[(&str, &str)] = &[
         "C t\n{ 0:x=5; }\nP0(int *x) {\n\tint r0;\n\tr0 = x;\n}\nexists (0:r0=5)\n",
     ),
     (
+        "a variable given two initial values",
+        "C t\n{ x=1; x=2; }\nP0(int *x) {\n\tWRITE_ONCE(*x, 1);\n}\nexists (x=1)\n",
+    ),
+    (
+        "a register given two initial values",
+        "C t\n{ 0:r1=x; 0:r1=y; }\nP0(int *x) {\n\tWRITE_ONCE(*x, 1);\n}\nexists (x=1)\n",
+    ),
+    (
         "a type of no known size",
         "C t\n{ spinlock_t s; }\nP0(int *x) {\n\tWRITE_ONCE(*x, 1);\n}\nexists (x=1)\n",
     ),

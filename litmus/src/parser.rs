@@ -1174,6 +1174,16 @@ impl<'a> Parser<'a> {
         let (i, ()) = self.trivia(i)?;
         let (rest, ty) = self.code_type(i)?;
         self.one_word_type(rest)?;
+        let written = self.src[ty.span.start..ty.span.end].trim_end();
+        if ty.pointers > 0 && !written.ends_with('*') {
+            return failure_msg(
+                i,
+                format!(
+                    "herd7 takes a parameter's type ending with its `*`, not `{written}`: drop \
+                     the qualifier after the `*`"
+                ),
+            );
+        }
         if ty.pointers == 0 {
             return failure_msg(
                 i,

@@ -137,6 +137,11 @@ fn refused() -> Vec<(&'static str, String)> {
                 .to_string(),
         ),
         (
+            "a parameter's type with a qualifier after its star",
+            "C t\n{}\n\nP0(int * volatile x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n\nexists (x=1)\n"
+                .to_string(),
+        ),
+        (
             "a parameter that is no pointer",
             "C t\n{}\n\nP0(int x)\n{\n\tint r0;\n\tr0 = 1;\n}\n\nexists (0:r0=1)\n".to_string(),
         ),
@@ -241,6 +246,7 @@ fn what_herd7_refuses_is_refused_with_a_reason() {
         a reserved word as a register: 8:6: `lock` is a reserved word in herd7's thread code and cannot name a register or parameter; rename it
         a thread's name as a register: 8:7: `P1` names a thread in herd7's C dialect, not a register; rename it
         a reserved word as a parameter: 4:16: `lock` is a reserved word in herd7's thread code and cannot name a register or parameter; rename it
+        a parameter's type with a qualifier after its star: 4:4: herd7 takes a parameter's type ending with its `*`, not `int * volatile`: drop the qualifier after the `*`
         a parameter that is no pointer: 4:4: herd7's thread parameters are pointers: write `int *` for the type
         a trailer word as a register: 8:6: herd7 takes this `final` for the start of the condition: it ends the threads at the first `exists`, `forall`, `final`, `filter`, `locations`, `observed` or `cases` after the init block, even in a comment or a name; reword the comment or rename
         a trailer word in a comment: 8:21: herd7 takes this `exists` for the start of the condition: it ends the threads at the first `exists`, `forall`, `final`, `filter`, `locations`, `observed` or `cases` after the init block, even in a comment or a name; reword the comment or rename
