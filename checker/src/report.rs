@@ -66,34 +66,51 @@ pub fn condition_text(p: &Program) -> String {
 }
 
 fn prop_text(p: &Program, prop: &Prop) -> String {
-    // Binding strength: atoms and `not` 3, `/\` 2, `\/` 1, `=>` 0.
-    fn level(prop: &Prop) -> u8 {
+    /// Where a proposition stands, for herd7's choice of parentheses.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Above {
+        Top,
+        And,
+        Or,
+        Implies,
+    }
+    /// herd7 parenthesises a connective within another unless both are the same, or a
+    /// conjunction stands within a disjunction (so `(a => b) => c` prints as `a => b => c`).
+    fn paren(above: Above, here: Above) -> bool {
+        !matches!(
+            (above, here),
+            (Above::Top, _)
+                | (Above::Implies, Above::Implies)
+                | (Above::And, Above::And)
+                | (Above::Or, Above::And | Above::Or)
+        )
+    }
+    fn text(p: &Program, prop: &Prop, above: Above) -> String {
+        let join = |here: Above, a: &Prop, op: &str, b: &Prop| {
+            let t = format!("{}{op}{}", text(p, a, here), text(p, b, here));
+            if paren(above, here) {
+                format!("({t})")
+            } else {
+                t
+            }
+        };
         match prop {
-            Prop::Implies(..) => 0,
-            Prop::Or(..) => 1,
-            Prop::And(..) => 2,
-            _ => 3,
+            Prop::True => "true".into(),
+            Prop::False => "false".into(),
+            Prop::Eq(c, v) => {
+                let rhs = match v {
+                    Operand::Value(v) => p.value_text(*v),
+                    Operand::Cell(c) => cell_text(p, *c),
+                };
+                format!("{}={}", cell_text(p, *c), rhs)
+            }
+            Prop::Not(q) => format!("not ({})", text(p, q, Above::Top)),
+            Prop::And(a, b) => join(Above::And, a, " /\\ ", b),
+            Prop::Or(a, b) => join(Above::Or, a, " \\/ ", b),
+            Prop::Implies(a, b) => join(Above::Implies, a, " => ", b),
         }
     }
-    let sub = |q: &Prop, min: u8| {
-        let t = prop_text(p, q);
-        if level(q) < min { format!("({t})") } else { t }
-    };
-    match prop {
-        Prop::True => "true".into(),
-        Prop::False => "false".into(),
-        Prop::Eq(c, v) => {
-            let rhs = match v {
-                Operand::Value(v) => p.value_text(*v),
-                Operand::Cell(c) => cell_text(p, *c),
-            };
-            format!("{}={}", cell_text(p, *c), rhs)
-        }
-        Prop::Not(q) => format!("not ({})", prop_text(p, q)),
-        Prop::And(a, b) => format!("{} /\\ {}", sub(a, 2), sub(b, 2)),
-        Prop::Or(a, b) => format!("{} \\/ {}", sub(a, 1), sub(b, 1)),
-        Prop::Implies(a, b) => format!("{} => {}", sub(a, 1), sub(b, 0)),
-    }
+    text(p, prop, Above::Top)
 }
 
 /// One state line: `0:r0=0; 1:r0=1; [x]=2;`.

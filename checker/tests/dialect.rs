@@ -1,5 +1,6 @@
-//! herd7's meaning of names in thread code, and what it refuses after parsing: the checker
-//! agrees with herd7 on every example, states and verdict, or refuses where herd7 does.
+//! herd7's meaning of names in thread code and of its conditions, and what it refuses after
+//! parsing: the checker agrees with herd7 on every example (states, condition as printed,
+//! verdict), or refuses where herd7 does.
 //!
 //! The oracle is `$HAZMAT_ORACLE`, else `../shared/oracle/herd7` beside the repository, with
 //! the model files of `$HAZMAT_CONFORMANCE/lkmm-model` (else
@@ -47,6 +48,10 @@ const DECIDED: &[(&str, &str)] = &[
     (
         "a primitive that gives a value, cast to void",
         "C t\n{}\nP0(int *x) {\n\t(void)xchg(x, 1);\n}\nexists (x=1)\n",
+    ),
+    (
+        "=> binds tighter than \\/ and /\\",
+        "C t\n{}\nP0(int *x) {\n\tWRITE_ONCE(*x, 1);\n}\nfilter (x=2 => x=3 /\\ x=1)\nexists (x=2 \\/ x=1 => x=2 \\/ ~x=1 => x=1 => x=2)\n",
     ),
     (
         "a lone return does nothing",
@@ -115,8 +120,8 @@ fn oracle() -> Option<(PathBuf, PathBuf)> {
     (herd7.is_file() && model.is_dir()).then_some((herd7, model))
 }
 
-/// The states and the observation of herd7's text, without the test's name; `None` when
-/// there is no observation (herd7 refused the test).
+/// The states, the condition and the observation of herd7's text, without the test's name;
+/// `None` when there is no observation (herd7 refused the test).
 fn outcome(text: &str) -> Option<Vec<String>> {
     let mut lines = text.lines();
     let mut out = Vec::new();
@@ -126,6 +131,8 @@ fn outcome(text: &str) -> Option<Vec<String>> {
             let mut states: Vec<String> = lines.by_ref().take(n).map(str::to_string).collect();
             states.sort();
             out.extend(states);
+        } else if l.starts_with("Condition ") {
+            out.push(l.to_string());
         } else if let Some(rest) = l.strip_prefix("Observation ") {
             // `Observation NAME Verdict P N`: the name aside.
             out.push(rest.split_once(' ')?.1.to_string());

@@ -2065,19 +2065,24 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// `prop ::= disj ("=>" prop)?`
+    /// `prop ::= disj`: herd7 binds `~` tightest, then `=>` (to the right), then `/\`,
+    /// then `\/`, so `a \/ b => c` is `a \/ (b => c)`.
     pub(crate) fn prop(&self, i: &'a str) -> PResult<'a, Prop> {
         self.enter(i)?;
-        let r = self.prop_inner(i);
+        let r = self.disj(i);
         self.leave();
         r
     }
 
-    fn prop_inner(&self, i: &'a str) -> PResult<'a, Prop> {
-        let (i, lhs) = self.disj(i)?;
+    /// `implication ::= neg ("=>" implication)?`; each `=>` is one more level of nesting.
+    fn implication(&self, i: &'a str) -> PResult<'a, Prop> {
+        let (i, lhs) = self.neg(i)?;
         match self.tok("=>", "`=>`")(i) {
             Ok((rest, _)) => {
-                let (rest, rhs) = cut(|i| self.prop(i)).parse(rest)?;
+                self.enter(i)?;
+                let r = cut(|i| self.implication(i)).parse(rest);
+                self.leave();
+                let (rest, rhs) = r?;
                 let span = lhs.span.to(rhs.span);
                 Ok((
                     rest,
@@ -2111,16 +2116,16 @@ impl<'a> Parser<'a> {
         Ok((i, lhs))
     }
 
-    /// `conj ::= neg ("/\" neg)*`
+    /// `conj ::= implication ("/\" implication)*`
     fn conj(&self, i: &'a str) -> PResult<'a, Prop> {
         self.chain(|| self.conj_chain(i))
     }
 
     fn conj_chain(&self, i: &'a str) -> PResult<'a, Prop> {
-        let (mut i, mut lhs) = self.neg(i)?;
+        let (mut i, mut lhs) = self.implication(i)?;
         while let Ok((rest, _)) = self.tok("/\\", "`/\\`")(i) {
             self.link(i)?;
-            let (rest, rhs) = cut(|i| self.neg(i)).parse(rest)?;
+            let (rest, rhs) = cut(|i| self.implication(i)).parse(rest)?;
             let span = lhs.span.to(rhs.span);
             lhs = Prop {
                 kind: PropKind::And(Box::new(lhs), Box::new(rhs)),

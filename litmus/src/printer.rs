@@ -5,7 +5,7 @@
 //! stood between threads, each thread with tab-indented statements, the trailer, and the
 //! comments that followed it.
 //! Expressions and propositions get the parentheses their precedence needs, those that keep
-//! a mix readable (see [`clarify`]: `(a == b) & c`, `(p /\ q) \/ r`), and the customary
+//! a mix readable (see [`clarify`]: `(a == b) & c`, `(p /\ q) \/ r`, `(p => q) /\ r`), and the customary
 //! pair around a whole condition.
 //!
 //! Parsing the printed text gives back the same tree (spans aside); printing is idempotent.
@@ -371,12 +371,13 @@ fn clarify(op: BinaryOp, child: &Expr) -> bool {
     bitwise(op) && ((bitwise(*inner) && *inner != op) || inner.is_comparison())
 }
 
-/// Binding strengths of propositions, loosest first.
+/// Binding strengths of propositions, loosest first, as herd7 binds them: `\/`, `/\`,
+/// `=>`, `~`.
 fn prop_prec(p: &Prop) -> u8 {
     match &p.kind {
-        PropKind::Implies(..) => 1,
-        PropKind::Or(..) => 2,
-        PropKind::And(..) => 3,
+        PropKind::Or(..) => 1,
+        PropKind::And(..) => 2,
+        PropKind::Implies(..) => 3,
         PropKind::Not(..) => 4,
         PropKind::True | PropKind::False | PropKind::Atom(_) => 5,
     }
@@ -384,6 +385,10 @@ fn prop_prec(p: &Prop) -> u8 {
 
 fn is_and(p: &Prop) -> bool {
     matches!(p.kind, PropKind::And(..))
+}
+
+fn is_implies(p: &Prop) -> bool {
+    matches!(p.kind, PropKind::Implies(..))
 }
 
 /// Writes `p`, in parentheses if it binds more loosely than `min`.
@@ -415,22 +420,23 @@ fn write_prop(out: &mut String, p: &Prop, min: u8) {
             out.push('~');
             write_prop(out, q, 4);
         }
+        // A conjunction within a disjunction gets parentheses for the reader, as the kernel's
+        // tests write it; an implication within either, as herd7 prints it.
         PropKind::And(l, r) => {
-            write_prop(out, l, 3);
+            write_prop(out, l, if is_implies(l) { 6 } else { 2 });
             out.push_str(" /\\ ");
-            write_prop(out, r, 4);
+            write_prop(out, r, if is_implies(r) { 6 } else { 3 });
         }
-        // Conjunctions within a disjunction or an implication get parentheses for the
-        // reader, as herd7's own tests write them.
         PropKind::Or(l, r) => {
-            write_prop(out, l, if is_and(l) { 6 } else { 2 });
+            let clear = |p: &Prop| is_and(p) || is_implies(p);
+            write_prop(out, l, if clear(l) { 6 } else { 1 });
             out.push_str(" \\/ ");
-            write_prop(out, r, if is_and(r) { 6 } else { 3 });
+            write_prop(out, r, if clear(r) { 6 } else { 2 });
         }
         PropKind::Implies(l, r) => {
-            write_prop(out, l, if is_and(l) { 6 } else { 2 });
+            write_prop(out, l, 4);
             out.push_str(" => ");
-            write_prop(out, r, if is_and(r) { 6 } else { 1 });
+            write_prop(out, r, 3);
         }
     }
     if paren {

@@ -123,3 +123,34 @@ fn display_is_the_canonical_form() {
     let t = parse(MP).unwrap();
     assert_eq!(t.to_string(), hazmat_litmus::print(&t));
 }
+
+/// herd7 binds `~` tightest, then `=>` (to the right), then `/\`, then `\/`.
+#[test]
+fn implication_binds_tighter_than_conjunction() {
+    let t = parse(
+        "C t\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1 \\/ x=2 /\\ ~x=3 => x=4 => x=5)\n",
+    )
+    .unwrap();
+    let Some(cond) = &t.condition else {
+        panic!("the test has a condition");
+    };
+    let PropKind::Or(_, rhs) = &cond.prop.kind else {
+        panic!("`\\/` binds loosest: {:?}", cond.prop);
+    };
+    let PropKind::And(_, rhs) = &rhs.kind else {
+        panic!("then `/\\`: {rhs:?}");
+    };
+    let PropKind::Implies(lhs, rhs) = &rhs.kind else {
+        panic!("then `=>`: {rhs:?}");
+    };
+    assert!(matches!(lhs.kind, PropKind::Not(_)), "`~` binds tightest");
+    assert!(
+        matches!(rhs.kind, PropKind::Implies(..)),
+        "`=>` goes to the right"
+    );
+    let printed = hazmat_litmus::print(&t);
+    assert!(
+        printed.contains("exists (x=1 \\/ (x=2 /\\ (~x=3 => x=4 => x=5)))"),
+        "{printed}"
+    );
+}
