@@ -584,11 +584,15 @@ impl ThreadLowering<'_> {
                 if let ast::ExprKind::Call { func, args } = &e.kind {
                     self.call(func, args, e.span, false, out)?;
                 } else {
-                    // FIXME: herd7 computes the value and drops it, and refuses the test when
-                    // computing fails (`-1 | x` on an address); this drops it uncomputed,
-                    // until the value semantics knows herd7's address arithmetic (`x + 1` is
-                    // a value there).
-                    self.expr(e, out)?;
+                    // herd7 computes the value and drops it; computing it may fail.
+                    let val = self.expr(e, out)?;
+                    if !matches!(val, Expr::Const(_) | Expr::Reg(_)) {
+                        let dst = self.temp();
+                        out.push(Instr {
+                            op: Op::Let { dst, val },
+                            span: sp(s.span),
+                        });
+                    }
                 }
             }
             ast::StmtKind::If { cond, then, els } => {

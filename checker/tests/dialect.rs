@@ -54,6 +54,10 @@ const DECIDED: &[(&str, &str)] = &[
         "C t\n{}\nP0(int *x) {\n\tWRITE_ONCE(*x, 1);\n}\nfilter (x=2 => x=3 /\\ x=1)\nexists (x=2 \\/ x=1 => x=2 \\/ ~x=1 => x=1 => x=2)\n",
     ),
     (
+        "an expression statement is computed",
+        "C t\n{}\nP0(int *x) {\n\tx + 1;\n\tWRITE_ONCE(*x, 1);\n}\nexists (x=1)\n",
+    ),
+    (
         "a lone return does nothing",
         "C t\n{}\nP0(int *x) {\n\tint r0;\n\tr0 = READ_ONCE(*x);\n\tif (r0 == 0) return;\n\tWRITE_ONCE(*x, 2);\n}\nexists (x=2)\n",
     ),
@@ -80,6 +84,10 @@ const REFUSED: &[(&str, &str)] = &[
     (
         "a primitive that gives no value, in an expression",
         "C t\n{}\nP0(int *x) {\n\tint r0;\n\tr0 = WRITE_ONCE(*x, 1);\n}\nexists (x=1)\n",
+    ),
+    (
+        "an expression statement whose computation fails",
+        "C t\n{}\nP0(int *x) {\n\t-1 | x;\n}\nexists (x=1)\n",
     ),
     (
         "a parameter named twice",
