@@ -4,6 +4,10 @@
 //! [`parse`] turns the text of a `.litmus` file into a [`Test`], [`print()`] writes a test
 //! back in canonical form (`parse(&print(&t)) == Ok(t)`), and a [`ParseError`] says where
 //! and why a text is not a litmus test.
+//! The language is herd7's C dialect, no more and no less: what herd7's parser refuses
+//! (`&&`, `!`, a unary minus, `r0-1`, a chained comparison, a word herd7 reserves) is a
+//! [`ParseError`] that says what to write instead; [`diagnostic`] renders such messages and
+//! finds the names a misspelt one was probably meant to be.
 //!
 //! ```
 //! let source = "C SB\n{}\nP0(int *x, int *y) { WRITE_ONCE(*x, 1); r0 = READ_ONCE(*y); }\n\
