@@ -491,9 +491,8 @@ impl<'a> Search<'a> {
                 });
                 origin.push(Some((t, i)));
             }
-            let end = events.len();
-            for g in base..end {
-                po.set_successors(g, EventSet::full(end) - EventSet::full(g + 1));
+            for (i, after) in program_order(p).into_iter().enumerate() {
+                po.set_successors(base + i, EventSet::from_bits(after.bits() << base));
             }
             for (i, e) in p.events.iter().enumerate() {
                 let g = base + i;
@@ -599,12 +598,25 @@ impl<'a> Search<'a> {
             let choices: Vec<ReadChoice> = reads
                 .iter()
                 .map(|&r| {
-                    let own_before = writes
+                    // Own writes po-after the read, or overwritten in po by an own write
+                    // po-before it, are never read (coherence); the initial write is
+                    // not, once an own write comes po-before.
+                    let po = &self.exec.po;
+                    let own: Vec<usize> = writes
                         .iter()
                         .copied()
-                        .filter(|&w| ev[w].thread == ev[r].thread && w < r)
-                        .max();
-                    let mut candidates = vec![own_before.unwrap_or(l)];
+                        .filter(|&w| ev[w].thread == ev[r].thread && !po.contains(r, w))
+                        .collect();
+                    let before: Vec<usize> =
+                        own.iter().copied().filter(|&w| po.contains(w, r)).collect();
+                    let mut candidates: Vec<usize> = own
+                        .iter()
+                        .copied()
+                        .filter(|&w| !before.iter().any(|&v| po.contains(w, v)))
+                        .collect();
+                    if before.is_empty() {
+                        candidates.insert(0, l);
+                    }
                     candidates.extend(
                         writes
                             .iter()
@@ -621,7 +633,7 @@ impl<'a> Search<'a> {
                 self.stages.push(Stage::Rf(choices));
             }
             if writes.len() > 1 {
-                let before = same_thread_before(ev, &writes);
+                let before = same_thread_before(&self.exec.po, &writes);
                 self.stages.push(Stage::Co(CoPlan {
                     init: l,
                     writes,
@@ -656,7 +668,7 @@ impl<'a> Search<'a> {
                 (w, w - 1, ul)
             })
             .collect::<Vec<_>>();
-        let before = same_thread_before(ev, &lkws);
+        let before = same_thread_before(&self.exec.po, &lkws);
         let in_critical = |r: usize| -> Option<usize> {
             // The LKW of this thread's critical section around `r`, if any.
             on_loc
@@ -1393,15 +1405,52 @@ impl<'a> Search<'a> {
     }
 }
 
-/// For each write (by position), the positions of the writes of its thread before it.
-fn same_thread_before(ev: &[Event], writes: &[usize]) -> Vec<u64> {
+/// herd7's program order over the events of one path, as path-local sets of successors:
+/// an event comes before every event of a later instruction, and before the events of its
+/// own instruction that depend on it (by address, data, or the control inside an
+/// instruction, transitively), as the read of an RMW comes before its write; two calls
+/// nested in one statement are otherwise unordered.
+fn program_order(p: &Path) -> Vec<EventSet> {
+    let n = p.events.len();
+    // Within each instruction, the events each event must follow.
+    let mut before = vec![EventSet::EMPTY; n];
+    for i in 0..n {
+        let e = &p.events[i];
+        let needs = e.addr_dep | e.data_dep | e.inner;
+        for j in (0..i).rev() {
+            let f = &p.events[j];
+            if f.stmt != e.stmt {
+                break;
+            }
+            let feeds = f.read.is_some_and(|k| needs >> k & 1 == 1);
+            if feeds || (e.rmw_with_prev && j + 1 == i) {
+                before[i].insert(j);
+                before[i] = before[i] | before[j];
+            }
+        }
+    }
+    (0..n)
+        .map(|j| {
+            let mut after = EventSet::EMPTY;
+            for i in j + 1..n {
+                if p.events[i].stmt != p.events[j].stmt || before[i].contains(j) {
+                    after.insert(i);
+                }
+            }
+            after
+        })
+        .collect()
+}
+
+/// For each write (by position), the positions of the writes po-before it.
+fn same_thread_before(po: &Relation, writes: &[usize]) -> Vec<u64> {
     writes
         .iter()
         .map(|&w| {
             writes
                 .iter()
                 .enumerate()
-                .filter(|&(_, &v)| v < w && ev[v].thread == ev[w].thread)
+                .filter(|&(_, &v)| po.contains(v, w))
                 .fold(0u64, |m, (p, _)| m | 1 << p)
         })
         .collect()

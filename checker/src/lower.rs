@@ -207,6 +207,8 @@ pub fn lower_with_warnings(test: &ast::Test) -> Result<(Program, Vec<Warning>), 
             declared: HashSet::new(),
             reads: Vec::new(),
             temps: 0,
+            stmt: 0,
+            stmts: 0,
         };
         let mut code = Vec::new();
         for s in &t.body {
@@ -459,9 +461,19 @@ struct ThreadLowering<'a> {
     /// The registers the code reads, each with its first read, in order.
     reads: Vec<(String, ast::Span)>,
     temps: usize,
+    /// The herd7 instruction being lowered (see [`Instr::stmt`]).
+    stmt: u32,
+    /// The next instruction's number.
+    stmts: u32,
 }
 
 impl ThreadLowering<'_> {
+    /// Starts a new herd7 instruction: what is lowered from now on belongs to it.
+    fn begin(&mut self) {
+        self.stmt = self.stmts;
+        self.stmts += 1;
+    }
+
     fn temp(&mut self) -> usize {
         let name = format!("%t{}", self.temps);
         self.temps += 1;
@@ -531,6 +543,10 @@ impl ThreadLowering<'_> {
     }
 
     fn stmt(&mut self, s: &ast::Stmt, out: &mut Vec<Instr>) -> Result<(), LowerError> {
+        // Each statement is one herd7 instruction, an `if` its condition; blocks are not.
+        if !matches!(s.kind, ast::StmtKind::Block(_)) {
+            self.begin();
+        }
         match &s.kind {
             ast::StmtKind::Decl { name, init, .. } => {
                 self.declared.insert(name.name.clone());
@@ -539,6 +555,7 @@ impl ThreadLowering<'_> {
                         let r = self.cx.reg(self.thread, &name.name);
                         let val = self.expr(e, out)?;
                         out.push(Instr {
+                            stmt: self.stmt,
                             op: Op::Let { dst: r, val },
                             span: sp(s.span),
                         });
@@ -557,6 +574,7 @@ impl ThreadLowering<'_> {
                     ast::ExprKind::Ident(id) => {
                         let r = self.cx.reg(self.thread, &id.name);
                         out.push(Instr {
+                            stmt: self.stmt,
                             op: Op::Let { dst: r, val },
                             span: sp(s.span),
                         });
@@ -564,6 +582,7 @@ impl ThreadLowering<'_> {
                     ast::ExprKind::Deref(p) => {
                         let addr = self.expr(p, out)?;
                         out.push(Instr {
+                            stmt: self.stmt,
                             op: Op::Store {
                                 addr,
                                 val,
@@ -589,6 +608,7 @@ impl ThreadLowering<'_> {
                     if !matches!(val, Expr::Const(_) | Expr::Reg(_)) {
                         let dst = self.temp();
                         out.push(Instr {
+                            stmt: self.stmt,
                             op: Op::Let { dst, val },
                             span: sp(s.span),
                         });
@@ -596,6 +616,7 @@ impl ThreadLowering<'_> {
                 }
             }
             ast::StmtKind::If { cond, then, els } => {
+                let id = self.stmt;
                 let c = self.expr(cond, out)?;
                 let mut t = Vec::new();
                 self.stmt(then, &mut t)?;
@@ -604,6 +625,7 @@ impl ThreadLowering<'_> {
                     self.stmt(e, &mut f)?;
                 }
                 out.push(Instr {
+                    stmt: id,
                     op: Op::If {
                         cond: c,
                         then: t,
@@ -637,6 +659,7 @@ impl ThreadLowering<'_> {
                 let addr = self.expr(a, out)?;
                 let t = self.temp();
                 out.push(Instr {
+                    stmt: self.stmt,
                     op: Op::Load {
                         dst: Some(t),
                         addr,
@@ -761,7 +784,14 @@ impl ThreadLowering<'_> {
         }
         let span2 = sp(span);
         let tags = prim.tags;
-        let emit = |op: Op, out: &mut Vec<Instr>| out.push(Instr { op, span: span2 });
+        let stmt = self.stmt;
+        let emit = |op: Op, out: &mut Vec<Instr>| {
+            out.push(Instr {
+                op,
+                span: span2,
+                stmt,
+            })
+        };
         let dst = |me: &mut Self| if want_value { Some(me.temp()) } else { None };
         Ok(match prim.shape {
             Shape::Load { lvalue } => {
@@ -794,12 +824,16 @@ impl ThreadLowering<'_> {
                 let val = self.expr(&args[1], out)?;
                 emit(Op::Store { addr, val, tags }, out);
                 if prim.shape == Shape::StoreMb {
-                    emit(
-                        Op::Fence {
+                    // `smp_store_mb` is two instructions in herd7's macros: the store, then
+                    // the fence.
+                    self.begin();
+                    out.push(Instr {
+                        op: Op::Fence {
                             tags: Tags::of(&[Tag::Mb]),
                         },
-                        out,
-                    );
+                        span: span2,
+                        stmt: self.stmt,
+                    });
                 }
                 None
             }

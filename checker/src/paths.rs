@@ -101,6 +101,12 @@ pub(crate) struct PathEvent {
     pub(crate) data_dep: u64,
     /// Reads that some earlier branch depends on.
     pub(crate) ctrl_dep: u64,
+    /// Reads of the same instruction that this event waits for by control inside it: the
+    /// write of a successful `cmpxchg` on its expected value, that of `atomic_add_unless`
+    /// on its limit (herd7's intra-instruction control, which orders but is no `ctrl`).
+    pub(crate) inner: u64,
+    /// The herd7 instruction of the event ([`crate::program::Instr::stmt`]).
+    pub(crate) stmt: u32,
     pub(crate) source: (usize, usize),
 }
 
@@ -177,6 +183,7 @@ pub(crate) fn thread_paths(
         path: start,
         ctrl: 0,
         held: BTreeSet::new(),
+        stmt: 0,
     };
     walker.walk(state, vec![(&thread.code[..], None)])?;
     Ok(walker.out)
@@ -324,6 +331,8 @@ struct State {
     ctrl: u64,
     /// Spinlocks this thread holds (for `lock.cat`'s nesting checks).
     held: BTreeSet<Loc>,
+    /// The instruction running.
+    stmt: u32,
 }
 
 struct Walker<'a> {
@@ -404,6 +413,7 @@ impl<'a> Walker<'a> {
             };
             *slice = rest;
             let span = ins.span;
+            st.stmt = ins.stmt;
             match &ins.op {
                 Op::Let { dst, val } => {
                     let v = self.sym(&mut st, val, span);
@@ -436,6 +446,8 @@ impl<'a> Walker<'a> {
                         addr_dep: 0,
                         data_dep: 0,
                         ctrl_dep: st.ctrl,
+                        inner: 0,
+                        stmt: st.stmt,
                         source: span,
                     });
                 }
@@ -483,6 +495,7 @@ impl<'a> Walker<'a> {
                             }
                             if success {
                                 w.write(st, loc, *tags, new, adep, Partner::Exchange, span);
+                                set_inner(st, exp);
                             }
                             set(st, *dst, r);
                             Ok(true)
@@ -510,6 +523,7 @@ impl<'a> Walker<'a> {
                             if success {
                                 let v = w.bin(st, BinOp::Add, r, add, span);
                                 w.write(st, loc, *tags, v, adep, Partner::Compute, span);
+                                set_inner(st, unless);
                             }
                             let res = st.path.push(Node::Const(Value::Int(success as i64)), 0);
                             set(st, *dst, res);
@@ -588,6 +602,8 @@ impl<'a> Walker<'a> {
                             addr_dep: adep,
                             data_dep: 0,
                             ctrl_dep: st.ctrl,
+                            inner: 0,
+                            stmt: st.stmt,
                             source: span,
                         });
                         Ok(true)
@@ -759,6 +775,8 @@ impl<'a> Walker<'a> {
             addr_dep: adep,
             data_dep: 0,
             ctrl_dep: st.ctrl,
+            inner: 0,
+            stmt: st.stmt,
             source: span,
         });
         Ok(sym)
@@ -797,6 +815,8 @@ impl<'a> Walker<'a> {
             addr_dep: adep,
             data_dep: data,
             ctrl_dep: st.ctrl,
+            inner: 0,
+            stmt: st.stmt,
             source: span,
         });
     }
@@ -870,6 +890,14 @@ pub(crate) fn not_a_location(program: &Program, v: Value) -> String {
             "the address of this access is {}, not a location",
             program.value_text(v)
         ),
+    }
+}
+
+/// Makes the last event wait, inside its instruction, for the reads `sym` depends on.
+fn set_inner(st: &mut State, sym: SymId) {
+    let taint = st.path.taint[sym as usize];
+    if let Some(e) = st.path.events.last_mut() {
+        e.inner = taint;
     }
 }
 

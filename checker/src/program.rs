@@ -265,7 +265,7 @@ pub fn shifted(loc: Loc, off: i64) -> Value {
 
 /// Applies a binary operator as herd7 7.58 does for C (its symbolic values, `SymbValue`).
 ///
-/// Integers compute as 64-bit integers.
+/// Integers compute as herd7's C integers do, on 32 bits, wrapping.
 /// An address is a location and an offset: adding or subtracting an integer moves the
 /// offset, subtracting two addresses compares them (-1, 0 or 1), comparing an address with
 /// an integer for equality is false, and `<` orders an address above zero; every other
@@ -277,12 +277,13 @@ pub fn herd_binary(op: BinOp, a: Term, b: Term) -> Applied {
     let either_var = a.is_var() || b.is_var();
     // herd7's `binop`: two known integers compute; two known values that are not both
     // integers are illegal; a variable leaves it undetermined.
-    let arith = |f: fn(i64, i64) -> Option<i64>| -> Applied {
+    // herd7's C integers are 32-bit and wrap: `2147483647 + 1` is -2147483648.
+    let arith = |f: fn(i32, i32) -> Option<i32>| -> Applied {
         if either_var {
             return Applied::Undetermined;
         }
         match (a.int(), b.int()) {
-            (Some(x), Some(y)) => f(x, y).map_or(Applied::Illegal, int),
+            (Some(x), Some(y)) => f(x as i32, y as i32).map_or(Applied::Illegal, |v| int(v.into())),
             _ => Applied::Illegal,
         }
     };
@@ -312,8 +313,8 @@ pub fn herd_binary(op: BinOp, a: Term, b: Term) -> Applied {
             _ => arith(|x, y| Some(x.wrapping_sub(y))),
         },
         BinOp::Mul => arith(|x, y| Some(x.wrapping_mul(y))),
-        BinOp::Div => arith(|x, y| x.checked_div(y)),
-        BinOp::Rem => arith(|x, y| x.checked_rem(y)),
+        BinOp::Div => arith(|x, y| (y != 0).then(|| x.wrapping_div(y))),
+        BinOp::Rem => arith(|x, y| (y != 0).then(|| x.wrapping_rem(y))),
         BinOp::And => arith(|x, y| Some(x & y)),
         BinOp::AndNot => arith(|x, y| Some(x & !y)),
         BinOp::Shl => arith(|x, y| Some(x.wrapping_shl(y as u32))),
@@ -342,12 +343,12 @@ pub fn herd_binary(op: BinOp, a: Term, b: Term) -> Applied {
         }
         BinOp::Lt => herd_lt(a, b),
         BinOp::Gt => herd_lt(b, a),
-        BinOp::Le => arith(|x, y| Some((x <= y) as i64)),
-        BinOp::Ge => arith(|x, y| Some((x >= y) as i64)),
+        BinOp::Le => arith(|x, y| Some((x <= y) as i32)),
+        BinOp::Ge => arith(|x, y| Some((x >= y) as i32)),
         // C's logical operators, which herd7's dialect does not have; lowering refuses
         // them, and other callers get C's meaning on integers.
-        BinOp::LogAnd => arith(|x, y| Some((x != 0 && y != 0) as i64)),
-        BinOp::LogOr => arith(|x, y| Some((x != 0 || y != 0) as i64)),
+        BinOp::LogAnd => arith(|x, y| Some((x != 0 && y != 0) as i32)),
+        BinOp::LogOr => arith(|x, y| Some((x != 0 || y != 0) as i32)),
     }
 }
 
@@ -386,11 +387,15 @@ pub fn herd_unary(op: UnOp, a: Term) -> Applied {
         return Applied::Undetermined;
     }
     match a.int() {
-        Some(n) => int(match op {
-            UnOp::Neg => n.wrapping_neg(),
-            UnOp::Not => (n == 0) as i64,
-            UnOp::BitNot => !n,
-        }),
+        Some(n) => {
+            let n = n as i32;
+            int(match op {
+                UnOp::Neg => n.wrapping_neg(),
+                UnOp::Not => (n == 0) as i32,
+                UnOp::BitNot => !n,
+            }
+            .into())
+        }
         None => Applied::Illegal,
     }
 }
@@ -420,6 +425,12 @@ pub struct Instr {
     pub op: Op,
     /// Byte range of the source statement or call.
     pub span: (usize, usize),
+    /// The herd7 instruction it belongs to, numbered within its thread: the statement it
+    /// comes from (an `if`: its condition).
+    /// herd7's program order runs between instructions; the events of one instruction
+    /// (the calls nested in one statement, the read and write of an RMW) are ordered only
+    /// as each depends on another.
+    pub stmt: u32,
 }
 
 /// What an RMW writes.
@@ -696,5 +707,11 @@ mod tests {
         assert_eq!(herd_binary(BinOp::Add, addr(X), addr(Y)), Applied::Illegal);
         assert_eq!(herd_binary(BinOp::Div, int(6), int(0)), Applied::Illegal);
         assert_eq!(herd_binary(BinOp::Div, int(-7), int(2)), val(int(-3)));
+        // herd7's integers are 32-bit.
+        assert_eq!(
+            herd_binary(BinOp::Add, int(2147483647), int(1)),
+            val(int(-2147483648))
+        );
+        assert_eq!(herd_binary(BinOp::Mul, int(65536), int(65536)), val(int(0)));
     }
 }

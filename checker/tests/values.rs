@@ -370,6 +370,65 @@ exists (0:r0=2 /\ 0:r1=0 /\ 1:r0=3)
     );
 }
 
+/// Two calls nested in one statement are one herd7 instruction, and herd7 orders the
+/// events of an instruction only by their dependencies: the two reads of x are unordered,
+/// so they may see the writes in either order, and the read beside the exchange may miss
+/// its write.
+#[test]
+fn the_events_of_one_instruction_are_ordered_only_by_their_dependencies() {
+    check(
+        "C two-reads-one-statement
+{}
+P0(int *x)
+{
+	int r0;
+	r0 = READ_ONCE(*x) - READ_ONCE(*x);
+}
+P1(int *x)
+{
+	WRITE_ONCE(*x, 1);
+}
+exists (0:r0=1)
+",
+        expect![[r#"
+            Test two-reads-one-statement Allowed
+            States 3
+            0:r0=-1;
+            0:r0=0;
+            0:r0=1;
+            Ok
+            Witnesses
+            Positive: 1 Negative: 3
+            Condition exists (0:r0=1)
+            Observation two-reads-one-statement Sometimes 1 3
+
+        "#]],
+    );
+    check(
+        "C exchange-and-read-one-statement
+{}
+P0(int *x)
+{
+	int r0;
+	r0 = xchg_relaxed(x, 1) + READ_ONCE(*x);
+}
+exists (0:r0=1)
+",
+        expect![[r#"
+            Test exchange-and-read-one-statement Allowed
+            States 2
+            0:r0=0;
+            0:r0=1;
+            Ok
+            Witnesses
+            Positive: 1 Negative: 1
+            Condition exists (0:r0=1)
+            Observation exchange-and-read-one-statement Sometimes 1 1
+
+        "#]],
+    );
+}
+
 /// Every candidate that does not reach the final state is counted under its reason.
 #[test]
 fn removed_candidates_are_counted_by_reason() {
