@@ -1432,8 +1432,8 @@ fn program_order(p: &Path) -> Vec<EventSet> {
     (0..n)
         .map(|j| {
             let mut after = EventSet::EMPTY;
-            for i in j + 1..n {
-                if p.events[i].stmt != p.events[j].stmt || before[i].contains(j) {
+            for (i, b) in before.iter().enumerate().skip(j + 1) {
+                if p.events[i].stmt != p.events[j].stmt || b.contains(j) {
                     after.insert(i);
                 }
             }
