@@ -764,7 +764,8 @@ pub struct Config {
     pub branches: bool,
     /// Which primitives to draw.
     pub vocabulary: Vocabulary,
-    /// Classes of statements never to draw (with [`Vocabulary::Lkmm`]).
+    /// Classes never to draw (with [`Vocabulary::Lkmm`]): statements of them are not drawn,
+    /// and a sketch with a condition or a `locations` clause of them is drawn again.
     pub without: Vec<Class>,
     /// The most primitives in all threads together ([`SketchStmt::size`]; the last
     /// threads lose statements beyond it), so that tests of many threads stay small.
@@ -1320,7 +1321,8 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
         Just(Vec::new()).boxed()
     };
     let max_size = config.max_size.max(1);
-    (
+    let without = config.without.clone();
+    let drawn = (
         vars,
         init,
         prop::collection::vec(thread, config.max_threads.max(1)),
@@ -1343,7 +1345,17 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
                     all_params: !lkmm,
                 }
             },
-        )
+        );
+    if without.is_empty() {
+        return drawn.boxed();
+    }
+    // Statements of a class left out are never drawn; a condition or a `locations` clause
+    // of one is drawn again.
+    drawn
+        .prop_filter("a class left out", move |s| {
+            s.classes().iter().all(|c| !without.contains(c))
+        })
+        .boxed()
 }
 
 /// The number of threads: uniform in `min..=max`, or, for the LKMM vocabulary, two and
@@ -1420,7 +1432,8 @@ pub fn from_seed(seed: u64, config: Config) -> Sketch {
         v = (v ^ (v >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         chunk.copy_from_slice(&(v ^ (v >> 31)).to_le_bytes());
     }
-    // Drawing from a seeded source does not fail: every strategy here is total.
+    // Drawing fails only when `without` rejects every sketch drawn (a local limit of
+    // proptest's); a lone fence stands for the sketch then.
     draw(bytes, config).unwrap_or_else(|| Sketch {
         vars: 1,
         init: Vec::new(),
@@ -1527,6 +1540,31 @@ impl Sketch {
         }
         out
     }
+}
+
+/// Minimises `sketch` greedily: `first_failing` is given the sketches one step simpler
+/// than the current one ([`Sketch::smaller`]), a slice at a time, and says which of them,
+/// if any, still fails; the first that does becomes the current sketch, until none does
+/// or `max_steps` steps are taken.
+/// The oracle tests ask herd7 and hazmat about each slice in one batch.
+pub fn minimise(
+    sketch: &Sketch,
+    slice: usize,
+    max_steps: usize,
+    mut first_failing: impl FnMut(&[Sketch]) -> Option<usize>,
+) -> Sketch {
+    let mut current = sketch.clone();
+    for _ in 0..max_steps {
+        let candidates = current.smaller();
+        let next = candidates
+            .chunks(slice.max(1))
+            .find_map(|chunk| first_failing(chunk).and_then(|i| chunk.get(i).cloned()));
+        match next {
+            Some(s) => current = s,
+            None => break,
+        }
+    }
+    current
 }
 
 /// The statement lists one step simpler than `stmts`: one statement dropped, or one
@@ -1820,6 +1858,23 @@ mod tests {
             assert!(!classes.contains(&Class::Lock));
             assert!(!classes.contains(&Class::Plain));
         }
+    }
+
+    #[test]
+    fn minimising_keeps_what_fails_and_nothing_more() {
+        let has_wmb = |s: &Sketch| hazmat_litmus::print(&s.to_test("t")).contains("smp_wmb();");
+        let mut minimised = 0;
+        for seed in 0..300 {
+            let s = from_seed(seed, Config::lkmm());
+            if !has_wmb(&s) {
+                continue;
+            }
+            let m = minimise(&s, 7, 1000, |chunk| chunk.iter().position(has_wmb));
+            assert!(has_wmb(&m));
+            assert_eq!(m.threads, vec![vec![SketchStmt::Fence(Fence::Wmb)]]);
+            minimised += 1;
+        }
+        assert!(minimised > 10, "only {minimised} sketches with smp_wmb()");
     }
 
     #[test]

@@ -13,6 +13,15 @@
 //! ```
 //!
 //! A model that is not available (the LKMM before it lands) gives no trials.
+//!
+//! A `Result:` line states only a verdict and the data-race flag; a file that needs more
+//! (the oracle test's minimised disagreements, in `litmus/tests/regressions/`) carries
+//! herd7's whole output beside it, as `FILE.litmus.expected`, and [`expected_trials`] makes
+//! a trial of each such file, named `expected::relative/path.litmus`, that holds hazmat's
+//! output under the LKMM to herd7's line for line: states, witness counts, flags and all
+//! (the `Time` and `Hash=` lines aside, which the two tools compute differently).
+//! An expected output without a `Test` line is herd7's refusal of the file, which hazmat
+//! must refuse too.
 
 use crate::{check_source, judge, model, outcome::Options};
 use libtest_mimic::{Failed, Trial};
@@ -54,6 +63,68 @@ pub fn trials(dir: impl AsRef<Path>, models: &[&str]) -> Vec<Trial> {
         }
     }
     trials
+}
+
+/// The trials for the litmus files under `dir` that have herd7's output beside them
+/// (`FILE.litmus.expected`).
+pub fn expected_trials(dir: impl AsRef<Path>) -> Vec<Trial> {
+    let dir = dir.as_ref();
+    litmus_files(dir)
+        .into_iter()
+        .filter(|file| expected_file(file).is_file())
+        .map(|file| {
+            let name = file
+                .strip_prefix(dir)
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            Trial::test(format!("expected::{name}"), move || run_expected(&file))
+        })
+        .collect()
+}
+
+/// Where herd7's output for `file` is kept.
+fn expected_file(file: &Path) -> std::path::PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".expected");
+    name.into()
+}
+
+/// Checks one file under the LKMM and compares hazmat's output with herd7's, kept beside
+/// the file.
+pub fn run_expected(file: &Path) -> Result<(), Failed> {
+    let shown = file.display().to_string();
+    let expected_path = expected_file(file);
+    let expected = std::fs::read_to_string(&expected_path)
+        .map_err(|e| format!("{}: {e}", expected_path.display()))?;
+    let source = std::fs::read_to_string(file).map_err(|e| format!("{shown}: {e}"))?;
+    let m = model("lkmm").map_err(|e| e.to_string())?;
+    let checked = check_source(&source, m.as_ref(), &Options::default());
+    let refused = !expected.lines().any(|l| l.starts_with("Test "));
+    match (checked, refused) {
+        (Err(_), true) => Ok(()),
+        (Err(e), false) => Err(format!(
+            "{}\nherd7 decides it:\n{expected}",
+            e.render(&shown, &source)
+        )
+        .into()),
+        (Ok(c), true) => Err(format!(
+            "{shown}: herd7 refuses it ({}), hazmat decides it:\n{}",
+            expected.trim(),
+            c.herd_text()
+        )
+        .into()),
+        (Ok(c), false) => {
+            let ours = c.herd_text();
+            match crate::herd_output::first_text_difference(&ours, &expected) {
+                None => Ok(()),
+                Some(d) => Err(format!(
+                    "{shown}: {d} (hazmat vs herd7)\nhazmat:\n{ours}\nherd7:\n{expected}"
+                )
+                .into()),
+            }
+        }
+    }
 }
 
 /// Checks one file under one model and judges it.
