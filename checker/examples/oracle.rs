@@ -13,8 +13,9 @@
 //! its comment) with herd7's output beside it (`.litmus.expected`), and every disagreement,
 //! minimised or not, as a line of `DIR/disagreements.tsv`.
 //! `--minimise` bounds the minimisations (each asks herd7 a few dozen times), taking the
-//! kinds of disagreement in turn and the smallest program of each first; `--without`
-//! leaves classes of statements out of the programs, to look past a known disagreement.
+//! kinds of disagreement in turn and the smallest program of each first (`--kind` picks
+//! one kind); `--without` leaves classes out of the programs, to look past a known
+//! disagreement.
 
 #[path = "../tests/common/oracle.rs"]
 mod oracle;
@@ -45,7 +46,10 @@ struct Args {
     /// The most disagreements to minimise.
     #[arg(long, default_value_t = 40)]
     minimise: usize,
-    /// Classes of statements never to draw, comma-separated (`addr-dep,lock`).
+    /// Minimise only the disagreements of this kind (`states`, `flags`, ...), keeping it.
+    #[arg(long)]
+    kind: Option<String>,
+    /// Classes never to draw, comma-separated (`addr-dep,lock`).
     #[arg(long, value_delimiter = ',')]
     without: Vec<String>,
     /// Each tool's budget per program, in seconds.
@@ -73,6 +77,18 @@ fn main() -> anyhow::Result<()> {
         })?;
         config.without.push(class);
     }
+    let kind = match &args.kind {
+        None => None,
+        Some(name) => Some(
+            oracle::Kind::ALL
+                .into_iter()
+                .find(|k| k.name() == name)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = oracle::Kind::ALL.iter().map(|k| k.name()).collect();
+                    anyhow::anyhow!("unknown kind `{name}`; the kinds are {}", names.join(", "))
+                })?,
+        ),
+    };
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -88,6 +104,7 @@ fn main() -> anyhow::Result<()> {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
         timeout: Duration::from_secs_f64(args.timeout),
         minimise: args.minimise,
+        kind,
     };
     println!(
         "oracle: {} programs from seed {seed}, {} per herd7 run on {} workers",

@@ -60,6 +60,7 @@ fn hazmat_agrees_with_herd7_on_generated_programs() {
         jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
         timeout: Duration::from_secs(10),
         minimise: 3,
+        kind: None,
     };
     let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("oracle-{}-{seed}", std::process::id()));

@@ -457,6 +457,9 @@ pub(crate) struct Settings {
     pub(crate) timeout: Duration,
     /// The most disagreements to minimise.
     pub(crate) minimise: usize,
+    /// Minimise only the disagreements of this kind, keeping it (otherwise each keeps its
+    /// main kind).
+    pub(crate) kind: Option<Kind>,
 }
 
 /// Writes the cases as `NAME.litmus` files of `dir`, has herd7 decide them in one run
@@ -596,9 +599,14 @@ pub(crate) struct Finding {
     pub(crate) detail: String,
 }
 
-/// Minimises the disagreement of `d` while it keeps its main kind, and writes it up.
-pub(crate) fn finding(herd7: &Herd7, d: &Decided, dir: &Path, timeout: Duration) -> Finding {
-    let kind = d.kind().unwrap_or(Kind::Text);
+/// Minimises the disagreement of `d` while it keeps the kind `kind`, and writes it up.
+pub(crate) fn finding(
+    herd7: &Herd7,
+    d: &Decided,
+    kind: Kind,
+    dir: &Path,
+    timeout: Duration,
+) -> Finding {
     let seed = d.case.seed;
     let mut step = 0;
     let minimised = generate::minimise(&d.case.sketch, 24, 200, |chunk| {
@@ -693,7 +701,8 @@ pub(crate) struct Report {
 
 /// Decides `settings.cases` programs on `settings.jobs` workers, a batch per herd7 run,
 /// calling `progress` after each batch, then minimises up to `settings.minimise`
-/// disagreements, taking the kinds in turn and the smallest program of each first.
+/// disagreements (of `settings.kind` only, when given), taking the kinds in turn and the
+/// smallest program of each first.
 pub(crate) fn run(
     herd7: &Herd7,
     settings: &Settings,
@@ -739,22 +748,26 @@ pub(crate) fn run(
     // The kinds in turn, the smallest program of each first.
     let mut by_kind: BTreeMap<Kind, Vec<&Decided>> = BTreeMap::new();
     for d in &disagreements {
-        by_kind
-            .entry(d.kind().unwrap_or(Kind::Text))
-            .or_default()
-            .push(d);
+        match settings.kind {
+            Some(k) if d.disagrees_by(k) => by_kind.entry(k).or_default().push(d),
+            Some(_) => {}
+            None => by_kind
+                .entry(d.kind().unwrap_or(Kind::Text))
+                .or_default()
+                .push(d),
+        }
     }
     for list in by_kind.values_mut() {
         list.sort_by_key(|d| (d.case.text.len(), d.case.seed));
     }
-    let mut chosen = Vec::new();
+    let mut chosen: Vec<(Kind, &Decided)> = Vec::new();
     for round in 0.. {
         let before = chosen.len();
-        for list in by_kind.values() {
+        for (kind, list) in &by_kind {
             if chosen.len() < settings.minimise
                 && let Some(d) = list.get(round)
             {
-                chosen.push(*d);
+                chosen.push((*kind, *d));
             }
         }
         if chosen.len() == before {
@@ -770,8 +783,10 @@ pub(crate) fn run(
                 let dir = scratch.join(format!("minimise{worker}"));
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(d) = chosen.get(i) else { break };
-                    let f = finding(herd7, d, &dir, settings.timeout);
+                    let Some(&(kind, d)) = chosen.get(i) else {
+                        break;
+                    };
+                    let f = finding(herd7, d, kind, &dir, settings.timeout);
                     found.lock().unwrap_or_else(|e| e.into_inner()).push(f);
                 }
             });
