@@ -648,8 +648,10 @@ pub(crate) fn finding(
             format!("{}\n", other.text()),
         ),
     };
+    // The digests differ between the tools and with every edit: they are left out.
     let quote = |text: &str| -> String {
         text.lines()
+            .filter(|l| !l.starts_with("Hash="))
             .map(|l| {
                 let l = l.replace("(*", "( *").replace("*)", "* )");
                 format!(" *   {l}\n")
