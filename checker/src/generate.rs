@@ -24,7 +24,8 @@
 //!   every fence of `linux-kernel.def`; every family of read-modify-write (`xchg`,
 //!   `cmpxchg`, `atomic_*` with `_return`, `fetch_`, the tests and `add_unless`) in every
 //!   ordering it has; spinlocks (`spin_lock`, `spin_unlock`, `spin_trylock`,
-//!   `spin_is_locked`); RCU and SRCU read-side sections and grace periods; initial values;
+//!   `spin_is_locked`); RCU and SRCU read-side sections and grace periods; pointers
+//!   published with `rcu_assign_pointer` and followed after `rcu_dereference`; initial values;
 //!   2 to 5 threads; and conditions under each quantifier, with disjunctions and negations,
 //!   with all, some or none of the locations shown.
 //!
@@ -459,6 +460,30 @@ pub enum SketchStmt {
         /// The SRCU domain.
         domain: usize,
     },
+    /// A read of the pointer variable `p` into a new register (`r = rcu_dereference(*p)`),
+    /// then, when `deref` says how, a read through it into another (`r' = READ_ONCE(*r)`).
+    PtrRead {
+        /// How `p` is read.
+        kind: ReadKind,
+        /// How the pointer read is dereferenced, if it is.
+        deref: Option<ReadKind>,
+    },
+    /// A write of a variable's address to `p`: `rcu_assign_pointer(*p, x)`.
+    PtrWrite {
+        /// The variable whose address is written.
+        var: usize,
+        /// How the write is spelled.
+        kind: WriteKind,
+    },
+    /// An access through a pointer read earlier in the thread (`reg` is taken modulo their
+    /// number; with none, `r0 = READ_ONCE(*p)` comes first): `r = READ_ONCE(*r0)`, or
+    /// `WRITE_ONCE(*r0, v)` when `value` is given.
+    Deref {
+        /// Which pointer read earlier.
+        reg: usize,
+        /// The value written, for a write.
+        value: Option<i64>,
+    },
 }
 
 impl SketchStmt {
@@ -472,6 +497,7 @@ impl SketchStmt {
             | SketchStmt::TryLock { body: b, .. }
             | SketchStmt::SrcuRead { body: b, .. }
             | SketchStmt::RcuRead(b) => 2 + body(b),
+            SketchStmt::PtrRead { deref: Some(_), .. } => 2,
             _ => 1,
         }
     }
@@ -487,6 +513,7 @@ impl SketchStmt {
             | SketchStmt::TryLock { body: b, .. }
             | SketchStmt::SrcuRead { body: b, .. } => 2 + body(b),
             SketchStmt::RcuRead(b) => body(b),
+            SketchStmt::PtrRead { deref: Some(_), .. } => 2,
             _ => 1,
         }
     }
@@ -623,6 +650,9 @@ pub enum Class {
     Rcu,
     /// SRCU read-side sections and grace periods.
     Srcu,
+    /// Pointers published and dereferenced: `rcu_assign_pointer(*p, x)`,
+    /// `r0 = rcu_dereference(*p); r1 = READ_ONCE(*r0);`.
+    Pointer,
     /// Initial values other than 0.
     Init,
     /// A `~exists` condition.
@@ -641,7 +671,7 @@ pub enum Class {
 
 impl Class {
     /// Every class, in order.
-    pub const ALL: [Class; 37] = [
+    pub const ALL: [Class; 38] = [
         Class::Once,
         Class::Plain,
         Class::AcqRel,
@@ -672,6 +702,7 @@ impl Class {
         Class::LockFinal,
         Class::Rcu,
         Class::Srcu,
+        Class::Pointer,
         Class::Init,
         Class::NotExists,
         Class::Forall,
@@ -714,6 +745,7 @@ impl Class {
             Class::LockFinal => "lock-final",
             Class::Rcu => "rcu",
             Class::Srcu => "srcu",
+            Class::Pointer => "pointer",
             Class::Init => "init",
             Class::NotExists => "not-exists",
             Class::Forall => "forall",
@@ -1150,6 +1182,49 @@ fn lkmm_leaf(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
             Some(Class::Srcu),
             (0..SRCU.len())
                 .prop_map(|domain| SketchStmt::SynchronizeSrcu { domain })
+                .boxed(),
+        ),
+        (
+            1,
+            Some(Class::Pointer),
+            (
+                prop_oneof![
+                    2 => Just(ReadKind::Dereference),
+                    1 => Just(ReadKind::Once),
+                    1 => Just(ReadKind::Acquire),
+                ],
+                prop_oneof![
+                    1 => Just(None),
+                    2 => Just(Some(ReadKind::Once)),
+                    1 => Just(Some(ReadKind::Plain)),
+                    1 => Just(Some(ReadKind::Acquire)),
+                ],
+            )
+                .prop_map(|(kind, deref)| SketchStmt::PtrRead { kind, deref })
+                .boxed(),
+        ),
+        (
+            1,
+            Some(Class::Pointer),
+            (
+                var.clone(),
+                prop_oneof![
+                    2 => Just(WriteKind::AssignPointer),
+                    1 => Just(WriteKind::Once),
+                    1 => Just(WriteKind::Release),
+                ],
+            )
+                .prop_map(|(var, kind)| SketchStmt::PtrWrite { var, kind })
+                .boxed(),
+        ),
+        (
+            1,
+            Some(Class::Pointer),
+            (
+                any::<usize>(),
+                prop_oneof![Just(None), value.clone().prop_map(Some)],
+            )
+                .prop_map(|(reg, value)| SketchStmt::Deref { reg, value })
                 .boxed(),
         ),
     ];
@@ -1724,7 +1799,18 @@ fn smaller_stmt(s: &SketchStmt) -> Vec<Vec<SketchStmt>> {
                 body,
             }));
         }
-        SketchStmt::IsLocked { .. } | SketchStmt::SynchronizeSrcu { .. } => {}
+        SketchStmt::PtrRead { kind, deref } => {
+            if deref.is_some() {
+                out.push(vec![SketchStmt::PtrRead {
+                    kind: *kind,
+                    deref: None,
+                }]);
+            }
+        }
+        SketchStmt::IsLocked { .. }
+        | SketchStmt::SynchronizeSrcu { .. }
+        | SketchStmt::PtrWrite { .. }
+        | SketchStmt::Deref { .. } => {}
     }
     out
 }

@@ -16,6 +16,24 @@ use hazmat_litmus::ast::{
 };
 use std::collections::BTreeSet;
 
+/// The name of the pointer variable.
+const POINTER: &str = "p";
+
+/// One thread, written.
+struct Built {
+    body: Vec<Stmt>,
+    /// The registers allocated: `r0` to `r{regs - 1}`.
+    regs: usize,
+    /// The registers the condition may test.
+    observable: Vec<usize>,
+    /// The registers holding pointers.
+    pointers: Vec<usize>,
+    used_vars: BTreeSet<usize>,
+    used_locks: BTreeSet<usize>,
+    used_domains: BTreeSet<usize>,
+    uses_pointer: bool,
+}
+
 /// The test of `sketch`, named `name`, and its construct classes.
 pub(super) fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
     let vars: Vec<&str> = VARS[..sketch.vars.clamp(1, VARS.len())].to_vec();
@@ -27,25 +45,32 @@ pub(super) fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
             regs: 0,
             sources: Vec::new(),
             observable: Vec::new(),
+            pointers: Vec::new(),
             used_vars: BTreeSet::new(),
             used_locks: BTreeSet::new(),
             used_domains: BTreeSet::new(),
+            uses_pointer: false,
             classes: &mut classes,
         };
         let mut body = Vec::new();
         b.stmts(stmts, &mut body);
-        built.push((
+        built.push(Built {
             body,
-            b.regs,
-            b.observable,
-            b.used_vars,
-            b.used_locks,
-            b.used_domains,
-        ));
+            regs: b.regs,
+            observable: b.observable,
+            pointers: b.pointers,
+            used_vars: b.used_vars,
+            used_locks: b.used_locks,
+            used_domains: b.used_domains,
+            uses_pointer: b.uses_pointer,
+        });
     }
 
     // The variables the program names: all of them, or those some thread uses.
-    let used: BTreeSet<usize> = built.iter().flat_map(|t| t.3.iter().copied()).collect();
+    let used: BTreeSet<usize> = built
+        .iter()
+        .flat_map(|t| t.used_vars.iter().copied())
+        .collect();
     let program_vars: Vec<usize> = if sketch.all_params || used.is_empty() {
         (0..vars.len()).collect()
     } else {
@@ -53,38 +78,43 @@ pub(super) fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
     };
     let locks: Vec<usize> = built
         .iter()
-        .flat_map(|t| t.4.iter().copied())
+        .flat_map(|t| t.used_locks.iter().copied())
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
+    let pointer = built.iter().any(|t| t.uses_pointer);
 
     let mut threads = Vec::new();
-    for (i, (body, regs, _, used_vars, used_locks, used_domains)) in built.iter().enumerate() {
+    for (i, t) in built.iter().enumerate() {
         let mut params: Vec<Param> = Vec::new();
         let thread_vars: Vec<usize> = if sketch.all_params {
             (0..vars.len()).collect()
         } else {
-            used_vars.iter().copied().collect()
+            t.used_vars.iter().copied().collect()
         };
         for v in thread_vars {
             params.push(param(type_of("int", 1), vars[v]));
         }
-        for &l in used_locks {
+        if t.uses_pointer {
+            params.push(param(type_of("int", 2), POINTER));
+        }
+        for &l in &t.used_locks {
             params.push(param(type_of("spinlock_t", 1), LOCKS[l]));
         }
-        for &d in used_domains {
+        for &d in &t.used_domains {
             params.push(param(type_of("struct srcu_struct", 1), SRCU[d]));
         }
-        let mut stmts: Vec<Stmt> = (0..*regs)
+        let mut stmts: Vec<Stmt> = (0..t.regs)
             .map(|r| {
+                let pointers = u32::from(t.pointers.contains(&r));
                 stmt(StmtKind::Decl {
-                    ty: type_of("int", 0),
+                    ty: type_of("int", pointers),
                     name: ident(&format!("r{r}")),
                     init: None,
                 })
             })
             .collect();
-        stmts.extend(body.iter().cloned());
+        stmts.extend(t.body.iter().cloned());
         threads.push(Thread {
             id: i as u32,
             name_span: Span::DUMMY,
@@ -110,15 +140,35 @@ pub(super) fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
     if !init.is_empty() {
         classes.insert(Class::Init);
     }
+    // The pointer starts at the last variable, so that it has an address to give before
+    // any thread writes it.
+    if pointer {
+        init.push(InitItem {
+            ty: Some(type_of("int", 1)),
+            target: Location::Global(ident(POINTER)),
+            value: Some(InitValue::Addr(ident(vars[vars.len() - 1]))),
+            span: Span::DUMMY,
+        });
+    }
 
-    let global = |v: usize| Location::Global(ident(vars[program_vars[v % program_vars.len()]]));
+    // The shared locations the condition and `locations` may name: the variables, then the
+    // pointer.
+    let globals: Vec<&str> = program_vars
+        .iter()
+        .map(|&v| vars[v])
+        .chain(pointer.then_some(POINTER))
+        .collect();
+    let global = |v: usize| Location::Global(ident(globals[v % globals.len()]));
+    let registers = |out: &mut Vec<Location>| {
+        for (t, thread) in built.iter().enumerate() {
+            out.extend((0..thread.regs).map(|r| register(t, r)));
+        }
+    };
     let locations = match sketch.shown {
         Shown::All => {
             let mut locations = Vec::new();
-            for (t, thread) in built.iter().enumerate() {
-                locations.extend((0..thread.1).map(|r| register(t, r)));
-            }
-            locations.extend((0..program_vars.len()).map(global));
+            registers(&mut locations);
+            locations.extend((0..globals.len()).map(global));
             Some(locations)
         }
         Shown::None => {
@@ -127,10 +177,8 @@ pub(super) fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
         }
         Shown::Some(mask) => {
             let mut all = Vec::new();
-            for (t, thread) in built.iter().enumerate() {
-                all.extend((0..thread.1).map(|r| register(t, r)));
-            }
-            all.extend((0..program_vars.len()).map(global));
+            registers(&mut all);
+            all.extend((0..globals.len()).map(global));
             let first_lock = all.len();
             all.extend(locks.iter().map(|&l| Location::Global(ident(LOCKS[l]))));
             let mut shown = Vec::new();
@@ -153,7 +201,7 @@ pub(super) fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
     };
 
     let with_regs: Vec<usize> = (0..built.len())
-        .filter(|&t| !built[t].2.is_empty())
+        .filter(|&t| !built[t].observable.is_empty())
         .collect();
     let mut prop: Option<Prop> = None;
     for (
@@ -166,22 +214,39 @@ pub(super) fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
         },
     ) in sketch.condition.iter().enumerate()
     {
-        let loc = match target {
+        // A pointer is compared with an address, the variable the value indexes.
+        let address = || ast::Value::Addr(ident(vars[value.unsigned_abs() as usize % vars.len()]));
+        let (loc, value) = match target {
             Target::Reg(t, r) if !with_regs.is_empty() => {
                 let t = with_regs[t % with_regs.len()];
-                let observable = &built[t].2;
-                register(t, observable[r % observable.len()])
+                let reg = built[t].observable[r % built[t].observable.len()];
+                let value = if built[t].pointers.contains(&reg) {
+                    address()
+                } else {
+                    ast::Value::Int(value)
+                };
+                (register(t, reg), value)
             }
             Target::Lock(l) if !locks.is_empty() => {
                 classes.insert(Class::LockFinal);
-                Location::Global(ident(LOCKS[locks[l % locks.len()]]))
+                (
+                    Location::Global(ident(LOCKS[locks[l % locks.len()]])),
+                    ast::Value::Int(value),
+                )
             }
-            Target::Reg(_, v) | Target::Var(v) | Target::Lock(v) => global(v),
+            Target::Reg(_, v) | Target::Var(v) | Target::Lock(v) => {
+                let value = if globals[v % globals.len()] == POINTER {
+                    address()
+                } else {
+                    ast::Value::Int(value)
+                };
+                (global(v), value)
+            }
         };
         let mut atom = prop_of(PropKind::Atom(ast::Atom {
             loc,
             op: ast::CmpOp::Eq,
-            value: ast::Value::Int(value),
+            value,
             span: Span::DUMMY,
         }));
         if negated {
@@ -238,9 +303,12 @@ struct ThreadBuilder<'a> {
     /// The registers the condition may test: `sources`, and the results of lock and SRCU
     /// primitives.
     observable: Vec<usize>,
+    /// The registers holding a pointer read from `p`, which `Deref` goes through.
+    pointers: Vec<usize>,
     used_vars: BTreeSet<usize>,
     used_locks: BTreeSet<usize>,
     used_domains: BTreeSet<usize>,
+    uses_pointer: bool,
     classes: &'a mut BTreeSet<Class>,
 }
 
@@ -359,37 +427,55 @@ impl ThreadBuilder<'_> {
             } => {
                 self.classes.insert(kind.class());
                 let (loc, value) = self.operands(*var, Some(*value), *dep, out);
-                let value = value.unwrap_or_else(|| int(0));
-                out.push(match kind {
-                    WriteKind::Plain => stmt(StmtKind::Assign {
-                        lhs: deref(loc),
-                        rhs: value,
-                    }),
-                    WriteKind::Once => call_stmt("WRITE_ONCE", vec![deref(loc), value]),
-                    WriteKind::Release => call_stmt("smp_store_release", vec![loc, value]),
-                    WriteKind::AssignPointer => {
-                        call_stmt("rcu_assign_pointer", vec![deref(loc), value])
-                    }
-                    WriteKind::AtomicSet => call_stmt("atomic_set", vec![loc, value]),
-                    WriteKind::AtomicSetRelease => {
-                        call_stmt("atomic_set_release", vec![loc, value])
-                    }
-                    WriteKind::StoreMb => call_stmt("smp_store_mb", vec![deref(loc), value]),
-                });
+                out.push(write(*kind, loc, value.unwrap_or_else(|| int(0))));
             }
             SketchStmt::Read { var, kind, dep } => {
                 self.classes.insert(kind.class());
                 let (loc, _) = self.operands(*var, None, *dep, out);
-                let value = match kind {
-                    ReadKind::Plain => deref(loc),
-                    ReadKind::Once => call("READ_ONCE", vec![deref(loc)]),
-                    ReadKind::Acquire => call("smp_load_acquire", vec![loc]),
-                    ReadKind::Dereference => call("rcu_dereference", vec![deref(loc)]),
-                    ReadKind::AtomicRead => call("atomic_read", vec![loc]),
-                    ReadKind::AtomicReadAcquire => call("atomic_read_acquire", vec![loc]),
-                };
                 let r = self.source();
-                out.push(assign(r, value));
+                out.push(assign(r, read(*kind, loc)));
+            }
+            SketchStmt::PtrRead { kind, deref } => {
+                self.classes.insert(Class::Pointer);
+                self.classes.insert(kind.class());
+                self.uses_pointer = true;
+                let r = self.answer();
+                self.pointers.push(r);
+                out.push(assign(r, read(*kind, name(POINTER))));
+                if let Some(kind) = deref {
+                    self.classes.insert(kind.class());
+                    let v = self.source();
+                    out.push(assign(v, read(*kind, reg(r))));
+                }
+            }
+            SketchStmt::PtrWrite { var, kind } => {
+                self.classes.insert(Class::Pointer);
+                self.classes.insert(kind.class());
+                self.uses_pointer = true;
+                let value = self.var(*var);
+                out.push(write(*kind, name(POINTER), value));
+            }
+            SketchStmt::Deref { reg: which, value } => {
+                // With no pointer read yet, the thread reads one first.
+                if self.pointers.is_empty() {
+                    self.stmt(
+                        &SketchStmt::PtrRead {
+                            kind: ReadKind::Once,
+                            deref: None,
+                        },
+                        out,
+                    );
+                }
+                self.classes.insert(Class::Pointer);
+                self.classes.insert(Class::Once);
+                let r = self.pointers[which % self.pointers.len()];
+                match value {
+                    Some(v) => out.push(write(WriteKind::Once, reg(r), int(*v))),
+                    None => {
+                        let v = self.source();
+                        out.push(assign(v, read(ReadKind::Once, reg(r))));
+                    }
+                }
             }
             SketchStmt::Fence(f) => {
                 self.classes.insert(f.class());
@@ -498,6 +584,34 @@ impl ThreadBuilder<'_> {
                 out.push(call_stmt("synchronize_srcu", vec![s]));
             }
         }
+    }
+}
+
+/// The write of `value` to the location `loc` points to, spelled as `kind` says.
+fn write(kind: WriteKind, loc: Expr, value: Expr) -> Stmt {
+    match kind {
+        WriteKind::Plain => stmt(StmtKind::Assign {
+            lhs: deref(loc),
+            rhs: value,
+        }),
+        WriteKind::Once => call_stmt("WRITE_ONCE", vec![deref(loc), value]),
+        WriteKind::Release => call_stmt("smp_store_release", vec![loc, value]),
+        WriteKind::AssignPointer => call_stmt("rcu_assign_pointer", vec![deref(loc), value]),
+        WriteKind::AtomicSet => call_stmt("atomic_set", vec![loc, value]),
+        WriteKind::AtomicSetRelease => call_stmt("atomic_set_release", vec![loc, value]),
+        WriteKind::StoreMb => call_stmt("smp_store_mb", vec![deref(loc), value]),
+    }
+}
+
+/// The read of the location `loc` points to, spelled as `kind` says.
+fn read(kind: ReadKind, loc: Expr) -> Expr {
+    match kind {
+        ReadKind::Plain => deref(loc),
+        ReadKind::Once => call("READ_ONCE", vec![deref(loc)]),
+        ReadKind::Acquire => call("smp_load_acquire", vec![loc]),
+        ReadKind::Dereference => call("rcu_dereference", vec![deref(loc)]),
+        ReadKind::AtomicRead => call("atomic_read", vec![loc]),
+        ReadKind::AtomicReadAcquire => call("atomic_read_acquire", vec![loc]),
     }
 }
 
