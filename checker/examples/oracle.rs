@@ -11,7 +11,8 @@
 //! disagreements and undecided programs per class; it writes each minimised disagreement
 //! as `DIR/KIND-SEED.litmus` (herd7's `Result`, the seed, the classes and both outputs in
 //! its comment) with herd7's output beside it (`.litmus.expected`), and every disagreement,
-//! minimised or not, as a line of `DIR/disagreements.tsv`.
+//! minimised or not, as a line of `DIR/disagreements.tsv`, and the programs either tool
+//! did not decide in `--timeout` seconds, with the reason, in `DIR/undecided.tsv`.
 //! `--minimise` bounds the minimisations (each asks herd7 a few dozen times), taking the
 //! kinds of disagreement in turn and the smallest program of each first (`--kind` picks
 //! one kind); `--without` leaves classes out of the programs, to look past a known
@@ -132,6 +133,14 @@ fn main() -> anyhow::Result<()> {
             "seed\tkinds\tclasses\tdifference\n{}",
             oracle::disagreement_lines(&report)
         ),
+    )?;
+    std::fs::write(
+        args.out.join("undecided.tsv"),
+        report
+            .undecided
+            .iter()
+            .map(|(seed, why)| format!("{seed}\t{why}\n"))
+            .collect::<String>(),
     )?;
     for f in &report.findings {
         let file = oracle::write_finding(&args.out, f)?;

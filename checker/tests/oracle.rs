@@ -85,7 +85,8 @@ fn hazmat_agrees_with_herd7_on_generated_programs() {
     let undecided = report.stats.total.undecided;
     assert!(
         undecided * 10 <= cases,
-        "{undecided} of {cases} programs undecided: the generator draws programs too big"
+        "{undecided} of {cases} programs undecided: the generator draws programs too big\n{:?}",
+        report.undecided
     );
     assert!(
         report.disagreements.is_empty(),

@@ -699,6 +699,8 @@ pub(crate) struct Report {
     pub(crate) disagreements: Vec<Decided>,
     /// The minimised ones, without duplicates.
     pub(crate) findings: Vec<Finding>,
+    /// The programs one tool did not decide: seed and why, in seed order.
+    pub(crate) undecided: Vec<(u64, String)>,
 }
 
 /// Decides `settings.cases` programs on `settings.jobs` workers, a batch per herd7 run,
@@ -714,7 +716,7 @@ pub(crate) fn run(
     let batch = settings.batch.max(1) as u64;
     let batches = settings.cases.div_ceil(batch) as usize;
     let next = AtomicUsize::new(0);
-    let results: Mutex<(Stats, Vec<Decided>)> = Mutex::default();
+    let results: Mutex<Report> = Mutex::default();
     let jobs = settings.jobs.max(1);
     std::thread::scope(|s| {
         for worker in 0..jobs {
@@ -734,22 +736,26 @@ pub(crate) fn run(
                     let decided = decide(herd7, cases, &dir, settings.timeout);
                     let mut r = results.lock().unwrap_or_else(|e| e.into_inner());
                     for d in decided {
-                        r.0.add(&d);
+                        r.stats.add(&d);
+                        if let Compared::Undecided(why) = &d.compared {
+                            r.undecided.push((d.case.seed, why.clone()));
+                        }
                         if d.kind().is_some() {
-                            r.1.push(d);
+                            r.disagreements.push(d);
                         }
                     }
-                    progress(&r.0);
+                    progress(&r.stats);
                 }
             });
         }
     });
-    let (stats, mut disagreements) = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    disagreements.sort_by_key(|d| d.case.seed);
+    let mut report = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    report.disagreements.sort_by_key(|d| d.case.seed);
+    report.undecided.sort();
 
     // The kinds in turn, the smallest program of each first.
     let mut by_kind: BTreeMap<Kind, Vec<&Decided>> = BTreeMap::new();
-    for d in &disagreements {
+    for d in &report.disagreements {
         match settings.kind {
             Some(k) if d.disagrees_by(k) => by_kind.entry(k).or_default().push(d),
             Some(_) => {}
@@ -805,11 +811,8 @@ pub(crate) fn run(
             .map_or(program.as_str(), |(_, b)| b);
         seen.insert(body.to_string())
     });
-    Report {
-        stats,
-        disagreements,
-        findings,
-    }
+    report.findings = findings;
+    report
 }
 
 /// A line for each disagreement: seed, kinds, classes, what differs.
