@@ -26,8 +26,9 @@
 //!   ordering it has; spinlocks (`spin_lock`, `spin_unlock`, `spin_trylock`,
 //!   `spin_is_locked`); RCU and SRCU read-side sections and grace periods; pointers
 //!   published with `rcu_assign_pointer` and followed after `rcu_dereference`; initial values;
-//!   2 to 5 threads; and conditions under each quantifier, with disjunctions and negations,
-//!   with all, some or none of the locations shown.
+//!   2 to 5 threads; and conditions under each quantifier, with disjunctions, implications,
+//!   negations, `!=` and comparisons of registers, sometimes a `filter`, with all, some or
+//!   none of the locations shown.
 //!
 //! Every program belongs to a few construct [`Class`]es ([`Sketch::classes`]), so that
 //! results over many programs can be counted per construct.
@@ -530,17 +531,33 @@ pub enum Target {
     Lock(usize),
 }
 
-/// An atom of the condition, and how it joins the atoms before it.
+/// How an atom of a proposition joins the atoms before it: `(before) op atom`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Join {
+    /// `/\`.
+    And,
+    /// `\/`.
+    Or,
+    /// `=>`.
+    Implies,
+}
+
+/// An atom of the condition or the filter, and how it joins the atoms before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Atom {
     /// What is tested.
     pub target: Target,
     /// The value it is compared with.
     pub value: i64,
+    /// Another thread's register it is compared with instead of `value` (`0:r0=1:r0`),
+    /// when it holds values as the target does.
+    pub against: Option<(usize, usize)>,
+    /// Whether the comparison is `!=`.
+    pub ne: bool,
     /// Whether the atom is negated: `~x=1`.
     pub negated: bool,
-    /// Whether the atom joins the atoms before it by `\/` rather than `/\`.
-    pub or: bool,
+    /// How the atom joins the atoms before it.
+    pub join: Join,
 }
 
 impl Atom {
@@ -549,8 +566,10 @@ impl Atom {
         Atom {
             target,
             value,
+            against: None,
+            ne: false,
             negated: false,
-            or: false,
+            join: Join::And,
         }
     }
 }
@@ -580,6 +599,8 @@ pub struct Sketch {
     pub quantifier: Quantifier,
     /// The atoms of the condition.
     pub condition: Vec<Atom>,
+    /// The atoms of the `filter` clause, if any.
+    pub filter: Vec<Atom>,
     /// What the `locations` clause shows.
     pub shown: Shown,
     /// Whether every thread takes every variable as a parameter (otherwise only those it
@@ -661,8 +682,14 @@ pub enum Class {
     Forall,
     /// A disjunction in the condition.
     Or,
-    /// A negation in the condition.
+    /// A negation or a `!=` in the condition.
     Not,
+    /// An implication in the condition.
+    Implies,
+    /// A condition comparing two registers: `0:r0=1:r0`.
+    RegCompare,
+    /// A `filter` clause.
+    Filter,
     /// No `locations` clause.
     LocationsNone,
     /// A `locations` clause showing some of the locations.
@@ -671,7 +698,7 @@ pub enum Class {
 
 impl Class {
     /// Every class, in order.
-    pub const ALL: [Class; 38] = [
+    pub const ALL: [Class; 41] = [
         Class::Once,
         Class::Plain,
         Class::AcqRel,
@@ -708,6 +735,9 @@ impl Class {
         Class::Forall,
         Class::Or,
         Class::Not,
+        Class::Implies,
+        Class::RegCompare,
+        Class::Filter,
         Class::LocationsNone,
         Class::LocationsSome,
     ];
@@ -751,6 +781,9 @@ impl Class {
             Class::Forall => "forall",
             Class::Or => "or",
             Class::Not => "not",
+            Class::Implies => "implies",
+            Class::RegCompare => "reg-compare",
+            Class::Filter => "filter",
             Class::LocationsNone => "locations-none",
             Class::LocationsSome => "locations-some",
         }
@@ -1351,14 +1384,25 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
         (
             target,
             0i64..=2,
-            prop::bool::weighted(0.1),
-            prop::bool::weighted(0.15),
+            prop_oneof![
+                12 => Just(None),
+                1 => (any::<usize>(), any::<usize>()).prop_map(Some),
+            ],
+            prop::bool::weighted(0.08),
+            prop::bool::weighted(0.08),
+            prop_oneof![
+                16 => Just(Join::And),
+                3 => Just(Join::Or),
+                1 => Just(Join::Implies),
+            ],
         )
-            .prop_map(|(target, value, negated, or)| Atom {
+            .prop_map(|(target, value, against, ne, negated, join)| Atom {
                 target,
                 value,
+                against,
+                ne,
                 negated,
-                or,
+                join,
             })
             .boxed()
     } else {
@@ -1395,6 +1439,15 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
     } else {
         Just(Vec::new()).boxed()
     };
+    let filter = if lkmm {
+        prop_oneof![
+            12 => Just(Vec::new()),
+            1 => prop::collection::vec(atom.clone(), 1..=2),
+        ]
+        .boxed()
+    } else {
+        Just(Vec::new()).boxed()
+    };
     let max_size = config.max_size.max(1);
     let without = config.without.clone();
     let drawn = (
@@ -1404,10 +1457,11 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
         threads(config.min_threads, config.max_threads, lkmm),
         quantifier,
         prop::collection::vec(atom, 1..=3),
+        filter,
         shown,
     )
         .prop_map(
-            move |(vars, init, mut threads, count, quantifier, condition, shown)| {
+            move |(vars, init, mut threads, count, quantifier, condition, filter, shown)| {
                 threads.truncate(count);
                 trim(&mut threads, max_size);
                 Sketch {
@@ -1416,6 +1470,7 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
                     threads,
                     quantifier,
                     condition,
+                    filter,
                     shown,
                     all_params: !lkmm,
                 }
@@ -1515,6 +1570,7 @@ pub fn from_seed(seed: u64, config: Config) -> Sketch {
         threads: vec![vec![SketchStmt::Fence(Fence::Mb)]],
         quantifier: Quantifier::Exists,
         condition: Vec::new(),
+        filter: Vec::new(),
         shown: Shown::All,
         all_params: true,
     })
@@ -1597,11 +1653,16 @@ impl Sketch {
         }
         for i in 0..self.condition.len() {
             let a = self.condition[i];
-            if a.negated || a.or {
+            if a != Atom::eq(a.target, a.value) {
                 let mut s = self.clone();
                 s.condition[i] = Atom::eq(a.target, a.value);
                 out.push(s);
             }
+        }
+        for i in 0..self.filter.len() {
+            let mut s = self.clone();
+            s.filter.remove(i);
+            out.push(s);
         }
         if self.quantifier != Quantifier::Exists {
             let mut s = self.clone();
@@ -1863,6 +1924,7 @@ mod tests {
             ],
             quantifier: Quantifier::Exists,
             condition: vec![Atom::eq(Target::Reg(1, 0), 1), Atom::eq(Target::Var(0), 1)],
+            filter: Vec::new(),
             shown: Shown::All,
             all_params: true,
         };

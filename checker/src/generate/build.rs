@@ -7,7 +7,7 @@
 //! exists where it ends up, so every sketch gives a valid program.
 
 use super::{
-    Atom, Class, Cond, Dep, DepKind, LOCKS, Ordering, ReadKind, RmwOp, SRCU, Shown, Sketch,
+    Atom, Class, Cond, Dep, DepKind, Join, LOCKS, Ordering, ReadKind, RmwOp, SRCU, Shown, Sketch,
     SketchStmt, Target, TestOp, VARS, WriteKind, Zero,
 };
 use hazmat_litmus::ast::{
@@ -203,64 +203,82 @@ pub(super) fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
     let with_regs: Vec<usize> = (0..built.len())
         .filter(|&t| !built[t].observable.is_empty())
         .collect();
-    let mut prop: Option<Prop> = None;
-    for (
-        i,
-        &Atom {
-            target,
-            value,
-            negated,
-            or,
-        },
-    ) in sketch.condition.iter().enumerate()
-    {
-        // A pointer is compared with an address, the variable the value indexes.
-        let address = || ast::Value::Addr(ident(vars[value.unsigned_abs() as usize % vars.len()]));
-        let (loc, value) = match target {
-            Target::Reg(t, r) if !with_regs.is_empty() => {
-                let t = with_regs[t % with_regs.len()];
-                let reg = built[t].observable[r % built[t].observable.len()];
-                let value = if built[t].pointers.contains(&reg) {
-                    address()
-                } else {
-                    ast::Value::Int(value)
-                };
-                (register(t, reg), value)
+    // The register `(t, r)` picks among the registers the condition may test.
+    let pick = |t: usize, r: usize| -> Option<(usize, usize)> {
+        let t = *with_regs.get(t % with_regs.len().max(1))?;
+        Some((t, built[t].observable[r % built[t].observable.len()]))
+    };
+    let is_pointer = |(t, r): (usize, usize)| built[t].pointers.contains(&r);
+    let atoms = |atoms: &[Atom], classes: &mut BTreeSet<Class>| -> Option<Prop> {
+        let mut prop: Option<Prop> = None;
+        for (i, a) in atoms.iter().enumerate() {
+            // A pointer is compared with an address, the variable the value indexes.
+            let address =
+                || ast::Value::Addr(ident(vars[a.value.unsigned_abs() as usize % vars.len()]));
+            let (loc, pointer) = match a.target {
+                Target::Reg(t, r) if !with_regs.is_empty() => {
+                    let (t, r) = pick(t, r).expect("a thread with registers");
+                    (register(t, r), is_pointer((t, r)))
+                }
+                Target::Lock(l) if !locks.is_empty() => {
+                    classes.insert(Class::LockFinal);
+                    (
+                        Location::Global(ident(LOCKS[locks[l % locks.len()]])),
+                        false,
+                    )
+                }
+                Target::Reg(_, v) | Target::Var(v) | Target::Lock(v) => {
+                    (global(v), globals[v % globals.len()] == POINTER)
+                }
+            };
+            let against = a
+                .against
+                .and_then(|(t, r)| pick(t, r))
+                .filter(|&reg| !pointer && !is_pointer(reg));
+            let value = match against {
+                Some((t, r)) => {
+                    classes.insert(Class::RegCompare);
+                    ast::Value::Register {
+                        thread: t as u32,
+                        reg: ident(&format!("r{r}")),
+                        span: Span::DUMMY,
+                    }
+                }
+                None if pointer => address(),
+                None => ast::Value::Int(a.value),
+            };
+            if a.ne {
+                classes.insert(Class::Not);
             }
-            Target::Lock(l) if !locks.is_empty() => {
-                classes.insert(Class::LockFinal);
-                (
-                    Location::Global(ident(LOCKS[locks[l % locks.len()]])),
-                    ast::Value::Int(value),
-                )
+            let mut atom = prop_of(PropKind::Atom(ast::Atom {
+                loc,
+                op: if a.ne { ast::CmpOp::Ne } else { ast::CmpOp::Eq },
+                value,
+                span: Span::DUMMY,
+            }));
+            if a.negated {
+                classes.insert(Class::Not);
+                atom = prop_of(PropKind::Not(Box::new(atom)));
             }
-            Target::Reg(_, v) | Target::Var(v) | Target::Lock(v) => {
-                let value = if globals[v % globals.len()] == POINTER {
-                    address()
-                } else {
-                    ast::Value::Int(value)
-                };
-                (global(v), value)
-            }
-        };
-        let mut atom = prop_of(PropKind::Atom(ast::Atom {
-            loc,
-            op: ast::CmpOp::Eq,
-            value,
-            span: Span::DUMMY,
-        }));
-        if negated {
-            classes.insert(Class::Not);
-            atom = prop_of(PropKind::Not(Box::new(atom)));
+            prop = Some(match prop {
+                None => atom,
+                Some(p) if i > 0 && a.join == Join::Or => {
+                    classes.insert(Class::Or);
+                    prop_of(PropKind::Or(Box::new(p), Box::new(atom)))
+                }
+                Some(p) if i > 0 && a.join == Join::Implies => {
+                    classes.insert(Class::Implies);
+                    prop_of(PropKind::Implies(Box::new(p), Box::new(atom)))
+                }
+                Some(p) => prop_of(PropKind::And(Box::new(p), Box::new(atom))),
+            });
         }
-        prop = Some(match prop {
-            None => atom,
-            Some(p) if or && i > 0 => {
-                classes.insert(Class::Or);
-                prop_of(PropKind::Or(Box::new(p), Box::new(atom)))
-            }
-            Some(p) => prop_of(PropKind::And(Box::new(p), Box::new(atom))),
-        });
+        prop
+    };
+    let prop = atoms(&sketch.condition, &mut classes);
+    let filter = atoms(&sketch.filter, &mut classes);
+    if filter.is_some() {
+        classes.insert(Class::Filter);
     }
     match sketch.quantifier {
         Quantifier::Exists => {}
@@ -281,7 +299,7 @@ pub(super) fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
         init,
         threads,
         locations,
-        filter: None,
+        filter,
         condition: Some(Condition {
             quantifier: sketch.quantifier,
             prop: prop.unwrap_or(prop_of(PropKind::True)),
