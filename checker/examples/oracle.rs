@@ -12,7 +12,8 @@
 //! as `DIR/KIND-SEED.litmus` (herd7's `Result`, the seed, the classes and both outputs in
 //! its comment) with herd7's output beside it (`.litmus.expected`), and every disagreement,
 //! minimised or not, as a line of `DIR/disagreements.tsv`, and the programs either tool
-//! did not decide in `--timeout` seconds, with the reason, in `DIR/undecided.tsv`.
+//! did not decide in `--timeout` seconds as `DIR/undecided-NAME.litmus`, with the
+//! reasons in `DIR/undecided.tsv`.
 //! `--minimise` bounds the minimisations (each asks herd7 a few dozen times), taking the
 //! kinds of disagreement in turn and the smallest program of each first (`--kind` picks
 //! one kind); `--without` leaves classes out of the programs, to look past a known
@@ -142,6 +143,13 @@ fn main() -> anyhow::Result<()> {
             .map(|(seed, why)| format!("{seed}\t{why}\n"))
             .collect::<String>(),
     )?;
+    for (seed, _) in &report.undecided {
+        let case = oracle::Case::new(*seed, &settings.config);
+        std::fs::write(
+            args.out.join(format!("undecided-{}.litmus", case.name)),
+            &case.text,
+        )?;
+    }
     for f in &report.findings {
         let file = oracle::write_finding(&args.out, f)?;
         println!("{}: {}", file.display(), f.detail);

@@ -643,6 +643,10 @@ pub(crate) fn finding(
                 format!("{}\n", text.trim_end()),
             )
         }
+        Answer::Rejected(m) => (
+            "herd7 rejects this test, so no Result line: see its answer below".to_string(),
+            format!("{m}\n"),
+        ),
         other => (
             "herd7 decides nothing: see its answer below".to_string(),
             format!("{}\n", other.text()),
