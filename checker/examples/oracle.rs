@@ -54,6 +54,9 @@ struct Args {
     /// Classes never to draw, comma-separated (`addr-dep,lock`).
     #[arg(long, value_delimiter = ',')]
     without: Vec<String>,
+    /// The most primitives per program (accesses, fences, lock and SRCU calls, `if`s).
+    #[arg(long, default_value_t = Config::lkmm().max_size)]
+    size: usize,
     /// Each tool's budget per program, in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
@@ -68,7 +71,10 @@ fn main() -> anyhow::Result<()> {
         }
         Err(why) => anyhow::bail!("oracle absent: {why}"),
     };
-    let mut config = Config::lkmm();
+    let mut config = Config {
+        max_size: args.size,
+        ..Config::lkmm()
+    };
     for name in &args.without {
         let class = Class::from_name(name).ok_or_else(|| {
             let names: Vec<&str> = Class::ALL.iter().map(|c| c.name()).collect();
