@@ -140,3 +140,45 @@ pub fn run_one(file: &Path, model_name: &str) -> Result<(), Failed> {
     judge::judge(expected, &checked.outcome)
         .map_err(|why| Failed::from(format!("{shown}: {why}\n{}", checked.herd_text())))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// hazmat's own output passes as the expected one, whatever its `Time` and `Hash=`
+    /// lines say; another state, or herd7's refusal, fails.
+    #[test]
+    fn an_expected_output_is_compared_line_for_line() {
+        let dir = std::env::temp_dir().join(format!("hazmat-expected-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        let file = dir.join("t.litmus");
+        let source = "C t\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\n\
+                      P1(int *x) { int r0; r0 = READ_ONCE(*x); }\nexists (1:r0=1)\n";
+        std::fs::write(&file, source).expect("temporary file");
+        let m = model("lkmm").expect("the LKMM exists");
+        let ours = check_source(source, m.as_ref(), &Options::default())
+            .expect("the test is decided")
+            .herd_text();
+        let expect = |text: &str| {
+            std::fs::write(expected_file(&file), text).expect("temporary file");
+            run_expected(&file).is_ok()
+        };
+        let retimed: String = ours
+            .lines()
+            .map(|l| match l {
+                l if l.starts_with("Time ") => "Time t 9.99\n".to_string(),
+                l if l.starts_with("Hash=") => "Hash=0\n".to_string(),
+                l => format!("{l}\n"),
+            })
+            .collect();
+        let results = [
+            expect(&retimed),
+            expect(&ours.replacen("1:r0=1;", "1:r0=2;", 1)),
+            expect("Warning: File \"t.litmus\": unexpected '}' (User error)\n"),
+        ];
+        let trials = expected_trials(&dir).len();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(results, [true, false, false]);
+        assert_eq!(trials, 1);
+    }
+}
