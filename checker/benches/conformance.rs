@@ -1,4 +1,5 @@
-//! The conformance-corpus benchmark: every decided test of the shared corpus, checked under
+//! The conformance-corpus benchmark: every decided test of the shared corpus (every folder
+//! with herd7's answers, see `tests/common/corpus.rs`), checked under
 //! the LKMM in one run on all cores, against herd7's own times.
 //!
 //! Run with `cargo bench -p hazmat-checker --bench conformance`; the corpus is found through
@@ -9,21 +10,16 @@
 //! verdicts, states, flags and witness counts, and the times of the tests herd7 did not
 //! decide (`herd7-unsolved.tsv`), with and without `--speedcheck`.
 
-use std::collections::BTreeSet;
+#[path = "../tests/common/corpus.rs"]
+mod corpus;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hazmat_checker::enumerate::Limits;
+use hazmat_checker::herd_output::{self, Summary};
 use hazmat_checker::{Options, check_source};
 use rayon::prelude::*;
-
-const FOLDERS: [&str; 5] = [
-    "kernel-doc",
-    "tools-memory-model",
-    "herdtools-catalogue",
-    "paulmck-manual",
-    "paulmck-luc",
-];
 
 /// Per-test budget, as herd7 had in the corpus.
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -32,17 +28,9 @@ struct Row {
     key: String,
     file: PathBuf,
     herd_time: f64,
-    expected: Option<Expected>,
+    expected: Option<Summary>,
     /// `TIMEOUT` or `ERROR` for the tests herd7 did not decide.
     unsolved: Option<String>,
-}
-
-struct Expected {
-    verdict: String,
-    states: BTreeSet<String>,
-    positive: u64,
-    negative: u64,
-    flags: BTreeSet<String>,
 }
 
 struct Result {
@@ -50,63 +38,27 @@ struct Result {
     text: std::result::Result<String, String>,
 }
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("HAZMAT_CONFORMANCE") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance"),
-    };
-    dir.join("README.md").is_file().then_some(dir)
-}
-
+/// Every test of the corpus: the decided ones (from every folder with herd7's answers),
+/// then the undecided ones.
 fn load(root: &Path) -> Vec<Row> {
-    let mut rows = Vec::new();
-    for folder in FOLDERS {
-        let text =
-            std::fs::read_to_string(root.join(folder).join("herd7.jsonl")).unwrap_or_default();
-        for line in text.lines() {
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-                continue;
-            };
-            let strings = |f: &str| -> BTreeSet<String> {
-                v[f].as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|s| s.as_str())
-                            .map(String::from)
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            };
-            let path = v["path"].as_str().unwrap_or_default();
-            rows.push(Row {
-                key: format!("{folder}/{path}"),
-                file: root.join(folder).join(path),
-                herd_time: v["herd_time"].as_f64().unwrap_or(0.0),
-                expected: Some(Expected {
-                    verdict: v["verdict"].as_str().unwrap_or_default().to_string(),
-                    states: strings("states"),
-                    positive: v["positive"].as_u64().unwrap_or(0),
-                    negative: v["negative"].as_u64().unwrap_or(0),
-                    flags: strings("flags"),
-                }),
-                unsolved: None,
-            });
-        }
-        let unsolved = std::fs::read_to_string(root.join(folder).join("herd7-unsolved.tsv"))
-            .unwrap_or_default();
-        for line in unsolved.lines().skip(1) {
-            let cols: Vec<&str> = line.split('\t').collect();
-            if cols.len() >= 2 {
-                rows.push(Row {
-                    key: format!("{folder}/{}", cols[0]),
-                    file: root.join(folder).join(cols[0]),
-                    herd_time: 0.0,
-                    expected: None,
-                    unsolved: Some(cols[1].to_string()),
-                });
-            }
-        }
-    }
+    let mut rows: Vec<Row> = corpus::load_cases(root)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|c| Row {
+            key: c.key,
+            file: c.file,
+            herd_time: c.herd_time,
+            expected: Some(c.expected),
+            unsolved: None,
+        })
+        .collect();
+    rows.extend(corpus::load_unsolved(root).into_iter().map(|u| Row {
+        key: u.key,
+        file: u.file,
+        herd_time: 0.0,
+        expected: None,
+        unsolved: Some(u.status),
+    }));
     rows
 }
 
@@ -133,43 +85,25 @@ fn run(file: &Path, speedcheck: bool) -> Result {
     }
 }
 
-/// Whether hazmat's herd7-format text agrees with herd7 on verdict, states, flags and
-/// counts, in that order.
-fn agreement(e: &Expected, text: &str) -> [bool; 4] {
-    let mut states = BTreeSet::new();
-    let mut flags = BTreeSet::new();
-    let (mut pos, mut neg, mut verdict) = (u64::MAX, u64::MAX, String::new());
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        if let Some(n) = line.strip_prefix("States ") {
-            for _ in 0..n.trim().parse().unwrap_or(0) {
-                states.insert(lines.next().unwrap_or_default().trim_end().to_string());
-            }
-        } else if let Some(rest) = line.strip_prefix("Positive: ") {
-            if let Some((p, n)) = rest.split_once(" Negative: ") {
-                pos = p.trim().parse().unwrap_or(u64::MAX);
-                neg = n.trim().parse().unwrap_or(u64::MAX);
-            }
-        } else if let Some(f) = line.strip_prefix("Flag ") {
-            flags.insert(f.trim().to_string());
-        } else if let Some(rest) = line.strip_prefix("Observation ") {
-            let w: Vec<&str> = rest.split_whitespace().collect();
-            if w.len() >= 3 {
-                verdict = w[w.len() - 3].to_string();
-            }
-        }
-    }
+/// Whether hazmat's herd7-format text agrees with herd7 on verdict, states, witness counts
+/// and flags, in that order.
+fn agreement(e: &Summary, text: &str) -> [bool; 4] {
+    let Ok(actual) = herd_output::parse(text) else {
+        return [false; 4];
+    };
+    let differing = herd_output::differing(e, &actual);
     [
-        verdict == e.verdict,
-        states == e.states,
-        flags == e.flags,
-        (pos, neg) == (e.positive, e.negative),
+        herd_output::Field::Verdict,
+        herd_output::Field::States,
+        herd_output::Field::Witnesses,
+        herd_output::Field::Flags,
     ]
+    .map(|f| !differing.contains(&f))
 }
 
 fn main() {
     // `cargo bench` passes `--bench`; nothing else is taken.
-    let Some(root) = corpus_dir() else {
+    let Some(root) = corpus::conformance_dir() else {
         println!("conformance corpus not found (set HAZMAT_CONFORMANCE); nothing to measure");
         return;
     };
@@ -206,7 +140,7 @@ fn main() {
         }
     }
     println!(
-        "agreement with herd7: verdict {} / states {} / flags {} / counts {} / all four {} of {}",
+        "agreement with herd7: verdict {} / states {} / counts {} / flags {} / all four {} of {}",
         agree[0],
         agree[1],
         agree[2],

@@ -206,7 +206,7 @@ pub fn enumerate(
     let pointees = paths::pointees(program);
     let mut per_thread = Vec::with_capacity(program.threads.len());
     for t in &program.threads {
-        let ps = paths::thread_paths(program, t, &pointees).map_err(|e| RunError {
+        let ps = paths::thread_paths(t, &pointees).map_err(|e| RunError {
             message: e.message,
             span: e.span,
         })?;
@@ -511,8 +511,13 @@ impl<'a> Search<'a> {
             }
             read_event.push(reads);
         }
-        let observed = program
-            .shown
+        // herd7's final state holds the locations the condition, `locations` and the
+        // filter read.
+        let mut cells = program.shown.clone();
+        if let Some(f) = &program.filter {
+            f.cells(&mut cells);
+        }
+        let observed = cells
             .iter()
             .filter_map(|c| match c {
                 Cell::Loc(l) => Some(l.0 as usize),

@@ -43,9 +43,9 @@ pub struct Execution {
     pub data: Relation,
     /// Control dependencies: read to every event po-after a branch on its value.
     pub ctrl: Relation,
-    /// The initial writes of the locations whose final value the test shows (in its
-    /// condition or `locations`): their co-last writes are herd7's final writes, cat's
-    /// `FW`.
+    /// The initial writes of the locations whose final value the test reads (in its
+    /// condition, `locations` or filter): their co-last writes are herd7's final writes,
+    /// cat's `FW`.
     pub observed: EventSet,
 }
 

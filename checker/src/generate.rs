@@ -1,32 +1,64 @@
-//! Random litmus programs, for the differential tests and the fuzz targets.
+//! Random litmus programs, for the differential tests, the oracle tests and the fuzz targets.
 //!
-//! A generated program is first a small [`Sketch`]: per thread, a few statements drawn from
-//! the primitives that SC, TSO and the LKMM all give meaning to (`READ_ONCE`/`WRITE_ONCE`,
-//! acquire loads and release stores, `smp_mb`/`smp_rmb`/`smp_wmb`, `xchg`, `cmpxchg` and
-//! `atomic_fetch_add` in their four orderings, `atomic_add`, and `if` on a register read
-//! earlier).
-//! [`Sketch::to_test`] turns it into a [`hazmat_litmus::Test`] whose `locations` list names
-//! every register and every variable, so that a final state is the whole final state, and
-//! whose `exists` clause is a conjunction over a few of them.
+//! A generated program is first a small [`Sketch`]: per thread, a few statements, each an
+//! access, a fence, a read-modify-write or a compound statement (an `if`, a spinlock's
+//! critical section, an RCU or SRCU read-side section) around a few more.
+//! [`Sketch::to_test`] turns it into a [`hazmat_litmus::Test`].
 //!
-//! RCU, SRCU and spinlocks are deliberately absent: under TSO, `synchronize_rcu()` is only
-//! a full fence and read-side critical sections mean nothing, so TSO allows RCU outcomes
-//! the LKMM forbids (store buffering across a grace period, for one), and the inclusion
-//! TSO ⊆ LKMM that the differential tests check would not hold.
+//! Two vocabularies ([`Vocabulary`]) draw sketches:
+//! - [`Vocabulary::Basic`], the default, draws only primitives that SC, TSO and the LKMM
+//!   all give meaning to (`READ_ONCE`/`WRITE_ONCE`, acquire loads and release stores,
+//!   `smp_mb`/`smp_rmb`/`smp_wmb`, `xchg`, `cmpxchg` and `atomic_fetch_add` in their four
+//!   orderings, `atomic_add`, and `if` on a register read earlier), shows every register
+//!   and variable in `locations`, so that a final state is the whole final state, and asks
+//!   `exists` of a conjunction.
+//!   RCU, SRCU and spinlocks are deliberately absent: under TSO, `synchronize_rcu()` is
+//!   only a full fence and read-side critical sections mean nothing, so TSO allows RCU
+//!   outcomes the LKMM forbids (store buffering across a grace period, for one), and the
+//!   inclusion TSO ⊆ LKMM that the differential tests check would not hold.
+//! - [`Vocabulary::Lkmm`] draws the LKMM's whole vocabulary in the spelling of diy7's
+//!   generated kernel tests: plain, `ONCE`, acquire/release, `rcu_dereference` and
+//!   `rcu_assign_pointer` accesses; address, data and control dependencies written as
+//!   false dependencies (`r1 = r0 ^ r0; WRITE_ONCE(*(x + r1), 1);`, `r1 = r1 + 1;
+//!   WRITE_ONCE(*y, r1);`, `r1 = r0 == 0; if (r1 >= 0) { ... }`) and a few other ways;
+//!   every fence of `linux-kernel.def`; every family of read-modify-write (`xchg`,
+//!   `cmpxchg`, `atomic_*` with `_return`, `fetch_`, the tests and `add_unless`) in every
+//!   ordering it has; spinlocks (`spin_lock`, `spin_unlock`, `spin_trylock`,
+//!   `spin_is_locked`); RCU and SRCU read-side sections and grace periods; pointers
+//!   published with `rcu_assign_pointer` and followed after `rcu_dereference`; initial values;
+//!   2 to 5 threads; and conditions under each quantifier, with disjunctions, implications,
+//!   negations, `!=` and comparisons of registers, sometimes a `filter`, with all, some or
+//!   none of the locations shown.
+//!
+//! Every program belongs to a few construct [`Class`]es ([`Sketch::classes`]), so that
+//! results over many programs can be counted per construct.
+//! [`Sketch::smaller`] lists the sketches one step simpler than a sketch, for minimising a
+//! program on which two deciders disagree.
 //!
 //! The strategies are proptest strategies, so failures shrink; the fuzz targets reuse them
-//! by drawing from a random source seeded with the fuzzer's bytes ([`from_bytes`]).
+//! by drawing from a random source seeded with the fuzzer's bytes ([`from_bytes`]), and the
+//! oracle tests from a number ([`from_seed`]).
+//! Every index a statement holds (a variable, an earlier register, a lock) is taken modulo
+//! what exists where the statement ends up, so that every sketch, however it was drawn or
+//! cut down, is a valid program.
 
-use hazmat_litmus::ast::{
-    self, BinaryOp, Condition, Expr, ExprKind, Ident, Location, Param, Prop, PropKind, Quantifier,
-    Span, Stmt, StmtKind, Test, Thread, Type,
-};
+mod build;
+mod shrink;
+
+pub use shrink::minimise;
+
+use hazmat_litmus::ast::{Quantifier, Test};
 use proptest::prelude::*;
-use proptest::strategy::ValueTree;
+use proptest::strategy::{Union, ValueTree};
 use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
+use std::collections::BTreeSet;
 
 /// The names of the shared variables, in order.
 const VARS: [&str; 3] = ["x", "y", "z"];
+/// The names of the spinlocks.
+const LOCKS: [&str; 2] = ["l", "m"];
+/// The names of the SRCU domains.
+const SRCU: [&str; 2] = ["s", "t"];
 
 /// The ordering of a read-modify-write, which names its suffix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +84,7 @@ impl Ordering {
     }
 }
 
-/// A fence.
+/// A fence: a primitive that orders and accesses nothing itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fence {
     /// `smp_mb()`.
@@ -61,84 +93,431 @@ pub enum Fence {
     Rmb,
     /// `smp_wmb()`.
     Wmb,
+    /// `smp_mb__before_atomic()`.
+    BeforeAtomic,
+    /// `smp_mb__after_atomic()`.
+    AfterAtomic,
+    /// `smp_mb__after_spinlock()`.
+    AfterSpinlock,
+    /// `smp_mb__after_unlock_lock()`.
+    AfterUnlockLock,
+    /// `smp_mb__after_srcu_read_unlock()`.
+    AfterSrcuReadUnlock,
+    /// `barrier()`.
+    Barrier,
+    /// `synchronize_rcu()`.
+    SynchronizeRcu,
+    /// `synchronize_rcu_expedited()`.
+    SynchronizeRcuExpedited,
 }
 
-/// One statement of a sketch; `var` indexes the shared variables.
+impl Fence {
+    fn name(self) -> &'static str {
+        match self {
+            Fence::Mb => "smp_mb",
+            Fence::Rmb => "smp_rmb",
+            Fence::Wmb => "smp_wmb",
+            Fence::BeforeAtomic => "smp_mb__before_atomic",
+            Fence::AfterAtomic => "smp_mb__after_atomic",
+            Fence::AfterSpinlock => "smp_mb__after_spinlock",
+            Fence::AfterUnlockLock => "smp_mb__after_unlock_lock",
+            Fence::AfterSrcuReadUnlock => "smp_mb__after_srcu_read_unlock",
+            Fence::Barrier => "barrier",
+            Fence::SynchronizeRcu => "synchronize_rcu",
+            Fence::SynchronizeRcuExpedited => "synchronize_rcu_expedited",
+        }
+    }
+
+    fn class(self) -> Class {
+        match self {
+            Fence::Mb => Class::FenceMb,
+            Fence::Rmb => Class::FenceRmb,
+            Fence::Wmb => Class::FenceWmb,
+            Fence::BeforeAtomic | Fence::AfterAtomic => Class::FenceAtomic,
+            Fence::AfterSpinlock => Class::FenceSpinlock,
+            Fence::AfterUnlockLock => Class::FenceUnlockLock,
+            Fence::AfterSrcuReadUnlock => Class::FenceSrcu,
+            Fence::Barrier => Class::Barrier,
+            Fence::SynchronizeRcu | Fence::SynchronizeRcuExpedited => Class::Rcu,
+        }
+    }
+}
+
+/// How a read is spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadKind {
+    /// `r = READ_ONCE(*x)`.
+    Once,
+    /// `r = *x`.
+    Plain,
+    /// `r = smp_load_acquire(x)`.
+    Acquire,
+    /// `r = rcu_dereference(*x)`.
+    Dereference,
+    /// `r = atomic_read(x)`.
+    AtomicRead,
+    /// `r = atomic_read_acquire(x)`.
+    AtomicReadAcquire,
+}
+
+impl ReadKind {
+    fn class(self) -> Class {
+        match self {
+            ReadKind::Once | ReadKind::AtomicRead => Class::Once,
+            ReadKind::Plain => Class::Plain,
+            ReadKind::Acquire | ReadKind::AtomicReadAcquire => Class::AcqRel,
+            ReadKind::Dereference => Class::RcuPointer,
+        }
+    }
+}
+
+/// How a write is spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteKind {
+    /// `WRITE_ONCE(*x, v)`.
+    Once,
+    /// `*x = v`.
+    Plain,
+    /// `smp_store_release(x, v)`.
+    Release,
+    /// `rcu_assign_pointer(*x, v)`.
+    AssignPointer,
+    /// `atomic_set(x, v)`.
+    AtomicSet,
+    /// `atomic_set_release(x, v)`.
+    AtomicSetRelease,
+    /// `smp_store_mb(*x, v)`: a write, then a full fence.
+    StoreMb,
+}
+
+impl WriteKind {
+    fn class(self) -> Class {
+        match self {
+            WriteKind::Once | WriteKind::AtomicSet => Class::Once,
+            WriteKind::Plain => Class::Plain,
+            WriteKind::Release | WriteKind::AtomicSetRelease => Class::AcqRel,
+            WriteKind::AssignPointer => Class::RcuPointer,
+            WriteKind::StoreMb => Class::FenceMb,
+        }
+    }
+}
+
+/// What a dependency carries into the access it reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepKind {
+    /// An address dependency: `rT = r ^ r;` then the access is to `x + rT`.
+    Addr,
+    /// A false data dependency: `rT = r ^ r; rT = rT + v;` then `v` is written as `rT`.
+    Data,
+    /// A true data dependency: the value read is written as it is.
+    Value,
+}
+
+/// How a false dependency computes its zero from the register it depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zero {
+    /// `r ^ r`, diy's spelling, which herd7 simplifies to 0 as it builds the events.
+    Xor,
+    /// `r - r`, left for the solver.
+    Sub,
+    /// `r & 0`, left for the solver.
+    And,
+    /// `r * 0`, left for the solver.
+    Mul,
+}
+
+/// A dependency of an access on a register read earlier in its thread; `reg` is taken
+/// modulo the number of such registers (with none, the access has no dependency).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dep {
+    /// Which earlier register.
+    pub reg: usize,
+    /// What the dependency carries.
+    pub kind: DepKind,
+    /// How its zero is computed (not used by [`DepKind::Value`]).
+    pub zero: Zero,
+}
+
+/// The test of an `if`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cond {
+    /// diy's control dependency: `rT = r == 0; if (rT >= 0)`, always taken.
+    Diy,
+    /// `if (r == v)`.
+    Eq(i64),
+    /// `if (r != v)`.
+    Ne(i64),
+}
+
+/// The arithmetic of an `atomic_*` operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArithOp {
+    /// `add`.
+    Add,
+    /// `sub`.
+    Sub,
+    /// `inc` (adds 1; no operand).
+    Inc,
+    /// `dec` (subtracts 1; no operand).
+    Dec,
+    /// `and`.
+    And,
+    /// `or`.
+    Or,
+    /// `xor`.
+    Xor,
+    /// `andnot`.
+    AndNot,
+}
+
+impl ArithOp {
+    fn name(self) -> &'static str {
+        match self {
+            ArithOp::Add => "add",
+            ArithOp::Sub => "sub",
+            ArithOp::Inc => "inc",
+            ArithOp::Dec => "dec",
+            ArithOp::And => "and",
+            ArithOp::Or => "or",
+            ArithOp::Xor => "xor",
+            ArithOp::AndNot => "andnot",
+        }
+    }
+
+    /// Whether the operation takes an operand.
+    fn has_operand(self) -> bool {
+        !matches!(self, ArithOp::Inc | ArithOp::Dec)
+    }
+
+    /// Whether `atomic_OP_return` exists.
+    fn has_return(self) -> bool {
+        matches!(
+            self,
+            ArithOp::Add | ArithOp::Sub | ArithOp::Inc | ArithOp::Dec
+        )
+    }
+}
+
+/// The tests of an `atomic_*` operation's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestOp {
+    /// `atomic_sub_and_test(v, x)`.
+    SubAndTest,
+    /// `atomic_dec_and_test(x)`.
+    DecAndTest,
+    /// `atomic_inc_and_test(x)`.
+    IncAndTest,
+    /// `atomic_add_negative(v, x)`, the only one with orderings.
+    AddNegative,
+}
+
+/// A read-modify-write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmwOp {
+    /// `r = xchg(x, v)`, or `atomic_xchg` when `atomic`.
+    Xchg {
+        /// The value stored.
+        value: i64,
+        /// Whether it is spelled `atomic_xchg`.
+        atomic: bool,
+    },
+    /// `r = cmpxchg(x, expected, new)`, or `atomic_cmpxchg` when `atomic`.
+    Cmpxchg {
+        /// The value compared with.
+        expected: i64,
+        /// The value stored on success.
+        new: i64,
+        /// Whether it is spelled `atomic_cmpxchg`.
+        atomic: bool,
+    },
+    /// `atomic_OP(v, x)`, which returns nothing (and has no orderings).
+    Op {
+        /// The operation.
+        op: ArithOp,
+        /// The operand.
+        value: i64,
+    },
+    /// `r = atomic_OP_return(v, x)`: the new value (add, sub, inc and dec; the others are
+    /// spelled `atomic_fetch_OP`).
+    OpReturn {
+        /// The operation.
+        op: ArithOp,
+        /// The operand.
+        value: i64,
+    },
+    /// `r = atomic_fetch_OP(v, x)`: the old value.
+    FetchOp {
+        /// The operation.
+        op: ArithOp,
+        /// The operand.
+        value: i64,
+    },
+    /// `r = atomic_dec_and_test(x)` and its kind.
+    Test {
+        /// Which test.
+        op: TestOp,
+        /// The operand, where there is one.
+        value: i64,
+    },
+    /// `r = atomic_add_unless(x, v, u)`.
+    AddUnless {
+        /// The value added.
+        value: i64,
+        /// The value that prevents the addition.
+        unless: i64,
+    },
+}
+
+impl RmwOp {
+    fn class(self) -> Class {
+        match self {
+            RmwOp::Xchg { .. } => Class::RmwXchg,
+            RmwOp::Cmpxchg { .. } => Class::RmwCmpxchg,
+            RmwOp::Op { .. } => Class::RmwOp,
+            RmwOp::OpReturn { op, .. } if op.has_return() => Class::RmwReturn,
+            RmwOp::OpReturn { .. } | RmwOp::FetchOp { .. } => Class::RmwFetch,
+            RmwOp::Test { .. } => Class::RmwTest,
+            RmwOp::AddUnless { .. } => Class::RmwAddUnless,
+        }
+    }
+}
+
+/// One statement of a sketch; `var`, `lock` and `domain` index the shared variables, the
+/// spinlocks and the SRCU domains.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SketchStmt {
-    /// `WRITE_ONCE(*x, v)`, or `smp_store_release(x, v)`.
+    /// A write of `value` to a variable.
     Write {
         /// The variable written.
         var: usize,
         /// The value written.
         value: i64,
-        /// Whether it is a release store.
-        release: bool,
+        /// How the write is spelled.
+        kind: WriteKind,
+        /// What it depends on.
+        dep: Option<Dep>,
     },
-    /// `r = READ_ONCE(*x)`, or `r = smp_load_acquire(x)`.
+    /// A read of a variable into a new register.
     Read {
         /// The variable read.
         var: usize,
-        /// Whether it is an acquire load.
-        acquire: bool,
+        /// How the read is spelled.
+        kind: ReadKind,
+        /// What it depends on (only an address dependency reaches a read).
+        dep: Option<Dep>,
     },
     /// A fence.
     Fence(Fence),
-    /// `r = xchg(x, v)`.
-    Xchg {
+    /// A read-modify-write of a variable, into a new register when it returns a value.
+    Rmw {
         /// The variable.
         var: usize,
-        /// The value stored.
-        value: i64,
-        /// The ordering.
+        /// The operation.
+        op: RmwOp,
+        /// The ordering, where the operation has one.
         ordering: Ordering,
+        /// What it depends on.
+        dep: Option<Dep>,
     },
-    /// `r = cmpxchg(x, old, new)`.
-    Cmpxchg {
-        /// The variable.
-        var: usize,
-        /// The value compared with.
-        expected: i64,
-        /// The value stored on success.
-        new: i64,
-        /// The ordering.
-        ordering: Ordering,
-    },
-    /// `r = atomic_fetch_add(v, x)`.
-    FetchAdd {
-        /// The variable.
-        var: usize,
-        /// The value added.
-        value: i64,
-        /// The ordering.
-        ordering: Ordering,
-    },
-    /// `atomic_add(v, x)`, which returns nothing.
-    Add {
-        /// The variable.
-        var: usize,
-        /// The value added.
-        value: i64,
-    },
-    /// `if (r == v) { body }`, where `r` is the register of an earlier statement of the
-    /// thread (`reg` is taken modulo their number; with none, the body runs unguarded).
+    /// `if (...) { then } else { els }` on a register read earlier in the thread (`reg` is
+    /// taken modulo their number; with none, `then` runs unguarded).
     If {
         /// Which earlier register.
         reg: usize,
-        /// The value compared with.
-        value: i64,
-        /// The guarded statement (never an `if`).
-        body: Box<SketchStmt>,
+        /// The test.
+        cond: Cond,
+        /// The statements run when the test holds.
+        then: Vec<SketchStmt>,
+        /// The statements run when it does not.
+        els: Vec<SketchStmt>,
+    },
+    /// `spin_lock(l); body; spin_unlock(l);`
+    Lock {
+        /// The lock.
+        lock: usize,
+        /// The critical section.
+        body: Vec<SketchStmt>,
+    },
+    /// `r = spin_trylock(l); if (r) { body; spin_unlock(l); }`
+    TryLock {
+        /// The lock.
+        lock: usize,
+        /// The critical section.
+        body: Vec<SketchStmt>,
+    },
+    /// `r = spin_is_locked(l);`
+    IsLocked {
+        /// The lock.
+        lock: usize,
+    },
+    /// `rcu_read_lock(); body; rcu_read_unlock();`
+    RcuRead(Vec<SketchStmt>),
+    /// `r = srcu_read_lock(s); body; srcu_read_unlock(s, r);`
+    SrcuRead {
+        /// The SRCU domain.
+        domain: usize,
+        /// The read-side critical section.
+        body: Vec<SketchStmt>,
+    },
+    /// `synchronize_srcu(s);`
+    SynchronizeSrcu {
+        /// The SRCU domain.
+        domain: usize,
+    },
+    /// A read of the pointer variable `p` into a new register (`r = rcu_dereference(*p)`),
+    /// then, when `deref` says how, a read through it into another (`r' = READ_ONCE(*r)`).
+    PtrRead {
+        /// How `p` is read.
+        kind: ReadKind,
+        /// How the pointer read is dereferenced, if it is.
+        deref: Option<ReadKind>,
+    },
+    /// A write of a variable's address to `p`: `rcu_assign_pointer(*p, x)`.
+    PtrWrite {
+        /// The variable whose address is written.
+        var: usize,
+        /// How the write is spelled.
+        kind: WriteKind,
+    },
+    /// An access through a pointer read earlier in the thread (`reg` is taken modulo their
+    /// number; with none, `r0 = READ_ONCE(*p)` comes first): `r = READ_ONCE(*r0)`, or
+    /// `WRITE_ONCE(*r0, v)` when `value` is given.
+    Deref {
+        /// Which pointer read earlier.
+        reg: usize,
+        /// The value written, for a write.
+        value: Option<i64>,
     },
 }
 
 impl SketchStmt {
-    /// The number of memory accesses the statement makes when it runs (an RMW counts once:
-    /// it is one atomic step).
+    /// The number of primitives the statement writes: accesses, fences, lock and SRCU
+    /// calls, `if`s.
+    pub fn size(&self) -> usize {
+        let body = |b: &[SketchStmt]| b.iter().map(SketchStmt::size).sum::<usize>();
+        match self {
+            SketchStmt::If { then, els, .. } => 1 + body(then) + body(els),
+            SketchStmt::Lock { body: b, .. }
+            | SketchStmt::TryLock { body: b, .. }
+            | SketchStmt::SrcuRead { body: b, .. }
+            | SketchStmt::RcuRead(b) => 2 + body(b),
+            SketchStmt::PtrRead { deref: Some(_), .. } => 2,
+            _ => 1,
+        }
+    }
+
+    /// The number of memory accesses the statement makes when it runs, its compound parts
+    /// all taken (an RMW counts once: it is one atomic step).
     fn accesses(&self) -> usize {
+        let body = |b: &[SketchStmt]| b.iter().map(SketchStmt::accesses).sum::<usize>();
         match self {
             SketchStmt::Fence(_) => 0,
-            SketchStmt::If { body, .. } => body.accesses(),
+            SketchStmt::If { then, els, .. } => body(then).max(body(els)),
+            SketchStmt::Lock { body: b, .. }
+            | SketchStmt::TryLock { body: b, .. }
+            | SketchStmt::SrcuRead { body: b, .. } => 2 + body(b),
+            SketchStmt::RcuRead(b) => body(b),
+            SketchStmt::PtrRead { deref: Some(_), .. } => 2,
             _ => 1,
         }
     }
@@ -147,10 +526,67 @@ impl SketchStmt {
 /// What an atom of the condition tests; indices are taken modulo what exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// A register: a thread, and one of its registers.
+    /// A register: a thread, and one of the registers it reads into.
     Reg(usize, usize),
     /// A shared variable.
     Var(usize),
+    /// A spinlock (whose final value herd7 flags as `lock-final`).
+    Lock(usize),
+}
+
+/// How an atom of a proposition joins the atoms before it: `(before) op atom`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Join {
+    /// `/\`.
+    And,
+    /// `\/`.
+    Or,
+    /// `=>`.
+    Implies,
+}
+
+/// An atom of the condition or the filter, and how it joins the atoms before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Atom {
+    /// What is tested.
+    pub target: Target,
+    /// The value it is compared with.
+    pub value: i64,
+    /// Another thread's register it is compared with instead of `value` (`0:r0=1:r0`),
+    /// when it holds values as the target does.
+    pub against: Option<(usize, usize)>,
+    /// Whether the comparison is `!=`.
+    pub ne: bool,
+    /// Whether the atom is negated: `~x=1`.
+    pub negated: bool,
+    /// How the atom joins the atoms before it.
+    pub join: Join,
+}
+
+impl Atom {
+    /// `target = value`, joined by `/\`.
+    pub fn eq(target: Target, value: i64) -> Atom {
+        Atom {
+            target,
+            value,
+            against: None,
+            ne: false,
+            negated: false,
+            join: Join::And,
+        }
+    }
+}
+
+/// Which locations a generated test shows in its `locations` clause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// Every register and variable, so that a state is the whole final state.
+    All,
+    /// No `locations` clause: herd7 shows only the condition's locations.
+    None,
+    /// Those of the registers, variables and locks, in that order, whose bit is set (bit
+    /// `i` modulo 64 for the `i`th).
+    Some(u64),
 }
 
 /// A small random program, before it becomes a litmus test.
@@ -158,10 +594,224 @@ pub enum Target {
 pub struct Sketch {
     /// The number of shared variables (1 to 3).
     pub vars: usize,
+    /// Initial values of variables (`x=1;`), by index.
+    pub init: Vec<(usize, i64)>,
     /// The statements of each thread.
     pub threads: Vec<Vec<SketchStmt>>,
-    /// The atoms `target = value` of the `exists` clause.
-    pub condition: Vec<(Target, i64)>,
+    /// The quantifier of the condition.
+    pub quantifier: Quantifier,
+    /// The atoms of the condition.
+    pub condition: Vec<Atom>,
+    /// The atoms of the `filter` clause, if any.
+    pub filter: Vec<Atom>,
+    /// What the `locations` clause shows.
+    pub shown: Shown,
+    /// Whether every thread takes every variable as a parameter (otherwise only those it
+    /// uses, as diy writes them).
+    pub all_params: bool,
+}
+
+/// The construct classes a program can belong to, for counting results per construct.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// `READ_ONCE`, `WRITE_ONCE`, `atomic_read`, `atomic_set`.
+    Once,
+    /// Plain accesses: `*x = 1; r0 = *y;`.
+    Plain,
+    /// Acquire loads and release stores.
+    AcqRel,
+    /// `rcu_dereference` and `rcu_assign_pointer`.
+    RcuPointer,
+    /// An address dependency.
+    AddrDep,
+    /// A false data dependency.
+    DataDep,
+    /// A true data dependency (the value read is written).
+    ValueDep,
+    /// A control dependency, or any `if` on a value read.
+    CtrlDep,
+    /// A false dependency whose zero is computed by `-`, `&` or `*` rather than `^`.
+    DepArith,
+    /// `smp_mb()` and `smp_store_mb()`.
+    FenceMb,
+    /// `smp_rmb()`.
+    FenceRmb,
+    /// `smp_wmb()`.
+    FenceWmb,
+    /// `smp_mb__before_atomic()` and `smp_mb__after_atomic()`.
+    FenceAtomic,
+    /// `smp_mb__after_spinlock()`.
+    FenceSpinlock,
+    /// `smp_mb__after_unlock_lock()`.
+    FenceUnlockLock,
+    /// `smp_mb__after_srcu_read_unlock()`.
+    FenceSrcu,
+    /// `barrier()`.
+    Barrier,
+    /// `xchg` and `atomic_xchg`.
+    RmwXchg,
+    /// `cmpxchg` and `atomic_cmpxchg`, succeeding or failing.
+    RmwCmpxchg,
+    /// `atomic_add` and the other operations that return nothing.
+    RmwOp,
+    /// `atomic_add_return` and its kind.
+    RmwReturn,
+    /// `atomic_fetch_add` and its kind.
+    RmwFetch,
+    /// `atomic_dec_and_test` and its kind, `atomic_add_negative`.
+    RmwTest,
+    /// `atomic_add_unless`.
+    RmwAddUnless,
+    /// `spin_lock` and `spin_unlock`.
+    Lock,
+    /// `spin_trylock`.
+    TryLock,
+    /// `spin_is_locked`.
+    IsLocked,
+    /// A spinlock's final value observed.
+    LockFinal,
+    /// RCU read-side sections and grace periods.
+    Rcu,
+    /// SRCU read-side sections and grace periods.
+    Srcu,
+    /// Pointers published and dereferenced: `rcu_assign_pointer(*p, x)`,
+    /// `r0 = rcu_dereference(*p); r1 = READ_ONCE(*r0);`.
+    Pointer,
+    /// Initial values other than 0.
+    Init,
+    /// A `~exists` condition.
+    NotExists,
+    /// A `forall` condition.
+    Forall,
+    /// A disjunction in the condition.
+    Or,
+    /// A negation or a `!=` in the condition.
+    Not,
+    /// An implication in the condition.
+    Implies,
+    /// A condition comparing two registers: `0:r0=1:r0`.
+    RegCompare,
+    /// A `filter` clause.
+    Filter,
+    /// No `locations` clause.
+    LocationsNone,
+    /// A `locations` clause showing some of the locations.
+    LocationsSome,
+}
+
+impl Class {
+    /// Every class, in order.
+    pub const ALL: [Class; 41] = [
+        Class::Once,
+        Class::Plain,
+        Class::AcqRel,
+        Class::RcuPointer,
+        Class::AddrDep,
+        Class::DataDep,
+        Class::ValueDep,
+        Class::CtrlDep,
+        Class::DepArith,
+        Class::FenceMb,
+        Class::FenceRmb,
+        Class::FenceWmb,
+        Class::FenceAtomic,
+        Class::FenceSpinlock,
+        Class::FenceUnlockLock,
+        Class::FenceSrcu,
+        Class::Barrier,
+        Class::RmwXchg,
+        Class::RmwCmpxchg,
+        Class::RmwOp,
+        Class::RmwReturn,
+        Class::RmwFetch,
+        Class::RmwTest,
+        Class::RmwAddUnless,
+        Class::Lock,
+        Class::TryLock,
+        Class::IsLocked,
+        Class::LockFinal,
+        Class::Rcu,
+        Class::Srcu,
+        Class::Pointer,
+        Class::Init,
+        Class::NotExists,
+        Class::Forall,
+        Class::Or,
+        Class::Not,
+        Class::Implies,
+        Class::RegCompare,
+        Class::Filter,
+        Class::LocationsNone,
+        Class::LocationsSome,
+    ];
+
+    /// The class's name: `addr-dep`, `rmw-cmpxchg`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Once => "once",
+            Class::Plain => "plain",
+            Class::AcqRel => "acq-rel",
+            Class::RcuPointer => "rcu-pointer",
+            Class::AddrDep => "addr-dep",
+            Class::DataDep => "data-dep",
+            Class::ValueDep => "value-dep",
+            Class::CtrlDep => "ctrl-dep",
+            Class::DepArith => "dep-arith",
+            Class::FenceMb => "fence-mb",
+            Class::FenceRmb => "fence-rmb",
+            Class::FenceWmb => "fence-wmb",
+            Class::FenceAtomic => "fence-atomic",
+            Class::FenceSpinlock => "fence-spinlock",
+            Class::FenceUnlockLock => "fence-unlock-lock",
+            Class::FenceSrcu => "fence-srcu",
+            Class::Barrier => "barrier",
+            Class::RmwXchg => "rmw-xchg",
+            Class::RmwCmpxchg => "rmw-cmpxchg",
+            Class::RmwOp => "rmw-op",
+            Class::RmwReturn => "rmw-return",
+            Class::RmwFetch => "rmw-fetch",
+            Class::RmwTest => "rmw-test",
+            Class::RmwAddUnless => "rmw-add-unless",
+            Class::Lock => "lock",
+            Class::TryLock => "trylock",
+            Class::IsLocked => "is-locked",
+            Class::LockFinal => "lock-final",
+            Class::Rcu => "rcu",
+            Class::Srcu => "srcu",
+            Class::Pointer => "pointer",
+            Class::Init => "init",
+            Class::NotExists => "not-exists",
+            Class::Forall => "forall",
+            Class::Or => "or",
+            Class::Not => "not",
+            Class::Implies => "implies",
+            Class::RegCompare => "reg-compare",
+            Class::Filter => "filter",
+            Class::LocationsNone => "locations-none",
+            Class::LocationsSome => "locations-some",
+        }
+    }
+
+    /// The class named `name`.
+    pub fn from_name(name: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+impl std::fmt::Display for Class {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which primitives a strategy draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vocabulary {
+    /// The primitives SC, TSO and the LKMM all give meaning to (see the module's
+    /// documentation), every location shown, `exists` of a conjunction.
+    Basic,
+    /// The LKMM's whole vocabulary, in diy7's spelling, with varied conditions.
+    Lkmm,
 }
 
 /// Bounds on the sketches a strategy draws.
@@ -171,7 +821,8 @@ pub struct Config {
     pub min_threads: usize,
     /// The most threads.
     pub max_threads: usize,
-    /// The most statements per thread (at least one each).
+    /// The most statements per thread (at least one each), compound statements counting
+    /// once.
     pub max_stmts: usize,
     /// The most shared variables (at least two are used when there are two threads or more).
     pub max_vars: usize,
@@ -179,10 +830,19 @@ pub struct Config {
     pub rmws: bool,
     /// Whether to draw `if` statements.
     pub branches: bool,
+    /// Which primitives to draw.
+    pub vocabulary: Vocabulary,
+    /// Classes never to draw (with [`Vocabulary::Lkmm`]): statements of them are not drawn,
+    /// and a sketch with a condition or a `locations` clause of them is drawn again.
+    pub without: Vec<Class>,
+    /// The most primitives in all threads together ([`SketchStmt::size`]; the last
+    /// threads lose statements beyond it), so that tests of many threads stay small.
+    pub max_size: usize,
 }
 
 impl Default for Config {
-    /// 2 to 4 threads of 1 to 3 statements over 2 or 3 variables, with RMWs and branches.
+    /// 2 to 4 threads of 1 to 3 statements over 2 or 3 variables, with RMWs and branches,
+    /// from the basic vocabulary.
     fn default() -> Config {
         Config {
             min_threads: 2,
@@ -191,7 +851,53 @@ impl Default for Config {
             max_vars: 3,
             rmws: true,
             branches: true,
+            vocabulary: Vocabulary::Basic,
+            without: Vec::new(),
+            max_size: usize::MAX,
         }
+    }
+}
+
+impl Config {
+    /// 2 to 5 threads (2 and 3 most often) of 1 to 4 statements, 9 primitives at most in
+    /// all, over 2 or 3 variables, from the LKMM's whole vocabulary.
+    pub fn lkmm() -> Config {
+        Config {
+            min_threads: 2,
+            max_threads: 5,
+            max_stmts: 4,
+            max_vars: 3,
+            rmws: true,
+            branches: true,
+            vocabulary: Vocabulary::Lkmm,
+            without: Vec::new(),
+            max_size: 9,
+        }
+    }
+
+    fn allows(&self, class: Class) -> bool {
+        !self.without.contains(&class)
+            && (self.rmws || !class.name().starts_with("rmw-"))
+            && (self.branches || class != Class::CtrlDep)
+    }
+}
+
+/// A weighted choice among the alternatives whose class `config` allows (an alternative
+/// of no class is always allowed), or `fallback` when it allows none.
+fn choose<T: Clone + std::fmt::Debug + 'static>(
+    config: &Config,
+    arms: Vec<(u32, Option<Class>, BoxedStrategy<T>)>,
+    fallback: BoxedStrategy<T>,
+) -> BoxedStrategy<T> {
+    let arms: Vec<(u32, BoxedStrategy<T>)> = arms
+        .into_iter()
+        .filter(|(_, class, _)| class.is_none_or(|c| config.allows(c)))
+        .map(|(w, _, s)| (w, s))
+        .collect();
+    if arms.is_empty() {
+        fallback
+    } else {
+        Union::new_weighted(arms).boxed()
     }
 }
 
@@ -204,34 +910,58 @@ fn ordering() -> impl Strategy<Value = Ordering> {
     ]
 }
 
-fn leaf(vars: usize, rmws: bool) -> BoxedStrategy<SketchStmt> {
+/// A leaf statement of the basic vocabulary.
+fn basic_leaf(vars: usize, rmws: bool) -> BoxedStrategy<SketchStmt> {
     let var = 0..vars;
     let value = 1i64..=2;
     let plain = prop_oneof![
-        4 => (var.clone(), value.clone(), any::<bool>())
-            .prop_map(|(var, value, release)| SketchStmt::Write { var, value, release }),
-        4 => (var.clone(), any::<bool>()).prop_map(|(var, acquire)| SketchStmt::Read { var, acquire }),
+        4 => (var.clone(), value.clone(), any::<bool>()).prop_map(|(var, value, release)| {
+            SketchStmt::Write {
+                var,
+                value,
+                kind: if release { WriteKind::Release } else { WriteKind::Once },
+                dep: None,
+            }
+        }),
+        4 => (var.clone(), any::<bool>()).prop_map(|(var, acquire)| SketchStmt::Read {
+            var,
+            kind: if acquire { ReadKind::Acquire } else { ReadKind::Once },
+            dep: None,
+        }),
         2 => prop_oneof![Just(Fence::Mb), Just(Fence::Rmb), Just(Fence::Wmb)].prop_map(SketchStmt::Fence),
     ];
     if !rmws {
         return plain.boxed();
     }
+    let rmw = |var, op, ordering| SketchStmt::Rmw {
+        var,
+        op,
+        ordering,
+        dep: None,
+    };
     prop_oneof![
         10 => plain,
-        1 => (var.clone(), value.clone(), ordering())
-            .prop_map(|(var, value, ordering)| SketchStmt::Xchg { var, value, ordering }),
+        1 => (var.clone(), value.clone(), ordering()).prop_map(move |(var, value, ordering)| {
+            rmw(var, RmwOp::Xchg { value, atomic: false }, ordering)
+        }),
         1 => (var.clone(), 0i64..=1, value.clone(), ordering()).prop_map(
-            |(var, expected, new, ordering)| SketchStmt::Cmpxchg { var, expected, new, ordering }
+            move |(var, expected, new, ordering)| {
+                rmw(var, RmwOp::Cmpxchg { expected, new, atomic: false }, ordering)
+            }
         ),
-        1 => (var.clone(), value.clone(), ordering())
-            .prop_map(|(var, value, ordering)| SketchStmt::FetchAdd { var, value, ordering }),
-        1 => (var, value).prop_map(|(var, value)| SketchStmt::Add { var, value }),
+        1 => (var.clone(), value.clone(), ordering()).prop_map(move |(var, value, ordering)| {
+            rmw(var, RmwOp::FetchOp { op: ArithOp::Add, value }, ordering)
+        }),
+        1 => (var, value).prop_map(move |(var, value)| {
+            rmw(var, RmwOp::Op { op: ArithOp::Add, value }, Ordering::Full)
+        }),
     ]
     .boxed()
 }
 
-fn stmt(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
-    let leaf = leaf(vars, config.rmws);
+/// A statement of the basic vocabulary.
+fn basic_stmt(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
+    let leaf = basic_leaf(vars, config.rmws);
     if !config.branches {
         return leaf;
     }
@@ -239,11 +969,388 @@ fn stmt(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
         6 => leaf.clone(),
         1 => (any::<usize>(), 0i64..=2, leaf).prop_map(|(reg, value, body)| SketchStmt::If {
             reg,
-            value,
-            body: Box::new(body),
+            cond: Cond::Eq(value),
+            then: vec![body],
+            els: Vec::new(),
         }),
     ]
     .boxed()
+}
+
+fn zero() -> impl Strategy<Value = Zero> {
+    prop_oneof![
+        6 => Just(Zero::Xor),
+        1 => Just(Zero::Sub),
+        1 => Just(Zero::And),
+        1 => Just(Zero::Mul),
+    ]
+}
+
+/// The dependency of an access: none, or one of `kinds`.
+fn dep(config: &Config, kinds: &[DepKind]) -> BoxedStrategy<Option<Dep>> {
+    let mut arms: Vec<(u32, Option<Class>, BoxedStrategy<Option<Dep>>)> = Vec::new();
+    for &kind in kinds {
+        let class = match kind {
+            DepKind::Addr => Class::AddrDep,
+            DepKind::Data => Class::DataDep,
+            DepKind::Value => Class::ValueDep,
+        };
+        let weight = if kind == DepKind::Value { 1 } else { 3 };
+        arms.push((
+            weight,
+            Some(class),
+            (any::<usize>(), zero())
+                .prop_map(move |(reg, zero)| Some(Dep { reg, kind, zero }))
+                .boxed(),
+        ));
+    }
+    let deps = choose(config, arms, Just(None).boxed());
+    prop_oneof![3 => Just(None), 2 => deps].boxed()
+}
+
+/// A leaf statement of the LKMM vocabulary.
+fn lkmm_leaf(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
+    let var = 0..vars;
+    let value = 1i64..=2;
+    let read_kind = choose(
+        config,
+        vec![
+            (8, Some(Class::Once), Just(ReadKind::Once).boxed()),
+            (1, Some(Class::Once), Just(ReadKind::AtomicRead).boxed()),
+            (4, Some(Class::Plain), Just(ReadKind::Plain).boxed()),
+            (3, Some(Class::AcqRel), Just(ReadKind::Acquire).boxed()),
+            (
+                1,
+                Some(Class::AcqRel),
+                Just(ReadKind::AtomicReadAcquire).boxed(),
+            ),
+            (
+                2,
+                Some(Class::RcuPointer),
+                Just(ReadKind::Dereference).boxed(),
+            ),
+        ],
+        Just(ReadKind::Once).boxed(),
+    );
+    let write_kind = choose(
+        config,
+        vec![
+            (8, Some(Class::Once), Just(WriteKind::Once).boxed()),
+            (1, Some(Class::Once), Just(WriteKind::AtomicSet).boxed()),
+            (4, Some(Class::Plain), Just(WriteKind::Plain).boxed()),
+            (3, Some(Class::AcqRel), Just(WriteKind::Release).boxed()),
+            (
+                1,
+                Some(Class::AcqRel),
+                Just(WriteKind::AtomicSetRelease).boxed(),
+            ),
+            (
+                2,
+                Some(Class::RcuPointer),
+                Just(WriteKind::AssignPointer).boxed(),
+            ),
+            (1, Some(Class::FenceMb), Just(WriteKind::StoreMb).boxed()),
+        ],
+        Just(WriteKind::Once).boxed(),
+    );
+    let fence = choose(
+        config,
+        vec![
+            (4, Some(Class::FenceMb), Just(Fence::Mb).boxed()),
+            (2, Some(Class::FenceRmb), Just(Fence::Rmb).boxed()),
+            (2, Some(Class::FenceWmb), Just(Fence::Wmb).boxed()),
+            (
+                1,
+                Some(Class::FenceAtomic),
+                Just(Fence::BeforeAtomic).boxed(),
+            ),
+            (
+                1,
+                Some(Class::FenceAtomic),
+                Just(Fence::AfterAtomic).boxed(),
+            ),
+            (
+                1,
+                Some(Class::FenceSpinlock),
+                Just(Fence::AfterSpinlock).boxed(),
+            ),
+            (
+                1,
+                Some(Class::FenceUnlockLock),
+                Just(Fence::AfterUnlockLock).boxed(),
+            ),
+            (
+                1,
+                Some(Class::FenceSrcu),
+                Just(Fence::AfterSrcuReadUnlock).boxed(),
+            ),
+            (1, Some(Class::Barrier), Just(Fence::Barrier).boxed()),
+            (2, Some(Class::Rcu), Just(Fence::SynchronizeRcu).boxed()),
+            (
+                1,
+                Some(Class::Rcu),
+                Just(Fence::SynchronizeRcuExpedited).boxed(),
+            ),
+        ],
+        Just(Fence::Mb).boxed(),
+    );
+    let write_dep = dep(config, &[DepKind::Addr, DepKind::Data, DepKind::Value]);
+    let read_dep = dep(config, &[DepKind::Addr]);
+    let arith = prop_oneof![
+        Just(ArithOp::Add),
+        Just(ArithOp::Sub),
+        Just(ArithOp::Inc),
+        Just(ArithOp::Dec),
+        Just(ArithOp::And),
+        Just(ArithOp::Or),
+        Just(ArithOp::Xor),
+        Just(ArithOp::AndNot),
+    ];
+    let rmw_op = choose(
+        config,
+        vec![
+            (
+                3,
+                Some(Class::RmwXchg),
+                (value.clone(), any::<bool>())
+                    .prop_map(|(value, atomic)| RmwOp::Xchg { value, atomic })
+                    .boxed(),
+            ),
+            (
+                3,
+                Some(Class::RmwCmpxchg),
+                (0i64..=2, value.clone(), any::<bool>())
+                    .prop_map(|(expected, new, atomic)| RmwOp::Cmpxchg {
+                        expected,
+                        new,
+                        atomic,
+                    })
+                    .boxed(),
+            ),
+            (
+                2,
+                Some(Class::RmwOp),
+                (arith.clone(), value.clone())
+                    .prop_map(|(op, value)| RmwOp::Op { op, value })
+                    .boxed(),
+            ),
+            (
+                2,
+                Some(Class::RmwReturn),
+                (
+                    prop_oneof![
+                        Just(ArithOp::Add),
+                        Just(ArithOp::Sub),
+                        Just(ArithOp::Inc),
+                        Just(ArithOp::Dec)
+                    ],
+                    value.clone(),
+                )
+                    .prop_map(|(op, value)| RmwOp::OpReturn { op, value })
+                    .boxed(),
+            ),
+            (
+                2,
+                Some(Class::RmwFetch),
+                (arith, value.clone())
+                    .prop_map(|(op, value)| RmwOp::FetchOp { op, value })
+                    .boxed(),
+            ),
+            (
+                1,
+                Some(Class::RmwTest),
+                (
+                    prop_oneof![
+                        Just(TestOp::SubAndTest),
+                        Just(TestOp::DecAndTest),
+                        Just(TestOp::IncAndTest),
+                        Just(TestOp::AddNegative)
+                    ],
+                    value.clone(),
+                )
+                    .prop_map(|(op, value)| RmwOp::Test { op, value })
+                    .boxed(),
+            ),
+            (
+                1,
+                Some(Class::RmwAddUnless),
+                (value.clone(), 0i64..=2)
+                    .prop_map(|(value, unless)| RmwOp::AddUnless { value, unless })
+                    .boxed(),
+            ),
+        ],
+        Just(RmwOp::Xchg {
+            value: 1,
+            atomic: false,
+        })
+        .boxed(),
+    );
+    let rmw_dep = dep(config, &[DepKind::Addr, DepKind::Data]);
+    let lock = 0..LOCKS.len();
+    let mut arms = vec![
+        (
+            12,
+            None,
+            (var.clone(), value.clone(), write_kind, write_dep)
+                .prop_map(|(var, value, kind, dep)| SketchStmt::Write {
+                    var,
+                    value,
+                    kind,
+                    dep,
+                })
+                .boxed(),
+        ),
+        (
+            12,
+            None,
+            (var.clone(), read_kind, read_dep)
+                .prop_map(|(var, kind, dep)| SketchStmt::Read { var, kind, dep })
+                .boxed(),
+        ),
+        (5, None, fence.prop_map(SketchStmt::Fence).boxed()),
+        (
+            1,
+            Some(Class::IsLocked),
+            lock.prop_map(|lock| SketchStmt::IsLocked { lock }).boxed(),
+        ),
+        (
+            1,
+            Some(Class::Srcu),
+            (0..SRCU.len())
+                .prop_map(|domain| SketchStmt::SynchronizeSrcu { domain })
+                .boxed(),
+        ),
+        (
+            1,
+            Some(Class::Pointer),
+            (
+                prop_oneof![
+                    2 => Just(ReadKind::Dereference),
+                    1 => Just(ReadKind::Once),
+                    1 => Just(ReadKind::Acquire),
+                ],
+                prop_oneof![
+                    1 => Just(None),
+                    2 => Just(Some(ReadKind::Once)),
+                    1 => Just(Some(ReadKind::Plain)),
+                    1 => Just(Some(ReadKind::Acquire)),
+                ],
+            )
+                .prop_map(|(kind, deref)| SketchStmt::PtrRead { kind, deref })
+                .boxed(),
+        ),
+        (
+            1,
+            Some(Class::Pointer),
+            (
+                var.clone(),
+                prop_oneof![
+                    2 => Just(WriteKind::AssignPointer),
+                    1 => Just(WriteKind::Once),
+                    1 => Just(WriteKind::Release),
+                ],
+            )
+                .prop_map(|(var, kind)| SketchStmt::PtrWrite { var, kind })
+                .boxed(),
+        ),
+        (
+            1,
+            Some(Class::Pointer),
+            (
+                any::<usize>(),
+                prop_oneof![Just(None), value.clone().prop_map(Some)],
+            )
+                .prop_map(|(reg, value)| SketchStmt::Deref { reg, value })
+                .boxed(),
+        ),
+    ];
+    if config.rmws {
+        arms.push((
+            5,
+            None,
+            (var.clone(), rmw_op, ordering(), rmw_dep)
+                .prop_map(|(var, op, ordering, dep)| SketchStmt::Rmw {
+                    var,
+                    op,
+                    ordering,
+                    dep,
+                })
+                .boxed(),
+        ));
+    }
+    choose(config, arms, Just(SketchStmt::Fence(Fence::Mb)).boxed())
+}
+
+/// An `if` of the LKMM vocabulary around `body`.
+fn lkmm_if(body: BoxedStrategy<SketchStmt>) -> BoxedStrategy<SketchStmt> {
+    let cond = prop_oneof![
+        3 => Just(Cond::Diy),
+        2 => (0i64..=2).prop_map(Cond::Eq),
+        1 => (0i64..=2).prop_map(Cond::Ne),
+    ];
+    (
+        any::<usize>(),
+        cond,
+        prop::collection::vec(body.clone(), 1..=2),
+        prop_oneof![3 => Just(Vec::new()), 1 => prop::collection::vec(body, 1..=1)],
+    )
+        .prop_map(|(reg, cond, then, els)| SketchStmt::If {
+            reg,
+            cond,
+            then,
+            els,
+        })
+        .boxed()
+}
+
+/// A statement of the LKMM vocabulary: a leaf, or a compound statement around one or two
+/// leaves or `if`s of leaves.
+fn lkmm_stmt(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
+    let leaf = lkmm_leaf(vars, config);
+    let inner = choose(
+        config,
+        vec![
+            (5, None, leaf.clone()),
+            (1, Some(Class::CtrlDep), lkmm_if(leaf.clone())),
+        ],
+        leaf.clone(),
+    );
+    let body = prop::collection::vec(inner, 1..=2);
+    let lock = 0..LOCKS.len();
+    choose(
+        config,
+        vec![
+            (16, None, leaf.clone()),
+            (3, Some(Class::CtrlDep), lkmm_if(leaf)),
+            (
+                1,
+                Some(Class::Lock),
+                (lock.clone(), body.clone())
+                    .prop_map(|(lock, body)| SketchStmt::Lock { lock, body })
+                    .boxed(),
+            ),
+            (
+                1,
+                Some(Class::TryLock),
+                (lock, body.clone())
+                    .prop_map(|(lock, body)| SketchStmt::TryLock { lock, body })
+                    .boxed(),
+            ),
+            (
+                2,
+                Some(Class::Rcu),
+                body.clone().prop_map(SketchStmt::RcuRead).boxed(),
+            ),
+            (
+                1,
+                Some(Class::Srcu),
+                (0..SRCU.len(), body)
+                    .prop_map(|(domain, body)| SketchStmt::SrcuRead { domain, body })
+                    .boxed(),
+            ),
+        ],
+        Just(SketchStmt::Fence(Fence::Mb)).boxed(),
+    )
 }
 
 /// The strategy for sketches within `config`.
@@ -255,24 +1362,169 @@ fn stmt(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
 pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
     let max_vars = config.max_vars.clamp(1, VARS.len());
     let vars = 2.min(max_vars)..=max_vars;
-    let thread = prop::collection::vec(stmt(max_vars, &config), 1..=config.max_stmts.max(1));
-    let atom = (
+    let lkmm = config.vocabulary == Vocabulary::Lkmm;
+    let stmt = if lkmm {
+        lkmm_stmt(max_vars, &config)
+    } else {
+        basic_stmt(max_vars, &config)
+    };
+    let thread = prop::collection::vec(stmt, 1..=config.max_stmts.max(1));
+    let target = if lkmm {
+        prop_oneof![
+            12 => (any::<usize>(), any::<usize>()).prop_map(|(t, r)| Target::Reg(t, r)),
+            4 => any::<usize>().prop_map(Target::Var),
+            1 => any::<usize>().prop_map(Target::Lock),
+        ]
+        .boxed()
+    } else {
         prop_oneof![
             3 => (any::<usize>(), any::<usize>()).prop_map(|(t, r)| Target::Reg(t, r)),
             1 => any::<usize>().prop_map(Target::Var),
-        ],
-        0i64..=2,
-    );
-    (
+        ]
+        .boxed()
+    };
+    let atom = if lkmm {
+        (
+            target,
+            0i64..=2,
+            prop_oneof![
+                12 => Just(None),
+                1 => (any::<usize>(), any::<usize>()).prop_map(Some),
+            ],
+            prop::bool::weighted(0.08),
+            prop::bool::weighted(0.08),
+            prop_oneof![
+                16 => Just(Join::And),
+                3 => Just(Join::Or),
+                1 => Just(Join::Implies),
+            ],
+        )
+            .prop_map(|(target, value, against, ne, negated, join)| Atom {
+                target,
+                value,
+                against,
+                ne,
+                negated,
+                join,
+            })
+            .boxed()
+    } else {
+        (target, 0i64..=2)
+            .prop_map(|(target, value)| Atom::eq(target, value))
+            .boxed()
+    };
+    let quantifier = if lkmm {
+        prop_oneof![
+            8 => Just(Quantifier::Exists),
+            1 => Just(Quantifier::NotExists),
+            1 => Just(Quantifier::Forall),
+        ]
+        .boxed()
+    } else {
+        Just(Quantifier::Exists).boxed()
+    };
+    let shown = if lkmm {
+        prop_oneof![
+            2 => Just(Shown::All),
+            2 => Just(Shown::None),
+            1 => any::<u64>().prop_map(Shown::Some),
+        ]
+        .boxed()
+    } else {
+        Just(Shown::All).boxed()
+    };
+    let init = if lkmm && config.allows(Class::Init) {
+        prop_oneof![
+            6 => Just(Vec::new()),
+            1 => prop::collection::vec((0..max_vars, 1i64..=2), 1..=2),
+        ]
+        .boxed()
+    } else {
+        Just(Vec::new()).boxed()
+    };
+    let filter = if lkmm {
+        prop_oneof![
+            12 => Just(Vec::new()),
+            1 => prop::collection::vec(atom.clone(), 1..=2),
+        ]
+        .boxed()
+    } else {
+        Just(Vec::new()).boxed()
+    };
+    let max_size = config.max_size.max(1);
+    let without = config.without.clone();
+    let drawn = (
         vars,
-        prop::collection::vec(thread, config.min_threads..=config.max_threads),
+        init,
+        prop::collection::vec(thread, config.max_threads.max(1)),
+        threads(config.min_threads, config.max_threads, lkmm),
+        quantifier,
         prop::collection::vec(atom, 1..=3),
+        filter,
+        shown,
     )
-        .prop_map(|(vars, threads, condition)| Sketch {
-            vars,
-            threads,
-            condition,
+        .prop_map(
+            move |(vars, init, mut threads, count, quantifier, condition, filter, shown)| {
+                threads.truncate(count);
+                trim(&mut threads, max_size);
+                Sketch {
+                    vars,
+                    init,
+                    threads,
+                    quantifier,
+                    condition,
+                    filter,
+                    shown,
+                    all_params: !lkmm,
+                }
+            },
+        );
+    if without.is_empty() {
+        return drawn.boxed();
+    }
+    // Statements of a class left out are never drawn; a condition or a `locations` clause
+    // of one is drawn again.
+    drawn
+        .prop_filter("a class left out", move |s| {
+            s.classes().iter().all(|c| !without.contains(c))
         })
+        .boxed()
+}
+
+/// The number of threads: uniform in `min..=max`, or, for the LKMM vocabulary, two and
+/// three twice as often as four, and four twice as often as five and more, as in diy7's
+/// tests.
+fn threads(min: usize, max: usize, lkmm: bool) -> BoxedStrategy<usize> {
+    let (min, max) = (min.max(1), max.max(min.max(1)));
+    if !lkmm {
+        return (min..=max).boxed();
+    }
+    let arms: Vec<(u32, BoxedStrategy<usize>)> = (min..=max)
+        .map(|n| {
+            (
+                if n <= 3 {
+                    4
+                } else if n == 4 {
+                    2
+                } else {
+                    1
+                },
+                Just(n).boxed(),
+            )
+        })
+        .collect();
+    Union::new_weighted(arms).boxed()
+}
+
+/// Drops the last statements of the last threads until their [`SketchStmt::size`] is at
+/// most `max` in all, leaving each thread at least one.
+fn trim(threads: &mut [Vec<SketchStmt>], max: usize) {
+    let mut total: usize = threads.iter().flatten().map(SketchStmt::size).sum();
+    for t in threads.iter_mut().rev() {
+        while total > max && t.len() > 1 {
+            total -= t.pop().map_or(0, |s| s.size());
+        }
+    }
 }
 
 /// The strategy for litmus tests within `config`.
@@ -298,6 +1550,36 @@ pub fn from_bytes(bytes: &[u8], config: Config) -> Option<Sketch> {
     for (i, s) in seed.iter_mut().enumerate() {
         *s ^= (h >> (8 * (i % 8))) as u8;
     }
+    draw(seed, config)
+}
+
+/// Draws the sketch numbered `seed`: the same seed and configuration give the same sketch.
+pub fn from_seed(seed: u64, config: Config) -> Sketch {
+    let mut bytes = [0u8; 32];
+    // SplitMix64, so that neighbouring seeds give unrelated sources.
+    let mut z = seed;
+    for chunk in bytes.chunks_mut(8) {
+        z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut v = z;
+        v = (v ^ (v >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        v = (v ^ (v >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        chunk.copy_from_slice(&(v ^ (v >> 31)).to_le_bytes());
+    }
+    // Drawing fails only when `without` rejects every sketch drawn (a local limit of
+    // proptest's); a lone fence stands for the sketch then.
+    draw(bytes, config).unwrap_or_else(|| Sketch {
+        vars: 1,
+        init: Vec::new(),
+        threads: vec![vec![SketchStmt::Fence(Fence::Mb)]],
+        quantifier: Quantifier::Exists,
+        condition: Vec::new(),
+        filter: Vec::new(),
+        shown: Shown::All,
+        all_params: true,
+    })
+}
+
+fn draw(seed: [u8; 32], config: Config) -> Option<Sketch> {
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &seed);
     let mut runner = TestRunner::new_with_rng(proptest::test_runner::Config::default(), rng);
     sketch(config)
@@ -330,260 +1612,15 @@ impl Sketch {
 
     /// The litmus test of the sketch, named `name`.
     pub fn to_test(&self, name: &str) -> Test {
-        let vars: Vec<&str> = VARS[..self.vars.clamp(1, VARS.len())].to_vec();
-        let mut threads = Vec::new();
-        let mut regs_per_thread = Vec::new();
-        for (i, stmts) in self.threads.iter().enumerate() {
-            let mut regs = 0usize;
-            let mut body = Vec::new();
-            for s in stmts {
-                if let Some(st) = lower_stmt(s, &vars, &mut regs) {
-                    body.push(st);
-                }
-            }
-            let mut decls: Vec<Stmt> = (0..regs)
-                .map(|r| {
-                    stmt_of(StmtKind::Decl {
-                        ty: int_type(0),
-                        name: ident(&format!("r{r}")),
-                        init: None,
-                    })
-                })
-                .collect();
-            decls.extend(body);
-            threads.push(Thread {
-                id: i as u32,
-                name_span: Span::DUMMY,
-                params: vars
-                    .iter()
-                    .map(|v| Param {
-                        ty: int_type(1),
-                        name: ident(v),
-                        span: Span::DUMMY,
-                    })
-                    .collect(),
-                body: decls,
-                span: Span::DUMMY,
-            });
-            regs_per_thread.push(regs);
-        }
-        // Every register and variable is shown, so that a state is the whole final state.
-        let mut locations = Vec::new();
-        for (t, &n) in regs_per_thread.iter().enumerate() {
-            for r in 0..n {
-                locations.push(register(t, r));
-            }
-        }
-        locations.extend(vars.iter().map(|v| Location::Global(ident(v))));
-        let with_regs: Vec<usize> = (0..regs_per_thread.len())
-            .filter(|&t| regs_per_thread[t] > 0)
-            .collect();
-        let mut prop: Option<Prop> = None;
-        for &(target, value) in &self.condition {
-            let loc = match target {
-                Target::Reg(t, r) if !with_regs.is_empty() => {
-                    let t = with_regs[t % with_regs.len()];
-                    register(t, r % regs_per_thread[t])
-                }
-                Target::Reg(_, v) | Target::Var(v) => Location::Global(ident(vars[v % vars.len()])),
-            };
-            let atom = Prop {
-                kind: PropKind::Atom(ast::Atom {
-                    loc,
-                    op: ast::CmpOp::Eq,
-                    value: ast::Value::Int(value),
-                    span: Span::DUMMY,
-                }),
-                span: Span::DUMMY,
-            };
-            prop = Some(match prop {
-                None => atom,
-                Some(p) => Prop {
-                    kind: PropKind::And(Box::new(p), Box::new(atom)),
-                    span: Span::DUMMY,
-                },
-            });
-        }
-        Test {
-            arch: "C".into(),
-            name: ident(name),
-            doc: None,
-            info: Vec::new(),
-            comments: Vec::new(),
-            expectations: Vec::new(),
-            init: Vec::new(),
-            threads,
-            locations: Some(locations),
-            filter: None,
-            condition: Some(Condition {
-                quantifier: Quantifier::Exists,
-                prop: prop.unwrap_or(Prop {
-                    kind: PropKind::True,
-                    span: Span::DUMMY,
-                }),
-                span: Span::DUMMY,
-            }),
-            span: Span::DUMMY,
-        }
+        build::build(self, name).0
     }
-}
 
-fn ident(name: &str) -> Ident {
-    Ident::new(name, Span::DUMMY)
-}
-
-fn int_type(pointers: u32) -> Type {
-    Type {
-        volatile: false,
-        base: "int".into(),
-        pointers,
-        span: Span::DUMMY,
+    /// The construct classes of the program [`Sketch::to_test`] writes (a dependency on
+    /// a thread that reads nothing before it, for one, is not written, and does not
+    /// count).
+    pub fn classes(&self) -> BTreeSet<Class> {
+        build::build(self, "generated").1
     }
-}
-
-fn register(thread: usize, reg: usize) -> Location {
-    Location::Register {
-        thread: thread as u32,
-        reg: ident(&format!("r{reg}")),
-        span: Span::DUMMY,
-    }
-}
-
-fn expr(kind: ExprKind) -> Expr {
-    Expr {
-        kind,
-        span: Span::DUMMY,
-    }
-}
-
-fn stmt_of(kind: StmtKind) -> Stmt {
-    Stmt {
-        kind,
-        span: Span::DUMMY,
-    }
-}
-
-fn int(n: i64) -> Expr {
-    expr(ExprKind::Int(n))
-}
-
-fn name(n: &str) -> Expr {
-    expr(ExprKind::Ident(ident(n)))
-}
-
-fn deref(n: &str) -> Expr {
-    expr(ExprKind::Deref(Box::new(name(n))))
-}
-
-fn call(func: &str, args: Vec<Expr>) -> Expr {
-    expr(ExprKind::Call {
-        func: ident(func),
-        args,
-    })
-}
-
-fn assign(reg: usize, rhs: Expr) -> Stmt {
-    stmt_of(StmtKind::Assign {
-        lhs: name(&format!("r{reg}")),
-        rhs,
-    })
-}
-
-/// The statement for `s`, numbering new registers from `*regs`.
-fn lower_stmt(s: &SketchStmt, vars: &[&str], regs: &mut usize) -> Option<Stmt> {
-    let v = |i: usize| vars[i % vars.len()];
-    let mut fresh = || {
-        *regs += 1;
-        *regs - 1
-    };
-    Some(match s {
-        SketchStmt::Write {
-            var,
-            value,
-            release: false,
-        } => stmt_of(StmtKind::Expr(call(
-            "WRITE_ONCE",
-            vec![deref(v(*var)), int(*value)],
-        ))),
-        SketchStmt::Write {
-            var,
-            value,
-            release: true,
-        } => stmt_of(StmtKind::Expr(call(
-            "smp_store_release",
-            vec![name(v(*var)), int(*value)],
-        ))),
-        SketchStmt::Read {
-            var,
-            acquire: false,
-        } => assign(fresh(), call("READ_ONCE", vec![deref(v(*var))])),
-        SketchStmt::Read { var, acquire: true } => {
-            assign(fresh(), call("smp_load_acquire", vec![name(v(*var))]))
-        }
-        SketchStmt::Fence(f) => {
-            let func = match f {
-                Fence::Mb => "smp_mb",
-                Fence::Rmb => "smp_rmb",
-                Fence::Wmb => "smp_wmb",
-            };
-            stmt_of(StmtKind::Expr(call(func, Vec::new())))
-        }
-        SketchStmt::Xchg {
-            var,
-            value,
-            ordering,
-        } => assign(
-            fresh(),
-            call(
-                &format!("xchg{}", ordering.suffix()),
-                vec![name(v(*var)), int(*value)],
-            ),
-        ),
-        SketchStmt::Cmpxchg {
-            var,
-            expected,
-            new,
-            ordering,
-        } => assign(
-            fresh(),
-            call(
-                &format!("cmpxchg{}", ordering.suffix()),
-                vec![name(v(*var)), int(*expected), int(*new)],
-            ),
-        ),
-        SketchStmt::FetchAdd {
-            var,
-            value,
-            ordering,
-        } => assign(
-            fresh(),
-            call(
-                &format!("atomic_fetch_add{}", ordering.suffix()),
-                vec![int(*value), name(v(*var))],
-            ),
-        ),
-        SketchStmt::Add { var, value } => stmt_of(StmtKind::Expr(call(
-            "atomic_add",
-            vec![int(*value), name(v(*var))],
-        ))),
-        SketchStmt::If { reg, value, body } => {
-            let defined = *regs;
-            let inner = lower_stmt(body, vars, regs)?;
-            if defined == 0 {
-                return Some(inner);
-            }
-            let cond = expr(ExprKind::Binary(
-                BinaryOp::Eq,
-                Box::new(name(&format!("r{}", reg % defined))),
-                Box::new(int(*value)),
-            ));
-            stmt_of(StmtKind::If {
-                cond,
-                then: Box::new(stmt_of(StmtKind::Block(vec![inner]))),
-                els: None,
-            })
-        }
-    })
 }
 
 #[cfg(test)]
@@ -594,36 +1631,49 @@ mod tests {
     fn a_sketch_prints_as_litmus_text() {
         let s = Sketch {
             vars: 2,
+            init: Vec::new(),
             threads: vec![
                 vec![
                     SketchStmt::Write {
                         var: 0,
                         value: 1,
-                        release: false,
+                        kind: WriteKind::Once,
+                        dep: None,
                     },
                     SketchStmt::Write {
                         var: 1,
                         value: 1,
-                        release: true,
+                        kind: WriteKind::Release,
+                        dep: None,
                     },
                 ],
                 vec![
                     SketchStmt::Read {
                         var: 1,
-                        acquire: true,
+                        kind: ReadKind::Acquire,
+                        dep: None,
                     },
                     SketchStmt::If {
                         reg: 0,
-                        value: 1,
-                        body: Box::new(SketchStmt::Xchg {
+                        cond: Cond::Eq(1),
+                        then: vec![SketchStmt::Rmw {
                             var: 0,
-                            value: 2,
+                            op: RmwOp::Xchg {
+                                value: 2,
+                                atomic: false,
+                            },
                             ordering: Ordering::Relaxed,
-                        }),
+                            dep: None,
+                        }],
+                        els: Vec::new(),
                     },
                 ],
             ],
-            condition: vec![(Target::Reg(1, 0), 1), (Target::Var(0), 1)],
+            quantifier: Quantifier::Exists,
+            condition: vec![Atom::eq(Target::Reg(1, 0), 1), Atom::eq(Target::Var(0), 1)],
+            filter: Vec::new(),
+            shown: Shown::All,
+            all_params: true,
         };
         expect_test::expect![[r#"
             C generated
@@ -651,6 +1701,8 @@ mod tests {
         .assert_eq(&hazmat_litmus::print(&s.to_test("generated")));
         assert_eq!(s.interleavings(), 6);
         assert_eq!(s.with_mb(1, 1).threads[1][1], SketchStmt::Fence(Fence::Mb));
+        let classes: Vec<&str> = s.classes().iter().map(|c| c.name()).collect();
+        assert_eq!(classes, ["once", "acq-rel", "ctrl-dep", "rmw-xchg"]);
     }
 
     #[test]
@@ -662,5 +1714,75 @@ mod tests {
         assert!(from_bytes(&[], Config::default()).is_some());
         assert!(from_bytes(&[0; 4096], Config::default()).is_some());
         assert!(from_bytes(&[0xff; 4096], Config::default()).is_some());
+        assert_eq!(from_seed(7, Config::lkmm()), from_seed(7, Config::lkmm()));
+        assert_ne!(from_seed(7, Config::lkmm()), from_seed(8, Config::lkmm()));
+    }
+
+    #[test]
+    fn class_names_are_distinct_and_read_back() {
+        let names: BTreeSet<&str> = Class::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names.len(), Class::ALL.len());
+        for c in Class::ALL {
+            assert_eq!(Class::from_name(c.name()), Some(c));
+        }
+    }
+
+    #[test]
+    fn the_lkmm_vocabulary_reaches_every_class() {
+        let mut seen = BTreeSet::new();
+        for seed in 0..3000 {
+            seen.extend(from_seed(seed, Config::lkmm()).classes());
+        }
+        let missing: Vec<&str> = Class::ALL
+            .iter()
+            .filter(|c| !seen.contains(c))
+            .map(|c| c.name())
+            .collect();
+        assert!(missing.is_empty(), "never drawn: {missing:?}");
+    }
+
+    #[test]
+    fn a_class_left_out_is_never_drawn() {
+        let config = Config {
+            without: vec![Class::AddrDep, Class::Lock, Class::Plain],
+            ..Config::lkmm()
+        };
+        for seed in 0..500 {
+            let classes = from_seed(seed, config.clone()).classes();
+            assert!(!classes.contains(&Class::AddrDep));
+            assert!(!classes.contains(&Class::Lock));
+            assert!(!classes.contains(&Class::Plain));
+        }
+    }
+
+    #[test]
+    fn minimising_keeps_what_fails_and_nothing_more() {
+        let has_wmb = |s: &Sketch| hazmat_litmus::print(&s.to_test("t")).contains("smp_wmb();");
+        let mut minimised = 0;
+        for seed in 0..300 {
+            let s = from_seed(seed, Config::lkmm());
+            if !has_wmb(&s) {
+                continue;
+            }
+            let m = minimise(&s, 7, 1000, |chunk| chunk.iter().position(has_wmb));
+            assert!(has_wmb(&m));
+            assert_eq!(m.threads, vec![vec![SketchStmt::Fence(Fence::Wmb)]]);
+            minimised += 1;
+        }
+        assert!(minimised > 10, "only {minimised} sketches with smp_wmb()");
+    }
+
+    #[test]
+    fn smaller_sketches_are_smaller_and_print() {
+        for seed in 0..200 {
+            let s = from_seed(seed, Config::lkmm());
+            let size = |s: &Sketch| format!("{:?}", s).len();
+            for t in s.smaller() {
+                assert!(size(&t) < size(&s) || t.condition.len() <= s.condition.len());
+                assert_ne!(t, s);
+                let printed = hazmat_litmus::print(&t.to_test("smaller"));
+                hazmat_litmus::parse(&printed).unwrap_or_else(|e| panic!("{}", e.message));
+            }
+        }
     }
 }

@@ -15,6 +15,7 @@ pub mod explain;
 pub mod generate;
 pub mod graph;
 pub mod harness;
+pub mod herd_output;
 pub mod interp;
 pub mod judge;
 pub mod lkmm;

@@ -78,8 +78,9 @@ pub(crate) struct Escape {
     pub(crate) sym: SymId,
     /// The access.
     pub(crate) source: (usize, usize),
-    /// Whether the access only reads: herd7 finds no write for a read at such an address
-    /// and drops the candidate, where it stops with an error on a write.
+    /// Whether the access only reads at an address computed from values read: herd7 finds
+    /// no write for such a read and drops the candidate, where it stops with an error on a
+    /// write, and on any access at an address known without reading memory.
     pub(crate) read: bool,
 }
 
@@ -160,13 +161,8 @@ const MAX_PATH_EVENTS: usize = 1 << 22;
 ///
 /// `pointees` are the locations whose address the test ever handles as a value: an access
 /// through an address read from memory is tried at each of them.
-pub(crate) fn thread_paths(
-    program: &Program,
-    thread: &ThreadCode,
-    pointees: &[Loc],
-) -> Result<Vec<Path>, PathError> {
+pub(crate) fn thread_paths(thread: &ThreadCode, pointees: &[Loc]) -> Result<Vec<Path>, PathError> {
     let mut walker = Walker {
-        program,
         pointees,
         out: Vec::new(),
         depth: 0,
@@ -336,7 +332,6 @@ struct State {
 }
 
 struct Walker<'a> {
-    program: &'a Program,
     pointees: &'a [Loc],
     out: Vec<Path>,
     /// How deeply `walk` is nested.
@@ -525,7 +520,10 @@ impl<'a> Walker<'a> {
                                 w.write(st, loc, *tags, v, adep, Partner::Compute, span);
                                 set_inner(st, unless);
                             }
-                            let res = st.path.push(Node::Const(Value::Int(success as i64)), 0);
+                            // herd7's result is the read's output, and the limit's: what
+                            // depends on it depends on them.
+                            let taint = st.path.taint[r as usize] | st.path.taint[unless as usize];
+                            let res = st.path.push(Node::Const(Value::Int(success as i64)), taint);
                             set(st, *dst, res);
                             Ok(true)
                         })?;
@@ -557,14 +555,18 @@ impl<'a> Walker<'a> {
                     for success in [true, false] {
                         let cont = todo.clone();
                         self.fork_addr(st.clone(), cont, addr, span, |w, st, loc, adep| {
-                            if success {
+                            let read = if success {
                                 if !w.lock(st, loc, adep, span)? {
                                     return Ok(false);
                                 }
+                                st.path.events.len() - 2
                             } else {
                                 w.read(st, loc, Tags::of(&[Tag::Lf]), adep, span)?;
-                            }
-                            let res = st.path.push(Node::Const(Value::Int(success as i64)), 0);
+                                st.path.events.len() - 1
+                            };
+                            // The result depends on the lock's read, as herd7's does.
+                            let taint = st.path.events[read].read.map_or(0, |k| 1u64 << k);
+                            let res = st.path.push(Node::Const(Value::Int(success as i64)), taint);
                             set(st, *dst, res);
                             Ok(true)
                         })?;
@@ -581,8 +583,10 @@ impl<'a> Walker<'a> {
                                 return Ok(false);
                             }
                             let tag = if locked { Tag::Rl } else { Tag::Ru };
-                            w.read(st, loc, Tags::of(&[tag]), adep, span)?;
-                            let res = st.path.push(Node::Const(Value::Int(locked as i64)), 0);
+                            let r = w.read(st, loc, Tags::of(&[tag]), adep, span)?;
+                            // The result depends on the read, as herd7's does.
+                            let taint = st.path.taint[r as usize];
+                            let res = st.path.push(Node::Const(Value::Int(locked as i64)), taint);
                             set(st, *dst, res);
                             Ok(true)
                         })?;
@@ -670,7 +674,17 @@ impl<'a> Walker<'a> {
                 }
                 Ok(())
             }
-            Some(v) => Err(err(not_a_location(self.program, v), span)),
+            // An address known on the path but no location: herd7 stops on it only if an
+            // execution takes the path (its values are solved before it looks), so the path
+            // stops here and the enumeration reports it if its assumptions hold.
+            Some(_) => {
+                st.path.escape = Some(Escape {
+                    sym: a,
+                    source: span,
+                    read: false,
+                });
+                self.finish(st.path)
+            }
             None => {
                 let mut candidates: BTreeSet<Loc> = self.pointees.iter().copied().collect();
                 addresses(addr, &mut candidates);
@@ -923,7 +937,7 @@ mod tests {
         program
             .threads
             .iter()
-            .map(|t| thread_paths(&program, t, &pointees).expect("runs"))
+            .map(|t| thread_paths(t, &pointees).expect("runs"))
             .collect()
     }
 

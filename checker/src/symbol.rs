@@ -207,6 +207,10 @@ impl Counter<'_> {
                 run.writes.push(copy.unwrap_or(0));
             }
             Op::Fence { .. } => {}
+            // A lock or an unlock evaluates its address and makes its events without values.
+            Op::Lock { addr } | Op::Unlock { addr } => {
+                self.expr(addr, &mut run);
+            }
             Op::If { cond, then, els } => {
                 let (unknown, _) = self.expr(cond, &mut run);
                 if !unknown {
@@ -316,7 +320,7 @@ mod tests {
         let mut per_thread: Vec<Vec<Path>> = program
             .threads
             .iter()
-            .map(|t| crate::paths::thread_paths(&program, t, &pointees).expect("runs"))
+            .map(|t| crate::paths::thread_paths(t, &pointees).expect("runs"))
             .collect();
         name(&program, &mut per_thread);
         per_thread

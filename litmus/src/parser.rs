@@ -2219,7 +2219,17 @@ impl<'a> Parser<'a> {
         } else {
             return failure(rest, "`=` or `!=` after the location");
         };
+        let at = rest;
         let (rest, value) = cut(|i| self.value(i)).parse(rest)?;
+        if op == CmpOp::Ne && matches!(value, Value::Register { .. }) {
+            // herd7's condition grammar compares a register with another only by `=`.
+            let (at, ()) = self.trivia(at)?;
+            return failure_msg(
+                at,
+                "herd7 compares with a register only by `=`: for `!=`, negate the equality, as in `~(x=0:r1)`"
+                    .to_string(),
+            );
+        }
         Ok((
             rest,
             Atom {

@@ -175,6 +175,7 @@ fn refused() -> Vec<(&'static str, String)> {
         ("an empty item in the init block", init("x = 1;; y = 2;")),
         ("an atomic pointer in the init block", init("_Atomic int *p = x;")),
         ("true as a register in the condition", trailer("exists (0:true=0)")),
+        ("!= against a register", trailer("exists (x!=0:r0)")),
         ("a number beyond 32 bits in the condition", trailer("exists (0:r0=2147483648)")),
         ("the filter before the locations", trailer("filter (0:r0=1)\nlocations [x]\nexists (x=1)")),
     ]
@@ -267,6 +268,7 @@ fn what_herd7_refuses_is_refused_with_a_reason() {
         an empty item in the init block: 2:9: herd7's init block has no empty item: remove this `;`
         an atomic pointer in the init block: 2:3: herd7's init block takes `_Atomic` before a type that is no pointer
         true as a register in the condition: 10:11: `true` is a reserved word in herd7's init block and condition and cannot name a variable or register; rename it
+        != against a register: 10:12: herd7 compares with a register only by `=`: for `!=`, negate the equality, as in `~(x=0:r1)`
         a number beyond 32 bits in the condition: 10:14: `2147483648` is out of range: herd7's numbers are 32-bit, from -2147483648 to 2147483647
         the filter before the locations: 11:1: herd7 takes `locations` before the filter and the condition
     "#]]

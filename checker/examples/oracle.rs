@@ -1,0 +1,172 @@
+//! The oracle comparison, offline: many generated programs decided by hazmat and herd7,
+//! counted per construct class, every minimised disagreement written to a folder.
+//!
+//! ```text
+//! cargo run --release -p hazmat-checker --example oracle -- --cases 20000 --out DIR
+//! ```
+//!
+//! It runs what `tests/oracle.rs` runs (the code is shared: `tests/common/oracle.rs`), on
+//! as many programs as asked, in batches of `--batch` per herd7 run on `--jobs` workers.
+//! It prints the counts after each batch, then a table of programs, agreements,
+//! disagreements and undecided programs per class; it writes each minimised disagreement
+//! as `DIR/KIND-SEED.litmus` (herd7's `Result`, the seed, the classes and both outputs in
+//! its comment) with herd7's output beside it (`.litmus.expected`), and every disagreement,
+//! minimised or not, as a line of `DIR/disagreements.tsv`, and the programs either tool
+//! did not decide in `--timeout` seconds as `DIR/undecided-NAME.litmus`, with the
+//! reasons in `DIR/undecided.tsv`.
+//! `--minimise` bounds the minimisations (each asks herd7 a few dozen times), taking the
+//! kinds of disagreement in turn and the smallest program of each first (`--kind` picks
+//! one kind); `--without` leaves classes out of the programs, to look past a known
+//! disagreement.
+
+#[path = "../tests/common/oracle.rs"]
+mod oracle;
+
+use clap::Parser;
+use hazmat_checker::generate::{Class, Config};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Compares hazmat with herd7 on generated LKMM programs.
+#[derive(Parser)]
+struct Args {
+    /// The number of programs.
+    #[arg(long, default_value_t = 2000)]
+    cases: u64,
+    /// The first seed (program `i` is drawn by seed `SEED + i`); from the clock by default.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Where the minimised disagreements go.
+    #[arg(long, default_value = "oracle-findings")]
+    out: PathBuf,
+    /// Programs per herd7 run.
+    #[arg(long, default_value_t = 100)]
+    batch: usize,
+    /// Workers (each runs herd7 while hazmat decides the same batch); all cores by default.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// The most disagreements to minimise.
+    #[arg(long, default_value_t = 40)]
+    minimise: usize,
+    /// Minimise only the disagreements of this kind (`states`, `flags`, ...), keeping it.
+    #[arg(long)]
+    kind: Option<String>,
+    /// Classes never to draw, comma-separated (`addr-dep,lock`).
+    #[arg(long, value_delimiter = ',')]
+    without: Vec<String>,
+    /// The most primitives per program (accesses, fences, lock and SRCU calls, `if`s).
+    #[arg(long, default_value_t = Config::lkmm().max_size)]
+    size: usize,
+    /// Each tool's budget per program, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let herd7 = match oracle::Herd7::find() {
+        Ok(mut h) => {
+            h.timeout = args.timeout;
+            h
+        }
+        Err(why) => anyhow::bail!("oracle absent: {why}"),
+    };
+    let mut config = Config {
+        max_size: args.size,
+        ..Config::lkmm()
+    };
+    for name in &args.without {
+        let class = Class::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = Class::ALL.iter().map(|c| c.name()).collect();
+            anyhow::anyhow!(
+                "unknown class `{name}`; the classes are {}",
+                names.join(", ")
+            )
+        })?;
+        config.without.push(class);
+    }
+    let kind = match &args.kind {
+        None => None,
+        Some(name) => Some(
+            oracle::Kind::ALL
+                .into_iter()
+                .find(|k| k.name() == name)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = oracle::Kind::ALL.iter().map(|k| k.name()).collect();
+                    anyhow::anyhow!("unknown kind `{name}`; the kinds are {}", names.join(", "))
+                })?,
+        ),
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let settings = oracle::Settings {
+        config,
+        seed,
+        cases: args.cases,
+        batch: args.batch,
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        timeout: Duration::from_secs_f64(args.timeout),
+        minimise: args.minimise,
+        kind,
+    };
+    println!(
+        "oracle: {} programs from seed {seed}, {} per herd7 run on {} workers",
+        settings.cases, settings.batch, settings.jobs
+    );
+    let start = Instant::now();
+    let scratch = std::env::temp_dir().join(format!("hazmat-oracle-{}", std::process::id()));
+    let report = oracle::run(&herd7, &settings, &scratch, |stats| {
+        let t = &stats.total;
+        println!(
+            "{:>7.1} s: {} programs, {} agree, {} disagree, {} undecided",
+            start.elapsed().as_secs_f64(),
+            t.programs,
+            t.agree,
+            t.disagree,
+            t.undecided
+        );
+    });
+    let _ = std::fs::remove_dir_all(&scratch);
+    println!("\n{}", report.stats.table());
+    std::fs::create_dir_all(&args.out)?;
+    std::fs::write(
+        args.out.join("disagreements.tsv"),
+        format!(
+            "seed\tkinds\tclasses\tdifference\n{}",
+            oracle::disagreement_lines(&report)
+        ),
+    )?;
+    std::fs::write(
+        args.out.join("undecided.tsv"),
+        report
+            .undecided
+            .iter()
+            .map(|(seed, why)| format!("{seed}\t{why}\n"))
+            .collect::<String>(),
+    )?;
+    for (seed, _) in &report.undecided {
+        let case = oracle::Case::new(*seed, &settings.config);
+        std::fs::write(
+            args.out.join(format!("undecided-{}.litmus", case.name)),
+            &case.text,
+        )?;
+    }
+    for f in &report.findings {
+        let file = oracle::write_finding(&args.out, f)?;
+        println!("{}: {}", file.display(), f.detail);
+    }
+    println!(
+        "{} disagreements ({} minimised, {} distinct) in {:.1} s; every one is listed in {}",
+        report.disagreements.len(),
+        settings.minimise.min(report.disagreements.len()),
+        report.findings.len(),
+        start.elapsed().as_secs_f64(),
+        args.out.join("disagreements.tsv").display()
+    );
+    Ok(())
+}

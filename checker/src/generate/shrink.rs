@@ -1,0 +1,269 @@
+//! Minimising: the sketches one step simpler than a sketch, and the greedy search that
+//! takes the first of them that still fails.
+//!
+//! Every sketch is a valid program (the indices its statements hold are taken modulo what
+//! exists), so any statement, thread or atom can be dropped without making the program
+//! invalid; the steps are listed largest first, so that a search that takes the first
+//! one that works cuts a program down fast.
+
+use super::{Atom, Fence, Ordering, ReadKind, Sketch, SketchStmt, WriteKind};
+use hazmat_litmus::ast::Quantifier;
+
+impl Sketch {
+    /// The sketches one step simpler than this one, the largest steps first: a thread
+    /// dropped, a statement dropped, a compound statement replaced by its body, a
+    /// dependency dropped, an access or an ordering made the plainest marked one, an atom
+    /// of the condition dropped or simplified, the quantifier made `exists`, an initial
+    /// value dropped, an atom of the filter dropped.
+    /// Minimising a failing program is taking the first of these that still fails, until
+    /// none does.
+    pub fn smaller(&self) -> Vec<Sketch> {
+        let mut out = Vec::new();
+        if self.threads.len() > 1 {
+            for t in 0..self.threads.len() {
+                let mut s = self.clone();
+                s.threads.remove(t);
+                out.push(s);
+            }
+        }
+        for t in 0..self.threads.len() {
+            for body in smaller_stmts(&self.threads[t]) {
+                if body.is_empty() {
+                    continue;
+                }
+                let mut s = self.clone();
+                s.threads[t] = body;
+                out.push(s);
+            }
+        }
+        if self.condition.len() > 1 {
+            for i in 0..self.condition.len() {
+                let mut s = self.clone();
+                s.condition.remove(i);
+                out.push(s);
+            }
+        }
+        for i in 0..self.condition.len() {
+            let a = self.condition[i];
+            if a != Atom::eq(a.target, a.value) {
+                let mut s = self.clone();
+                s.condition[i] = Atom::eq(a.target, a.value);
+                out.push(s);
+            }
+        }
+        for i in 0..self.filter.len() {
+            let mut s = self.clone();
+            s.filter.remove(i);
+            out.push(s);
+        }
+        if self.quantifier != Quantifier::Exists {
+            let mut s = self.clone();
+            s.quantifier = Quantifier::Exists;
+            out.push(s);
+        }
+        for i in 0..self.init.len() {
+            let mut s = self.clone();
+            s.init.remove(i);
+            out.push(s);
+        }
+        out
+    }
+}
+
+/// Minimises `sketch` greedily: `first_failing` is given the sketches one step simpler
+/// than the current one ([`Sketch::smaller`]), a slice at a time, and says which of them,
+/// if any, still fails; the first that does becomes the current sketch, until none does
+/// or `max_steps` steps are taken.
+/// The oracle tests ask herd7 and hazmat about each slice in one batch.
+pub fn minimise(
+    sketch: &Sketch,
+    slice: usize,
+    max_steps: usize,
+    mut first_failing: impl FnMut(&[Sketch]) -> Option<usize>,
+) -> Sketch {
+    let mut current = sketch.clone();
+    for _ in 0..max_steps {
+        let candidates = current.smaller();
+        let next = candidates
+            .chunks(slice.max(1))
+            .find_map(|chunk| first_failing(chunk).and_then(|i| chunk.get(i).cloned()));
+        match next {
+            Some(s) => current = s,
+            None => break,
+        }
+    }
+    current
+}
+
+/// The statement lists one step simpler than `stmts`: one statement dropped, or one
+/// statement simplified (see [`smaller_stmt`]).
+fn smaller_stmts(stmts: &[SketchStmt]) -> Vec<Vec<SketchStmt>> {
+    let mut out = Vec::new();
+    for i in 0..stmts.len() {
+        let mut v = stmts.to_vec();
+        v.remove(i);
+        out.push(v);
+    }
+    for i in 0..stmts.len() {
+        for replacement in smaller_stmt(&stmts[i]) {
+            let mut v = stmts[..i].to_vec();
+            v.extend(replacement);
+            v.extend_from_slice(&stmts[i + 1..]);
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// The statements that can stand for `s`, one step simpler: a compound statement's body
+/// on its own, the compound statement around a simpler body, the statement without its
+/// dependency, or with the plainest marked spelling.
+fn smaller_stmt(s: &SketchStmt) -> Vec<Vec<SketchStmt>> {
+    let mut out = Vec::new();
+    let around = |body: &[SketchStmt], make: &dyn Fn(Vec<SketchStmt>) -> SketchStmt| {
+        let mut out = vec![body.to_vec()];
+        for b in smaller_stmts(body) {
+            if !b.is_empty() {
+                out.push(vec![make(b)]);
+            }
+        }
+        out
+    };
+    match s {
+        SketchStmt::Write {
+            var,
+            value,
+            kind,
+            dep,
+        } => {
+            if dep.is_some() {
+                out.push(vec![SketchStmt::Write {
+                    var: *var,
+                    value: *value,
+                    kind: *kind,
+                    dep: None,
+                }]);
+            }
+            if *kind != WriteKind::Once {
+                out.push(vec![SketchStmt::Write {
+                    var: *var,
+                    value: *value,
+                    kind: WriteKind::Once,
+                    dep: *dep,
+                }]);
+            }
+        }
+        SketchStmt::Read { var, kind, dep } => {
+            if dep.is_some() {
+                out.push(vec![SketchStmt::Read {
+                    var: *var,
+                    kind: *kind,
+                    dep: None,
+                }]);
+            }
+            if *kind != ReadKind::Once {
+                out.push(vec![SketchStmt::Read {
+                    var: *var,
+                    kind: ReadKind::Once,
+                    dep: *dep,
+                }]);
+            }
+        }
+        SketchStmt::Fence(f) => {
+            if *f != Fence::Mb {
+                out.push(vec![SketchStmt::Fence(Fence::Mb)]);
+            }
+        }
+        SketchStmt::Rmw {
+            var,
+            op,
+            ordering,
+            dep,
+        } => {
+            if dep.is_some() {
+                out.push(vec![SketchStmt::Rmw {
+                    var: *var,
+                    op: *op,
+                    ordering: *ordering,
+                    dep: None,
+                }]);
+            }
+            if *ordering != Ordering::Relaxed {
+                out.push(vec![SketchStmt::Rmw {
+                    var: *var,
+                    op: *op,
+                    ordering: Ordering::Relaxed,
+                    dep: *dep,
+                }]);
+            }
+        }
+        SketchStmt::If {
+            reg,
+            cond,
+            then,
+            els,
+        } => {
+            out.push(then.clone());
+            if !els.is_empty() {
+                out.push(els.clone());
+                out.push(vec![SketchStmt::If {
+                    reg: *reg,
+                    cond: *cond,
+                    then: then.clone(),
+                    els: Vec::new(),
+                }]);
+            }
+            for b in smaller_stmts(then) {
+                if !b.is_empty() {
+                    out.push(vec![SketchStmt::If {
+                        reg: *reg,
+                        cond: *cond,
+                        then: b,
+                        els: els.clone(),
+                    }]);
+                }
+            }
+            for b in smaller_stmts(els) {
+                out.push(vec![SketchStmt::If {
+                    reg: *reg,
+                    cond: *cond,
+                    then: then.clone(),
+                    els: b,
+                }]);
+            }
+        }
+        SketchStmt::Lock { lock, body } => {
+            out.extend(around(body, &|body| SketchStmt::Lock { lock: *lock, body }));
+        }
+        SketchStmt::TryLock { lock, body } => {
+            out.extend(around(body, &|body| SketchStmt::TryLock {
+                lock: *lock,
+                body,
+            }));
+            out.push(vec![SketchStmt::Lock {
+                lock: *lock,
+                body: body.clone(),
+            }]);
+        }
+        SketchStmt::RcuRead(body) => out.extend(around(body, &SketchStmt::RcuRead)),
+        SketchStmt::SrcuRead { domain, body } => {
+            out.extend(around(body, &|body| SketchStmt::SrcuRead {
+                domain: *domain,
+                body,
+            }));
+        }
+        SketchStmt::PtrRead { kind, deref } => {
+            if deref.is_some() {
+                out.push(vec![SketchStmt::PtrRead {
+                    kind: *kind,
+                    deref: None,
+                }]);
+            }
+        }
+        SketchStmt::IsLocked { .. }
+        | SketchStmt::SynchronizeSrcu { .. }
+        | SketchStmt::PtrWrite { .. }
+        | SketchStmt::Deref { .. } => {}
+    }
+    out
+}

@@ -1,0 +1,181 @@
+//! Agreement with herd7 on generated programs: differential testing against the oracle.
+//!
+//! Programs are drawn from the generator's LKMM vocabulary ([`Config::lkmm`]), from a seed
+//! taken from the clock (printed; `HAZMAT_ORACLE_SEED` replays a run), 400 of them
+//! (`HAZMAT_ORACLE_CASES`); herd7 decides them in batches while hazmat decides them here,
+//! and the two must agree on every program: both reject it, or both decide it with the same
+//! verdict, final states, witness counts and flags, printed the same way line for line
+//! (`Time` and `Hash=` aside).
+//! A disagreement is minimised (threads, statements, dependencies and condition atoms
+//! dropped while it lasts, herd7 asked again at each step), written as a litmus file under
+//! the test's temporary directory (and `$HAZMAT_ORACLE_OUT` when set), and the test fails
+//! printing it with both outputs, then every disagreement of the run, one line each.
+//! Minimised disagreements belong in `litmus/tests/regressions/` (see the book's
+//! reliability chapter).
+//! Without herd7 (`../shared/oracle/herd7` from the workspace root, or `$HAZMAT_ORACLE`)
+//! the test says so and checks nothing.
+//! `examples/oracle.rs` runs the same comparison offline on many more programs.
+
+#[path = "common/oracle.rs"]
+mod oracle;
+
+use hazmat_checker::generate::{Config, Sketch};
+use hazmat_checker::herd_output;
+use oracle::{Answer, Compared, Herd7, Kind, Settings};
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn env_u64(name: &str) -> Option<u64> {
+    let v = std::env::var(name).ok()?;
+    match v.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => v.parse().ok(),
+    }
+}
+
+#[test]
+fn hazmat_agrees_with_herd7_on_generated_programs() {
+    let herd7 = match Herd7::find() {
+        Ok(h) => h,
+        Err(why) => {
+            eprintln!("oracle absent: {why}; nothing to check");
+            return;
+        }
+    };
+    let seed = env_u64("HAZMAT_ORACLE_SEED").unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let cases = env_u64("HAZMAT_ORACLE_CASES").unwrap_or(400);
+    eprintln!(
+        "oracle: {cases} programs from seed {seed} (replay with HAZMAT_ORACLE_SEED={seed} \
+         HAZMAT_ORACLE_CASES={cases})"
+    );
+    let settings = Settings {
+        config: Config::lkmm(),
+        seed,
+        cases,
+        batch: 50,
+        jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        timeout: Duration::from_secs(10),
+        minimise: 3,
+        kind: None,
+    };
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("oracle-{}-{seed}", std::process::id()));
+    let report = oracle::run(&herd7, &settings, &scratch, |_| {});
+    let _ = std::fs::remove_dir_all(&scratch);
+    eprintln!("{}", report.stats.table());
+    let out = std::env::var_os("HAZMAT_ORACLE_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-findings"));
+    let mut shown = String::new();
+    for f in &report.findings {
+        let file =
+            oracle::write_finding(&out, f).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+        shown.push_str(&format!(
+            "\n{} ({}):\n{}\nherd7: {}\n",
+            file.display(),
+            f.detail,
+            f.litmus,
+            herd7.command(&file.display().to_string())
+        ));
+    }
+    let undecided = report.stats.total.undecided;
+    assert!(
+        undecided * 10 <= cases,
+        "{undecided} of {cases} programs undecided: the generator draws programs too big\n{:?}",
+        report.undecided
+    );
+    assert!(
+        report.disagreements.is_empty(),
+        "hazmat disagrees with herd7 on {} of {cases} programs (seed {seed}); minimised:\n{shown}\n\
+         every disagreement (seed, kinds, classes, difference):\n{}",
+        report.disagreements.len(),
+        oracle::disagreement_lines(&report)
+    );
+}
+
+/// A program both tools decide alike, and the same program with hazmat's answer altered in
+/// each field in turn: the comparison must see each change, as the kind it is.
+#[test]
+fn the_comparison_sees_every_kind_of_difference() {
+    let text = "C t\n{}\nP0(int *x) { int r0; r0 = READ_ONCE(*x); }\n\
+                P1(int *x) { WRITE_ONCE(*x, 1); }\nexists (0:r0=1)\n";
+    let ours = oracle::hazmat(text, Duration::from_secs(10));
+    let Answer::Decided { text: out, .. } = &ours else {
+        panic!("hazmat decides the test: {ours:?}");
+    };
+    let theirs = ours.clone();
+    assert!(matches!(oracle::compare(&ours, &theirs), Compared::Agree));
+    let altered = |from: &str, to: &str| {
+        let text = out.replacen(from, to, 1);
+        Answer::Decided {
+            summary: herd_output::parse(&text).expect("altered text reads back"),
+            text,
+        }
+    };
+    let cases = [
+        (altered("Sometimes", "Always"), Kind::Verdict),
+        (altered("0:r0=1;", "0:r0=2;"), Kind::States),
+        (altered("Positive: 1", "Positive: 2"), Kind::Witnesses),
+        (
+            altered("Condition", "Flag data-race\nCondition"),
+            Kind::Flags,
+        ),
+        (altered("Ok", "No"), Kind::Text),
+        (Answer::Rejected("error".into()), Kind::HazmatRejects),
+        (Answer::Panicked("boom".into()), Kind::HazmatPanics),
+    ];
+    for (answer, kind) in cases {
+        match oracle::compare(&answer, &theirs) {
+            Compared::Disagree(kinds, _) => assert_eq!(kinds[0], kind, "{answer:?}"),
+            other => panic!("{kind:?} not seen: {other:?}"),
+        }
+    }
+    match oracle::compare(&ours, &Answer::Rejected("error".into())) {
+        Compared::Disagree(kinds, _) => assert_eq!(kinds, [Kind::Herd7Rejects]),
+        other => panic!("herd7's rejection not seen: {other:?}"),
+    }
+    assert!(matches!(
+        oracle::compare(&Answer::Rejected("a".into()), &Answer::Rejected("b".into())),
+        Compared::Agree
+    ));
+    assert!(matches!(
+        oracle::compare(&ours, &Answer::Undecided("timeout".into())),
+        Compared::Undecided(_)
+    ));
+}
+
+/// The oracle's answers reach the comparison: a test herd7 rejects comes back rejected,
+/// and a test it decides comes back with the states it prints.
+#[test]
+fn herd7_answers_each_file_of_a_batch() {
+    let Ok(herd7) = Herd7::find() else {
+        eprintln!("oracle absent; nothing to check");
+        return;
+    };
+    let sketch = |seed| oracle::Case::new(seed, &Config::lkmm()).sketch;
+    let good: Sketch = sketch(1);
+    let mut cases = vec![
+        oracle::Case::of(1, good.clone(), "A".into()),
+        oracle::Case::of(2, good, "B".into()),
+    ];
+    // herd7 has no address-of operator in thread code.
+    cases[1].text = cases[1].text.replacen("{\n", "{\n\tr9 = &r9;\n", 1);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("oracle-batch-{}", std::process::id()));
+    let decided = oracle::decide(&herd7, cases, &dir, Duration::from_secs(10));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        matches!(&decided[0].herd7, Answer::Decided { text, .. } if text.starts_with("Test A ")),
+        "{:?}",
+        decided[0].herd7
+    );
+    assert!(
+        matches!(&decided[1].herd7, Answer::Rejected(_)),
+        "{:?}",
+        decided[1].herd7
+    );
+}
