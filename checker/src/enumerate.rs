@@ -96,6 +96,9 @@ pub struct Removed {
     /// Candidates that read at a computed address that is no location (an integer, or a
     /// cell beside a variable): herd7 finds no write for such a read.
     pub nowhere: u64,
+    /// Candidates that go round a `while` loop more often than herd7 unrolls it: herd7
+    /// cuts them off, and the result line says `Loop`.
+    pub cutoff: u64,
     /// Candidates cut because they cannot decide the condition (`--speedcheck`).
     pub speedcheck: u64,
 }
@@ -111,6 +114,7 @@ impl Removed {
         self.deadlock += other.deadlock;
         self.unsolvable += other.unsolvable;
         self.nowhere += other.nowhere;
+        self.cutoff += other.cutoff;
         self.speedcheck += other.speedcheck;
     }
 
@@ -123,6 +127,7 @@ impl Removed {
             Why::Goal => &mut self.speedcheck,
             Why::Unsolvable => &mut self.unsolvable,
             Why::Nowhere => &mut self.nowhere,
+            Why::Cutoff => &mut self.cutoff,
         };
         *n += 1;
     }
@@ -136,6 +141,7 @@ enum Why {
     Goal,
     Unsolvable,
     Nowhere,
+    Cutoff,
 }
 
 /// Why an enumeration stopped before the end.
@@ -284,6 +290,7 @@ fn check_something_allowed(
 ) -> Result<(), RunError> {
     if stats.allowed > 0
         || stats.removed.nowhere > 0
+        || stats.removed.cutoff > 0
         || goal.is_some()
         || program.filter.is_some()
         || !model.includes_sc()
@@ -424,6 +431,9 @@ struct Search<'a> {
     bad: Option<RunError>,
     /// The error that stopped the search.
     failure: Option<RunError>,
+    /// Whether a monotone model may cut partial executions: not on the way to a run cut
+    /// off by a loop, which herd7 marks before its model judges it.
+    prune: bool,
 }
 
 const NONE: usize = usize::MAX;
@@ -552,6 +562,7 @@ impl<'a> Search<'a> {
                 });
             }
         }
+        let prune = model.monotone() && !paths.iter().any(|p| p.cutoff.is_some());
         let mut search = Search {
             program,
             model,
@@ -569,6 +580,7 @@ impl<'a> Search<'a> {
             steps: 0,
             bad: None,
             failure: None,
+            prune,
         };
         search.plan();
         Ok(search)
@@ -771,7 +783,9 @@ impl<'a> Search<'a> {
                 return Some(Stop::Done);
             }
         }
-        if i > 0 && i < self.stages.len() && self.model.monotone() {
+        // herd7 marks a run cut off by a loop's unrolling before its model judges it, so
+        // the model prunes nothing on its way there.
+        if i > 0 && i < self.stages.len() && self.prune {
             if i < self.first_co
                 && let Err(why) = self.constraints_hold()
             {
@@ -1243,6 +1257,12 @@ impl<'a> Search<'a> {
             });
         } else if unsolved {
             return Err(Why::Unsolvable);
+        }
+        // A run that goes round a loop once more than herd7 unrolls it is cut off, whatever
+        // the model says of it.
+        if self.paths.iter().any(|p| p.cutoff.is_some()) {
+            self.bad = None;
+            return Err(Why::Cutoff);
         }
         // A path that stops at an address that is none of the test's locations drops the
         // candidate if it reads there, as herd7 finds no write for it, and is an error if

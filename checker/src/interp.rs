@@ -221,6 +221,12 @@ fn refuse_unsupported(program: &Program) -> Result<(), RunError> {
                     walk(els)?;
                     continue;
                 }
+                Op::Cutoff => {
+                    return Err(RunError {
+                        message: "the shuttle engine does not support `while` loops".into(),
+                        span: i.span,
+                    });
+                }
                 _ => continue,
             };
             return Err(RunError {
@@ -371,6 +377,12 @@ impl ThreadRun<'_> {
                 self.access().write(t, l, v);
             }
             Op::Fence { .. } | Op::SyncSrcu { .. } => {}
+            Op::Cutoff => {
+                return Err(RunError {
+                    message: "the shuttle engine does not support `while` loops".into(),
+                    span: i.span,
+                });
+            }
             Op::Rmw {
                 dst,
                 addr,

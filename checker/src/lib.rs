@@ -180,6 +180,29 @@ pub fn check_source(
     check_source_with(source, |p| outcome::run(p, model, options))
 }
 
+/// The warning for runs cut off by a `while` loop's unrolling, at the first loop of the
+/// program.
+fn cutoff_warning(program: &program::Program) -> Option<lower::Warning> {
+    fn find(code: &[program::Instr]) -> Option<(usize, usize)> {
+        code.iter().find_map(|i| match &i.op {
+            program::Op::Cutoff => Some(i.span),
+            program::Op::If { then, els, .. } => find(then).or_else(|| find(els)),
+            _ => None,
+        })
+    }
+    let (start, end) = program.threads.iter().find_map(|t| find(&t.code))?;
+    Some(lower::Warning {
+        message: format!(
+            "some runs go round this loop more than {} times, herd7's unrolling limit: \
+             herd7 leaves them out, and so does hazmat, so legal outcomes may be missing \
+             (the result says `Loop`)",
+            lower::UNROLL
+        ),
+        span: hazmat_litmus::ast::Span::new(start, end),
+        notes: Vec::new(),
+    })
+}
+
 /// Parses and lowers the text of one litmus file, and decides it with `decide`.
 fn check_source_with(
     source: &str,
@@ -187,8 +210,11 @@ fn check_source_with(
 ) -> Result<Checked, CheckError> {
     let start = Instant::now();
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
-    let (program, warnings) = lower::lower_with_warnings(&test)?;
+    let (program, mut warnings) = lower::lower_with_warnings(&test)?;
     let outcome = decide(&program)?;
+    if outcome.stats.removed.cutoff > 0 {
+        warnings.extend(cutoff_warning(&program));
+    }
     Ok(Checked {
         test,
         program,

@@ -37,6 +37,9 @@ use hazmat_litmus::ast;
 use hazmat_litmus::diagnostic::{self, Severity};
 use std::collections::{HashMap, HashSet};
 
+/// How many times herd7 runs the body of a `while` loop at most (its `-unroll` for C).
+pub const UNROLL: u32 = 2;
+
 /// Why a test cannot be lowered, and where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -639,15 +642,51 @@ impl ThreadLowering<'_> {
                     self.stmt(s, out)?;
                 }
             }
-            ast::StmtKind::While { .. } => {
-                return err(
-                    "unsupported construct: `while` loops are not supported",
-                    s.span,
-                );
+            ast::StmtKind::While { cond, body } => {
+                self.unroll(s, cond, body, 0, out)?;
             }
             ast::StmtKind::Comment { .. } => {}
             _ => return err("unsupported statement", s.span),
         }
+        Ok(())
+    }
+
+    /// `while (cond) body` as herd7 runs it: iteration `n` tests the condition, as its own
+    /// instruction, and runs the body and iteration `n + 1` when it holds, up to
+    /// [`UNROLL`] iterations; a run whose condition still holds then is cut off.
+    fn unroll(
+        &mut self,
+        s: &ast::Stmt,
+        cond: &ast::Expr,
+        body: &ast::Stmt,
+        n: u32,
+        out: &mut Vec<Instr>,
+    ) -> Result<(), LowerError> {
+        if n > 0 {
+            self.begin();
+        }
+        let id = self.stmt;
+        let c = self.expr(cond, out)?;
+        let mut then = Vec::new();
+        if n >= UNROLL {
+            then.push(Instr {
+                stmt: id,
+                op: Op::Cutoff,
+                span: sp(s.span),
+            });
+        } else {
+            self.stmt(body, &mut then)?;
+            self.unroll(s, cond, body, n + 1, &mut then)?;
+        }
+        out.push(Instr {
+            stmt: id,
+            op: Op::If {
+                cond: c,
+                then,
+                els: Vec::new(),
+            },
+            span: sp(s.span),
+        });
         Ok(())
     }
 

@@ -136,6 +136,9 @@ pub(crate) struct Path {
     /// test handles as values: the enumeration reports it as an error if an execution
     /// reaches it.
     pub(crate) escape: Option<Escape>,
+    /// Set when the path goes round a `while` loop more often than herd7 unrolls it: the
+    /// `while` at fault.
+    pub(crate) cutoff: Option<(usize, usize)>,
 }
 
 /// Why a thread cannot be run.
@@ -612,6 +615,10 @@ impl<'a> Walker<'a> {
                         });
                         Ok(true)
                     });
+                }
+                Op::Cutoff => {
+                    st.path.cutoff = Some(span);
+                    return self.finish(st.path);
                 }
                 Op::If { cond, then, els } => {
                     let mut c = self.sym(&mut st, cond, span);

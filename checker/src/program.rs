@@ -545,6 +545,10 @@ pub enum Op {
         /// The SRCU structure's address.
         addr: Expr,
     },
+    /// The end of a `while` loop's unrolling: herd7 runs a loop's body at most
+    /// [`crate::lower::UNROLL`] times, and a run that would go round once more stops here.
+    /// Such a run is cut off: it leaves no execution, and marks the result `Loop`.
+    Cutoff,
     /// `if (cond) { then } else { els }`.
     If {
         /// The condition; non-zero is true.

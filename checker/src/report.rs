@@ -7,7 +7,8 @@
 //! Test NAME Allowed|Forbidden|Required     (exists | ~exists | forall)
 //! States N                                 (distinct final states)
 //! 0:r0=0; 1:r0=1; [x]=2;                   (one line per state)
-//! Ok|No                                    (whether the condition holds)
+//! [Loop ]Ok|No                             (whether the condition holds; `Loop` when a run
+//!                                           went round a `while` more than twice)
 //! Witnesses
 //! Positive: P Negative: N                  (allowed executions (not) satisfying it;
 //!                                           for ~exists, those (not) satisfying ~P)
@@ -134,7 +135,13 @@ pub fn herd_text(p: &Program, o: &Outcome, hash: &str, seconds: f64) -> String {
     for st in &o.states {
         let _ = writeln!(s, "{}", state_line(p, st));
     }
-    let _ = writeln!(s, "{}", if o.holds(q) { "Ok" } else { "No" });
+    // herd7 says `Loop` first when a run went round a loop more often than it unrolls.
+    let looped = if o.stats.removed.cutoff > 0 {
+        "Loop "
+    } else {
+        ""
+    };
+    let _ = writeln!(s, "{looped}{}", if o.holds(q) { "Ok" } else { "No" });
     let _ = writeln!(s, "Witnesses");
     // herd7 counts the witnesses of the condition as a whole: for `~exists P`, the
     // positive ones are the executions that do not satisfy `P`; the `Observation` line

@@ -429,6 +429,96 @@ exists (0:r0=1)
     );
 }
 
+/// herd7 runs a `while` body at most twice; a run that would go round once more is cut
+/// off, leaves no execution, and makes the result line `Loop Ok` or `Loop No`.
+#[test]
+fn loops_unroll_twice_and_runs_that_go_on_are_cut_off() {
+    check(
+        r#"C spin-until-flag
+{}
+P0(int *x, int *y)
+{
+	int r0;
+	int r1;
+	r0 = READ_ONCE(*x);
+	while (r0 == 0) {
+		r0 = READ_ONCE(*x);
+	}
+	r1 = READ_ONCE(*y);
+}
+P1(int *x, int *y)
+{
+	WRITE_ONCE(*y, 1);
+	smp_wmb();
+	WRITE_ONCE(*x, 1);
+}
+exists (0:r1=0)
+"#,
+        expect![[r#"
+            Test spin-until-flag Allowed
+            States 2
+            0:r1=0;
+            0:r1=1;
+            Loop Ok
+            Witnesses
+            Positive: 3 Negative: 3
+            Condition exists (0:r1=0)
+            Observation spin-until-flag Sometimes 3 3
+
+        "#]],
+    );
+    let c = run(r#"C spin-until-flag
+{}
+P0(int *x, int *y)
+{
+	int r0;
+	int r1;
+	r0 = READ_ONCE(*x);
+	while (r0 == 0) {
+		r0 = READ_ONCE(*x);
+	}
+	r1 = READ_ONCE(*y);
+}
+P1(int *x, int *y)
+{
+	WRITE_ONCE(*y, 1);
+	smp_wmb();
+	WRITE_ONCE(*x, 1);
+}
+exists (0:r1=0)
+"#)
+    .expect("the test checks");
+    assert!(c.outcome.stats.removed.cutoff > 0);
+    assert_eq!(c.warnings.len(), 1, "a warning names the loop");
+    // A loop that ends within two rounds cuts nothing off.
+    check(
+        r#"C count-to-two
+{}
+P0(int *x)
+{
+	int r0;
+	r0 = 0;
+	while (r0 < 2) {
+		r0 = r0 + 1;
+	}
+	WRITE_ONCE(*x, r0);
+}
+exists (x=2)
+"#,
+        expect![[r#"
+            Test count-to-two Allowed
+            States 1
+            [x]=2;
+            Ok
+            Witnesses
+            Positive: 1 Negative: 0
+            Condition exists ([x]=2)
+            Observation count-to-two Always 1 0
+
+        "#]],
+    );
+}
+
 /// Every candidate that does not reach the final state is counted under its reason.
 #[test]
 fn removed_candidates_are_counted_by_reason() {
