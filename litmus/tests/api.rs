@@ -21,7 +21,7 @@ P0(int *x, spinlock_t *l)
 }
 
 locations [x; 0:r0;]
-exists (0:r0=1 /\\ ~x=y \\/ [x]!=0:r0)
+exists (0:r0=1 /\\ ~x=y \\/ [x]!=1)
 ";
 
 #[test]
@@ -92,7 +92,7 @@ fn spans_locate_nodes() {
     let cond = t.condition.as_ref().unwrap();
     assert_eq!(
         &MP[cond.span.start..cond.span.end],
-        "exists (0:r0=1 /\\ ~x=y \\/ [x]!=0:r0)"
+        "exists (0:r0=1 /\\ ~x=y \\/ [x]!=1)"
     );
     assert!(!t.init[0].span.same_range(t.init[1].span));
     assert_eq!(

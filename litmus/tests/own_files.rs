@@ -1,5 +1,6 @@
 //! Every `.litmus` file this package ships (fixtures and the `tests/` corpus) parses and
-//! round-trips through the printer.
+//! round-trips through the printer, but for the programs herd7 refuses
+//! (`fixtures/refused/`), which must be refused.
 
 mod common;
 
@@ -16,7 +17,19 @@ fn every_shipped_litmus_file_parses_and_round_trips() {
             .unwrap_or(path)
             .display()
             .to_string();
+        let refused = path
+            .parent()
+            .is_some_and(|d| d.ends_with("fixtures/refused"));
         match std::fs::read_to_string(path) {
+            // What herd7 refuses at parse time must not parse; what it refuses later is the
+            // checker's to refuse (`checker/tests/litmus.rs`).
+            Ok(source) if refused => {
+                if let Ok(t) = hazmat_litmus::parse(&source)
+                    && let Err(e) = common::round_trip(&rel, &source)
+                {
+                    failures.push(format!("{e} ({} threads)", t.threads.len()));
+                }
+            }
             Ok(source) => {
                 if let Err(e) = common::round_trip(&rel, &source) {
                     failures.push(e);

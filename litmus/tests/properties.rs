@@ -218,6 +218,8 @@ fn prop_tree() -> impl Strategy<Value = Prop> {
         }),
     ];
     let atom = (location(), prop::bool::ANY, value).prop_map(|(loc, eq, value)| {
+        // herd7 compares with a register only by `=`.
+        let eq = eq || matches!(value, Value::Register { .. });
         PropKind::Atom(Atom {
             loc,
             op: if eq { CmpOp::Eq } else { CmpOp::Ne },
