@@ -218,6 +218,18 @@ pub fn enumerate(
         })?;
         per_thread.push(ps);
     }
+    // herd7 reads the initial value of every location a path reads before it looks at the
+    // values read, so a read at an address known without reading memory that is no
+    // location stops the test if any path makes it.
+    if let Some((e, v)) = per_thread.iter().flatten().find_map(|p| {
+        let e = p.escape.filter(|e| e.always)?;
+        Some((e, p.constant(e.sym)?))
+    }) {
+        return Err(RunError {
+            message: paths::not_a_location(program, v),
+            span: e.source,
+        });
+    }
     crate::symbol::name(program, &mut per_thread);
     let mut stats = Stats::default();
     let mut choice = vec![0usize; per_thread.len()];

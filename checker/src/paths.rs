@@ -82,6 +82,9 @@ pub(crate) struct Escape {
     /// no write for such a read and drops the candidate, where it stops with an error on a
     /// write, and on any access at an address known without reading memory.
     pub(crate) read: bool,
+    /// Whether the access reads at an address known without reading memory: herd7 stops
+    /// on it as soon as the path exists, whatever the values read.
+    pub(crate) always: bool,
 }
 
 /// One event of a path.
@@ -170,7 +173,6 @@ pub(crate) fn thread_paths(thread: &ThreadCode, pointees: &[Loc]) -> Result<Vec<
         out: Vec::new(),
         depth: 0,
         events: 0,
-        reading: false,
     };
     let mut start = Path::default();
     start.regs = thread
@@ -306,6 +308,17 @@ impl Path {
     }
 }
 
+/// What an access does at its address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    /// Reads only (`READ_ONCE`, `spin_is_locked`).
+    Load,
+    /// Writes only (`WRITE_ONCE`, `spin_unlock`, `synchronize_srcu`).
+    Store,
+    /// Reads, then may write (a read-modify-write, a lock).
+    Update,
+}
+
 /// How a write relates to the read just before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Partner {
@@ -341,8 +354,6 @@ struct Walker<'a> {
     depth: usize,
     /// The events of the paths in `out`.
     events: usize,
-    /// Whether the access [`fork_addr`](Walker::fork_addr) is about to place only reads.
-    reading: bool,
 }
 
 fn err(message: impl Into<String>, span: (usize, usize)) -> PathError {
@@ -418,19 +429,32 @@ impl<'a> Walker<'a> {
                     st.path.regs[*dst] = v;
                 }
                 Op::Load { dst, addr, tags } => {
-                    self.reading = true;
-                    return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
-                        let r = w.read(st, loc, *tags, adep, span)?;
-                        set(st, *dst, r);
-                        Ok(true)
-                    });
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Load,
+                        span,
+                        |w, st, loc, adep| {
+                            let r = w.read(st, loc, *tags, adep, span)?;
+                            set(st, *dst, r);
+                            Ok(true)
+                        },
+                    );
                 }
                 Op::Store { addr, val, tags } => {
                     let v = self.sym(&mut st, val, span);
-                    return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
-                        w.write(st, loc, *tags, v, adep, Partner::None, span);
-                        Ok(true)
-                    });
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Store,
+                        span,
+                        |w, st, loc, adep| {
+                            w.write(st, loc, *tags, v, adep, Partner::None, span);
+                            Ok(true)
+                        },
+                    );
                 }
                 Op::Fence { tags } => {
                     let zero = st.path.push(Node::Const(Value::Int(0)), 0);
@@ -459,20 +483,27 @@ impl<'a> Walker<'a> {
                     let operand = match write {
                         RmwWrite::Set(e) | RmwWrite::Apply(_, e) => self.sym(&mut st, e, span),
                     };
-                    return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
-                        let r = w.read(st, loc, *tags, adep, span)?;
-                        let v = match write {
-                            RmwWrite::Set(_) => operand,
-                            RmwWrite::Apply(op, _) => w.bin(st, *op, r, operand, span),
-                        };
-                        let partner = match write {
-                            RmwWrite::Set(_) => Partner::Exchange,
-                            RmwWrite::Apply(..) => Partner::Compute,
-                        };
-                        w.write(st, loc, *tags, v, adep, partner, span);
-                        set(st, *dst, if *ret_new { v } else { r });
-                        Ok(true)
-                    });
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Update,
+                        span,
+                        |w, st, loc, adep| {
+                            let r = w.read(st, loc, *tags, adep, span)?;
+                            let v = match write {
+                                RmwWrite::Set(_) => operand,
+                                RmwWrite::Apply(op, _) => w.bin(st, *op, r, operand, span),
+                            };
+                            let partner = match write {
+                                RmwWrite::Set(_) => Partner::Exchange,
+                                RmwWrite::Apply(..) => Partner::Compute,
+                            };
+                            w.write(st, loc, *tags, v, adep, partner, span);
+                            set(st, *dst, if *ret_new { v } else { r });
+                            Ok(true)
+                        },
+                    );
                 }
                 Op::Cmpxchg {
                     dst,
@@ -485,19 +516,26 @@ impl<'a> Walker<'a> {
                     let new = self.sym(&mut st, new, span);
                     for success in [true, false] {
                         let cont = todo.clone();
-                        self.fork_addr(st.clone(), cont, addr, span, |w, st, loc, adep| {
-                            let r = w.read(st, loc, *tags, adep, span)?;
-                            let eq = w.bin(st, BinOp::Eq, r, exp, span);
-                            if !w.assume(st, eq, success, Assumption::Rmw) {
-                                return Ok(false);
-                            }
-                            if success {
-                                w.write(st, loc, *tags, new, adep, Partner::Exchange, span);
-                                set_inner(st, exp);
-                            }
-                            set(st, *dst, r);
-                            Ok(true)
-                        })?;
+                        self.fork_addr(
+                            st.clone(),
+                            cont,
+                            addr,
+                            Access::Update,
+                            span,
+                            |w, st, loc, adep| {
+                                let r = w.read(st, loc, *tags, adep, span)?;
+                                let eq = w.bin(st, BinOp::Eq, r, exp, span);
+                                if !w.assume(st, eq, success, Assumption::Rmw) {
+                                    return Ok(false);
+                                }
+                                if success {
+                                    w.write(st, loc, *tags, new, adep, Partner::Exchange, span);
+                                    set_inner(st, exp);
+                                }
+                                set(st, *dst, r);
+                                Ok(true)
+                            },
+                        )?;
                     }
                     return Ok(());
                 }
@@ -512,109 +550,153 @@ impl<'a> Walker<'a> {
                     let unless = self.sym(&mut st, unless, span);
                     for success in [true, false] {
                         let cont = todo.clone();
-                        self.fork_addr(st.clone(), cont, addr, span, |w, st, loc, adep| {
-                            let r = w.read(st, loc, *tags, adep, span)?;
-                            let ne = w.bin(st, BinOp::Ne, r, unless, span);
-                            if !w.assume(st, ne, success, Assumption::Rmw) {
-                                return Ok(false);
-                            }
-                            if success {
-                                let v = w.bin(st, BinOp::Add, r, add, span);
-                                w.write(st, loc, *tags, v, adep, Partner::Compute, span);
-                                set_inner(st, unless);
-                            }
-                            // herd7's result is the read's output, and the limit's: what
-                            // depends on it depends on them.
-                            let taint = st.path.taint[r as usize] | st.path.taint[unless as usize];
-                            let res = st.path.push(Node::Const(Value::Int(success as i64)), taint);
-                            set(st, *dst, res);
-                            Ok(true)
-                        })?;
+                        self.fork_addr(
+                            st.clone(),
+                            cont,
+                            addr,
+                            Access::Update,
+                            span,
+                            |w, st, loc, adep| {
+                                let r = w.read(st, loc, *tags, adep, span)?;
+                                let ne = w.bin(st, BinOp::Ne, r, unless, span);
+                                if !w.assume(st, ne, success, Assumption::Rmw) {
+                                    return Ok(false);
+                                }
+                                if success {
+                                    let v = w.bin(st, BinOp::Add, r, add, span);
+                                    w.write(st, loc, *tags, v, adep, Partner::Compute, span);
+                                    set_inner(st, unless);
+                                }
+                                // herd7's result is the read's output, and the limit's: what
+                                // depends on it depends on them.
+                                let taint =
+                                    st.path.taint[r as usize] | st.path.taint[unless as usize];
+                                let res =
+                                    st.path.push(Node::Const(Value::Int(success as i64)), taint);
+                                set(st, *dst, res);
+                                Ok(true)
+                            },
+                        )?;
                     }
                     return Ok(());
                 }
                 Op::Lock { addr } => {
-                    return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
-                        w.lock(st, loc, adep, span)
-                    });
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Update,
+                        span,
+                        |w, st, loc, adep| w.lock(st, loc, adep, span),
+                    );
                 }
                 Op::Unlock { addr } => {
-                    return self.fork_addr(st, todo, addr, span, |w, st, loc, adep| {
-                        let zero = st.path.push(Node::Const(Value::Int(0)), 0);
-                        w.write(
-                            st,
-                            loc,
-                            Tags::of(&[Tag::Ul]),
-                            zero,
-                            adep,
-                            Partner::None,
-                            span,
-                        );
-                        st.held.remove(&loc);
-                        Ok(true)
-                    });
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Store,
+                        span,
+                        |w, st, loc, adep| {
+                            let zero = st.path.push(Node::Const(Value::Int(0)), 0);
+                            w.write(
+                                st,
+                                loc,
+                                Tags::of(&[Tag::Ul]),
+                                zero,
+                                adep,
+                                Partner::None,
+                                span,
+                            );
+                            st.held.remove(&loc);
+                            Ok(true)
+                        },
+                    );
                 }
                 Op::Trylock { dst, addr } => {
                     for success in [true, false] {
                         let cont = todo.clone();
-                        self.fork_addr(st.clone(), cont, addr, span, |w, st, loc, adep| {
-                            let read = if success {
-                                if !w.lock(st, loc, adep, span)? {
-                                    return Ok(false);
-                                }
-                                st.path.events.len() - 2
-                            } else {
-                                w.read(st, loc, Tags::of(&[Tag::Lf]), adep, span)?;
-                                st.path.events.len() - 1
-                            };
-                            // The result depends on the lock's read, as herd7's does.
-                            let taint = st.path.events[read].read.map_or(0, |k| 1u64 << k);
-                            let res = st.path.push(Node::Const(Value::Int(success as i64)), taint);
-                            set(st, *dst, res);
-                            Ok(true)
-                        })?;
+                        self.fork_addr(
+                            st.clone(),
+                            cont,
+                            addr,
+                            Access::Update,
+                            span,
+                            |w, st, loc, adep| {
+                                let read = if success {
+                                    if !w.lock(st, loc, adep, span)? {
+                                        return Ok(false);
+                                    }
+                                    st.path.events.len() - 2
+                                } else {
+                                    w.read(st, loc, Tags::of(&[Tag::Lf]), adep, span)?;
+                                    st.path.events.len() - 1
+                                };
+                                // The result depends on the lock's read, as herd7's does.
+                                let taint = st.path.events[read].read.map_or(0, |k| 1u64 << k);
+                                let res =
+                                    st.path.push(Node::Const(Value::Int(success as i64)), taint);
+                                set(st, *dst, res);
+                                Ok(true)
+                            },
+                        )?;
                     }
                     return Ok(());
                 }
                 Op::IsLocked { dst, addr } => {
                     for locked in [true, false] {
                         let cont = todo.clone();
-                        self.fork_addr(st.clone(), cont, addr, span, |w, st, loc, adep| {
-                            // lock.cat's nested-is-locked: a thread holding the lock always
-                            // sees it locked.
-                            if !locked && st.held.contains(&loc) {
-                                return Ok(false);
-                            }
-                            let tag = if locked { Tag::Rl } else { Tag::Ru };
-                            let r = w.read(st, loc, Tags::of(&[tag]), adep, span)?;
-                            // The result depends on the read, as herd7's does.
-                            let taint = st.path.taint[r as usize];
-                            let res = st.path.push(Node::Const(Value::Int(locked as i64)), taint);
-                            set(st, *dst, res);
-                            Ok(true)
-                        })?;
+                        self.fork_addr(
+                            st.clone(),
+                            cont,
+                            addr,
+                            Access::Load,
+                            span,
+                            |w, st, loc, adep| {
+                                // lock.cat's nested-is-locked: a thread holding the lock always
+                                // sees it locked.
+                                if !locked && st.held.contains(&loc) {
+                                    return Ok(false);
+                                }
+                                let tag = if locked { Tag::Rl } else { Tag::Ru };
+                                let r = w.read(st, loc, Tags::of(&[tag]), adep, span)?;
+                                // The result depends on the read, as herd7's does.
+                                let taint = st.path.taint[r as usize];
+                                let res =
+                                    st.path.push(Node::Const(Value::Int(locked as i64)), taint);
+                                set(st, *dst, res);
+                                Ok(true)
+                            },
+                        )?;
                     }
                     return Ok(());
                 }
                 Op::SyncSrcu { addr } => {
-                    return self.fork_addr(st, todo, addr, span, |_, st, loc, adep| {
-                        let zero = st.path.push(Node::Const(Value::Int(0)), 0);
-                        st.path.events.push(PathEvent {
-                            kind: EventKind::Fence,
-                            loc: Some(loc),
-                            tags: Tags::of(&[Tag::SyncSrcu]),
-                            value: zero,
-                            read: None,
-                            rmw_with_prev: false,
-                            addr_dep: adep,
-                            data_dep: 0,
-                            ctrl_dep: st.ctrl,
-                            inner: 0,
-                            stmt: st.stmt,
-                            source: span,
-                        });
-                        Ok(true)
-                    });
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Store,
+                        span,
+                        |_, st, loc, adep| {
+                            let zero = st.path.push(Node::Const(Value::Int(0)), 0);
+                            st.path.events.push(PathEvent {
+                                kind: EventKind::Fence,
+                                loc: Some(loc),
+                                tags: Tags::of(&[Tag::SyncSrcu]),
+                                value: zero,
+                                read: None,
+                                rmw_with_prev: false,
+                                addr_dep: adep,
+                                data_dep: 0,
+                                ctrl_dep: st.ctrl,
+                                inner: 0,
+                                stmt: st.stmt,
+                                source: span,
+                            });
+                            Ok(true)
+                        },
+                    );
                 }
                 Op::Cutoff => {
                     st.path.cutoff = Some(span);
@@ -668,10 +750,10 @@ impl<'a> Walker<'a> {
         mut st: State,
         todo: Vec<Frame<'a>>,
         addr: &Expr,
+        access: Access,
         span: (usize, usize),
         mut body: impl FnMut(&mut Self, &mut State, Loc, u64) -> Result<bool, PathError>,
     ) -> Result<(), PathError> {
-        let read = std::mem::take(&mut self.reading);
         let a = self.sym(&mut st, addr, span);
         let adep = st.path.taint[a as usize];
         match st.path.constant(a) {
@@ -681,14 +763,16 @@ impl<'a> Walker<'a> {
                 }
                 Ok(())
             }
-            // An address known on the path but no location: herd7 stops on it only if an
-            // execution takes the path (its values are solved before it looks), so the path
-            // stops here and the enumeration reports it if its assumptions hold.
+            // An address known without reading memory, but no location: herd7 stops at
+            // once on a read there (it finds no initial write to read), and on a write only
+            // if an execution takes the path, so the path stops here and the enumeration
+            // reports it if its assumptions hold.
             Some(_) => {
                 st.path.escape = Some(Escape {
                     sym: a,
                     source: span,
                     read: false,
+                    always: access != Access::Store,
                 });
                 self.finish(st.path)
             }
@@ -722,7 +806,8 @@ impl<'a> Walker<'a> {
                 st.path.escape = Some(Escape {
                     sym: a,
                     source: span,
-                    read,
+                    read: access == Access::Load,
+                    always: false,
                 });
                 self.finish(st.path)
             }
