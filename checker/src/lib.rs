@@ -18,26 +18,24 @@ pub mod harness;
 pub mod herd_output;
 pub mod interp;
 pub mod judge;
-pub mod lkmm;
-pub mod lkmm_terms;
 pub mod lower;
 pub mod model;
+pub mod models;
 pub mod outcome;
 pub(crate) mod paths;
 pub(crate) mod primitive;
 pub mod program;
 pub mod relation;
 pub mod report;
-pub mod sc;
 pub mod svg;
 pub(crate) mod symbol;
 pub mod trace;
-pub mod tso;
 pub mod witness;
 
 use hazmat_litmus::ast::{Span, line_col};
 use std::time::{Duration, Instant};
 
+pub use models::{lkmm, lkmm_terms, sc, tso};
 pub use outcome::{Options, Outcome, Verdict};
 
 /// The names of the models `--model` accepts.

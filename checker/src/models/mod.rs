@@ -1,0 +1,11 @@
+//! The memory models.
+//!
+//! The native models, written in Rust from their published definitions, are the fast
+//! path: [`lkmm`] (the Linux-kernel memory model, with [`lkmm_terms`] naming its relations
+//! for explanations), [`sc`] and [`tso`].
+//! Each implements the [`crate::model::MemoryModel`] strategy the enumeration consults.
+
+pub mod lkmm;
+pub mod lkmm_terms;
+pub mod sc;
+pub mod tso;
