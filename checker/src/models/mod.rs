@@ -5,6 +5,7 @@
 //! for explanations), [`sc`] and [`tso`].
 //! Each implements the [`crate::model::MemoryModel`] strategy the enumeration consults.
 
+pub mod cat;
 pub mod lkmm;
 pub mod lkmm_terms;
 pub mod sc;
