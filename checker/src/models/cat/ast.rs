@@ -26,8 +26,16 @@ pub struct Span {
 /// A parsed model file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Model {
-    /// The model's name, the quoted string (or the word) it opens with, if any.
+    /// The model's name, the quoted string (or the word) it opens with, if any: the last
+    /// of the two in `NAME "title"` and `NAME1 NAME2`.
     pub title: Option<String>,
+    /// The first word (or the lone string) the model opens with, which herd7 reads as the
+    /// name of an architecture: when it names one, herd7 refuses to run the model on a test
+    /// of another (`X86 TSO` is a model for x86 tests titled `TSO`).
+    pub arch: Option<String>,
+    /// `catdep` after the opening: the model computes the dependencies itself, so herd7
+    /// keeps the register events it otherwise drops before running a model.
+    pub catdep: bool,
     /// The instructions, in order.
     pub instrs: Vec<Instr>,
 }
@@ -80,6 +88,24 @@ pub enum Role {
     Assert,
 }
 
+/// The check after `when` in `let rec b and b ... when [~]test exp [as name]`.
+///
+/// herd7 makes it after every step of the fixpoint iteration, not only at its end, and
+/// rejects the execution as soon as it fails.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct When {
+    /// Whether the test is negated (`~acyclic r`).
+    pub negated: bool,
+    /// The test.
+    pub test: Test,
+    /// What it is applied to.
+    pub exp: Exp,
+    /// Its name (`as sc`).
+    pub name: Option<String>,
+    /// Where the test is written, from its first word to its name.
+    pub span: Span,
+}
+
 /// A condition of `if ... then ... else` or of an `if` on variants.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cond {
@@ -121,6 +147,8 @@ pub enum Instr {
     LetRec {
         /// The bindings.
         bindings: Vec<Binding>,
+        /// The check of `let rec ... when acyclic r`, if any.
+        when: Option<Box<When>>,
         /// Where it is written.
         span: Span,
     },
@@ -340,14 +368,20 @@ pub enum Exp {
     },
     /// `match e with {} -> e1 || x ++ rest -> e2 end`, on a set: `e1` when it is empty,
     /// otherwise `e2` with one element (`x`) taken out.
+    /// The clauses may come in either order.
+    ///
+    /// The other form of the second clause, `pre | x ++ rest -> e2`, splits the set at the
+    /// element: `pre` is bound to the elements ordered before `x`, `rest` to those after it.
     MatchSet {
         /// The set matched.
         exp: Box<Exp>,
         /// The value when it is empty.
         empty: Box<Exp>,
+        /// The name bound to the elements before `elt`, in the `pre | x ++ rest` form.
+        pre: Option<Name>,
         /// The element bound.
         elt: Name,
-        /// The rest bound.
+        /// The rest bound: the other elements, or those after `elt` when `pre` is given.
         rest: Name,
         /// The value otherwise.
         nonempty: Box<Exp>,
