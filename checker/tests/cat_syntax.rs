@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 use expect_test::{Expect, expect};
 use hazmat_checker::models::cat::ast::*;
-use hazmat_checker::models::cat::{CatError, ErrorKind, parse};
+use hazmat_checker::models::cat::files::InMemory;
+use hazmat_checker::models::cat::{CatError, ErrorKind, Library, Loaded, parse};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
@@ -867,4 +868,197 @@ proptest! {
             prop_assert!(e.render_in("t.cat", &text).starts_with("t.cat:"));
         }
     }
+}
+
+// ---- Loading a model with its includes ----
+
+/// The files of a loaded model and what each include name loads.
+fn loaded_summary(loaded: &Loaded, names: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, f) in loaded.files().iter() {
+        writeln!(out, "{i}: {} ({:?})", f.name, f.origin).unwrap();
+    }
+    for n in names {
+        let file = loaded.include(n).map(|f| f.to_string());
+        writeln!(
+            out,
+            "include {n:?} -> {}",
+            file.as_deref().unwrap_or("none")
+        )
+        .unwrap();
+    }
+    out
+}
+
+/// herd7's order: the current directory, the `-I` directories in order, `$HERDLIB`, then
+/// the built-in files; never the including file's own directory.
+#[test]
+fn includes_are_looked_up_in_herd7s_order() {
+    let fs = InMemory::new()
+        .with("a.cat", "\"cwd a\"")
+        .with("inc1/a.cat", "\"inc1 a\"")
+        .with("inc2/b.cat", "\"inc2 b\"")
+        .with("lib/b.cat", "\"herdlib b\"")
+        .with("inc1/c.cat", "\"inc1 c\"")
+        .with("inc2/c.cat", "\"inc2 c\"")
+        .with("lib/d.cat", "\"herdlib d\" include \"a.cat\"");
+    let library = Library::new()
+        .include("inc1")
+        .include("inc2")
+        .herdlib(Some(PathBuf::from("lib")));
+    let mut loaded = Loaded::new();
+    let root = loaded
+        .load_text(
+            &library,
+            &fs,
+            "main.cat",
+            "include \"a.cat\" include \"b.cat\" include \"c.cat\" include \"d.cat\"",
+        )
+        .unwrap_or_else(|e| panic!("{}", e.render(loaded.files())));
+    assert_eq!(root, 0);
+    expect![[r#"
+        0: main.cat (Text)
+        1: ./a.cat (Path("./a.cat"))
+        2: inc2/b.cat (Path("inc2/b.cat"))
+        3: inc1/c.cat (Path("inc1/c.cat"))
+        4: lib/d.cat (Path("lib/d.cat"))
+        include "a.cat" -> 1
+        include "b.cat" -> 2
+        include "c.cat" -> 3
+        include "d.cat" -> 4
+    "#]]
+    .assert_eq(&loaded_summary(
+        &loaded,
+        &["a.cat", "b.cat", "c.cat", "d.cat"],
+    ));
+
+    // The including file's directory is not searched.
+    let fs = InMemory::new()
+        .with("sub/x.cat", "include \"y.cat\"")
+        .with("sub/y.cat", "\"y\"");
+    let mut loaded = Loaded::new();
+    let e = loaded
+        .load_text(&Library::new(), &fs, "main.cat", "include \"./sub/x.cat\"")
+        .expect_err("y.cat is only beside x.cat");
+    expect![[r#"
+        ./sub/x.cat:1:1: error: cannot find the file `y.cat`
+          |
+        1 | include "y.cat"
+          | ^^^^^^^^^^^^^^^
+          = note: looked in `.`, the files built into hazmat
+    "#]]
+    .assert_eq(&e.render(loaded.files()));
+}
+
+#[test]
+fn a_file_included_twice_is_read_once() {
+    let fs = InMemory::new()
+        .with("b.cat", "include \"d.cat\"")
+        .with("c.cat", "include \"d.cat\"")
+        .with("d.cat", "let d = po");
+    let mut loaded = Loaded::new();
+    let library = Library::new();
+    loaded
+        .load_text(
+            &library,
+            &fs,
+            "a.cat",
+            "include \"b.cat\" include \"c.cat\"",
+        )
+        .unwrap_or_else(|e| panic!("{}", e.render(loaded.files())));
+    let again = loaded
+        .load(&library, &fs, "./d.cat")
+        .unwrap_or_else(|e| panic!("{}", e.render(loaded.files())));
+    assert_eq!(loaded.include("d.cat"), Some(again));
+    expect![[r#"
+        0: a.cat (Text)
+        1: ./b.cat (Path("./b.cat"))
+        2: ./d.cat (Path("./d.cat"))
+        3: ./c.cat (Path("./c.cat"))
+        include "b.cat" -> 1
+        include "c.cat" -> 3
+        include "d.cat" -> 2
+    "#]]
+    .assert_eq(&loaded_summary(&loaded, &["b.cat", "c.cat", "d.cat"]));
+}
+
+#[test]
+fn errors_in_loading() {
+    // A file found nowhere, named by an include.
+    let fs = InMemory::new().with("a.cat", "\"a\"\nlet x = po\ninclude \"missing.cat\"\n");
+    let library = Library::new()
+        .include("models")
+        .include("+arm")
+        .herdlib(Some(PathBuf::from("herdlib")));
+    let mut loaded = Loaded::new();
+    let e = loaded
+        .load(&library, &fs, "a.cat")
+        .expect_err("missing.cat is missing");
+    assert_eq!(e.kind, ErrorKind::NotFound);
+    expect![[r#"
+        ./a.cat:3:1: error: cannot find the file `missing.cat`
+          |
+        3 | include "missing.cat"
+          | ^^^^^^^^^^^^^^^^^^^^^
+          = note: looked in `.`, `models`, the files built into hazmat under `arm/`, `herdlib` ($HERDLIB), the files built into hazmat
+    "#]].assert_eq(&e.render(loaded.files()));
+
+    // The model itself found nowhere.
+    let mut loaded = Loaded::new();
+    let e = loaded
+        .load(&Library::new(), &fs, "model.cat")
+        .expect_err("no model.cat");
+    expect![[r#"
+        error: cannot find the file `model.cat`
+          = note: looked in `.`, the files built into hazmat
+    "#]]
+    .assert_eq(&e.render(loaded.files()));
+
+    // A cycle through two files, and a file that includes itself.
+    let fs = InMemory::new()
+        .with("a.cat", "\"a\"\ninclude \"b.cat\"\n")
+        .with("b.cat", "\"b\"\nlet x = po\ninclude \"a.cat\"\n")
+        .with("c.cat", "if \"v\" include \"c.cat\" end\n");
+    let mut loaded = Loaded::new();
+    let e = loaded
+        .load(&Library::new(), &fs, "a.cat")
+        .expect_err("a cycle");
+    assert_eq!(e.kind, ErrorKind::IncludeCycle);
+    expect![[r#"
+        ./b.cat:3:1: error: include cycle: `./a.cat` includes `./b.cat` includes `./a.cat`
+          |
+        3 | include "a.cat"
+          | ^^^^^^^^^^^^^^^
+          = note: herd7 would keep including them until it ran out of stack
+    "#]]
+    .assert_eq(&e.render(loaded.files()));
+    let mut loaded = Loaded::new();
+    let e = loaded
+        .load(&Library::new(), &fs, "c.cat")
+        .expect_err("a cycle");
+    expect![[r#"
+        ./c.cat:1:8: error: `./c.cat` includes itself
+          |
+        1 | if "v" include "c.cat" end
+          |        ^^^^^^^^^^^^^^^
+          = note: herd7 would keep including them until it ran out of stack
+    "#]]
+    .assert_eq(&e.render(loaded.files()));
+
+    // A syntax error in an included file is reported in that file.
+    let fs = InMemory::new()
+        .with("a.cat", "include \"b.cat\"\n")
+        .with("b.cat", "let x = (po\n");
+    let mut loaded = Loaded::new();
+    let e = loaded
+        .load(&Library::new(), &fs, "a.cat")
+        .expect_err("b.cat is broken");
+    expect![[r#"
+        ./b.cat:2:1: error: expected `)`, found end of file
+          |
+        2 | 
+          | ^
+          = note: to close the `(` at 1:9
+    "#]]
+    .assert_eq(&e.render(loaded.files()));
 }

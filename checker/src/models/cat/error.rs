@@ -5,13 +5,14 @@
 //! [`CatError`].
 //! Its place is a [`Span`] in one of the model's files; the line and column are computed
 //! when the error is made, so its `Display` form (`line:col: message`) needs no source,
-//! and [`CatError::render_in`] gives the full diagnostic (`file:line:col: error: message`,
-//! the source line and a caret), in the same rendering as every message about a litmus
-//! file.
+//! and [`CatError::render`] gives the full diagnostic (`file:line:col: error: message`, the
+//! source line and a caret) with the file's name from the [`Files`] table, in the same
+//! rendering as every message about a litmus file.
 
 use hazmat_litmus::diagnostic::{self, Severity};
 
 use super::ast::Span;
+use super::files::Files;
 
 /// What kind of error a [`CatError`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,8 +45,8 @@ pub struct Location {
 
 /// Why a model (or a configuration file) cannot be read, and where.
 ///
-/// Its `Display` form is one line, `line:col: message; note`; [`CatError::render_in`]
-/// gives the full diagnostic.
+/// Its `Display` form is one line, `line:col: message; note`; [`CatError::render`] gives
+/// the full diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}{message}{}", at_prefix(.at), notes_suffix(.notes))]
 pub struct CatError {
@@ -88,10 +89,18 @@ impl CatError {
         self
     }
 
-    /// The error as a person reads it: `file_name:line:col: error: message`, the source
-    /// line, a caret under the place, and the notes, for an error in `source` (which
-    /// [`parse`](super::parser::parse) returned for it); `error: message` and the notes when
-    /// it is in no file.
+    /// The error as a person reads it: `file:line:col: error: message`, the source line, a
+    /// caret under the place, and the notes; `error: message` and the notes when it is in
+    /// no file (or in a file `files` does not hold).
+    pub fn render(&self, files: &Files) -> String {
+        match self.at.and_then(|at| files.get(at.span.file)) {
+            Some(file) => self.render_in(&file.name, &file.text),
+            None => self.render_nowhere(),
+        }
+    }
+
+    /// [`CatError::render`] against one text, named `file_name`, for an error that
+    /// [`parse`](super::parser::parse) returned for it.
     pub fn render_in(&self, file_name: &str, source: &str) -> String {
         let Some(at) = self.at else {
             return self.render_nowhere();

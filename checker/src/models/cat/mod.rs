@@ -1,12 +1,15 @@
 //! herd7's model language, cat (and bell, written in it): the interpreter that serves
 //! every model the native ones do not, from its files.
 //!
-//! [`ast`] is the syntax; [`parser`] reads one file into it ([`parse`]).
-//! Every error is a [`CatError`].
+//! [`ast`] is the syntax; [`parser`] reads one file into it ([`parse`]), and [`files`]
+//! finds and loads a model with the files it includes, as herd7 looks for them.
+//! Every error is a [`CatError`], located in the [`Files`] it was read from.
 
 pub mod ast;
 mod error;
+pub mod files;
 pub mod parser;
 
 pub use error::{CatError, ErrorKind, Location};
+pub use files::{Files, Library, Loaded, SourceFile};
 pub use parser::parse;

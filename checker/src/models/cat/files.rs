@@ -1,0 +1,500 @@
+//! A model's files: finding them as herd7 does, reading them, and the table that spans
+//! and errors point into.
+//!
+//! herd7 looks for a file it is given by a bare name (a model, a bell or configuration
+//! file, or a file named by `include "x.cat"`) in this order, taking the first place that
+//! holds it: the current directory, each `-I` directory in the order given (`+dir` names a
+//! directory of its own library), the directory `$HERDLIB` names, and its own library.
+//! The including file's directory is *not* searched.
+//! A name that is a path (it starts with `/`, `./` or `../`) is used as it is.
+//! [`Library`] follows the same order; hazmat's own library is the set of files built into
+//! the binary ([`BUILTIN`]), none of them copied from herd7's.
+//!
+//! [`Loaded`] reads a model and, before anything runs, every file it includes, at any depth
+//! and in every branch, each once; the evaluator then finds an included file by its name
+//! ([`Loaded::include`]) and needs no file system.
+//! A file that includes itself, through any chain, is an error (herd7 would include it
+//! until its stack ran out).
+//! Unlike herd7, which looks for an included file only when it runs the `include`, a file
+//! that cannot be found is an error even in a branch of an `if` on variants the run would
+//! not take.
+//!
+//! The file system is a [`FileSystem`], so that the library reads files only through the
+//! one its caller passes: [`Disk`] for the command line, [`InMemory`] for tests.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use super::ast::{Instr, Model, Span};
+use super::error::{CatError, ErrorKind};
+use super::parser::parse;
+
+/// The files built into hazmat, by name, in the place of herd7's own library.
+///
+/// They are looked up last, after `$HERDLIB`, as herd7 looks up its library; a file named
+/// `dir/name.cat` here is what `-I +dir` finds as `name.cat`.
+/// To add one, write it under `checker/src/models/cat/lib/` and list it here as
+/// `("name.cat", include_str!("lib/name.cat"))`.
+/// None of herd7's library files may be copied here: their licence is not the project's.
+pub const BUILTIN: &[(&str, &str)] = &[];
+
+/// One file of a model: its name, where it came from, and its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The name diagnostics give it: the path it was read from, or its built-in name.
+    pub name: String,
+    /// Where it came from.
+    pub origin: Origin,
+    /// Its text (invalid UTF-8 replaced by U+FFFD), which spans index.
+    pub text: String,
+}
+
+/// Where a file's text came from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// A file of the file system, at this path.
+    Path(PathBuf),
+    /// One of the files built into hazmat ([`BUILTIN`]).
+    Builtin,
+    /// A text given by the caller, not read from anywhere.
+    Text,
+}
+
+/// The files a model was read from, each with its index, which spans name
+/// ([`Span::file`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Files {
+    files: Vec<SourceFile>,
+}
+
+impl Files {
+    /// No files.
+    pub fn new() -> Files {
+        Files::default()
+    }
+
+    /// Adds a file and returns its index.
+    pub fn add(&mut self, name: impl Into<String>, origin: Origin, text: impl Into<String>) -> u32 {
+        let index = u32::try_from(self.files.len()).unwrap_or(u32::MAX);
+        self.files.push(SourceFile {
+            name: name.into(),
+            origin,
+            text: text.into(),
+        });
+        index
+    }
+
+    /// The file of an index.
+    pub fn get(&self, file: u32) -> Option<&SourceFile> {
+        self.files.get(file as usize)
+    }
+
+    /// The text a span covers, if it is in these files.
+    pub fn text_of(&self, span: Span) -> Option<&str> {
+        self.get(span.file)?
+            .text
+            .get(span.start as usize..span.end as usize)
+    }
+
+    /// How many files there are.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The files, in index order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &SourceFile)> {
+        (0u32..).zip(&self.files)
+    }
+}
+
+/// The file system a [`Library`] searches and a [`Loaded`] reads.
+pub trait FileSystem {
+    /// Whether `path` names a file that is not a directory.
+    fn is_file(&self, path: &Path) -> bool;
+    /// The text of the file at `path`, invalid UTF-8 replaced by U+FFFD.
+    fn read(&self, path: &Path) -> std::io::Result<String>;
+    /// A name that is the same for every path of one file, to recognise a file reached
+    /// twice; the path itself by default.
+    fn identity(&self, path: &Path) -> PathBuf {
+        path.to_path_buf()
+    }
+}
+
+/// The real file system, relative paths taken from the current directory.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Disk;
+
+impl FileSystem for Disk {
+    fn is_file(&self, path: &Path) -> bool {
+        path.is_file()
+    }
+
+    fn read(&self, path: &Path) -> std::io::Result<String> {
+        let bytes = std::fs::read(path)?;
+        Ok(match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+
+    fn identity(&self, path: &Path) -> PathBuf {
+        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    }
+}
+
+/// A file system held in memory: files by path, the current directory being `.`.
+///
+/// Paths are compared as written after dropping `.` components, so `./a.cat` and `a.cat`
+/// are one file.
+#[derive(Clone, Debug, Default)]
+pub struct InMemory {
+    files: BTreeMap<PathBuf, String>,
+}
+
+impl InMemory {
+    /// No files.
+    pub fn new() -> InMemory {
+        InMemory::default()
+    }
+
+    /// Adds (or replaces) a file.
+    pub fn with(mut self, path: impl AsRef<Path>, text: impl Into<String>) -> InMemory {
+        self.files.insert(normal(path.as_ref()), text.into());
+        self
+    }
+}
+
+/// A path without its `.` components.
+fn normal(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
+}
+
+impl FileSystem for InMemory {
+    fn is_file(&self, path: &Path) -> bool {
+        self.files.contains_key(&normal(path))
+    }
+
+    fn read(&self, path: &Path) -> std::io::Result<String> {
+        self.files
+            .get(&normal(path))
+            .cloned()
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+    }
+
+    fn identity(&self, path: &Path) -> PathBuf {
+        normal(path)
+    }
+}
+
+/// A place a [`Library`] searches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Place {
+    /// A directory of the file system (`.` for the current one).
+    Dir(PathBuf),
+    /// The files built into hazmat whose names start with this prefix (`""` for all of
+    /// them, `"dir/"` for `-I +dir`).
+    Builtin(String),
+}
+
+/// Where files given by a bare name are looked for, in herd7's order: the current
+/// directory, the `-I` directories, `$HERDLIB`, and the files built into hazmat.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Library {
+    includes: Vec<Place>,
+    herdlib: Option<PathBuf>,
+}
+
+/// A file a [`Library`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// A file of the file system.
+    Path(PathBuf),
+    /// A file built into hazmat.
+    Builtin {
+        /// Its name in [`BUILTIN`].
+        name: &'static str,
+        /// Its text.
+        text: &'static str,
+    },
+}
+
+impl Library {
+    /// The current directory and the built-in files, without `-I` directories or
+    /// `$HERDLIB`.
+    pub fn new() -> Library {
+        Library::default()
+    }
+
+    /// The library with one more `-I` directory, searched after those given before; as in
+    /// herd7, `+dir` names the directory `dir` of the library built into hazmat.
+    pub fn include(mut self, dir: impl Into<PathBuf>) -> Library {
+        let dir = dir.into();
+        let place = match dir.to_str().and_then(|d| d.strip_prefix('+')) {
+            Some(sub) => Place::Builtin(format!("{}/", sub.trim_end_matches('/'))),
+            None => Place::Dir(dir),
+        };
+        self.includes.push(place);
+        self
+    }
+
+    /// The library with the directory that `$HERDLIB` names, searched after the `-I`
+    /// directories (the caller reads the environment).
+    pub fn herdlib(mut self, dir: Option<PathBuf>) -> Library {
+        self.herdlib = dir;
+        self
+    }
+
+    /// The places searched, in order.
+    fn places(&self) -> Vec<Place> {
+        let mut places = vec![Place::Dir(PathBuf::from("."))];
+        places.extend(self.includes.iter().cloned());
+        places.extend(self.herdlib.iter().cloned().map(Place::Dir));
+        places.push(Place::Builtin(String::new()));
+        places
+    }
+
+    /// Finds the file `name` names, as herd7 does; otherwise, the places searched, as
+    /// they read in a message.
+    pub fn find(&self, fs: &dyn FileSystem, name: &str) -> Result<Found, Vec<String>> {
+        if !is_implicit(name) {
+            let path = PathBuf::from(name);
+            return if fs.is_file(&path) {
+                Ok(Found::Path(path))
+            } else {
+                Err(vec![format!("`{name}` itself, a path used as it is")])
+            };
+        }
+        let mut searched = Vec::new();
+        for place in self.places() {
+            match place {
+                Place::Dir(dir) => {
+                    let path = dir.join(name);
+                    if fs.is_file(&path) {
+                        return Ok(Found::Path(path));
+                    }
+                    let herdlib = self.herdlib.as_ref() == Some(&dir);
+                    searched.push(if herdlib {
+                        format!("`{}` ($HERDLIB)", dir.display())
+                    } else {
+                        format!("`{}`", dir.display())
+                    });
+                }
+                Place::Builtin(prefix) => {
+                    let key = format!("{prefix}{name}");
+                    if let Some(&(name, text)) = BUILTIN.iter().find(|(n, _)| *n == key) {
+                        return Ok(Found::Builtin { name, text });
+                    }
+                    searched.push(if prefix.is_empty() {
+                        "the files built into hazmat".to_string()
+                    } else {
+                        format!("the files built into hazmat under `{prefix}`")
+                    });
+                }
+            }
+        }
+        Err(searched)
+    }
+}
+
+/// Whether a file name is to be searched for (OCaml's `Filename.is_implicit`): it does not
+/// start with `/`, `./` or `../`.
+fn is_implicit(name: &str) -> bool {
+    !(name.starts_with('/') || name.starts_with("./") || name.starts_with("../"))
+}
+
+/// A model's files, parsed, with every file they include.
+#[derive(Clone, Debug, Default)]
+pub struct Loaded {
+    files: Files,
+    /// The tree of each file, by index.
+    models: Vec<Option<Model>>,
+    /// The file each name given to `include` loads.
+    includes: BTreeMap<String, u32>,
+    /// The file each identity was read into.
+    by_identity: HashMap<PathBuf, u32>,
+}
+
+impl Loaded {
+    /// Nothing loaded yet.
+    pub fn new() -> Loaded {
+        Loaded::default()
+    }
+
+    /// Loads the model file `name`, found through `library`, and every file it includes;
+    /// returns its index.
+    /// A file loaded before (by an earlier call, or as an include) is not read again.
+    pub fn load(
+        &mut self,
+        library: &Library,
+        fs: &dyn FileSystem,
+        name: &str,
+    ) -> Result<u32, CatError> {
+        self.load_file(library, fs, name, None, &mut Vec::new())
+    }
+
+    /// Loads a model given as text, named `name` in messages, and every file it includes;
+    /// returns its index.
+    pub fn load_text(
+        &mut self,
+        library: &Library,
+        fs: &dyn FileSystem,
+        name: &str,
+        text: impl Into<String>,
+    ) -> Result<u32, CatError> {
+        let file = self.files.add(name, Origin::Text, text);
+        self.parse_and_follow(library, fs, file, &mut Vec::new())?;
+        Ok(file)
+    }
+
+    /// The files read so far.
+    pub fn files(&self) -> &Files {
+        &self.files
+    }
+
+    /// The tree of a file.
+    pub fn model(&self, file: u32) -> Option<&Model> {
+        self.models.get(file as usize)?.as_ref()
+    }
+
+    /// The file that `include "name"` loads, wherever it is written: herd7's search does
+    /// not depend on the including file.
+    pub fn include(&self, name: &str) -> Option<u32> {
+        self.includes.get(name).copied()
+    }
+
+    /// The files and their trees.
+    pub fn into_parts(self) -> (Files, Vec<Option<Model>>) {
+        (self.files, self.models)
+    }
+
+    /// Finds, reads and parses `name`, then the files it includes; `from` is the include
+    /// that names it and `stack` the files being loaded around it.
+    fn load_file(
+        &mut self,
+        library: &Library,
+        fs: &dyn FileSystem,
+        name: &str,
+        from: Option<Span>,
+        stack: &mut Vec<u32>,
+    ) -> Result<u32, CatError> {
+        let found = library.find(fs, name).map_err(|searched| {
+            let message = format!("cannot find the file `{name}`");
+            self.error(from, ErrorKind::NotFound, message)
+                .note(format!("looked in {}", searched.join(", ")))
+        })?;
+        let identity = match &found {
+            Found::Path(path) => fs.identity(path),
+            Found::Builtin { name, .. } => PathBuf::from(format!("builtin:{name}")),
+        };
+        if let Some(&file) = self.by_identity.get(&identity) {
+            if let Some(at) = stack.iter().position(|&f| f == file) {
+                return Err(self.cycle(from, &stack[at..], file));
+            }
+            return Ok(file);
+        }
+        let file = match found {
+            Found::Path(path) => {
+                let text = fs.read(&path).map_err(|e| {
+                    let message = format!("cannot read `{}`: {e}", path.display());
+                    self.error(from, ErrorKind::Read, message)
+                })?;
+                let shown = path.display().to_string();
+                self.files.add(shown, Origin::Path(path), text)
+            }
+            Found::Builtin { name, text } => self.files.add(name, Origin::Builtin, text),
+        };
+        self.by_identity.insert(identity, file);
+        self.parse_and_follow(library, fs, file, stack)?;
+        Ok(file)
+    }
+
+    /// Parses file `file` and loads the files it includes.
+    fn parse_and_follow(
+        &mut self,
+        library: &Library,
+        fs: &dyn FileSystem,
+        file: u32,
+        stack: &mut Vec<u32>,
+    ) -> Result<(), CatError> {
+        let text = self.files.get(file).map_or("", |f| f.text.as_str());
+        let model = parse(text, file)?;
+        let mut includes = Vec::new();
+        collect_includes(&model.instrs, &mut includes);
+        if self.models.len() <= file as usize {
+            self.models.resize(file as usize + 1, None);
+        }
+        self.models[file as usize] = Some(model);
+        stack.push(file);
+        for (name, span) in includes {
+            let included = self.load_file(library, fs, &name, Some(span), stack);
+            match included {
+                Ok(included) => {
+                    self.includes.insert(name, included);
+                }
+                Err(e) => {
+                    stack.pop();
+                    return Err(e);
+                }
+            }
+        }
+        stack.pop();
+        Ok(())
+    }
+
+    /// An error at `span` (of a file already read), or in no file.
+    fn error(&self, span: Option<Span>, kind: ErrorKind, message: String) -> CatError {
+        match span.and_then(|s| Some((s, self.files.get(s.file)?))) {
+            Some((span, file)) => CatError::at(kind, &file.text, span, message),
+            None => CatError::nowhere(kind, message),
+        }
+    }
+
+    /// The error for an include at `span` that names `file`, which is being loaded around
+    /// it through `chain` (which starts with `file`).
+    fn cycle(&self, span: Option<Span>, chain: &[u32], file: u32) -> CatError {
+        let name = |f: u32| self.files.get(f).map_or("?", |s| s.name.as_str());
+        let mut names: Vec<String> = chain.iter().map(|&f| format!("`{}`", name(f))).collect();
+        names.push(format!("`{}`", name(file)));
+        let message = if chain.len() == 1 {
+            format!("`{}` includes itself", name(file))
+        } else {
+            format!("include cycle: {}", names.join(" includes "))
+        };
+        self.error(span, ErrorKind::IncludeCycle, message)
+            .note("herd7 would keep including them until it ran out of stack")
+    }
+}
+
+/// The `include`s of a list of instructions, at any depth, in order.
+fn collect_includes(instrs: &[Instr], out: &mut Vec<(String, Span)>) {
+    for instr in instrs {
+        match instr {
+            Instr::Include { file, span } => out.push((file.clone(), *span)),
+            Instr::Procedure { body, .. } | Instr::Forall { body, .. } => {
+                collect_includes(body, out);
+            }
+            Instr::IfVariant { then, els, .. } => {
+                collect_includes(then, out);
+                collect_includes(els, out);
+            }
+            Instr::Match {
+                clauses, default, ..
+            } => {
+                for (_, body) in clauses {
+                    collect_includes(body, out);
+                }
+                if let Some(body) = default {
+                    collect_includes(body, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
