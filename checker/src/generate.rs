@@ -31,7 +31,8 @@
 //!   none of the locations shown.
 //!
 //! Every program belongs to a few construct [`Class`]es ([`Sketch::classes`]), so that
-//! results over many programs can be counted per construct.
+//! results over many programs can be counted per construct; [`Config::without`] leaves
+//! classes out and [`Config::with`] draws only programs of the classes it names.
 //! [`Sketch::smaller`] lists the sketches one step simpler than a sketch, for minimising a
 //! program on which two deciders disagree.
 //!
@@ -835,6 +836,9 @@ pub struct Config {
     /// Classes never to draw (with [`Vocabulary::Lkmm`]): statements of them are not drawn,
     /// and a sketch with a condition or a `locations` clause of them is drawn again.
     pub without: Vec<Class>,
+    /// Classes every program has (with [`Vocabulary::Lkmm`]): a sketch without one of them
+    /// is drawn again, so that a rare construct can be tested on many programs.
+    pub with: Vec<Class>,
     /// The most primitives in all threads together ([`SketchStmt::size`]; the last
     /// threads lose statements beyond it), so that tests of many threads stay small.
     pub max_size: usize,
@@ -853,6 +857,7 @@ impl Default for Config {
             branches: true,
             vocabulary: Vocabulary::Basic,
             without: Vec::new(),
+            with: Vec::new(),
             max_size: usize::MAX,
         }
     }
@@ -871,6 +876,7 @@ impl Config {
             branches: true,
             vocabulary: Vocabulary::Lkmm,
             without: Vec::new(),
+            with: Vec::new(),
             max_size: 9,
         }
     }
@@ -1453,6 +1459,7 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
     };
     let max_size = config.max_size.max(1);
     let without = config.without.clone();
+    let with = config.with.clone();
     let drawn = (
         vars,
         init,
@@ -1479,14 +1486,15 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
                 }
             },
         );
-    if without.is_empty() {
+    if without.is_empty() && with.is_empty() {
         return drawn.boxed();
     }
     // Statements of a class left out are never drawn; a condition or a `locations` clause
-    // of one is drawn again.
+    // of one is drawn again, and so is a sketch without a class asked for.
     drawn
-        .prop_filter("a class left out", move |s| {
-            s.classes().iter().all(|c| !without.contains(c))
+        .prop_filter("a class left out or missing", move |s| {
+            let classes = s.classes();
+            classes.iter().all(|c| !without.contains(c)) && with.iter().all(|c| classes.contains(c))
         })
         .boxed()
 }
@@ -1752,6 +1760,19 @@ mod tests {
             assert!(!classes.contains(&Class::AddrDep));
             assert!(!classes.contains(&Class::Lock));
             assert!(!classes.contains(&Class::Plain));
+        }
+    }
+
+    #[test]
+    fn a_class_asked_for_is_always_drawn() {
+        let config = Config {
+            with: vec![Class::Srcu, Class::Once],
+            ..Config::lkmm()
+        };
+        for seed in 0..300 {
+            let classes = from_seed(seed, config.clone()).classes();
+            assert!(classes.contains(&Class::Srcu));
+            assert!(classes.contains(&Class::Once));
         }
     }
 
