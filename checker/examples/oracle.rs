@@ -18,7 +18,7 @@
 //! kinds of disagreement in turn and the smallest program of each first (`--kind` picks
 //! one kind); `--without` leaves classes out of the programs, to look past a known
 //! disagreement, and `--with` draws only programs of the classes it names, to test a rare
-//! construct on many programs (`--with srcu`).
+//! construct on many programs (`--with loop`).
 
 #[path = "../tests/common/oracle.rs"]
 mod oracle;
@@ -55,7 +55,7 @@ struct Args {
     /// Classes never to draw, comma-separated (`addr-dep,lock`).
     #[arg(long, value_delimiter = ',')]
     without: Vec<String>,
-    /// Classes every program has, comma-separated (`srcu`): programs without one of them are
+    /// Classes every program has, comma-separated (`loop`): programs without one of them are
     /// drawn again.
     #[arg(long, value_delimiter = ',')]
     with: Vec<String>,
