@@ -613,7 +613,10 @@ impl<'a> Search<'a> {
 
     /// Builds the stages: reads-from (and locks) per location, then coherence per location.
     fn plan(&mut self) {
-        if self.completes {
+        // A combination with a run cut off by a loop can only be marked `Loop`, and herd7
+        // marks it for any reads-from of its ordinary reads that its values allow, before
+        // the model would forbid incoherent ones.
+        if self.completes || self.paths.iter().any(|p| p.cutoff.is_some()) {
             self.plan_for_completion();
             return;
         }
@@ -1334,10 +1337,14 @@ impl<'a> Search<'a> {
             return Err(Why::Unsolvable);
         }
         // A run that goes round a loop once more than herd7 unrolls it is cut off, whatever
-        // the model says of it.
+        // the model says of it, once some choice of final writes passes the filter.
         if self.paths.iter().any(|p| p.cutoff.is_some()) {
             self.bad = None;
-            return Err(Why::Cutoff);
+            return Err(if self.some_final_state_passes() {
+                Why::Cutoff
+            } else {
+                Why::Filter
+            });
         }
         // A path that stops at an address that is none of the test's locations drops the
         // candidate if it reads there, as herd7 finds no write for it, and is an error if
@@ -1490,11 +1497,37 @@ impl<'a> Search<'a> {
     /// the final write last, is acyclic), the filter and the speed-check goal on the
     /// final state, then every completion the model allows.
     fn complete_by_model(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
-        let ev = &self.exec.events;
-        let n = ev.len();
+        let mut stop = None;
+        self.for_each_final_choice(&mut |me, pco| {
+            let finals = me.finals.unwrap_or_default();
+            stop = me.judge_completions(finals, pco, visit);
+            stop.is_none()
+        });
+        stop
+    }
+
+    /// Whether some choice of final writes for the observed locations (as
+    /// [`complete_by_model`](Self::complete_by_model) makes them) gives a final state that
+    /// passes the filter and the speed-check goal.
+    fn some_final_state_passes(&mut self) -> bool {
+        if self.program.filter.is_none() && self.goal.is_none() {
+            return true;
+        }
+        let mut passes = false;
+        self.for_each_final_choice(&mut |me, _| {
+            let ok = |p: Option<&Prop>| p.is_none_or(|p| p.eval(&|c| me.final_value(c)));
+            passes = ok(me.program.filter.as_ref()) && ok(me.goal);
+            !passes
+        });
+        passes
+    }
+
+    /// Calls `f` with each choice of final writes whose `pco` is acyclic (set in
+    /// [`Search::finals`] meanwhile) until it returns `false`.
+    fn for_each_final_choice(&mut self, f: &mut dyn FnMut(&mut Self, &Relation) -> bool) {
+        let n = self.exec.events.len();
         let nlocs = self.program.locs.len();
-        // herd7's memory writes, which lock and unlock writes are not.
-        let writes_of = |l: usize| -> Vec<usize> {
+        let writes_of = |ev: &[Event], l: usize| -> Vec<usize> {
             (0..n)
                 .filter(|&w| {
                     ev[w].kind == EventKind::Write
@@ -1504,12 +1537,16 @@ impl<'a> Search<'a> {
                 })
                 .collect()
         };
-        let observed: Vec<usize> = self.exec.observed.iter().collect();
-        let options: Vec<Vec<usize>> = observed.iter().map(|&l| writes_of(l)).collect();
-        // herd7's `pco` begins with the initial writes before every other write.
+        let ev = &self.exec.events;
+        let options: Vec<Vec<usize>> = self
+            .exec
+            .observed
+            .iter()
+            .map(|l| writes_of(ev, l))
+            .collect();
         let mut pco0 = Relation::empty(n);
         for l in 0..nlocs {
-            for w in writes_of(l) {
+            for w in writes_of(ev, l) {
                 if w != l {
                     pco0.add(l, w);
                 }
@@ -1520,27 +1557,26 @@ impl<'a> Search<'a> {
             let mut finals = EventSet::EMPTY;
             let mut pco = pco0.clone();
             for (o, &p) in options.iter().zip(&pick) {
-                let f = o[p];
-                finals.insert(f);
+                let fw = o[p];
+                finals.insert(fw);
                 for &w in o {
-                    if w != f {
-                        pco.add(w, f);
+                    if w != fw {
+                        pco.add(w, fw);
                     }
                 }
             }
             if pco.is_acyclic() {
                 self.finals = Some(finals);
-                let r = self.judge_completions(finals, &pco, visit);
+                let go_on = f(self, &pco);
                 self.finals = None;
-                if r.is_some() {
-                    return r;
+                if !go_on {
+                    return;
                 }
             }
-            // The next choice, odometer style.
             let mut i = 0;
             loop {
                 if i == pick.len() {
-                    return None;
+                    return;
                 }
                 pick[i] += 1;
                 if pick[i] < options[i].len() {
