@@ -17,7 +17,8 @@
 //! `--minimise` bounds the minimisations (each asks herd7 a few dozen times), taking the
 //! kinds of disagreement in turn and the smallest program of each first (`--kind` picks
 //! one kind); `--without` leaves classes out of the programs, to look past a known
-//! disagreement.
+//! disagreement, and `--with` draws only programs of the classes it names, to test a rare
+//! construct on many programs (`--with loop`).
 
 #[path = "../tests/common/oracle.rs"]
 mod oracle;
@@ -54,6 +55,10 @@ struct Args {
     /// Classes never to draw, comma-separated (`addr-dep,lock`).
     #[arg(long, value_delimiter = ',')]
     without: Vec<String>,
+    /// Classes every program has, comma-separated (`loop`): programs without one of them are
+    /// drawn again.
+    #[arg(long, value_delimiter = ',')]
+    with: Vec<String>,
     /// The most primitives per program (accesses, fences, lock and SRCU calls, `if`s).
     #[arg(long, default_value_t = Config::lkmm().max_size)]
     size: usize,
@@ -75,15 +80,20 @@ fn main() -> anyhow::Result<()> {
         max_size: args.size,
         ..Config::lkmm()
     };
-    for name in &args.without {
-        let class = Class::from_name(name).ok_or_else(|| {
+    let class = |name: &str| {
+        Class::from_name(name).ok_or_else(|| {
             let names: Vec<&str> = Class::ALL.iter().map(|c| c.name()).collect();
             anyhow::anyhow!(
                 "unknown class `{name}`; the classes are {}",
                 names.join(", ")
             )
-        })?;
-        config.without.push(class);
+        })
+    };
+    for name in &args.without {
+        config.without.push(class(name)?);
+    }
+    for name in &args.with {
+        config.with.push(class(name)?);
     }
     let kind = match &args.kind {
         None => None,

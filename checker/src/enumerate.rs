@@ -446,6 +446,15 @@ struct Search<'a> {
     /// Whether a monotone model may cut partial executions: not on the way to a run cut
     /// off by a loop, which herd7 marks before its model judges it.
     prune: bool,
+    /// Whether the model completes candidates itself ([`MemoryModel::completes`]): the
+    /// search then chooses reads-from for ordinary reads only, no coherence order, and
+    /// the final writes of the observed locations.
+    completes: bool,
+    /// The final writes chosen, while the model completes a candidate.
+    finals: Option<EventSet>,
+    /// Reads whose value is 0 without a write to read from: the lock reads, when the model
+    /// completes candidates.
+    known_reads: EventSet,
 }
 
 const NONE: usize = usize::MAX;
@@ -574,7 +583,8 @@ impl<'a> Search<'a> {
                 });
             }
         }
-        let prune = model.monotone() && !paths.iter().any(|p| p.cutoff.is_some());
+        let completes = model.completes();
+        let prune = model.monotone() && !completes && !paths.iter().any(|p| p.cutoff.is_some());
         let mut search = Search {
             program,
             model,
@@ -593,6 +603,9 @@ impl<'a> Search<'a> {
             bad: None,
             failure: None,
             prune,
+            completes,
+            finals: None,
+            known_reads: EventSet::EMPTY,
         };
         search.plan();
         Ok(search)
@@ -600,6 +613,13 @@ impl<'a> Search<'a> {
 
     /// Builds the stages: reads-from (and locks) per location, then coherence per location.
     fn plan(&mut self) {
+        // A combination with a run cut off by a loop can only be marked `Loop`, and herd7
+        // marks it for any reads-from of its ordinary reads that its values allow, before
+        // the model would forbid incoherent ones.
+        if self.completes || self.paths.iter().any(|p| p.cutoff.is_some()) {
+            self.plan_for_completion();
+            return;
+        }
         let nlocs = self.program.locs.len();
         let ev = &self.exec.events;
         for l in 0..nlocs {
@@ -671,6 +691,49 @@ impl<'a> Search<'a> {
             } else if let Some(&w) = writes.first() {
                 // One write: its coherence order is fixed.
                 self.exec.co.add(l, w);
+            }
+        }
+        self.first_co = self.stages.len();
+    }
+
+    /// The stages herd7 itself goes through before a model file completes a candidate:
+    /// reads-from for the ordinary reads of each location, from any write of it (the
+    /// model judges what coherence allows); lock events are the model's.
+    /// The lock reads, whose values herd7 does not track, read 0.
+    fn plan_for_completion(&mut self) {
+        let nlocs = self.program.locs.len();
+        let ev = &self.exec.events;
+        let lock = |e: &Event| {
+            [Tag::Lkr, Tag::Lkw, Tag::Ul, Tag::Lf, Tag::Rl, Tag::Ru]
+                .iter()
+                .any(|t| e.has(*t))
+        };
+        for l in 0..nlocs {
+            let loc = Some(Loc(l as u32));
+            let on_loc: Vec<usize> = (nlocs..ev.len()).filter(|&e| ev[e].loc == loc).collect();
+            let writes: Vec<usize> = on_loc
+                .iter()
+                .copied()
+                .filter(|&e| ev[e].kind == EventKind::Write && !lock(&ev[e]))
+                .collect();
+            let mut choices = Vec::new();
+            for &r in &on_loc {
+                if ev[r].kind != EventKind::Read {
+                    continue;
+                }
+                if lock(&ev[r]) {
+                    self.known_reads.insert(r);
+                    continue;
+                }
+                let mut candidates = vec![l];
+                candidates.extend(writes.iter().copied());
+                choices.push(ReadChoice {
+                    read: r,
+                    candidates,
+                });
+            }
+            if !choices.is_empty() {
+                self.stages.push(Stage::Rf(choices));
             }
         }
         self.first_co = self.stages.len();
@@ -1033,6 +1096,9 @@ impl<'a> Search<'a> {
         }
         let w = self.rf_src[r];
         if w == NONE {
+            if self.known_reads.contains(r) {
+                return Known::Value(Value::Int(0));
+            }
             return Known::Unknown;
         }
         self.known[r] = Known::Busy;
@@ -1271,10 +1337,14 @@ impl<'a> Search<'a> {
             return Err(Why::Unsolvable);
         }
         // A run that goes round a loop once more than herd7 unrolls it is cut off, whatever
-        // the model says of it.
+        // the model says of it, once some choice of final writes passes the filter.
         if self.paths.iter().any(|p| p.cutoff.is_some()) {
             self.bad = None;
-            return Err(Why::Cutoff);
+            return Err(if self.some_final_state_passes() {
+                Why::Cutoff
+            } else {
+                Why::Filter
+            });
         }
         // A path that stops at an address that is none of the test's locations drops the
         // candidate if it reads there, as herd7 finds no write for it, and is an error if
@@ -1383,6 +1453,9 @@ impl<'a> Search<'a> {
     }
 
     fn complete(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
+        if self.completes {
+            return self.complete_by_model(visit);
+        }
         if self.bad.is_none()
             && let Some(filter) = &self.program.filter
             && !filter.eval(&|c| self.final_value(c))
@@ -1419,6 +1492,177 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// herd7's last steps before a model file judges a candidate: a final write for each
+    /// location the test observes (every choice whose `pco`, the initial write first and
+    /// the final write last, is acyclic), the filter and the speed-check goal on the
+    /// final state, then every completion the model allows.
+    fn complete_by_model(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
+        let mut stop = None;
+        self.for_each_final_choice(&mut |me, pco| {
+            let finals = me.finals.unwrap_or_default();
+            stop = me.judge_completions(finals, pco, visit);
+            stop.is_none()
+        });
+        stop
+    }
+
+    /// Whether some choice of final writes for the observed locations (as
+    /// [`complete_by_model`](Self::complete_by_model) makes them) gives a final state that
+    /// passes the filter and the speed-check goal.
+    fn some_final_state_passes(&mut self) -> bool {
+        if self.program.filter.is_none() && self.goal.is_none() {
+            return true;
+        }
+        let mut passes = false;
+        self.for_each_final_choice(&mut |me, _| {
+            let ok = |p: Option<&Prop>| p.is_none_or(|p| p.eval(&|c| me.final_value(c)));
+            passes = ok(me.program.filter.as_ref()) && ok(me.goal);
+            !passes
+        });
+        passes
+    }
+
+    /// Calls `f` with each choice of final writes whose `pco` is acyclic (set in
+    /// [`Search::finals`] meanwhile) until it returns `false`.
+    fn for_each_final_choice(&mut self, f: &mut dyn FnMut(&mut Self, &Relation) -> bool) {
+        let n = self.exec.events.len();
+        let nlocs = self.program.locs.len();
+        let writes_of = |ev: &[Event], l: usize| -> Vec<usize> {
+            (0..n)
+                .filter(|&w| {
+                    ev[w].kind == EventKind::Write
+                        && ev[w].loc == Some(Loc(l as u32))
+                        && !ev[w].has(Tag::Lkw)
+                        && !ev[w].has(Tag::Ul)
+                })
+                .collect()
+        };
+        let ev = &self.exec.events;
+        let options: Vec<Vec<usize>> = self
+            .exec
+            .observed
+            .iter()
+            .map(|l| writes_of(ev, l))
+            .collect();
+        let mut pco0 = Relation::empty(n);
+        for l in 0..nlocs {
+            for w in writes_of(ev, l) {
+                if w != l {
+                    pco0.add(l, w);
+                }
+            }
+        }
+        let mut pick = vec![0usize; options.len()];
+        loop {
+            let mut finals = EventSet::EMPTY;
+            let mut pco = pco0.clone();
+            for (o, &p) in options.iter().zip(&pick) {
+                let fw = o[p];
+                finals.insert(fw);
+                for &w in o {
+                    if w != fw {
+                        pco.add(w, fw);
+                    }
+                }
+            }
+            if pco.is_acyclic() {
+                self.finals = Some(finals);
+                let go_on = f(self, &pco);
+                self.finals = None;
+                if !go_on {
+                    return;
+                }
+            }
+            let mut i = 0;
+            loop {
+                if i == pick.len() {
+                    return;
+                }
+                pick[i] += 1;
+                if pick[i] < options[i].len() {
+                    break;
+                }
+                pick[i] = 0;
+                i += 1;
+            }
+        }
+    }
+
+    /// One choice of final writes: the filter and the goal, then the model's completions.
+    fn judge_completions(
+        &mut self,
+        finals: EventSet,
+        pco: &Relation,
+        visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+    ) -> Option<Stop> {
+        if let Some(filter) = &self.program.filter
+            && !filter.eval(&|c| self.final_value(c))
+        {
+            self.stats.removed.filter += 1;
+            return None;
+        }
+        if let Some(goal) = self.goal
+            && !goal.eval(&|c| self.final_value(c))
+        {
+            self.stats.removed.speedcheck += 1;
+            return None;
+        }
+        self.stats.candidates += 1;
+        if let Some(max) = self.limits.max_executions
+            && self.stats.candidates > max
+        {
+            return Some(Stop::Limit(format!("{max} executions")));
+        }
+        let model = self.model;
+        let exec = self.exec.clone();
+        let mut allowed = 0u64;
+        let mut stop = None;
+        let mut bad = self.bad.take();
+        let r = model.completions(&exec, finals, pco, &mut |c| {
+            if let Some(e) = bad.take() {
+                // An execution the model allows needs a value herd7 cannot compute.
+                stop = Some(Err(e));
+                return false;
+            }
+            allowed += 1;
+            self.exec.co = c.co.clone();
+            self.exec.rf = c.rf.clone();
+            let a = Allowed {
+                execution: &self.exec,
+                judgement: c.judgement,
+                search: self,
+            };
+            match visit(&a) {
+                Flow::Continue => true,
+                Flow::Stop => {
+                    stop = Some(Ok(()));
+                    false
+                }
+            }
+        });
+        self.exec.co = exec.co;
+        self.exec.rf = exec.rf;
+        self.stats.allowed += allowed;
+        if allowed == 0 {
+            self.stats.removed.model += 1;
+        }
+        match (r, stop) {
+            (Err(message), _) => {
+                self.failure = Some(RunError {
+                    message,
+                    span: (0, 0),
+                });
+                Some(Stop::Done)
+            }
+            (Ok(()), Some(Err(e))) => {
+                self.failure = Some(e);
+                Some(Stop::Done)
+            }
+            (Ok(()), Some(Ok(()))) => Some(Stop::Done),
+            (Ok(()), None) => None,
+        }
+    }
+
     fn final_value(&self, cell: Cell) -> Value {
         match cell {
             Cell::Reg { thread, reg } => {
@@ -1433,9 +1677,26 @@ impl<'a> Search<'a> {
             Cell::Loc(l) => {
                 let loc = Some(l);
                 let ev = &self.exec.events;
+                if let Some(f) = self.finals
+                    && let Some(w) = f.iter().find(|&w| ev[w].loc == loc)
+                {
+                    return ev[w].value;
+                }
+                // herd7's final write of a location is its last memory write: lock and
+                // unlock writes are not memory writes to it, so a spinlock ends holding
+                // its last plain value (its initial one, if none).
+                let memory = |w: usize| {
+                    ev[w].kind == EventKind::Write
+                        && ev[w].loc == loc
+                        && !ev[w].has(Tag::Lkw)
+                        && !ev[w].has(Tag::Ul)
+                };
                 (0..ev.len())
-                    .filter(|&w| ev[w].kind == EventKind::Write && ev[w].loc == loc)
-                    .find(|&w| self.exec.co.successors(w).is_empty())
+                    .filter(|&w| memory(w))
+                    .find(|&w| {
+                        (self.exec.co.successors(w) & EventSet::from_fn(ev.len(), memory))
+                            .is_empty()
+                    })
                     .map_or(self.program.locs[l.0 as usize].init, |w| ev[w].value)
             }
         }

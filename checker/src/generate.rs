@@ -1,8 +1,8 @@
 //! Random litmus programs, for the differential tests, the oracle tests and the fuzz targets.
 //!
 //! A generated program is first a small [`Sketch`]: per thread, a few statements, each an
-//! access, a fence, a read-modify-write or a compound statement (an `if`, a spinlock's
-//! critical section, an RCU or SRCU read-side section) around a few more.
+//! access, a fence, a read-modify-write or a compound statement (an `if`, a `while` loop, a
+//! spinlock's critical section, an RCU or SRCU read-side section) around a few more.
 //! [`Sketch::to_test`] turns it into a [`hazmat_litmus::Test`].
 //!
 //! Two vocabularies ([`Vocabulary`]) draw sketches:
@@ -16,6 +16,8 @@
 //!   only a full fence and read-side critical sections mean nothing, so TSO allows RCU
 //!   outcomes the LKMM forbids (store buffering across a grace period, for one), and the
 //!   inclusion TSO ⊆ LKMM that the differential tests check would not hold.
+//!   `while` loops are absent too: the shuttle engine, which the differential tests
+//!   compare with the SC model, refuses them.
 //! - [`Vocabulary::Lkmm`] draws the LKMM's whole vocabulary in the spelling of diy7's
 //!   generated kernel tests: plain, `ONCE`, acquire/release, `rcu_dereference` and
 //!   `rcu_assign_pointer` accesses; address, data and control dependencies written as
@@ -25,13 +27,17 @@
 //!   `cmpxchg`, `atomic_*` with `_return`, `fetch_`, the tests and `add_unless`) in every
 //!   ordering it has; spinlocks (`spin_lock`, `spin_unlock`, `spin_trylock`,
 //!   `spin_is_locked`); RCU and SRCU read-side sections and grace periods; pointers
-//!   published with `rcu_assign_pointer` and followed after `rcu_dereference`; initial values;
+//!   published with `rcu_assign_pointer` and followed after `rcu_dereference`; `while`
+//!   loops as kernel code and hand-written tests write them (spin loops on a register,
+//!   loops whose condition is a read, counting loops of one to three rounds, herd7
+//!   unrolling each twice and cutting off the runs that go round more); initial values;
 //!   2 to 5 threads; and conditions under each quantifier, with disjunctions, implications,
 //!   negations, `!=` and comparisons of registers, sometimes a `filter`, with all, some or
 //!   none of the locations shown.
 //!
 //! Every program belongs to a few construct [`Class`]es ([`Sketch::classes`]), so that
-//! results over many programs can be counted per construct.
+//! results over many programs can be counted per construct; [`Config::without`] leaves
+//! classes out and [`Config::with`] draws only programs of the classes it names.
 //! [`Sketch::smaller`] lists the sketches one step simpler than a sketch, for minimising a
 //! program on which two deciders disagree.
 //!
@@ -249,6 +255,59 @@ pub enum Cond {
     Ne(i64),
 }
 
+/// How a loop reads the variable it waits on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeRead {
+    /// A read, spelled as the kind says.
+    Read(ReadKind),
+    /// `xchg(x, 1)` in an ordering, as a test-and-set lock spins.
+    Xchg(Ordering),
+    /// `cmpxchg(x, 0, 1)` in an ordering, as a compare-and-swap lock spins.
+    Cmpxchg(Ordering),
+}
+
+/// The read a loop repeats, and the test of its value that keeps the loop going.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// The variable read.
+    pub var: usize,
+    /// How it is read.
+    pub read: ProbeRead,
+    /// Whether the loop goes on while the value is `!= value` rather than `== value`.
+    pub ne: bool,
+    /// The value compared with.
+    pub value: i64,
+}
+
+/// The shape of a `while` loop, which herd7 runs at most twice round (a run that would go
+/// round a third time is cut off).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopCond {
+    /// A spin loop on a register: `r = READ_ONCE(*x); while (r == 0) { body;
+    /// r = READ_ONCE(*x); }`.
+    Spin(Probe),
+    /// A loop whose condition is the read: `while (READ_ONCE(*x) != 1) { body }`; with an
+    /// empty body it is written as a spin loop, since herd7 has no empty block.
+    Poll(Probe),
+    /// A counting loop: `r = 0; while (r < bound) { body; r = r + 1; }`, cut off when
+    /// `bound` is more than two.
+    Count {
+        /// The number of rounds.
+        bound: i64,
+    },
+}
+
+impl LoopCond {
+    /// The accesses of one test of the loop's condition: one for a loop that reads, none
+    /// for a counting loop.
+    fn probes(self) -> usize {
+        match self {
+            LoopCond::Spin(_) | LoopCond::Poll(_) => 1,
+            LoopCond::Count { .. } => 0,
+        }
+    }
+}
+
 /// The arithmetic of an `atomic_*` operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArithOp {
@@ -464,6 +523,14 @@ pub enum SketchStmt {
         /// The SRCU domain.
         domain: usize,
     },
+    /// `while (...) { body }`, of the shape `cond` says.
+    While {
+        /// The shape of the loop and what it tests.
+        cond: LoopCond,
+        /// The statements of each round, before the spin loop's read or the counting
+        /// loop's increment.
+        body: Vec<SketchStmt>,
+    },
     /// A read of the pointer variable `p` into a new register (`r = rcu_dereference(*p)`),
     /// then, when `deref` says how, a read through it into another (`r' = READ_ONCE(*r)`).
     PtrRead {
@@ -492,11 +559,13 @@ pub enum SketchStmt {
 
 impl SketchStmt {
     /// The number of primitives the statement writes: accesses, fences, lock and SRCU
-    /// calls, `if`s.
+    /// calls, `if`s; a loop's read and body count twice, as herd7 runs them twice, and its
+    /// test once more.
     pub fn size(&self) -> usize {
         let body = |b: &[SketchStmt]| b.iter().map(SketchStmt::size).sum::<usize>();
         match self {
             SketchStmt::If { then, els, .. } => 1 + body(then) + body(els),
+            SketchStmt::While { cond, body: b } => 1 + 2 * (cond.probes() + body(b)),
             SketchStmt::Lock { body: b, .. }
             | SketchStmt::TryLock { body: b, .. }
             | SketchStmt::SrcuRead { body: b, .. }
@@ -513,6 +582,7 @@ impl SketchStmt {
         match self {
             SketchStmt::Fence(_) => 0,
             SketchStmt::If { then, els, .. } => body(then).max(body(els)),
+            SketchStmt::While { cond, body: b } => cond.probes() + 2 * (cond.probes() + body(b)),
             SketchStmt::Lock { body: b, .. }
             | SketchStmt::TryLock { body: b, .. }
             | SketchStmt::SrcuRead { body: b, .. } => 2 + body(b),
@@ -630,6 +700,8 @@ pub enum Class {
     ValueDep,
     /// A control dependency, or any `if` on a value read.
     CtrlDep,
+    /// A `while` loop: a spin loop, a loop whose condition reads, or a counting loop.
+    Loop,
     /// A false dependency whose zero is computed by `-`, `&` or `*` rather than `^`.
     DepArith,
     /// `smp_mb()` and `smp_store_mb()`.
@@ -701,7 +773,7 @@ pub enum Class {
 
 impl Class {
     /// Every class, in order.
-    pub const ALL: [Class; 41] = [
+    pub const ALL: [Class; 42] = [
         Class::Once,
         Class::Plain,
         Class::AcqRel,
@@ -710,6 +782,7 @@ impl Class {
         Class::DataDep,
         Class::ValueDep,
         Class::CtrlDep,
+        Class::Loop,
         Class::DepArith,
         Class::FenceMb,
         Class::FenceRmb,
@@ -756,6 +829,7 @@ impl Class {
             Class::DataDep => "data-dep",
             Class::ValueDep => "value-dep",
             Class::CtrlDep => "ctrl-dep",
+            Class::Loop => "loop",
             Class::DepArith => "dep-arith",
             Class::FenceMb => "fence-mb",
             Class::FenceRmb => "fence-rmb",
@@ -828,13 +902,16 @@ pub struct Config {
     pub max_vars: usize,
     /// Whether to draw read-modify-writes.
     pub rmws: bool,
-    /// Whether to draw `if` statements.
+    /// Whether to draw `if` statements and `while` loops.
     pub branches: bool,
     /// Which primitives to draw.
     pub vocabulary: Vocabulary,
     /// Classes never to draw (with [`Vocabulary::Lkmm`]): statements of them are not drawn,
     /// and a sketch with a condition or a `locations` clause of them is drawn again.
     pub without: Vec<Class>,
+    /// Classes every program has (with [`Vocabulary::Lkmm`]): a sketch without one of them
+    /// is drawn again, so that a rare construct can be tested on many programs.
+    pub with: Vec<Class>,
     /// The most primitives in all threads together ([`SketchStmt::size`]; the last
     /// threads lose statements beyond it), so that tests of many threads stay small.
     pub max_size: usize,
@@ -853,6 +930,7 @@ impl Default for Config {
             branches: true,
             vocabulary: Vocabulary::Basic,
             without: Vec::new(),
+            with: Vec::new(),
             max_size: usize::MAX,
         }
     }
@@ -871,6 +949,7 @@ impl Config {
             branches: true,
             vocabulary: Vocabulary::Lkmm,
             without: Vec::new(),
+            with: Vec::new(),
             max_size: 9,
         }
     }
@@ -878,7 +957,7 @@ impl Config {
     fn allows(&self, class: Class) -> bool {
         !self.without.contains(&class)
             && (self.rmws || !class.name().starts_with("rmw-"))
-            && (self.branches || class != Class::CtrlDep)
+            && (self.branches || !matches!(class, Class::CtrlDep | Class::Loop))
     }
 }
 
@@ -1303,8 +1382,100 @@ fn lkmm_if(body: BoxedStrategy<SketchStmt>) -> BoxedStrategy<SketchStmt> {
         .boxed()
 }
 
-/// A statement of the LKMM vocabulary: a leaf, or a compound statement around one or two
-/// leaves or `if`s of leaves.
+/// A `while` loop of the LKMM vocabulary around a few `body` statements, in the shapes
+/// kernel code and hand-written litmus tests use: a spin loop on a register (most often
+/// `while (r0 == 0)` or `while (r0 != 1)`, on a `READ_ONCE`, an acquire load or a lock's
+/// `xchg` or `cmpxchg`), a loop whose condition is the read, and a counting loop of one to
+/// three rounds, so that some runs are cut off and some are not.
+fn lkmm_loop(
+    vars: usize,
+    body: BoxedStrategy<SketchStmt>,
+    config: &Config,
+) -> BoxedStrategy<SketchStmt> {
+    let read = choose(
+        config,
+        vec![
+            (
+                6,
+                Some(Class::Once),
+                Just(ProbeRead::Read(ReadKind::Once)).boxed(),
+            ),
+            (
+                1,
+                Some(Class::Once),
+                Just(ProbeRead::Read(ReadKind::AtomicRead)).boxed(),
+            ),
+            (
+                3,
+                Some(Class::AcqRel),
+                Just(ProbeRead::Read(ReadKind::Acquire)).boxed(),
+            ),
+            (
+                1,
+                Some(Class::AcqRel),
+                Just(ProbeRead::Read(ReadKind::AtomicReadAcquire)).boxed(),
+            ),
+            (
+                1,
+                Some(Class::Plain),
+                Just(ProbeRead::Read(ReadKind::Plain)).boxed(),
+            ),
+            (
+                1,
+                Some(Class::RmwXchg),
+                ordering().prop_map(ProbeRead::Xchg).boxed(),
+            ),
+            (
+                1,
+                Some(Class::RmwCmpxchg),
+                ordering().prop_map(ProbeRead::Cmpxchg).boxed(),
+            ),
+        ],
+        Just(ProbeRead::Read(ReadKind::Once)).boxed(),
+    );
+    let test = prop_oneof![
+        3 => Just((false, 0)),
+        2 => Just((true, 1)),
+        1 => Just((true, 2)),
+        1 => Just((false, 1)),
+        1 => Just((true, 0)),
+    ];
+    let probe = (0..vars, read, test).prop_map(|(var, read, (ne, value))| Probe {
+        var,
+        read,
+        ne,
+        value,
+    });
+    prop_oneof![
+        3 => (
+            probe.clone(),
+            prop_oneof![
+                2 => Just(Vec::new()),
+                1 => prop::collection::vec(body.clone(), 1..=1),
+            ],
+        )
+            .prop_map(|(probe, body)| SketchStmt::While {
+                cond: LoopCond::Spin(probe),
+                body,
+            }),
+        2 => (probe, prop::collection::vec(body.clone(), 1..=2)).prop_map(|(probe, body)| {
+            SketchStmt::While {
+                cond: LoopCond::Poll(probe),
+                body,
+            }
+        }),
+        2 => (1i64..=3, prop::collection::vec(body, 1..=2)).prop_map(|(bound, body)| {
+            SketchStmt::While {
+                cond: LoopCond::Count { bound },
+                body,
+            }
+        }),
+    ]
+    .boxed()
+}
+
+/// A statement of the LKMM vocabulary: a leaf, a compound statement around one or two
+/// leaves or `if`s of leaves, or a loop around a few leaves.
 fn lkmm_stmt(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
     let leaf = lkmm_leaf(vars, config);
     let inner = choose(
@@ -1321,7 +1492,8 @@ fn lkmm_stmt(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
         config,
         vec![
             (16, None, leaf.clone()),
-            (3, Some(Class::CtrlDep), lkmm_if(leaf)),
+            (3, Some(Class::CtrlDep), lkmm_if(leaf.clone())),
+            (1, Some(Class::Loop), lkmm_loop(vars, leaf, config)),
             (
                 1,
                 Some(Class::Lock),
@@ -1453,6 +1625,7 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
     };
     let max_size = config.max_size.max(1);
     let without = config.without.clone();
+    let with = config.with.clone();
     let drawn = (
         vars,
         init,
@@ -1479,14 +1652,15 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
                 }
             },
         );
-    if without.is_empty() {
+    if without.is_empty() && with.is_empty() {
         return drawn.boxed();
     }
     // Statements of a class left out are never drawn; a condition or a `locations` clause
-    // of one is drawn again.
+    // of one is drawn again, and so is a sketch without a class asked for.
     drawn
-        .prop_filter("a class left out", move |s| {
-            s.classes().iter().all(|c| !without.contains(c))
+        .prop_filter("a class left out or missing", move |s| {
+            let classes = s.classes();
+            classes.iter().all(|c| !without.contains(c)) && with.iter().all(|c| classes.contains(c))
         })
         .boxed()
 }
@@ -1706,6 +1880,273 @@ mod tests {
     }
 
     #[test]
+    fn loops_print_in_their_three_shapes() {
+        let once = |var| Probe {
+            var,
+            read: ProbeRead::Read(ReadKind::Once),
+            ne: false,
+            value: 0,
+        };
+        let write = SketchStmt::Write {
+            var: 1,
+            value: 1,
+            kind: WriteKind::Once,
+            dep: None,
+        };
+        let s = Sketch {
+            vars: 2,
+            init: Vec::new(),
+            threads: vec![
+                vec![
+                    SketchStmt::While {
+                        cond: LoopCond::Spin(Probe {
+                            read: ProbeRead::Read(ReadKind::Acquire),
+                            ..once(0)
+                        }),
+                        body: Vec::new(),
+                    },
+                    SketchStmt::Read {
+                        var: 1,
+                        kind: ReadKind::Once,
+                        dep: None,
+                    },
+                ],
+                vec![
+                    SketchStmt::While {
+                        cond: LoopCond::Poll(Probe {
+                            ne: true,
+                            value: 1,
+                            ..once(1)
+                        }),
+                        body: vec![SketchStmt::Fence(Fence::Mb)],
+                    },
+                    // With nothing else to do, a loop on a read is a spin loop.
+                    SketchStmt::While {
+                        cond: LoopCond::Poll(Probe {
+                            read: ProbeRead::Cmpxchg(Ordering::Acquire),
+                            ne: true,
+                            ..once(0)
+                        }),
+                        body: Vec::new(),
+                    },
+                ],
+                vec![SketchStmt::While {
+                    cond: LoopCond::Count { bound: 2 },
+                    body: vec![
+                        SketchStmt::Rmw {
+                            var: 0,
+                            op: RmwOp::FetchOp {
+                                op: ArithOp::Add,
+                                value: 1,
+                            },
+                            ordering: Ordering::Relaxed,
+                            dep: None,
+                        },
+                        write,
+                    ],
+                }],
+            ],
+            quantifier: Quantifier::Exists,
+            condition: vec![
+                Atom::eq(Target::Reg(0, 1), 0),
+                Atom::eq(Target::Reg(2, 0), 2),
+            ],
+            filter: Vec::new(),
+            shown: Shown::None,
+            all_params: false,
+        };
+        let printed = hazmat_litmus::print(&s.to_test("loops"));
+        expect_test::expect![[r#"
+            C loops
+            {}
+
+            P0(int *x, int *y)
+            {
+            	int r0;
+            	int r1;
+            	r0 = smp_load_acquire(x);
+            	while (r0 == 0) {
+            		r0 = smp_load_acquire(x);
+            	}
+            	r1 = READ_ONCE(*y);
+            }
+
+            P1(int *x, int *y)
+            {
+            	int r0;
+            	while (READ_ONCE(*y) != 1) {
+            		smp_mb();
+            	}
+            	r0 = cmpxchg_acquire(x, 0, 1);
+            	while (r0 != 0) {
+            		r0 = cmpxchg_acquire(x, 0, 1);
+            	}
+            }
+
+            P2(int *x, int *y)
+            {
+            	int r0;
+            	int r1;
+            	r0 = 0;
+            	while (r0 < 2) {
+            		r1 = atomic_fetch_add_relaxed(1, x);
+            		WRITE_ONCE(*y, 1);
+            		r0 = r0 + 1;
+            	}
+            }
+
+            exists (0:r1=0 /\ 2:r0=2)
+        "#]]
+        .assert_eq(&printed);
+        let parsed = hazmat_litmus::parse(&printed).unwrap_or_else(|e| panic!("{}", e.message));
+        assert_eq!(parsed, s.to_test("loops"));
+        let classes: Vec<&str> = s.classes().iter().map(|c| c.name()).collect();
+        assert_eq!(
+            classes,
+            [
+                "once",
+                "acq-rel",
+                "loop",
+                "fence-mb",
+                "rmw-cmpxchg",
+                "rmw-fetch",
+                "locations-none"
+            ]
+        );
+        // A loop's read and body count twice, as herd7 runs them twice.
+        let sizes: Vec<usize> = s.threads.iter().flatten().map(SketchStmt::size).collect();
+        assert_eq!(sizes, [3, 1, 5, 3, 5]);
+    }
+
+    #[test]
+    fn a_loop_shrinks_to_its_body_or_to_a_simpler_loop() {
+        let probe = Probe {
+            var: 0,
+            read: ProbeRead::Xchg(Ordering::Acquire),
+            ne: false,
+            value: 1,
+        };
+        let fence = SketchStmt::Fence(Fence::Rmb);
+        let spin = SketchStmt::While {
+            cond: LoopCond::Spin(probe),
+            body: vec![fence.clone()],
+        };
+        let smaller = shrink::smaller_stmt(&spin);
+        let with_cond = |cond| {
+            vec![SketchStmt::While {
+                cond,
+                body: vec![fence.clone()],
+            }]
+        };
+        let xchg = SketchStmt::Rmw {
+            var: 0,
+            op: RmwOp::Xchg {
+                value: 1,
+                atomic: false,
+            },
+            ordering: Ordering::Acquire,
+            dep: None,
+        };
+        assert_eq!(
+            smaller,
+            [
+                // Unwrapped: the body alone, then the first round.
+                vec![fence.clone()],
+                vec![xchg, fence.clone()],
+                // The body shrunk.
+                vec![SketchStmt::While {
+                    cond: LoopCond::Spin(probe),
+                    body: Vec::new(),
+                }],
+                vec![SketchStmt::While {
+                    cond: LoopCond::Spin(probe),
+                    body: vec![SketchStmt::Fence(Fence::Mb)],
+                }],
+                // The read made plainer.
+                with_cond(LoopCond::Spin(Probe {
+                    read: ProbeRead::Read(ReadKind::Once),
+                    ..probe
+                })),
+                with_cond(LoopCond::Spin(Probe {
+                    read: ProbeRead::Xchg(Ordering::Relaxed),
+                    ..probe
+                })),
+            ]
+        );
+        let count = SketchStmt::While {
+            cond: LoopCond::Count { bound: 3 },
+            body: vec![fence.clone()],
+        };
+        assert!(shrink::smaller_stmt(&count).contains(&with_cond(LoopCond::Count { bound: 2 })));
+        // A loop is dropped like any statement.
+        let s = Sketch {
+            vars: 1,
+            init: Vec::new(),
+            threads: vec![vec![spin, fence.clone()]],
+            quantifier: Quantifier::Exists,
+            condition: Vec::new(),
+            filter: Vec::new(),
+            shown: Shown::All,
+            all_params: true,
+        };
+        assert!(
+            s.smaller()
+                .iter()
+                .any(|t| t.threads == [vec![fence.clone()]])
+        );
+    }
+
+    #[test]
+    fn minimising_a_loop_keeps_a_bare_loop() {
+        let has_loop = |s: &Sketch| hazmat_litmus::print(&s.to_test("t")).contains("while (");
+        let config = Config {
+            with: vec![Class::Loop],
+            ..Config::lkmm()
+        };
+        for seed in 0..100 {
+            let s = from_seed(seed, config.clone());
+            assert!(has_loop(&s), "{s:?}");
+            let m = minimise(&s, 7, 1000, |chunk| chunk.iter().position(has_loop));
+            let [thread] = m.threads.as_slice() else {
+                panic!("more than one thread left: {m:?}");
+            };
+            let [SketchStmt::While { cond, body }] = thread.as_slice() else {
+                panic!("more than the loop left: {m:?}");
+            };
+            assert!(body.is_empty(), "{m:?}");
+            match cond {
+                LoopCond::Spin(p) | LoopCond::Poll(p) => {
+                    assert_eq!(p.read, ProbeRead::Read(ReadKind::Once));
+                }
+                LoopCond::Count { bound } => assert_eq!(*bound, 1),
+            }
+        }
+    }
+
+    #[test]
+    fn loops_are_drawn_only_from_the_lkmm_vocabulary() {
+        let loops = |config: Config| {
+            (0..1000)
+                .filter(|&seed| {
+                    from_seed(seed, config.clone())
+                        .classes()
+                        .contains(&Class::Loop)
+                })
+                .count()
+        };
+        assert_eq!(loops(Config::default()), 0);
+        let lkmm = loops(Config::lkmm());
+        assert!((50..=300).contains(&lkmm), "{lkmm} of 1000 programs loop");
+        assert_eq!(
+            loops(Config {
+                branches: false,
+                ..Config::lkmm()
+            }),
+            0
+        );
+    }
+
+    #[test]
     fn bytes_drive_the_generator_deterministically() {
         let a = from_bytes(b"some fuzzer input", Config::default());
         let b = from_bytes(b"some fuzzer input", Config::default());
@@ -1756,6 +2197,19 @@ mod tests {
     }
 
     #[test]
+    fn a_class_asked_for_is_always_drawn() {
+        let config = Config {
+            with: vec![Class::Loop, Class::Once],
+            ..Config::lkmm()
+        };
+        for seed in 0..300 {
+            let classes = from_seed(seed, config.clone()).classes();
+            assert!(classes.contains(&Class::Loop));
+            assert!(classes.contains(&Class::Once));
+        }
+    }
+
+    #[test]
     fn minimising_keeps_what_fails_and_nothing_more() {
         let has_wmb = |s: &Sketch| hazmat_litmus::print(&s.to_test("t")).contains("smp_wmb();");
         let mut minimised = 0;
@@ -1774,8 +2228,14 @@ mod tests {
 
     #[test]
     fn smaller_sketches_are_smaller_and_print() {
-        for seed in 0..200 {
-            let s = from_seed(seed, Config::lkmm());
+        let loops = Config {
+            with: vec![Class::Loop],
+            ..Config::lkmm()
+        };
+        let sketches = (0..200)
+            .map(|seed| from_seed(seed, Config::lkmm()))
+            .chain((0..100).map(|seed| from_seed(seed, loops.clone())));
+        for s in sketches {
             let size = |s: &Sketch| format!("{:?}", s).len();
             for t in s.smaller() {
                 assert!(size(&t) < size(&s) || t.condition.len() <= s.condition.len());

@@ -8,7 +8,7 @@
 //! completions at once.
 
 use crate::execution::Execution;
-use crate::relation::Relation;
+use crate::relation::{EventSet, Relation};
 use crate::witness::Violation;
 
 /// The verdict a model gives one execution.
@@ -29,6 +29,17 @@ impl Judgement {
     }
 }
 
+/// One way a model completes a candidate execution and allows it: the coherence order and
+/// reads-from it chose, and its judgement (flags).
+pub struct Completion<'a> {
+    /// The coherence order.
+    pub co: &'a Relation,
+    /// The reads-from relation, with the reads the model placed itself (lock reads).
+    pub rf: &'a Relation,
+    /// The judgement.
+    pub judgement: &'a Judgement,
+}
+
 /// A memory model: a strategy the enumeration consults for each candidate execution.
 pub trait MemoryModel: Sync {
     /// The model's name on the command line and in `Result(name):` lines.
@@ -41,6 +52,36 @@ pub trait MemoryModel: Sync {
     /// `co`, so that a check failing on a partial execution fails on all its completions.
     fn monotone(&self) -> bool {
         false
+    }
+
+    /// Whether the model completes candidates itself, as herd7's model files do: it then
+    /// gets executions with reads-from for ordinary reads only, and no coherence order,
+    /// through [`completions`](Self::completions), instead of [`judge`](Self::judge).
+    fn completes(&self) -> bool {
+        false
+    }
+
+    /// For a model that [completes](Self::completes) candidates: calls `each` with every
+    /// completion of `execution` the model allows (until `each` returns `false`), given
+    /// the final writes of the locations the test observes and herd7's `pco` (the initial
+    /// writes before the others, the final writes after them).
+    fn completions(
+        &self,
+        execution: &Execution,
+        final_writes: EventSet,
+        pco: &Relation,
+        each: &mut dyn FnMut(Completion<'_>) -> bool,
+    ) -> Result<(), String> {
+        let _ = (final_writes, pco);
+        let judgement = self.judge(execution);
+        if judgement.allowed() {
+            each(Completion {
+                co: &execution.co,
+                rf: &execution.rf,
+                judgement: &judgement,
+            });
+        }
+        Ok(())
     }
 
     /// Whether the model allows every sequentially consistent execution, as every model of

@@ -7,8 +7,8 @@
 //! exists where it ends up, so every sketch gives a valid program.
 
 use super::{
-    Atom, Class, Cond, Dep, DepKind, Join, LOCKS, Ordering, ReadKind, RmwOp, SRCU, Shown, Sketch,
-    SketchStmt, Target, TestOp, VARS, WriteKind, Zero,
+    Atom, Class, Cond, Dep, DepKind, Join, LOCKS, LoopCond, Ordering, Probe, ProbeRead, ReadKind,
+    RmwOp, SRCU, Shown, Sketch, SketchStmt, Target, TestOp, VARS, WriteKind, Zero,
 };
 use hazmat_litmus::ast::{
     self, BinaryOp, Condition, Expr, ExprKind, Ident, InitItem, InitValue, Location, Param, Prop,
@@ -434,6 +434,65 @@ impl ThreadBuilder<'_> {
         }
     }
 
+    /// The read a loop repeats, as an expression.
+    fn probe(&mut self, probe: &Probe) -> Expr {
+        let loc = self.var(probe.var);
+        match probe.read {
+            ProbeRead::Read(kind) => {
+                self.classes.insert(kind.class());
+                read(kind, loc)
+            }
+            ProbeRead::Xchg(ordering) => {
+                self.classes.insert(Class::RmwXchg);
+                call(&format!("xchg{}", ordering.suffix()), vec![loc, int(1)])
+            }
+            ProbeRead::Cmpxchg(ordering) => {
+                self.classes.insert(Class::RmwCmpxchg);
+                call(
+                    &format!("cmpxchg{}", ordering.suffix()),
+                    vec![loc, int(0), int(1)],
+                )
+            }
+        }
+    }
+
+    /// `while (cond) body`, with the statements before it that its shape needs.
+    fn loop_stmt(&mut self, cond: &LoopCond, body: &[SketchStmt], out: &mut Vec<Stmt>) {
+        self.classes.insert(Class::Loop);
+        let test = |probe: &Probe, e: Expr| {
+            let op = if probe.ne { BinaryOp::Ne } else { BinaryOp::Eq };
+            binary(op, e, int(probe.value))
+        };
+        match cond {
+            // herd7 has no empty block: a loop that only reads is a spin loop.
+            LoopCond::Spin(probe) | LoopCond::Poll(probe)
+                if body.is_empty() || matches!(cond, LoopCond::Spin(_)) =>
+            {
+                let r = self.source();
+                let e = self.probe(probe);
+                out.push(assign(r, e.clone()));
+                let mut inner = Vec::new();
+                self.stmts(body, &mut inner);
+                inner.push(assign(r, e));
+                out.push(while_stmt(test(probe, reg(r)), inner));
+            }
+            LoopCond::Spin(probe) | LoopCond::Poll(probe) => {
+                let e = self.probe(probe);
+                let mut inner = Vec::new();
+                self.stmts(body, &mut inner);
+                out.push(while_stmt(test(probe, e), inner));
+            }
+            LoopCond::Count { bound } => {
+                let r = self.answer();
+                out.push(assign(r, int(0)));
+                let mut inner = Vec::new();
+                self.stmts(body, &mut inner);
+                inner.push(assign(r, binary(BinaryOp::Add, reg(r), int(1))));
+                out.push(while_stmt(binary(BinaryOp::Lt, reg(r), int(*bound)), inner));
+            }
+        }
+    }
+
     fn stmts(&mut self, stmts: &[SketchStmt], out: &mut Vec<Stmt>) {
         for s in stmts {
             self.stmt(s, out);
@@ -606,6 +665,7 @@ impl ThreadBuilder<'_> {
                 let s = self.domain(*domain);
                 out.push(call_stmt("synchronize_srcu", vec![s]));
             }
+            SketchStmt::While { cond, body } => self.loop_stmt(cond, body, out),
         }
     }
 }
@@ -782,5 +842,12 @@ fn if_stmt(cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
         cond,
         then: Box::new(stmt(StmtKind::Block(then))),
         els: (!els.is_empty()).then(|| Box::new(stmt(StmtKind::Block(els)))),
+    })
+}
+
+fn while_stmt(cond: Expr, body: Vec<Stmt>) -> Stmt {
+    stmt(StmtKind::While {
+        cond,
+        body: Box::new(stmt(StmtKind::Block(body))),
     })
 }

@@ -6,12 +6,16 @@
 //! invalid; the steps are listed largest first, so that a search that takes the first
 //! one that works cuts a program down fast.
 
-use super::{Atom, Fence, Ordering, ReadKind, Sketch, SketchStmt, WriteKind};
+use super::{
+    Atom, Fence, LoopCond, Ordering, Probe, ProbeRead, ReadKind, RmwOp, Sketch, SketchStmt,
+    WriteKind,
+};
 use hazmat_litmus::ast::Quantifier;
 
 impl Sketch {
     /// The sketches one step simpler than this one, the largest steps first: a thread
-    /// dropped, a statement dropped, a compound statement replaced by its body, a
+    /// dropped, a statement dropped, a compound statement replaced by its body (a loop by
+    /// its body, or by its first round), a loop with a plainer read or one round fewer, a
     /// dependency dropped, an access or an ordering made the plainest marked one, an atom
     /// of the condition dropped or simplified, the quantifier made `exists`, an initial
     /// value dropped, an atom of the filter dropped.
@@ -116,9 +120,10 @@ fn smaller_stmts(stmts: &[SketchStmt]) -> Vec<Vec<SketchStmt>> {
 }
 
 /// The statements that can stand for `s`, one step simpler: a compound statement's body
-/// on its own, the compound statement around a simpler body, the statement without its
-/// dependency, or with the plainest marked spelling.
-fn smaller_stmt(s: &SketchStmt) -> Vec<Vec<SketchStmt>> {
+/// on its own (a loop's after its read), the compound statement around a simpler body, a
+/// loop with a plainer read or fewer rounds, the statement without its dependency, or with
+/// the plainest marked spelling.
+pub(super) fn smaller_stmt(s: &SketchStmt) -> Vec<Vec<SketchStmt>> {
     let mut out = Vec::new();
     let around = |body: &[SketchStmt], make: &dyn Fn(Vec<SketchStmt>) -> SketchStmt| {
         let mut out = vec![body.to_vec()];
@@ -260,10 +265,93 @@ fn smaller_stmt(s: &SketchStmt) -> Vec<Vec<SketchStmt>> {
                 }]);
             }
         }
+        SketchStmt::While { cond, body } => {
+            // The loop unwrapped: its body run once, after its read for a loop that reads.
+            if !body.is_empty() {
+                out.push(body.clone());
+            }
+            if let LoopCond::Spin(p) | LoopCond::Poll(p) = cond {
+                let mut once = vec![probe_stmt(p)];
+                once.extend(body.iter().cloned());
+                out.push(once);
+            }
+            for b in smaller_stmts(body) {
+                out.push(vec![SketchStmt::While {
+                    cond: *cond,
+                    body: b,
+                }]);
+            }
+            for c in smaller_cond(cond) {
+                out.push(vec![SketchStmt::While {
+                    cond: c,
+                    body: body.clone(),
+                }]);
+            }
+        }
         SketchStmt::IsLocked { .. }
         | SketchStmt::SynchronizeSrcu { .. }
         | SketchStmt::PtrWrite { .. }
         | SketchStmt::Deref { .. } => {}
     }
     out
+}
+
+/// The read of a loop as a statement of its own: the loop's first round.
+fn probe_stmt(p: &Probe) -> SketchStmt {
+    let rmw = |op, ordering| SketchStmt::Rmw {
+        var: p.var,
+        op,
+        ordering,
+        dep: None,
+    };
+    match p.read {
+        ProbeRead::Read(kind) => SketchStmt::Read {
+            var: p.var,
+            kind,
+            dep: None,
+        },
+        ProbeRead::Xchg(ordering) => rmw(
+            RmwOp::Xchg {
+                value: 1,
+                atomic: false,
+            },
+            ordering,
+        ),
+        ProbeRead::Cmpxchg(ordering) => rmw(
+            RmwOp::Cmpxchg {
+                expected: 0,
+                new: 1,
+                atomic: false,
+            },
+            ordering,
+        ),
+    }
+}
+
+/// The loop shapes one step simpler than `cond`: a read made `READ_ONCE`, a
+/// read-modify-write made relaxed, a counting loop with one round fewer.
+fn smaller_cond(cond: &LoopCond) -> Vec<LoopCond> {
+    let plainer = |p: &Probe| -> Vec<Probe> {
+        let with = |read| Probe { read, ..*p };
+        match p.read {
+            ProbeRead::Read(ReadKind::Once) => Vec::new(),
+            ProbeRead::Read(_) => vec![with(ProbeRead::Read(ReadKind::Once))],
+            ProbeRead::Xchg(o) | ProbeRead::Cmpxchg(o) => {
+                let mut out = vec![with(ProbeRead::Read(ReadKind::Once))];
+                if o != Ordering::Relaxed {
+                    out.push(with(match p.read {
+                        ProbeRead::Xchg(_) => ProbeRead::Xchg(Ordering::Relaxed),
+                        _ => ProbeRead::Cmpxchg(Ordering::Relaxed),
+                    }));
+                }
+                out
+            }
+        }
+    };
+    match cond {
+        LoopCond::Spin(p) => plainer(p).into_iter().map(LoopCond::Spin).collect(),
+        LoopCond::Poll(p) => plainer(p).into_iter().map(LoopCond::Poll).collect(),
+        LoopCond::Count { bound } if *bound > 1 => vec![LoopCond::Count { bound: bound - 1 }],
+        LoopCond::Count { .. } => Vec::new(),
+    }
 }
