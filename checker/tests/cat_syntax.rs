@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 use expect_test::{Expect, expect};
 use hazmat_checker::models::cat::ast::*;
-use hazmat_checker::models::cat::files::InMemory;
+use hazmat_checker::models::cat::config::parse_config;
+use hazmat_checker::models::cat::files::{Disk, InMemory};
 use hazmat_checker::models::cat::{CatError, ErrorKind, Library, Loaded, parse};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -847,6 +848,7 @@ proptest! {
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
         let text = String::from_utf8_lossy(&bytes);
         let _ = parse(&text, 0);
+        let _ = parse_config(&text, 0);
     }
 
     /// Random edits of real models give a tree or an error with a place in the text,
@@ -1061,4 +1063,210 @@ fn errors_in_loading() {
           = note: to close the `(` at 1:9
     "#]]
     .assert_eq(&e.render(loaded.files()));
+}
+
+// ---- Configuration files ----
+
+#[test]
+fn configuration_files() {
+    let text = "# A configuration of my own.\n\
+                model my.cat\n\
+                bell=my.bell\n\
+                macros = my.def\n\
+                \n\
+                variant one,two\n\
+                variant three\t \r\n\
+                cat other.cat\n\
+                include models\n\
+                graph columns\n\
+                edgeattr hb,color,indigo\n\
+                showevents noregs # not a comment\n";
+    let config = parse_config(text, 3).unwrap_or_else(|e| panic!("{}", e.render_in("t.cfg", text)));
+    let mut out = String::new();
+    let mut line = |what: &str, s: &hazmat_checker::models::cat::config::Setting| {
+        assert_eq!(s.span.file, 3);
+        let written = &text[s.span.start as usize..s.span.end as usize];
+        writeln!(out, "{what}: {} = {:?}   [{written}]", s.key, s.value).unwrap();
+    };
+    for (what, s) in [
+        ("model", &config.model),
+        ("bell", &config.bell),
+        ("macros", &config.macros),
+    ] {
+        line(what, s.as_ref().expect("the setting is given"));
+    }
+    for s in &config.variants {
+        line("variant", s);
+    }
+    for s in &config.includes {
+        line("include", s);
+    }
+    for s in &config.other {
+        line("other", s);
+    }
+    expect![[r#"
+        model: cat = "other.cat"   [cat other.cat]
+        bell: bell = "my.bell"   [bell=my.bell]
+        macros: macros = "my.def"   [macros = my.def]
+        variant: variant = "one"   [one]
+        variant: variant = "two"   [two]
+        variant: variant = "three"   [three]
+        include: include = "models"   [include models]
+        other: graph = "columns"   [graph columns]
+        other: edgeattr = "hb,color,indigo"   [edgeattr hb,color,indigo]
+        other: showevents = "noregs # not a comment"   [showevents noregs # not a comment]
+    "#]]
+    .assert_eq(&out);
+}
+
+#[test]
+fn errors_in_configuration_files() {
+    let check = |text: &str, expect: Expect| match parse_config(text, 0) {
+        Ok(c) => panic!("parsed: {c:?}"),
+        Err(e) => {
+            assert_eq!(e.kind, ErrorKind::Config);
+            expect.assert_eq(&e.render_in("t.cfg", text));
+        }
+    };
+    check(
+        "model\n",
+        expect![[r#"
+        t.cfg:1:6: error: expected a value after the key `model`
+          |
+        1 | model
+          |      ^
+          = note: a line is `key value` or `key = value`
+    "#]],
+    );
+    check(
+        "model =  \n",
+        expect![[r#"
+        t.cfg:1:7: error: expected a value after the key `model`
+          |
+        1 | model =  
+          |       ^
+          = note: a line is `key value` or `key = value`
+    "#]],
+    );
+    check(
+        " model x.cat\n",
+        expect![[r#"
+        t.cfg:1:1: error: expected a key of letters at the start of the line
+          |
+        1 |  model x.cat
+          | ^
+          = note: herd7 reads no blanks before a key or a `#` comment
+    "#]],
+    );
+    check(
+        "model x.cat\n  # indented\n",
+        expect![[r#"
+        t.cfg:2:1: error: expected a key of letters at the start of the line
+          |
+        2 |   # indented
+          | ^
+          = note: herd7 reads no blanks before a key or a `#` comment
+    "#]],
+    );
+    check(
+        "model-x y\n",
+        expect![[r#"
+        t.cfg:1:6: error: expected a value after the key `model`
+          |
+        1 | model-x y
+          |      ^
+          = note: a line is `key value` or `key = value`
+    "#]],
+    );
+    check(
+        "model x.cat\n# last line",
+        expect![[r#"
+        t.cfg:2:1: error: expected a newline after the comment
+          |
+        2 | # last line
+          | ^^^^^^^^^^^
+          = note: herd7 reads a comment up to its newline, which the last line lacks
+    "#]],
+    );
+}
+
+#[test]
+fn every_configuration_file_of_herd7_and_the_kernel_parses() {
+    let mut failures = Vec::new();
+    for dir in model_dirs() {
+        for path in files_with(&dir, &["cfg"]) {
+            let text = read(&path);
+            if let Err(e) = parse_config(&text, 0) {
+                failures.push(e.render_in(&path.display().to_string(), &text));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The kernel's configuration names the model as herd7 reads it, and the model loads with
+/// the files it includes: `lock.cat` from the kernel's folder, given as an `-I` directory,
+/// and `cross.cat` from herd7's library, given as `$HERDLIB`.
+#[test]
+fn the_kernels_model_loads_as_its_configuration_names_it() {
+    let Some(dir) = model_dirs()
+        .into_iter()
+        .find(|d| d.join("linux-kernel.cfg").is_file())
+    else {
+        eprintln!("the kernel's model is not in the shared folder; nothing to check");
+        return;
+    };
+    let text = read(&dir.join("linux-kernel.cfg"));
+    let config = parse_config(&text, 0).unwrap_or_else(|e| panic!("{e}"));
+    let value = |s: &Option<hazmat_checker::models::cat::config::Setting>| {
+        s.as_ref().map(|s| s.value.clone())
+    };
+    assert_eq!(value(&config.model).as_deref(), Some("linux-kernel.cat"));
+    assert_eq!(value(&config.bell).as_deref(), Some("linux-kernel.bell"));
+    assert_eq!(value(&config.macros).as_deref(), Some("linux-kernel.def"));
+    let variants: Vec<&str> = config.variants.iter().map(|v| v.value.as_str()).collect();
+    assert_eq!(variants, ["lkmmv2"]);
+    assert!(
+        config
+            .other
+            .iter()
+            .any(|s| s.key == "graph" && s.value == "columns")
+    );
+
+    let Some(herdlib) = model_dirs()
+        .into_iter()
+        .find(|d| d.join("cross.cat").is_file())
+    else {
+        eprintln!("herd7's library is not in the shared folder; nothing to check");
+        return;
+    };
+    let library = Library::new().include(&dir).herdlib(Some(herdlib.clone()));
+    let mut loaded = Loaded::new();
+    let bell = loaded
+        .load(&library, &Disk, "linux-kernel.bell")
+        .unwrap_or_else(|e| panic!("{}", e.render(loaded.files())));
+    let cat = loaded
+        .load(&library, &Disk, "linux-kernel.cat")
+        .unwrap_or_else(|e| panic!("{}", e.render(loaded.files())));
+    let lock = loaded
+        .include("lock.cat")
+        .expect("the model includes lock.cat");
+    assert_ne!(bell, cat);
+    assert!(loaded.model(lock).is_some());
+    let cross = loaded
+        .include("cross.cat")
+        .expect("lock.cat includes cross.cat");
+    assert_eq!(
+        loaded.files().get(cross).map(|f| f.name.clone()),
+        Some(herdlib.join("cross.cat").display().to_string())
+    );
+    let lock_file = loaded.files().get(lock).expect("the file is in the table");
+    assert_eq!(
+        std::fs::canonicalize(match &lock_file.origin {
+            hazmat_checker::models::cat::files::Origin::Path(p) => p.clone(),
+            o => panic!("lock.cat comes from {o:?}"),
+        })
+        .ok(),
+        std::fs::canonicalize(dir.join("lock.cat")).ok()
+    );
 }

@@ -1,11 +1,13 @@
 //! herd7's model language, cat (and bell, written in it): the interpreter that serves
 //! every model the native ones do not, from its files.
 //!
-//! [`ast`] is the syntax; [`parser`] reads one file into it ([`parse`]), and [`files`]
-//! finds and loads a model with the files it includes, as herd7 looks for them.
+//! [`ast`] is the syntax; [`parser`] reads one file into it ([`parse`]), [`files`] finds
+//! and loads a model with the files it includes, as herd7 looks for them, and [`config`]
+//! reads herd7's configuration files.
 //! Every error is a [`CatError`], located in the [`Files`] it was read from.
 
 pub mod ast;
+pub mod config;
 mod error;
 pub mod files;
 pub mod parser;
