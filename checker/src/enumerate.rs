@@ -24,12 +24,19 @@
 //! so the whole subtree is cut.
 //!
 //! Choices no model could accept are never generated, and the rules are documented here
-//! because every model must agree with them (every model hazmat has includes SC per
-//! location and atomicity):
+//! because every native model must agree with them (each includes SC per location and
+//! atomicity):
 //! a read never reads from a write of its own thread that comes after it in program order
 //! or that a later write of its thread to the same location overwrites before the read;
 //! coherence never orders two writes of one thread against program order; and the write of
 //! a read-modify-write comes right after the write its read reads from.
+//!
+//! Two kinds of combinations are searched as herd7 searches them instead, with none of
+//! these rules: those of a model that [completes](MemoryModel::completes) candidates
+//! itself (a model file, which gets reads-from for ordinary reads only and the final write
+//! of each observed location, and chooses the coherence order and the lock reads'
+//! sources itself), and those with a run cut off by a loop's unrolling (which herd7 marks
+//! `Loop` for any reads-from its values allow, before its model judges it).
 //!
 //! The enumeration does no I/O; it reports each allowed execution to a callback.
 
