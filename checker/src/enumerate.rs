@@ -95,7 +95,8 @@ pub struct Removed {
     /// Candidates whose computed address denotes another location than the path assumes.
     pub address: u64,
     /// Lock orders in which two critical sections never end (`lock.cat`'s
-    /// unmatched-locks).
+    /// unmatched-locks), and paths and combinations of them in which a thread takes a lock
+    /// it holds or sees it unlocked (`lock-nest`, `nested-is-locked`).
     pub deadlock: u64,
     /// Candidates with a value herd7 cannot solve: an operator applied to a value that
     /// depends only on itself (an out-of-thin-air cycle through arithmetic).
@@ -237,8 +238,21 @@ pub fn enumerate(
             span: e.source,
         });
     }
+    // A path that breaks a lock axiom on its own matters only to a run cut off by a loop,
+    // which herd7 marks whatever the model says, and to a model that completes candidates
+    // itself and so checks the axioms itself.
+    let keep_broken = model.completes() || per_thread.iter().flatten().any(|p| p.cutoff.is_some());
+    let mut broken = 0;
+    if !keep_broken {
+        for ps in &mut per_thread {
+            let before = ps.len();
+            ps.retain(|p| !p.breaks_lock_axiom);
+            broken += (before - ps.len()) as u64;
+        }
+    }
     crate::symbol::name(program, &mut per_thread);
     let mut stats = Stats::default();
+    stats.removed.deadlock += broken;
     let mut choice = vec![0usize; per_thread.len()];
     if per_thread.iter().any(|p| p.is_empty()) {
         // A thread with no way through: every way deadlocks on a lock it holds.
@@ -257,6 +271,17 @@ pub fn enumerate(
             .zip(&per_thread)
             .map(|(&i, ps)| &ps[i])
             .collect();
+        if !model.completes()
+            && combo.iter().any(|p| p.breaks_lock_axiom)
+            && combo.iter().all(|p| p.cutoff.is_none())
+        {
+            stats.removed.deadlock += 1;
+            if !next_combination(&mut choice, &per_thread) {
+                check_something_allowed(program, model, goal, &per_thread, &stats)?;
+                return Ok((stats, None));
+            }
+            continue;
+        }
         let mut search = Search::new(program, model, limits, goal, combo)?;
         let stop = search.run(visit);
         stats.candidates += search.stats.candidates;
@@ -274,21 +299,24 @@ pub fn enumerate(
         {
             return Ok((stats, Some(Stop::Limit(format!("{max} executions")))));
         }
-        // Next combination, odometer style.
-        let mut t = 0;
-        loop {
-            if t == choice.len() {
-                check_something_allowed(program, model, goal, &per_thread, &stats)?;
-                return Ok((stats, None));
-            }
-            choice[t] += 1;
-            if choice[t] < per_thread[t].len() {
-                break;
-            }
-            choice[t] = 0;
-            t += 1;
+        if !next_combination(&mut choice, &per_thread) {
+            check_something_allowed(program, model, goal, &per_thread, &stats)?;
+            return Ok((stats, None));
         }
     }
+}
+
+/// Moves `choice` to the next combination of paths, odometer style; `false` after the
+/// last.
+fn next_combination(choice: &mut [usize], per_thread: &[Vec<Path>]) -> bool {
+    for t in 0..choice.len() {
+        choice[t] += 1;
+        if choice[t] < per_thread[t].len() {
+            return true;
+        }
+        choice[t] = 0;
+    }
+    false
 }
 
 /// The enumeration's own soundness check: a program with no `filter` and no lock, under a
@@ -1347,6 +1375,8 @@ impl<'a> Search<'a> {
         // the model says of it, once some choice of final writes passes the filter.
         if self.paths.iter().any(|p| p.cutoff.is_some()) {
             self.bad = None;
+            // The filter reads the registers the run ends with: its values first.
+            self.store_values();
             return Err(if self.some_final_state_passes() {
                 Why::Cutoff
             } else {
@@ -1378,7 +1408,14 @@ impl<'a> Search<'a> {
         if !symbols.is_empty() {
             self.name_symbols(&symbols);
         }
-        for g in nlocs..self.exec.events.len() {
+        self.store_values();
+        self.props_hold()
+    }
+
+    /// Writes the value each access reads or writes into its event, where the final state
+    /// and the model find it.
+    fn store_values(&mut self) {
+        for g in self.program.locs.len()..self.exec.events.len() {
             let v = match self.exec.events[g].kind {
                 EventKind::Read => self.read_value(g),
                 EventKind::Write => self.write_value(g),
@@ -1388,7 +1425,6 @@ impl<'a> Search<'a> {
                 self.exec.events[g].value = v;
             }
         }
-        self.props_hold()
     }
 
     /// The message for an operator with no meaning: the operator and its operands' values.
