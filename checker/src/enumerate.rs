@@ -732,8 +732,10 @@ impl<'a> Search<'a> {
     }
 
     /// The stages herd7 itself goes through before a model file completes a candidate:
-    /// reads-from for the ordinary reads of each location, from any write of it (the
-    /// model judges what coherence allows); lock events are the model's.
+    /// reads-from for the ordinary reads of each location, from any write of it but those
+    /// its own instruction makes after it (a read-modify-write's own write; herd7's
+    /// `-optace iico`, its default with a model file), leaving what coherence allows to
+    /// the model; lock events are the model's.
     /// The lock reads, whose values herd7 does not track, read 0.
     fn plan_for_completion(&mut self) {
         let nlocs = self.program.locs.len();
@@ -761,7 +763,15 @@ impl<'a> Search<'a> {
                     continue;
                 }
                 let mut candidates = vec![l];
-                candidates.extend(writes.iter().copied());
+                candidates.extend(writes.iter().copied().filter(|&w| {
+                    let same_instruction = match (self.origin[r], self.origin[w]) {
+                        (Some((t, i)), Some((u, j))) => {
+                            t == u && self.paths[t].events[i].stmt == self.paths[t].events[j].stmt
+                        }
+                        _ => false,
+                    };
+                    !(same_instruction && self.exec.po.contains(r, w))
+                }));
                 choices.push(ReadChoice {
                     read: r,
                     candidates,
