@@ -77,6 +77,39 @@ fn the_kernel_configuration_works_without_its_files() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `-speedcheck` prints only the execution that decides the condition, or none, as herd7
+/// does; the outputs are herd7 7.58's.
+#[test]
+fn speedcheck_prints_what_herd7s_prints() {
+    let dir = temp_dir("speedcheck");
+    std::fs::write(
+        dir.join("CoWW.litmus"),
+        "C CoWW\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); WRITE_ONCE(*x, 2); }\nexists (x=1)\n",
+    )
+    .expect("test file");
+    std::fs::write(
+        dir.join("SBf.litmus"),
+        SB.replace("C SB", "C SBf")
+            .replace("exists (0:r0=0 /\\ 1:r0=0)", "forall (0:r0=1 \\/ 1:r0=1)"),
+    )
+    .expect("test file");
+    let out = run(Command::new(env!("CARGO_BIN_EXE_hazmat"))
+        .args(["herd7", "-conf", "linux-kernel.cfg", "-speedcheck", "fast"])
+        .args(["CoWW.litmus", "SBf.litmus"])
+        .current_dir(&dir));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        untimed(&text(&out.stdout)),
+        "Test CoWW Allowed\nStates 0\nNo\nWitnesses\nPositive: 0 Negative: 0\n\
+         Condition exists ([x]=1)\nObservation CoWW Never 0 0\n\
+         Hash=54b4ef4848e709b51ad979a12d11724d\n\n\
+         Test SBf Required\nStates 1\n0:r0=0; 1:r0=0;\nNo\nWitnesses\n\
+         Positive: 0 Negative: 1\nCondition forall (0:r0=1 \\/ 1:r0=1)\n\
+         Observation SBf Never 0 1\nHash=f49bd0baebf1db2cbf88689f53c5389f\n\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn errors_are_worded_and_coded_as_herd7_words_and_codes_them() {
     let dir = temp_dir("errors");

@@ -804,9 +804,9 @@ fn run_one(
         // herd7 prints nothing for a test that runs out of time.
         return (String::new(), String::new());
     }
-    // herd7's speed check keeps only the executions that decide the condition, and its
-    // verdict is read from those counts as ever.
-    checked.outcome.speedcheck = None;
+    if args.speedcheck {
+        speedcheck_as_herd7(&mut checked);
+    }
     let out = checked.herd_text();
     let mut err = String::new();
     if args.verbose {
@@ -828,6 +828,33 @@ fn run_one(
         err.push_str(&user_error(file, &e));
     }
     (out, err)
+}
+
+/// A speed check's outcome as herd7 prints it: herd7 records only the executions that
+/// decide the condition (those satisfying the proposition for `exists` and `~exists`,
+/// failing it for `forall`), and reads its verdict from those counts as ever, while
+/// hazmat's speed check also counts the executions it met before, which could not be cut
+/// early.
+fn speedcheck_as_herd7(checked: &mut hazmat_checker::Checked) {
+    use hazmat_checker::program::Quantifier;
+    let p = &checked.program;
+    let o = &mut checked.outcome;
+    o.speedcheck = None;
+    let forall = p.condition.quantifier == Quantifier::Forall;
+    if forall {
+        o.positive = 0;
+    } else {
+        o.negative = 0;
+    }
+    let mut cells = Vec::new();
+    p.condition.prop.cells(&mut cells);
+    if cells.iter().all(|c| p.shown.contains(c)) {
+        o.states.retain(|state| {
+            // Every cell the proposition reads is shown, so each has its place.
+            let get = |c| state[p.shown.iter().position(|s| *s == c).unwrap_or(0)];
+            p.condition.prop.eval(&get) != forall
+        });
+    }
 }
 
 /// An I/O error as OCaml words it (`No such file or directory`), without Rust's
