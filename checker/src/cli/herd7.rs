@@ -67,6 +67,10 @@ const KERNEL_FILES: &[(Role, &str, &str)] = &[
     ),
 ];
 
+/// How deep configuration files may read one another (`conf` lines), so that a file that
+/// reads itself is an error rather than a stack overflow.
+const MAX_CONF_DEPTH: usize = 16;
+
 /// The configuration file of the kernel's model, known by name.
 const KERNEL_CFG: &str = "linux-kernel.cfg";
 
@@ -226,6 +230,8 @@ struct Args {
     out_dir: Option<PathBuf>,
     verbose: bool,
     files: Vec<String>,
+    /// How many configuration files are being read, one inside another.
+    conf_depth: usize,
 }
 
 /// A refusal of the command line: the message (without `ARGV0: `) and whether herd7
@@ -372,6 +378,7 @@ fn read_args(argv0: &str, argv: &[String]) -> Result<Args, Refusal> {
         out_dir: None,
         verbose: false,
         files: Vec::new(),
+        conf_depth: 0,
     };
     let mut i = 0;
     while i < argv.len() {
@@ -433,7 +440,17 @@ fn apply(
         "v" => args.verbose = true,
         "I" | "include" => args.includes.push(PathBuf::from(v)),
         "set-libdir" => args.libdir = Some(PathBuf::from(v)),
-        "conf" => read_config(args, v)?,
+        "conf" if args.conf_depth >= MAX_CONF_DEPTH => {
+            return Err(Refusal::plain(format!(
+                "configuration files read each other more than {MAX_CONF_DEPTH} deep (at {v})"
+            )));
+        }
+        "conf" => {
+            args.conf_depth += 1;
+            let read = read_config(args, v);
+            args.conf_depth -= 1;
+            read?;
+        }
         "model" | "cat" => args.model = Some(v.to_string()),
         "bell" => args.bell = Some(v.to_string()),
         "macros" => args.macros = Some(v.to_string()),
@@ -999,5 +1016,16 @@ mod tests {
         assert!(choose_model(&sc).is_err());
         let v1 = read(&["-conf", "linux-kernel.cfg", "-variant", "lkmmv1"]).expect("read");
         assert!(choose_model(&v1).is_err());
+    }
+
+    #[test]
+    fn a_configuration_that_reads_itself_is_refused() {
+        let dir = std::env::temp_dir().join(format!("hazmat-herd7-conf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        let cfg = dir.join("loop.cfg");
+        std::fs::write(&cfg, format!("conf {}\n", cfg.display())).expect("cfg");
+        let r = read(&["-conf", &cfg.display().to_string()]);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(r.err().is_some_and(|m| m.contains("more than 16 deep")));
     }
 }
