@@ -260,15 +260,21 @@ fn thread_body(thread: &str) -> &str {
     let mut depth = 0usize;
     let mut seen_paren = false;
     // Up to the `)` that closes the parameter list, then to the `{`, skipping comments.
+    // Bytes, not characters: every byte looked for is ASCII, and a slice of `thread` is
+    // taken only next to one.
+    let find = |from: usize, what: &[u8]| {
+        b[from.min(b.len())..]
+            .windows(what.len())
+            .position(|w| w == what)
+            .map(|n| from + n)
+    };
     while i < b.len() {
-        if thread[i..].starts_with("/*") {
-            i = thread[i + 2..]
-                .find("*/")
-                .map_or(b.len(), |n| i + 2 + n + 2);
+        if b[i..].starts_with(b"/*") {
+            i = find(i + 2, b"*/").map_or(b.len(), |n| n + 2);
             continue;
         }
-        if thread[i..].starts_with("//") {
-            i = thread[i..].find('\n').map_or(b.len(), |n| i + n);
+        if b[i..].starts_with(b"//") {
+            i = find(i, b"\n").unwrap_or(b.len());
             continue;
         }
         match b[i] {
@@ -287,12 +293,12 @@ fn thread_body(thread: &str) -> &str {
     for (n, &c) in b[start..].iter().enumerate() {
         match c {
             b'{' => depth += 1,
-            b'}' if depth == 0 => return &thread[start..start + n],
+            b'}' if depth == 0 => return thread.get(start..start + n).unwrap_or(""),
             b'}' => depth -= 1,
             _ => {}
         }
     }
-    &thread[start..]
+    thread.get(start..).unwrap_or("")
 }
 
 /// herd7's type of a C type, as far as parameters need it.

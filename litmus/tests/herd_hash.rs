@@ -47,6 +47,11 @@ fn small_tests_hash_as_herd7_hashes_them() {
             "4ded710704387198bb56d944adb42560",
         ),
         (
+            "C utf8\n{}\nP0(int *x) /* é */ { /* é → ü */ WRITE_ONCE(*x, 1); // ∀x\n}\n\
+             exists (x=1)\n",
+            "b629cbdb6016723758c9022ec881b308",
+        ),
+        (
             "C given\nHash=0123abcd\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n",
             "0123abcd",
         ),

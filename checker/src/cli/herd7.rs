@@ -772,7 +772,9 @@ fn run_one(
     let test = match hazmat_litmus::parse(&source) {
         Ok(t) => t,
         Err(e) => {
-            let len = source[e.span.start.min(source.len())..e.span.end.min(source.len())]
+            let len = source
+                .get(e.span.start..e.span.end)
+                .unwrap_or("")
                 .chars()
                 .take_while(|&c| c != '\n')
                 .count()
