@@ -110,6 +110,42 @@ fn speedcheck_prints_what_herd7s_prints() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Without files on the command line, their names come from stdin; `-show` with `-o DIR`
+/// writes the executions shown to `DIR/NAME.dot`.
+#[test]
+fn tests_named_on_stdin_and_drawings_written_to_a_directory() {
+    use std::io::Write as _;
+    let dir = temp_dir("stdin");
+    std::fs::write(dir.join("SB.litmus"), SB).expect("test file");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hazmat"))
+        .args([
+            "herd7",
+            "-conf",
+            "linux-kernel.cfg",
+            "-show",
+            "prop",
+            "-o",
+            "figs",
+        ])
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("hazmat runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"SB.litmus\n\n")
+        .expect("names written");
+    let out = child.wait_with_output().expect("hazmat ends");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("Observation SB Sometimes 1 3\n"));
+    let dot = std::fs::read_to_string(dir.join("figs/SB.dot")).expect("the drawing");
+    assert_eq!(dot.matches("digraph").count(), 1, "{dot}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn errors_are_worded_and_coded_as_herd7_words_and_codes_them() {
     let dir = temp_dir("errors");

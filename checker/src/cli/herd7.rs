@@ -8,6 +8,7 @@
 //!
 //! - Options are single-dash words read in order, as OCaml's `Arg` reads them; every other
 //!   argument is a test file, decided in order, one block of output each on stdout.
+//!   Without any, the test files are named on stdin, one a line.
 //!   A bad option or value is reported as `ARGV0: MESSAGE.` with a usage on stderr, exit
 //!   code 2.
 //! - A test that cannot be read, parsed or run is a warning on stderr,
@@ -273,10 +274,19 @@ pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
         print!("{}", usage(argv0));
         return 0;
     }
-    let args = match read_args(argv0, args) {
+    let mut args = match read_args(argv0, args) {
         Ok(a) => a,
         Err(r) => return refuse(argv0, &r),
     };
+    if args.files.is_empty() {
+        // With no test on the command line, herd7 reads their names from stdin, one a line.
+        args.files = std::io::stdin()
+            .lines()
+            .map_while(Result::ok)
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+    }
     let model = match choose_model(&args) {
         Ok(m) => m,
         Err(r) => return refuse(argv0, &r),
