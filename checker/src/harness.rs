@@ -19,7 +19,8 @@
 //! herd7's whole output beside it, as `FILE.litmus.expected`, and [`expected_trials`] makes
 //! a trial of each such file, named `expected::relative/path.litmus`, that holds hazmat's
 //! output under the LKMM to herd7's line for line: states, witness counts, flags and all
-//! (the `Time` and `Hash=` lines aside, which the two tools compute differently).
+//! (the `Time` line aside, which varies from run to run, and the `Hash=` line, which
+//! `hazmat_litmus::herd_hash`'s own test holds to herd7's).
 //! An expected output without a `Test` line is herd7's refusal of the file, which hazmat
 //! must refuse too.
 

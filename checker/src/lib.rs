@@ -151,7 +151,7 @@ pub struct Checked {
     pub warnings: Vec<lower::Warning>,
     /// What the enumeration found.
     pub outcome: Outcome,
-    /// The digest printed as `Hash=`.
+    /// herd7's digest of the test, printed as `Hash=` ([`hazmat_litmus::herd_hash`]).
     pub hash: String,
     /// Time spent lowering and enumerating.
     pub elapsed: Duration,
@@ -210,6 +210,7 @@ fn check_source_with(
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
     let (program, mut warnings) = lower::lower_with_warnings(&test)?;
     let outcome = decide(&program)?;
+    let hash = hazmat_litmus::herd_hash(&test, source);
     if outcome.stats.removed.cutoff > 0 {
         warnings.extend(cutoff_warning(&program));
     }
@@ -218,7 +219,7 @@ fn check_source_with(
         program,
         warnings,
         outcome,
-        hash: report::digest(source.as_bytes()),
+        hash,
         elapsed: start.elapsed(),
     })
 }

@@ -1,7 +1,9 @@
 //! The `hazmat` command line.
 //!
 //! `hazmat check` decides litmus files under a memory model and prints herd7's output;
-//! `hazmat parse` and `hazmat fmt` expose the parser and the canonical printer.
+//! `hazmat parse` and `hazmat fmt` expose the parser and the canonical printer;
+//! `hazmat herd7 ARGS...`, or the binary started as `herd7`, is herd7's command line
+//! ([`cli::herd7`]).
 //! Exit codes: 0 success; 1 `--judge` found a disagreement (or `fmt --check` a file to
 //! reformat); 2 an error (bad usage, unreadable or invalid file, unknown primitive,
 //! unavailable model); 3 a test stopped at a limit and is undecided.
@@ -45,6 +47,13 @@ enum Command {
     Explain(ExplainArgs),
     /// Measure tests per second and enumeration counts over litmus files, on all cores.
     Bench(BenchArgs),
+    /// Run as herd7: herd7's options and output, for the kernel's scripts (also when the
+    /// binary is started under the name `herd7`). `hazmat herd7 -help` lists the options.
+    Herd7 {
+        /// herd7's arguments, such as `-conf linux-kernel.cfg test.litmus`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Rewrite litmus files in canonical form.
     Fmt {
         /// Only report the files that are not in canonical form.
@@ -126,7 +135,23 @@ struct BenchArgs {
     paths: Vec<PathBuf>,
 }
 
+mod cli {
+    pub(crate) mod herd7;
+}
+
 fn main() -> ExitCode {
+    // Started as `herd7` (a symlink on PATH), or as `hazmat herd7`: herd7's command line,
+    // which clap cannot read (single-dash words).
+    let argv: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let argv0 = argv.first().cloned().unwrap_or_default();
+    if Path::new(&argv0).file_stem().is_some_and(|s| s == "herd7") {
+        return ExitCode::from(cli::herd7::main(&argv0, &argv[1..]));
+    }
+    if argv.get(1).is_some_and(|a| a == "herd7") {
+        return ExitCode::from(cli::herd7::main(&format!("{argv0} herd7"), &argv[2..]));
+    }
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check(args) => check(args),
@@ -134,6 +159,8 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench(args),
         Command::Fmt { check, files } => fmt(check, &files),
         Command::Explain(args) => explain(args),
+        // Read above, before clap.
+        Command::Herd7 { .. } => cli::herd7::main("hazmat herd7", &[]),
     };
     ExitCode::from(code)
 }

@@ -20,24 +20,14 @@
 //! ```
 //!
 //! followed by an empty line.
-//! `Hash=` is hazmat's own digest of the test, not herd7's: the 128-bit FNV-1a hash of the
-//! file's bytes, in 32 lowercase hexadecimal digits ([`digest`]).
+//! `Hash=` is herd7's own digest of the test ([`hazmat_litmus::herd_hash`]), so that the
+//! whole output, `Time` aside, is herd7's byte for byte.
 //! A test stopped by a limit prints `Observation NAME Unknown P N` and, before it, a line
 //! `Unknown REASON`.
 
 use crate::outcome::Outcome;
 use crate::program::{Cell, Operand, Program, Prop, Quantifier};
 use std::fmt::Write as _;
-
-/// The 128-bit FNV-1a digest of `bytes`, as 32 hexadecimal digits.
-pub fn digest(bytes: &[u8]) -> String {
-    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
-    const PRIME: u128 = 0x0000000001000000000000000000013B;
-    let h = bytes
-        .iter()
-        .fold(OFFSET, |h, &b| (h ^ b as u128).wrapping_mul(PRIME));
-    format!("{h:032x}")
-}
 
 /// The word of the `Test` line.
 pub fn kind(q: Quantifier) -> &'static str {
@@ -259,15 +249,4 @@ pub fn summary(rows: &[SummaryRow]) -> String {
         total
     );
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn digest_is_fnv1a_128() {
-        assert_eq!(digest(b""), "6c62272e07bb014262b821756295c58d");
-        assert_ne!(digest(b"a"), digest(b"b"));
-    }
 }

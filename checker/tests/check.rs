@@ -56,7 +56,7 @@ fn message_passing_under_sc_and_the_lkmm() {
             Positive: 0 Negative: 3
             Condition exists (1:r0=1 /\ 1:r1=0)
             Observation MP Never 0 3
-            Hash=8efe5c17ee3e0d5b0ea7eac36140630c
+            Hash=c774a2155939fa7eb36446b4c2400daa
 
         "#]],
     );
@@ -75,7 +75,7 @@ fn message_passing_under_sc_and_the_lkmm() {
             Positive: 1 Negative: 3
             Condition exists (1:r0=1 /\ 1:r1=0)
             Observation MP Sometimes 1 3
-            Hash=8efe5c17ee3e0d5b0ea7eac36140630c
+            Hash=c774a2155939fa7eb36446b4c2400daa
 
         "#]],
     );
@@ -102,7 +102,7 @@ exists (1:r1=2 \\/ ~(1:r0=a) /\\ p=b)
             Positive: 1 Negative: 1
             Condition exists (1:r1=2 \/ not (1:r0=a) /\ [p]=b)
             Observation pointers Sometimes 1 1
-            Hash=fc8f04f92429832cf52ed9599b30b882
+            Hash=7e8d704a1c2b9c826d6049c44e7b71e8
 
         "#]],
     );
@@ -128,7 +128,7 @@ exists (0:r0=1)
             Positive: 1 Negative: 1
             Condition exists (0:r0=1)
             Observation rmws Sometimes 1 1
-            Hash=49b9243dcefbeb880812dfcdf0042fbf
+            Hash=6260c8fadb33ec739fc9da465741eb46
 
         "#]],
     );
@@ -345,7 +345,7 @@ exists (0:r0=0 /\\ 0:r1=3 /\\ 0:r2=x /\\ 0:x=7 /\\ x=0)
         Positive: 1 Negative: 0
         Condition exists (0:r0=0 /\ 0:r1=3 /\ 0:r2=x /\ 0:x=7 /\ [x]=0)
         Observation names Always 1 0
-        Hash=eca22f5f60b063feeb4779adbe05d534
+        Hash=4a6081d9ffb6e34124a5d513ad20ea23
 
     "#]]
     .assert_eq(&text(&c));

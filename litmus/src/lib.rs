@@ -32,11 +32,13 @@ pub mod ast;
 pub mod diagnostic;
 mod dialect;
 mod error;
+pub mod herd_hash;
 mod parser;
 mod printer;
 
 pub use ast::{Span, Test};
 pub use error::ParseError;
+pub use herd_hash::herd_hash;
 pub use printer::print;
 
 use std::path::{Path, PathBuf};

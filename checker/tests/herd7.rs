@@ -1,0 +1,468 @@
+//! hazmat as herd7: the command line herd7's callers use, and the kernel's
+//! `tools/memory-model/scripts/` run unchanged with hazmat on `PATH` as `herd7`.
+//!
+//! The script tests need the shared folder beside the repository (`../shared` from the
+//! root, or `$HAZMAT_SHARED`): the kernel's scripts (`kernel-scripts/`), the model files
+//! and the corpora with herd7's recorded outputs (`conformance/`), and herd7's `mselect7`
+//! (`oracle/`). Without them they pass after saying so. They run the scripts with `sh`,
+//! `/usr/bin/time` and `timeout`, and check that every test is judged as herd7 judges it
+//! and that hazmat's output is herd7's, line for line, the `Time` line aside.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SB: &str = "C SB\n{}\n\
+                  P0(int *x, int *y) { int r0; WRITE_ONCE(*x, 1); r0 = READ_ONCE(*y); }\n\
+                  P1(int *x, int *y) { int r0; WRITE_ONCE(*y, 1); r0 = READ_ONCE(*x); }\n\
+                  exists (0:r0=0 /\\ 1:r0=0)\n";
+
+/// A fresh temporary directory for one test.
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hazmat-herd7-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
+/// A directory holding `herd7`, a symlink to the hazmat binary.
+fn herd7_bin(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin directory");
+    let link = bin.join("herd7");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_hazmat"), &link).expect("symlink");
+    bin
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("the command runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The output without its `Time` line, which varies.
+fn untimed(s: &str) -> String {
+    s.lines()
+        .filter(|l| !l.starts_with("Time "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn the_kernel_configuration_works_without_its_files() {
+    let dir = temp_dir("cli");
+    std::fs::write(dir.join("SB.litmus"), SB).expect("test file");
+    let bin = herd7_bin(&dir);
+    // Through the symlink, as the scripts run it, with no model file anywhere near.
+    let out = run(Command::new(bin.join("herd7"))
+        .args(["-conf", "linux-kernel.cfg", "SB.litmus"])
+        .env_remove("HERDLIB")
+        .current_dir(&dir));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        untimed(&text(&out.stdout)),
+        "Test SB Allowed\nStates 4\n0:r0=0; 1:r0=0;\n0:r0=0; 1:r0=1;\n0:r0=1; 1:r0=0;\n\
+         0:r0=1; 1:r0=1;\nOk\nWitnesses\nPositive: 1 Negative: 3\n\
+         Condition exists (0:r0=0 /\\ 1:r0=0)\nObservation SB Sometimes 1 3\n\
+         Hash=f49bd0baebf1db2cbf88689f53c5389f\n\n"
+    );
+    assert_eq!(text(&out.stderr), "");
+    // The same as a subcommand.
+    let sub = run(Command::new(env!("CARGO_BIN_EXE_hazmat"))
+        .args(["herd7", "-conf", "linux-kernel.cfg", "SB.litmus"])
+        .current_dir(&dir));
+    assert_eq!(untimed(&text(&sub.stdout)), untimed(&text(&out.stdout)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `-speedcheck` prints only the execution that decides the condition, or none, as herd7
+/// does; the outputs are herd7 7.58's.
+#[test]
+fn speedcheck_prints_what_herd7s_prints() {
+    let dir = temp_dir("speedcheck");
+    std::fs::write(
+        dir.join("CoWW.litmus"),
+        "C CoWW\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); WRITE_ONCE(*x, 2); }\nexists (x=1)\n",
+    )
+    .expect("test file");
+    std::fs::write(
+        dir.join("SBf.litmus"),
+        SB.replace("C SB", "C SBf")
+            .replace("exists (0:r0=0 /\\ 1:r0=0)", "forall (0:r0=1 \\/ 1:r0=1)"),
+    )
+    .expect("test file");
+    let out = run(Command::new(env!("CARGO_BIN_EXE_hazmat"))
+        .args(["herd7", "-conf", "linux-kernel.cfg", "-speedcheck", "fast"])
+        .args(["CoWW.litmus", "SBf.litmus"])
+        .current_dir(&dir));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        untimed(&text(&out.stdout)),
+        "Test CoWW Allowed\nStates 0\nNo\nWitnesses\nPositive: 0 Negative: 0\n\
+         Condition exists ([x]=1)\nObservation CoWW Never 0 0\n\
+         Hash=54b4ef4848e709b51ad979a12d11724d\n\n\
+         Test SBf Required\nStates 1\n0:r0=0; 1:r0=0;\nNo\nWitnesses\n\
+         Positive: 0 Negative: 1\nCondition forall (0:r0=1 \\/ 1:r0=1)\n\
+         Observation SBf Never 0 1\nHash=f49bd0baebf1db2cbf88689f53c5389f\n\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Without files on the command line, their names come from stdin; `-show` with `-o DIR`
+/// writes the executions shown to `DIR/NAME.dot`.
+#[test]
+fn tests_named_on_stdin_and_drawings_written_to_a_directory() {
+    use std::io::Write as _;
+    let dir = temp_dir("stdin");
+    std::fs::write(dir.join("SB.litmus"), SB).expect("test file");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hazmat"))
+        .args([
+            "herd7",
+            "-conf",
+            "linux-kernel.cfg",
+            "-show",
+            "prop",
+            "-o",
+            "figs",
+        ])
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("hazmat runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"SB.litmus\n\n")
+        .expect("names written");
+    let out = child.wait_with_output().expect("hazmat ends");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("Observation SB Sometimes 1 3\n"));
+    let dot = std::fs::read_to_string(dir.join("figs/SB.dot")).expect("the drawing");
+    assert_eq!(dot.matches("digraph").count(), 1, "{dot}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn errors_are_worded_and_coded_as_herd7_words_and_codes_them() {
+    let dir = temp_dir("errors");
+    std::fs::write(
+        dir.join("unknown.litmus"),
+        "C unknown\n{}\nP0(int *x) { smp_memb(); WRITE_ONCE(*x, 1); }\nexists (x=1)\n",
+    )
+    .expect("test file");
+    let bin = herd7_bin(&dir);
+    let herd7 = |args: &[&str]| run(Command::new(bin.join("herd7")).args(args).current_dir(&dir));
+    let out = herd7(&[
+        "-conf",
+        "linux-kernel.cfg",
+        "unknown.litmus",
+        "absent.litmus",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(
+        text(&out.stderr),
+        "Warning: File \"unknown.litmus\": Unknown macro smp_memb (User error)\n\
+         Warning: File \"absent.litmus\": open_in failed: absent.litmus: No such file or \
+         directory\n"
+    );
+    let bad = herd7(&["-conf", "linux-kernel.cfg", "-bogus"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = text(&bad.stderr);
+    assert!(err.contains(": unknown option '-bogus'.\nUsage "), "{err}");
+    let missing = herd7(&["-conf", "nothere.cfg", "unknown.litmus"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).ends_with(": Cannot find file nothere.cfg\n"));
+    // A model that is not the kernel's goes to the cat interpreter, which is not there yet.
+    std::fs::write(dir.join("mine.cat"), "\"mine\"\nacyclic po | rf as mine\n").expect("cat");
+    let other = herd7(&[
+        "-conf",
+        "linux-kernel.cfg",
+        "-model",
+        "mine.cat",
+        "x.litmus",
+    ]);
+    assert_eq!(other.status.code(), Some(2));
+    assert!(text(&other.stderr).contains("does not read cat models yet"));
+    let version = herd7(&["-version"]);
+    assert_eq!(version.status.code(), Some(0));
+    assert!(text(&version.stdout).starts_with("7.58, Rev: hazmat "));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The shared folder, when present.
+fn shared() -> Option<PathBuf> {
+    let dir = match std::env::var_os("HAZMAT_SHARED") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+    };
+    let needed = [
+        "kernel-scripts/checkalllitmus.sh",
+        "conformance/lkmm-model/linux-kernel.cfg",
+        "conformance/kernel-doc",
+        "conformance/paulmck-manual",
+        "oracle/mselect7",
+    ];
+    needed.iter().all(|n| dir.join(n).exists()).then_some(dir)
+}
+
+/// A model directory as the scripts expect it: the model files, `scripts/`, and a `bin/`
+/// with hazmat as `herd7`; returns it and the `PATH` to run the scripts with.
+fn model_dir(shared: &Path, tag: &str) -> (PathBuf, String) {
+    let dir = temp_dir(tag);
+    let model = shared.join("conformance/lkmm-model");
+    for e in std::fs::read_dir(&model).expect("model files").flatten() {
+        std::fs::copy(e.path(), dir.join(e.file_name())).expect("model file");
+    }
+    std::fs::create_dir_all(dir.join("scripts")).expect("scripts");
+    for e in std::fs::read_dir(shared.join("kernel-scripts"))
+        .expect("scripts")
+        .flatten()
+    {
+        if e.path().extension().is_some_and(|x| x == "sh") {
+            std::fs::copy(e.path(), dir.join("scripts").join(e.file_name())).expect("script");
+        }
+    }
+    let bin = herd7_bin(&dir);
+    let mselect = bin.join("mselect7");
+    let _ = std::fs::remove_file(&mselect);
+    std::os::unix::fs::symlink(shared.join("oracle/mselect7"), &mselect).expect("symlink");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    (dir, path)
+}
+
+/// The tests of a corpus folder herd7 did not decide (`herd7-unsolved.tsv`), with its
+/// status: `TIMEOUT` or `ERROR`.
+fn unsolved(folder: &Path) -> Vec<(String, String)> {
+    std::fs::read_to_string(folder.join("herd7-unsolved.tsv"))
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            Some((f.next()?.to_string(), f.next()?.to_string()))
+        })
+        .collect()
+}
+
+/// Whether the tool is there to run the scripts.
+fn have(tool: &str) -> bool {
+    Path::new(tool).exists()
+}
+
+/// herd7's recorded output for `rel` in `folder`, or `None`.
+fn recorded(folder: &Path, rel: &str) -> Option<String> {
+    std::fs::read_to_string(folder.join("herd7-out").join(format!("{rel}.out"))).ok()
+}
+
+/// A `.litmus.out` file the scripts wrote, reduced to herd7's stdout as recorded: without
+/// the `Herd options:` line, the `Time` line, `/usr/bin/time`'s lines, herd7's
+/// warnings on stderr, and the lines `judgelitmus.sh` adds (` !!! ...`, ` --- ...`).
+fn script_output(out: &str) -> String {
+    out.lines()
+        .skip(1)
+        .filter(|l| {
+            !l.starts_with("Time ")
+                && !l.starts_with("Warning: ")
+                && !l.contains("maxresident)k")
+                && !l.contains("pagefaults")
+                && !l.contains("!!!")
+                && !l.starts_with(" --- ")
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// What `judgelitmus.sh` says of a test whose output is in `destdir`: its exit code and
+/// its judging lines (the last line, a copy of `/usr/bin/time`'s, aside).
+fn judge(dir: &Path, destdir: &Path, litmus: &str) -> (Option<i32>, Vec<String>) {
+    let out = run(Command::new("sh")
+        .arg("scripts/judgelitmus.sh")
+        .arg(litmus)
+        .env("LKMM_DESTDIR", destdir)
+        .current_dir(dir));
+    let lines = text(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("!!!") || l.contains("Forgiven") || l.starts_with("Observation"))
+        .map(String::from)
+        .collect();
+    (out.status.code(), lines)
+}
+
+#[test]
+fn checkalllitmus_judges_every_test_as_with_herd7() {
+    let Some(shared) = shared() else {
+        eprintln!("the shared folder (kernel scripts, corpus, mselect7) is absent; skipped");
+        return;
+    };
+    if !have("/usr/bin/time") || !have("/usr/bin/timeout") && !have("/bin/timeout") {
+        eprintln!("the scripts need /usr/bin/time and timeout; skipped");
+        return;
+    }
+    let (dir, path) = model_dir(&shared, "checkall");
+    let tests = dir.join("litmus-tests");
+    std::fs::create_dir_all(&tests).expect("litmus-tests");
+    // Every test of kernel-doc/ and paulmck-manual/ that has a `Result:` line and that
+    // herd7 decided, laid flat as checkalllitmus.sh wants them.
+    let mut cases = Vec::new();
+    for folder in ["kernel-doc", "paulmck-manual"] {
+        let root = shared.join("conformance").join(folder);
+        let skip = unsolved(&root);
+        for file in hazmat_litmus::litmus_files(&root) {
+            let rel = file
+                .strip_prefix(&root)
+                .expect("below its folder")
+                .display()
+                .to_string();
+            let source = std::fs::read_to_string(&file).expect("test");
+            let has_result = source
+                .lines()
+                .any(|l| l.starts_with("(* Result: ") || l.starts_with(" * Result: "));
+            if !has_result || skip.iter().any(|(p, _)| *p == rel) {
+                continue;
+            }
+            let Some(expected) = recorded(&root, &rel) else {
+                continue;
+            };
+            let flat = format!("{folder}__{}", rel.replace('/', "__"));
+            std::fs::write(tests.join(&flat), &source).expect("test copy");
+            cases.push((flat, expected));
+        }
+    }
+    assert!(
+        cases.len() > 100,
+        "only {} tests with Result lines",
+        cases.len()
+    );
+    let out = run(Command::new("sh")
+        .arg("scripts/checkalllitmus.sh")
+        .env("PATH", &path)
+        .env_remove("LKMM_DESTDIR")
+        .current_dir(&dir));
+    let stderr = text(&out.stderr);
+    // herd7's recorded outputs, as runlitmus.sh would have written them, judged the same way.
+    let theirs = dir.join("herd7-results");
+    std::fs::create_dir_all(theirs.join("litmus-tests")).expect("results");
+    let mut failures = Vec::new();
+    for (flat, expected) in &cases {
+        let litmus = format!("litmus-tests/{flat}");
+        let ours = std::fs::read_to_string(dir.join(format!("{litmus}.out"))).unwrap_or_default();
+        if script_output(&ours) != *expected {
+            failures.push(format!(
+                "{flat}: output differs from herd7's:\n{ours}\n--- herd7:\n{expected}"
+            ));
+            continue;
+        }
+        std::fs::write(
+            theirs.join(format!("{litmus}.out")),
+            format!(
+                "Herd options: -conf linux-kernel.cfg\n{expected}0.01user 0.00system \
+                 0:00.01elapsed 90%CPU (0avgtext+0avgdata 9000maxresident)k\n\
+                 0inputs+0outputs (0major+900minor)pagefaults 0swaps\n"
+            ),
+        )
+        .expect("herd7's output");
+        let a = judge(&dir, &dir, &litmus);
+        let b = judge(&dir, &theirs, &litmus);
+        if a != b {
+            failures.push(format!("{flat}: judged {a:?}, with herd7 {b:?}"));
+        }
+    }
+    eprintln!(
+        "{} tests run through checkalllitmus.sh; {}",
+        cases.len(),
+        stderr.lines().last().unwrap_or("")
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} tests differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_history_scripts_record_herd7s_outputs() {
+    let Some(shared) = shared() else {
+        eprintln!("the shared folder (kernel scripts, corpus, mselect7) is absent; skipped");
+        return;
+    };
+    if !have("/usr/bin/time") {
+        eprintln!("the scripts need /usr/bin/time; skipped");
+        return;
+    }
+    let (dir, path) = model_dir(&shared, "history");
+    // A local litmus/ folder: every fifth test of the paulmck corpora that herd7 decided.
+    let mut sample = Vec::new();
+    for folder in ["paulmck-manual", "paulmck-luc"] {
+        let root = shared.join("conformance").join(folder);
+        if !root.is_dir() {
+            continue;
+        }
+        let skip = unsolved(&root);
+        for (i, file) in hazmat_litmus::litmus_files(&root).into_iter().enumerate() {
+            let rel = file
+                .strip_prefix(&root)
+                .expect("below its folder")
+                .display()
+                .to_string();
+            if i % 5 != 0 || skip.iter().any(|(p, _)| *p == rel) {
+                continue;
+            }
+            let Some(expected) = recorded(&root, &rel) else {
+                continue;
+            };
+            let local = dir.join("litmus").join(folder).join(&rel);
+            std::fs::create_dir_all(local.parent().expect("a folder")).expect("folder");
+            std::fs::copy(&file, &local).expect("test copy");
+            sample.push((format!("litmus/{folder}/{rel}"), expected));
+        }
+    }
+    assert!(sample.len() > 100, "a sample of {}", sample.len());
+    let script = |name: &str| {
+        run(Command::new("sh")
+            .arg(format!("scripts/{name}"))
+            .args(["--procs", "9", "--jobs", "2"])
+            .env("PATH", &path)
+            .env_remove("LKMM_DESTDIR")
+            .current_dir(&dir))
+    };
+    let init = script("initlitmushist.sh");
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init.stderr));
+    let mut failures = Vec::new();
+    for (litmus, expected) in &sample {
+        let ours = std::fs::read_to_string(dir.join(format!("{litmus}.out"))).unwrap_or_default();
+        if script_output(&ours) != *expected {
+            failures.push(format!("{litmus}:\n{ours}\n--- herd7:\n{expected}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} outputs differ from herd7's:\n{}",
+        failures.len(),
+        sample.len(),
+        failures.join("\n")
+    );
+    let check = script("checklitmushist.sh");
+    let summary = text(&check.stderr);
+    assert_eq!(check.status.code(), Some(0), "{summary}");
+    assert!(
+        summary.contains(&format!("Exact output matches: {}", sample.len())),
+        "{summary}"
+    );
+    eprintln!(
+        "{} tests through initlitmushist.sh and checklitmushist.sh",
+        sample.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
