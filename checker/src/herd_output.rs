@@ -127,14 +127,14 @@ pub fn differences(expected: &Summary, actual: &Summary) -> Vec<String> {
 }
 
 /// Whether a line takes part in the line-by-line comparison: not the `Time` line, which
-/// varies from run to run, nor the `Hash=` line, which `hazmat_litmus::herd_hash`'s own
-/// test holds to herd7's, nor blank lines.
+/// varies from run to run, nor blank lines. The `Hash=` line does: hazmat computes
+/// herd7's digest of the test (`hazmat_litmus::herd_hash`).
 fn compared(line: &&str) -> bool {
-    !line.starts_with("Time ") && !line.starts_with("Hash=") && !line.trim().is_empty()
+    !line.starts_with("Time ") && !line.trim().is_empty()
 }
 
 /// The first line where `actual`'s text differs from `expected`'s, ignoring the `Time`
-/// and `Hash=` lines and blank lines: `output line 3: "..." vs "..."` (actual first).
+/// line and blank lines: `output line 3: "..." vs "..."` (actual first).
 pub fn first_text_difference(actual: &str, expected: &str) -> Option<String> {
     let ours: Vec<&str> = actual.lines().filter(compared).collect();
     let theirs: Vec<&str> = expected.lines().filter(compared).collect();

@@ -5,7 +5,7 @@
 //! [`decide`] writes a batch of cases to files, runs herd7 once on all of them while
 //! hazmat decides each in this process, and compares the two [`Answer`]s of each: both
 //! reject it, or both decide it with the same verdict, states, witness counts and flags
-//! and, that being so, the same text line for line (`Time` and `Hash=` aside).
+//! and, that being so, the same text line for line (`Time` aside, `Hash=` included).
 //! [`run`] does it for many cases on several workers, counts the results per construct
 //! class ([`Stats`]) and minimises a few disagreements ([`finding`]): each becomes a litmus
 //! file whose `Result:` line is herd7's verdict, with both outputs in its comment, and a
