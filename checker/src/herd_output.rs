@@ -224,9 +224,14 @@ mod tests {
     }
 
     #[test]
-    fn text_differences_skip_time_and_hash() {
-        let other = SB.replace("0.01", "0.50").replace("0123", "4567");
+    fn text_differences_skip_time_but_not_hash() {
+        let other = SB.replace("0.01", "0.50");
         assert_eq!(first_text_difference(&other, SB), None);
+        let other = SB.replace("0123", "4567");
+        assert_eq!(
+            first_text_difference(&other, SB).as_deref(),
+            Some("output line 11: \"Hash=4567\" vs \"Hash=0123\"")
+        );
         let other = SB.replace("Flag data-race\n", "");
         assert_eq!(
             first_text_difference(&other, SB).as_deref(),
