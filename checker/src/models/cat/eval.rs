@@ -147,6 +147,10 @@ pub(crate) struct Machine<'a> {
     /// The relations `show` names on the current way, by name.
     pub(crate) shown: Vec<(Arc<str>, Val)>,
     depth: usize,
+    /// The operations evaluated so far on this execution, bounded by [`MAX_STEPS`].
+    steps: u64,
+    /// When to give up.
+    deadline: Option<std::time::Instant>,
 }
 
 /// What a way through the model that passes every check leaves.
@@ -181,12 +185,23 @@ struct Frame<'v> {
     group: Option<&'v Rc<RecGroup>>,
 }
 
+/// The most operations one execution may take, every `with` choice included: a model that
+/// needs more stops with an error instead of running for ever.
+const MAX_STEPS: u64 = 50_000_000;
+
+/// The most orders `linearisations` may return.
+const MAX_LINEARISATIONS: usize = 200_000;
+
 /// The deepest nesting of calls and expressions evaluated.
 const MAX_DEPTH: usize = 500;
 
 impl<'a> Machine<'a> {
     /// A machine for `code` over `world`.
-    pub(crate) fn new(code: &'a Code, world: &'a World<'a>) -> Machine<'a> {
+    pub(crate) fn new(
+        code: &'a Code,
+        world: &'a World<'a>,
+        deadline: Option<std::time::Instant>,
+    ) -> Machine<'a> {
         let mut globals = vec![Val::Empty; code.globals];
         for (i, v) in world.base.iter().enumerate() {
             globals[i] = v.clone();
@@ -203,6 +218,8 @@ impl<'a> Machine<'a> {
             flags: Vec::new(),
             shown: Vec::new(),
             depth: 0,
+            steps: 0,
+            deadline,
         }
     }
 
@@ -414,6 +431,25 @@ impl<'a> Machine<'a> {
         Ok(true)
     }
 
+    /// Counts one operation, failing past [`MAX_STEPS`].
+    fn count(&mut self, span: Span) -> Result<(), EvalError> {
+        self.steps += 1;
+        if self.steps.is_multiple_of(1024)
+            && self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return fail("the time given to the test ran out", span);
+        }
+        if self.steps > MAX_STEPS {
+            return fail(
+                format!("the model takes more than {MAX_STEPS} operations on one execution"),
+                span,
+            );
+        }
+        Ok(())
+    }
+
     fn enter(&mut self, name: &str, span: Span) -> Result<(), EvalError> {
         if self.depth >= MAX_DEPTH {
             return fail(
@@ -451,12 +487,12 @@ impl<'a> Machine<'a> {
         // Each round adds pairs or the values stop changing; a relation has at most n * n
         // pairs, so the bound is generous.
         for _ in 0..(n * n + 2) * values.len().max(1) + 2 {
-            let mut next = Vec::with_capacity(values.len());
-            for (_, e) in values {
-                next.push(self.eval(e, frame)?);
-            }
+            // herd7 evaluates the bindings in order, each seeing the values of the ones
+            // before it in this round (a Gauss-Seidel iteration): the bell file's matching
+            // of RCU critical sections, which is not monotone, depends on it.
             let mut changed = false;
-            for ((slot, _), v) in values.iter().zip(next) {
+            for (slot, e) in values {
+                let v = self.eval(e, frame)?;
                 if !self.get(*slot, frame).same(&v, n) {
                     changed = true;
                 }
@@ -662,10 +698,12 @@ impl<'a> Machine<'a> {
             Expr::Var(slot) => self.get(*slot, frame),
             Expr::Unbound(name, span) => return fail(format!("`{name}` is not defined"), *span),
             Expr::Op1(op, a, span) => {
+                self.count(*span)?;
                 let a = self.eval(a, frame)?;
                 self.op1(*op, a, *span)?
             }
             Expr::Op(op, args, span) => {
+                self.count(*span)?;
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
                     vals.push(self.eval(a, frame)?);
@@ -984,7 +1022,18 @@ impl<'a> Machine<'a> {
                 }
                 let s = self.set_of(&t[0], span)?;
                 let r = self.rel(&t[1], span)?;
-                Val::Values(Rc::new(linearisations(s, &r, n)))
+                match linearisations(s, &r, n) {
+                    Some(orders) => Val::Values(Rc::new(orders)),
+                    None => {
+                        return fail(
+                            format!(
+                                "`linearisations` has more than {MAX_LINEARISATIONS} orders \
+                                 to return here"
+                            ),
+                            span,
+                        );
+                    }
+                }
             }
             Builtin::DifferentValues => {
                 let r = self.rel(&arg, span)?;
@@ -1081,9 +1130,14 @@ impl<'a> Machine<'a> {
                         Val::Rel(Rc::new(r))
                     }
                     (x, Val::Values(vs)) => {
-                        let mut v = vs.to_vec();
-                        v.push(x);
-                        Val::Values(Rc::new(dedup(v, n)))
+                        if vs.iter().any(|y| y.same(&x, n)) {
+                            Val::Values(vs)
+                        } else {
+                            let mut v = Vec::with_capacity(vs.len() + 1);
+                            v.push(x);
+                            v.extend(vs.iter().cloned());
+                            Val::Values(Rc::new(v))
+                        }
                     }
                     (x, Val::Empty) => Val::Values(Rc::new(vec![x])),
                     (x, s) => {
@@ -1178,46 +1232,45 @@ fn dedup(vals: Vec<Val>, n: usize) -> Vec<Val> {
 ///
 /// # Complexity
 /// As many steps as there are orders, up to `|s|!`.
-fn linearisations(s: EventSet, r: &Relation, n: usize) -> Vec<Val> {
+fn linearisations(s: EventSet, r: &Relation, n: usize) -> Option<Vec<Val>> {
     let elems: Vec<usize> = s.iter().collect();
+    // The predecessors in `r`, within the set, of each element.
+    let preds: Vec<EventSet> = elems.iter().map(|&e| r.predecessors(e) & s).collect();
     let mut out = Vec::new();
     let mut order = Vec::with_capacity(elems.len());
     fn go(
         elems: &[usize],
-        r: &Relation,
+        preds: &[EventSet],
         n: usize,
         placed: EventSet,
         order: &mut Vec<usize>,
         out: &mut Vec<Val>,
     ) {
+        if out.len() > MAX_LINEARISATIONS {
+            return;
+        }
         if order.len() == elems.len() {
             let mut rel = Relation::empty(n);
-            for (i, &a) in order.iter().enumerate() {
-                for &b in &order[i + 1..] {
-                    rel.add(a, b);
-                }
+            let mut after = placed;
+            for &a in order.iter() {
+                after.remove(a);
+                rel.set_successors(a, after);
             }
             out.push(Val::Rel(Rc::new(rel)));
             return;
         }
-        for &e in elems {
-            if placed.contains(e) {
-                continue;
-            }
-            // Every predecessor of `e` in `r` within the set must be placed already.
-            let preds = r
-                .predecessors(e)
-                .inter(EventSet::from_fn(n, |x| elems.contains(&x)));
-            if !preds.minus(placed).is_empty() {
+        for (k, &e) in elems.iter().enumerate() {
+            // Every predecessor of `e` must be placed already.
+            if placed.contains(e) || !preds[k].minus(placed).is_empty() {
                 continue;
             }
             let mut p = placed;
             p.insert(e);
             order.push(e);
-            go(elems, r, n, p, order, out);
+            go(elems, preds, n, p, order, out);
             order.pop();
         }
     }
-    go(&elems, r, n, EventSet::EMPTY, &mut order, &mut out);
-    out
+    go(&elems, &preds, n, EventSet::EMPTY, &mut order, &mut out);
+    (out.len() <= MAX_LINEARISATIONS).then_some(out)
 }

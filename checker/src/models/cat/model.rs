@@ -180,6 +180,7 @@ impl CatModel {
         x: &Execution,
         fw: EventSet,
         pco: &Relation,
+        deadline: Option<std::time::Instant>,
         each: &mut dyn FnMut(Completion<'_>) -> bool,
     ) -> Result<(), EvalError> {
         let tags = |t: &str| tag_events(x, t);
@@ -189,7 +190,7 @@ impl CatModel {
             base: base(x, fw, pco),
             tag_events: &tags,
         };
-        let mut machine = Machine::new(&self.code, &world);
+        let mut machine = Machine::new(&self.code, &world, deadline);
         let n = x.len();
         let mut error = None;
         machine.run(&mut |leaf| {
@@ -244,10 +245,16 @@ impl MemoryModel for CatModel {
     fn judge(&self, execution: &Execution) -> Judgement {
         let n = execution.len();
         let mut found = None;
-        let r = self.run(execution, EventSet::EMPTY, &Relation::empty(n), &mut |c| {
-            found = Some(c.judgement.clone());
-            false
-        });
+        let r = self.run(
+            execution,
+            EventSet::EMPTY,
+            &Relation::empty(n),
+            None,
+            &mut |c| {
+                found = Some(c.judgement.clone());
+                false
+            },
+        );
         match (r, found) {
             (Ok(()), Some(j)) => j,
             _ => Judgement {
@@ -266,9 +273,10 @@ impl MemoryModel for CatModel {
         execution: &Execution,
         final_writes: EventSet,
         pco: &Relation,
+        deadline: Option<std::time::Instant>,
         each: &mut dyn FnMut(Completion<'_>) -> bool,
     ) -> Result<(), String> {
-        self.run(execution, final_writes, pco, each)
+        self.run(execution, final_writes, pco, deadline, each)
             .map_err(|e| format!("the model cannot run: {}", self.render_error(&e)))
     }
 
