@@ -202,9 +202,10 @@ fn brief(a: &Answer) -> String {
     }
 }
 
-/// The test name a litmus file declares (`C NAME` on its first line), or its file stem.
+/// The test name herd7 prints for a litmus file: the name it declares (`C NAME` on its
+/// first line) without a `.litmus` ending, or its file stem.
 pub(crate) fn test_name(file: &Path) -> String {
-    std::fs::read_to_string(file)
+    let name = std::fs::read_to_string(file)
         .ok()
         .and_then(|t| {
             t.lines()
@@ -215,7 +216,10 @@ pub(crate) fn test_name(file: &Path) -> String {
             file.file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default()
-        })
+        });
+    name.strip_suffix(".litmus")
+        .map(String::from)
+        .unwrap_or(name)
 }
 
 /// A text without its `Time` line, and without trailing blank lines.

@@ -107,6 +107,7 @@ pub(crate) const BASE: &[(&str, Base)] = &[
     ("ctrl", Base::Exec("ctrl")),
     ("amo", Base::Exec("empty-rel")),
     ("pco", Base::Exec("pco")),
+    ("sm", Base::Exec("sm")),
     ("domain", Base::Builtin(Builtin::Domain)),
     ("range", Base::Builtin(Builtin::Range)),
     ("fencerel", Base::Builtin(Builtin::Fencerel)),

@@ -153,6 +153,9 @@ fn base(x: &Execution, fw: EventSet, pco: &Relation) -> Vec<Val> {
                 "data" => Val::Rel(std::rc::Rc::new(x.data.clone())),
                 "ctrl" => Val::Rel(std::rc::Rc::new(x.ctrl.clone())),
                 "pco" => Val::Rel(std::rc::Rc::new(pco.clone())),
+                // herd7's same-access relation of mixed-size tests: in C, every access is
+                // one event, so it relates each memory event to itself.
+                "sm" => Val::Rel(std::rc::Rc::new(Relation::id_on(n, m))),
                 // `B` (branch events), the C11 orders, `amo`: none in C's LKMM events.
                 _ => Val::Empty,
             },
