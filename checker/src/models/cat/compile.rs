@@ -120,6 +120,11 @@ pub(crate) const BASE: &[(&str, Base)] = &[
     ("tag2instrs", Base::Builtin(Builtin::Tag2Events)),
 ];
 
+/// The names of [`BASE`] whose values differ between executions with the same thread
+/// paths: reads-from, the final writes and `pco`, and the function that reads the events'
+/// values.
+const DYNAMIC_BASE: &[&str] = &["rf", "FW", "pco", "different-values"];
+
 /// Where a compiled variable reads its value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Slot {
@@ -243,12 +248,15 @@ pub(crate) enum Expr {
 /// A compiled instruction.
 #[derive(Debug)]
 pub(crate) enum Ins {
-    /// Bindings into slots of the running frame.
-    Let(Vec<(Pat, Expr)>),
+    /// Bindings into slots of the running frame; `true` when they are top-level bindings
+    /// of values that depend only on what the thread paths fix (see [`Code::dynamic`]), so
+    /// that a run may reuse them from an earlier execution with the same paths.
+    Let(Vec<(Pat, Expr)>, bool),
     /// A recursive group of functions.
     LetRecFuns(Arc<Vec<Arc<FunCode>>>, Vec<Slot>),
-    /// A fixpoint of values, with the check `when` makes after each step.
-    LetRecValues(Vec<(Slot, Expr)>, Option<Box<WhenIr>>, Span),
+    /// A fixpoint of values, with the check `when` makes after each step; `true` when it
+    /// may be reused as [`Ins::Let`] may.
+    LetRecValues(Vec<(Slot, Expr)>, Option<Box<WhenIr>>, Span, bool),
     /// A check.
     Check {
         /// What a failure does.
@@ -324,6 +332,7 @@ pub(crate) fn compile(
     includes: &mut dyn Includes,
 ) -> Result<Code, CompileError> {
     let mut cx = Compiler {
+        dynamic: Vec::new(),
         globals: 0,
         scopes: vec![Scope::default()],
         frames: Vec::new(),
@@ -336,6 +345,7 @@ pub(crate) fn compile(
     for (k, (name, _)) in BASE.iter().enumerate() {
         let slot = cx.global(name);
         debug_assert_eq!(slot, Slot::Global(k));
+        cx.dynamic[k] = DYNAMIC_BASE.contains(name);
     }
     let mut instrs = Vec::new();
     for m in models {
@@ -370,6 +380,10 @@ struct Frame {
 }
 
 struct Compiler<'a> {
+    /// For each global slot so far, whether its value may differ between two executions
+    /// with the same thread paths: it depends on reads-from, the final writes, the values,
+    /// or a `with` choice (or the compiler cannot tell).
+    dynamic: Vec<bool>,
     globals: usize,
     scopes: Vec<Scope>,
     frames: Vec<Frame>,
@@ -388,6 +402,7 @@ impl Compiler<'_> {
     fn global(&mut self, name: &str) -> Slot {
         let slot = Slot::Global(self.globals);
         self.globals += 1;
+        self.dynamic.push(true);
         self.scopes[0].names.insert(name.to_string(), slot);
         slot
     }
@@ -399,6 +414,7 @@ impl Compiler<'_> {
             None => {
                 let slot = Slot::Global(self.globals);
                 self.globals += 1;
+                self.dynamic.push(true);
                 slot
             }
             Some(f) => {
@@ -464,7 +480,13 @@ impl Compiler<'_> {
         match i {
             Instr::Let { bindings, .. } => {
                 let b = self.let_bindings(bindings)?;
-                out.push(Ins::Let(b));
+                let fixed = self.frames.is_empty() && self.fixed(b.iter().map(|(_, e)| e));
+                if fixed {
+                    for (p, _) in &b {
+                        self.mark_fixed(p);
+                    }
+                }
+                out.push(Ins::Let(b, fixed));
             }
             Instr::LetRec {
                 bindings,
@@ -481,6 +503,21 @@ impl Compiler<'_> {
                     out.push(Ins::LetRecFuns(group, slots))
                 }
                 Rec::Values(values) => {
+                    // The group's own slots start out fixed; it is fixed if nothing else
+                    // it reads is dynamic.
+                    for (slot, _) in &values {
+                        if let Slot::Global(i) = slot {
+                            self.dynamic[*i] = false;
+                        }
+                    }
+                    let fixed = self.frames.is_empty()
+                        && when.is_none()
+                        && self.fixed(values.iter().map(|(_, e)| e));
+                    for (slot, _) in &values {
+                        if let Slot::Global(i) = slot {
+                            self.dynamic[*i] = !fixed;
+                        }
+                    }
                     let when = match when {
                         Some(w) => Some(Box::new(WhenIr {
                             negated: w.negated,
@@ -490,7 +527,7 @@ impl Compiler<'_> {
                         })),
                         None => None,
                     };
-                    out.push(Ins::LetRecValues(values, when, *span))
+                    out.push(Ins::LetRecValues(values, when, *span, fixed))
                 }
             },
             Instr::Check {
@@ -588,9 +625,15 @@ impl Compiler<'_> {
                 for t in &tags {
                     let set = capitalise(t);
                     let slot = self.bind(&set);
+                    if let Slot::Global(i) = slot {
+                        self.dynamic[i] = false;
+                    }
                     self.tag_sets.push((slot, t.clone()));
                 }
                 let slot = self.bind(name);
+                if let Slot::Global(i) = slot {
+                    self.dynamic[i] = false;
+                }
                 out.push(Ins::Enum(slot, tags));
             }
             Instr::Forall {
@@ -644,6 +687,25 @@ impl Compiler<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether expressions read only fixed globals, at any depth (function bodies
+    /// included).
+    fn fixed<'e>(&self, mut exps: impl Iterator<Item = &'e Expr>) -> bool {
+        exps.all(|e| !reads_dynamic(e, &self.dynamic))
+    }
+
+    /// Marks the global slots a pattern binds as fixed.
+    fn mark_fixed(&mut self, p: &Pat) {
+        let slots: Vec<Slot> = match p {
+            Pat::One(s) => s.iter().copied().collect(),
+            Pat::Tuple(ss) => ss.iter().flatten().copied().collect(),
+        };
+        for s in slots {
+            if let Slot::Global(i) = s {
+                self.dynamic[i] = false;
+            }
+        }
     }
 
     fn variant(&self, c: &VariantCond) -> bool {
@@ -872,6 +934,59 @@ impl Compiler<'_> {
                 Expr::If(Box::new(c), Box::new(self.exp(a)?), Box::new(self.exp(b)?))
             }
         })
+    }
+}
+
+/// Whether `e` reads a global slot marked dynamic, anywhere in it.
+fn reads_dynamic(e: &Expr, dynamic: &[bool]) -> bool {
+    let any = |es: &mut dyn Iterator<Item = &Expr>| {
+        let mut found = false;
+        for e in es {
+            found |= reads_dynamic(e, dynamic);
+        }
+        found
+    };
+    match e {
+        Expr::Empty | Expr::Universe | Expr::Tag(_) | Expr::Unbound(..) => false,
+        Expr::Var(Slot::Global(i)) => dynamic.get(*i).copied().unwrap_or(true),
+        Expr::Var(_) => false,
+        Expr::Op1(_, a, _) => reads_dynamic(a, dynamic),
+        Expr::Op(_, args, _) | Expr::Tuple(args) | Expr::Set(args, _) => any(&mut args.iter()),
+        Expr::App(f, a, _) | Expr::Try(f, a) => {
+            reads_dynamic(f, dynamic) || reads_dynamic(a, dynamic)
+        }
+        Expr::Let(bs, body) => any(&mut bs.iter().map(|(_, e)| e)) || reads_dynamic(body, dynamic),
+        Expr::LetRecFuns(group, _, body) => {
+            any(&mut group.iter().map(|c| &c.body)) || reads_dynamic(body, dynamic)
+        }
+        Expr::LetRecValues(vs, body, _) => {
+            any(&mut vs.iter().map(|(_, e)| e)) || reads_dynamic(body, dynamic)
+        }
+        Expr::Fun(code) => reads_dynamic(&code.body, dynamic),
+        Expr::MatchTag(x, cls, d, _) => {
+            reads_dynamic(x, dynamic)
+                || any(&mut cls.iter().map(|(_, e)| e))
+                || d.as_deref().is_some_and(|d| reads_dynamic(d, dynamic))
+        }
+        Expr::MatchSet {
+            exp,
+            empty,
+            nonempty,
+            ..
+        } => {
+            reads_dynamic(exp, dynamic)
+                || reads_dynamic(empty, dynamic)
+                || reads_dynamic(nonempty, dynamic)
+        }
+        Expr::If(c, a, b) => {
+            let c = match &**c {
+                CondIr::Eq(x, y) | CondIr::Subset(x, y) | CondIr::In(x, y) => {
+                    reads_dynamic(x, dynamic) || reads_dynamic(y, dynamic)
+                }
+                CondIr::Known(_) => false,
+            };
+            c || reads_dynamic(a, dynamic) || reads_dynamic(b, dynamic)
+        }
     }
 }
 

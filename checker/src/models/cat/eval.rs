@@ -151,6 +151,9 @@ pub(crate) struct Machine<'a> {
     steps: u64,
     /// When to give up.
     deadline: Option<std::time::Instant>,
+    /// The values of fixed bindings ([`Ins::Let`]'s flag) computed for an earlier
+    /// execution with the same thread paths, by global slot.
+    kept: Vec<Option<Val>>,
 }
 
 /// What a way through the model that passes every check leaves.
@@ -201,7 +204,9 @@ impl<'a> Machine<'a> {
         code: &'a Code,
         world: &'a World<'a>,
         deadline: Option<std::time::Instant>,
+        mut kept: Vec<Option<Val>>,
     ) -> Machine<'a> {
+        kept.resize(code.globals, None);
         let mut globals = vec![Val::Empty; code.globals];
         for (i, v) in world.base.iter().enumerate() {
             globals[i] = v.clone();
@@ -220,6 +225,7 @@ impl<'a> Machine<'a> {
             depth: 0,
             steps: 0,
             deadline,
+            kept,
         }
     }
 
@@ -289,13 +295,20 @@ impl<'a> Machine<'a> {
     /// Runs one instruction other than `with`; `false` when a check fails.
     fn step(&mut self, ins: &Ins, frame: &mut Frame<'_>) -> Result<bool, EvalError> {
         match ins {
-            Ins::Let(bindings) => {
+            Ins::Let(bindings, fixed) => {
+                let slots = || bindings.iter().flat_map(|(p, _)| pattern_globals(p));
+                if *fixed && self.restore(slots()) {
+                    return Ok(true);
+                }
                 let mut vals = Vec::with_capacity(bindings.len());
                 for (_, e) in bindings {
                     vals.push(self.eval(e, frame)?);
                 }
                 for ((p, _), v) in bindings.iter().zip(vals) {
                     self.bind(p, v, frame, Span::default())?;
+                }
+                if *fixed {
+                    self.keep(slots());
                 }
             }
             Ins::LetRecFuns(codes, slots) => {
@@ -304,9 +317,16 @@ impl<'a> Machine<'a> {
                     self.set(*slot, Val::RecFun(group.clone(), k), frame);
                 }
             }
-            Ins::LetRecValues(values, when, span) => {
+            Ins::LetRecValues(values, when, span, fixed) => {
+                let slots = || values.iter().filter_map(|(s, _)| global(*s));
+                if *fixed && self.restore(slots()) {
+                    return Ok(true);
+                }
                 if !self.fixpoint(values, when.as_deref(), frame, *span)? {
                     return Ok(false);
+                }
+                if *fixed {
+                    self.keep(slots());
                 }
             }
             Ins::Check {
@@ -418,6 +438,38 @@ impl<'a> Machine<'a> {
             }
         }
         Ok(true)
+    }
+
+    /// Sets the global `slots` from the values kept from an earlier execution with the same
+    /// thread paths; `false` (setting nothing) when some is not kept.
+    fn restore(&mut self, slots: impl Iterator<Item = usize> + Clone) -> bool {
+        if !slots
+            .clone()
+            .all(|i| self.kept.get(i).is_some_and(Option::is_some))
+        {
+            return false;
+        }
+        for i in slots {
+            if let Some(Some(v)) = self.kept.get(i) {
+                self.globals[i] = v.clone();
+            }
+        }
+        true
+    }
+
+    /// Keeps the values of the global `slots` for later executions with the same paths.
+    fn keep(&mut self, slots: impl Iterator<Item = usize>) {
+        for i in slots {
+            if i < self.kept.len() {
+                self.kept[i] = Some(self.globals[i].clone());
+            }
+        }
+    }
+
+    /// The values kept for executions with the same thread paths, to hand to the next
+    /// machine.
+    pub(crate) fn into_kept(self) -> Vec<Option<Val>> {
+        self.kept
     }
 
     /// Runs a nested body (a procedure's, a loop's, a match clause's); whether every check
@@ -1214,6 +1266,22 @@ impl<'a> Machine<'a> {
                 );
             }
         })
+    }
+}
+
+/// The global slot of `s`, if it is one.
+fn global(s: Slot) -> Option<usize> {
+    match s {
+        Slot::Global(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// The global slots a pattern binds.
+fn pattern_globals(p: &Pat) -> Vec<usize> {
+    match p {
+        Pat::One(s) => s.iter().filter_map(|s| global(*s)).collect(),
+        Pat::Tuple(ss) => ss.iter().flatten().filter_map(|s| global(*s)).collect(),
     }
 }
 

@@ -29,6 +29,8 @@ pub struct CatModel {
     files: Files,
     /// The index of the cat file among them.
     cat: u32,
+    /// This model's number (see [`MODELS`]).
+    id: usize,
 }
 
 impl CatModel {
@@ -44,6 +46,7 @@ impl CatModel {
             rf,
             files,
             cat,
+            id: MODELS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -65,6 +68,53 @@ impl CatModel {
             .to_string()
     }
 }
+
+/// What an execution's fixed bindings depend on: the model, and what the thread paths
+/// fix (the events without their values, program order, the dependencies, `rmw`).
+#[derive(PartialEq)]
+struct Paths {
+    model: usize,
+    events: Vec<(
+        Option<usize>,
+        EventKind,
+        Option<crate::event::Loc>,
+        crate::event::Tags,
+    )>,
+    relations: [Relation; 5],
+    observed: EventSet,
+}
+
+impl Paths {
+    fn of(model: usize, x: &Execution) -> Paths {
+        Paths {
+            model,
+            events: x
+                .events
+                .iter()
+                .map(|e| (e.thread, e.kind, e.loc, e.tags))
+                .collect(),
+            relations: [
+                x.po.clone(),
+                x.rmw.clone(),
+                x.addr.clone(),
+                x.data.clone(),
+                x.ctrl.clone(),
+            ],
+            observed: x.observed,
+        }
+    }
+}
+
+thread_local! {
+    /// The values of the fixed bindings of the last execution this thread judged, and
+    /// what they depend on: the enumeration judges every candidate of one combination of
+    /// thread paths in a row.
+    static KEPT: std::cell::RefCell<Option<(Paths, Vec<Option<Val>>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A number for each model built, so that a model never reuses another's values.
+static MODELS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// A name made `'static` once for the run, as flags and model names are.
 pub(crate) fn intern(s: &str) -> &'static str {
@@ -163,6 +213,29 @@ fn base(x: &Execution, fw: EventSet, pco: &Relation) -> Vec<Val> {
         .collect()
 }
 
+/// The coherence order that `x`'s program order and reads-from already show, between its
+/// ordinary (not lock) accesses: herd7 adds it to the `pco` it gives the model (the
+/// `obsco` of herd7's `cos-ok-opt.cat`), so that the coherence orders a model generates
+/// all respect it.
+///
+/// `ww`: two writes in program order; `rw`: the write a read reads from before a write
+/// po-after the read; `wr`: a write before the write a po-later read reads from; `rr`:
+/// the writes two reads in program order read from.
+fn observed_co(x: &Execution) -> Relation {
+    let n = x.len();
+    let locked = EventSet::from_fn(n, |e| lock_event(x, e));
+    let r = x.reads() - locked;
+    let w = x.writes() - locked;
+    let po_loc = x.po.inter(&x.loc());
+    let invrf = x.rf.inverse();
+    let id = Relation::identity(n);
+    let ww = po_loc.restrict(w, w);
+    let rw = x.rf.seq(&po_loc.restrict(r, w));
+    let wr = po_loc.restrict(w, r).seq(&invrf).minus(&id);
+    let rr = x.rf.seq(&po_loc.restrict(r, r)).seq(&invrf).minus(&id);
+    ww.union(&rw).union(&wr).union(&rr)
+}
+
 /// The events of `x` carrying the tag a model names `t` (herd7's annotations, matched
 /// whatever their case, since the kernel's files have written them both ways).
 fn tag_events(x: &Execution, t: &str) -> EventSet {
@@ -190,13 +263,18 @@ impl CatModel {
         let world = World {
             exec: x,
             n: x.len(),
-            base: base(x, fw, pco),
+            base: base(x, fw, &pco.union(&observed_co(x))),
             tag_events: &tags,
         };
-        let mut machine = Machine::new(&self.code, &world, deadline);
+        let key = Paths::of(self.id, x);
+        let kept = KEPT.with(|k| match k.borrow_mut().take() {
+            Some((paths, kept)) if paths == key => kept,
+            _ => Vec::new(),
+        });
+        let mut machine = Machine::new(&self.code, &world, deadline, kept);
         let n = x.len();
         let mut error = None;
-        machine.run(&mut |leaf| {
+        let r = machine.run(&mut |leaf| {
             let rel = |slot: Option<Slot>| -> Result<Relation, EvalError> {
                 match slot {
                     Some(Slot::Global(i)) => match &leaf.globals[i] {
@@ -230,7 +308,10 @@ impl CatModel {
             } else {
                 Go::Stop
             }
-        })?;
+        });
+        let kept = machine.into_kept();
+        KEPT.with(|k| *k.borrow_mut() = Some((key, kept)));
+        r?;
         match error {
             Some(e) => Err(e),
             None => Ok(()),
