@@ -253,7 +253,9 @@ fn library_models_agree_with_herd7() {
     };
     let herdlib = cat_oracle::herdlib(&herd7);
     let files = corpus_sample(&root, env_number("HAZMAT_CAT_LIBRARY_STRIDE", 60));
-    let timeout = std::time::Duration::from_secs(60);
+    // herd7 takes minutes on a few lock tests; those it does not decide in 10 s are left
+    // out of the comparison.
+    let timeout = std::time::Duration::from_secs(30);
     let mut problems = Vec::new();
     for cat in ["sc.cat", "tso.cat", "x86tso.cat"] {
         let model = ModelFiles {
@@ -263,7 +265,7 @@ fn library_models_agree_with_herd7() {
             macros: Some("linux-kernel.def".into()),
             variants: Vec::new(),
         };
-        let theirs = run_herd7(&herd7, &model, &files, 60.0);
+        let theirs = run_herd7(&herd7, &model, &files, 10.0);
         let ours: Vec<Answer> = match model.load(&herdlib) {
             Ok(m) => files
                 .par_iter()
