@@ -570,3 +570,51 @@ exists (x=1)
     assert_eq!(checked.outcome.flags, Vec::<&str>::new());
     assert_eq!(checked.outcome.positive, 1);
 }
+
+/// A thread that takes a spinlock it holds, under herd7's `sc.cat` (which, unlike the
+/// LKMM, does not include `lock.cat` and its `lock-nest` check).
+///
+/// FIXME: herd7 allows the execution (`Always 1 0`); hazmat's enumeration removes
+/// deadlocked runs before any model sees them, so every model, the interpreted `sc.cat`
+/// included, finds none (`Never 0 0`). Found by `library_models_agree_with_herd7` on the
+/// whole corpus (`paulmck-manual/locked/self-deadlock.litmus`). The enumeration should
+/// leave deadlocks to a model that completes candidates itself.
+#[test]
+fn a_self_deadlock_under_sc_cat_differs_from_herd7() {
+    let (Some(root), Some(herd7)) = (conformance_dir(), cat_oracle::herd7()) else {
+        eprintln!("conformance corpus or herd7 not found; nothing to check");
+        return;
+    };
+    let herdlib = cat_oracle::herdlib(&herd7);
+    let test = "C relock
+{}
+P0(spinlock_t *l, int *x)
+{
+	spin_lock(l);
+	WRITE_ONCE(*x, 1);
+	spin_lock(l);
+}
+exists (x=1)
+";
+    let dir = std::env::temp_dir().join(format!("hazmat-relock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let file = dir.join("relock.litmus");
+    std::fs::write(&file, test).expect("the test");
+    let model = ModelFiles {
+        dir: root.join("lkmm-model"),
+        cat: "sc.cat".into(),
+        bell: Some("linux-kernel.bell".into()),
+        macros: Some("linux-kernel.def".into()),
+        variants: vec!["lkmmv2".into()],
+    };
+    let theirs = run_herd7(&herd7, &model, std::slice::from_ref(&file), 10.0);
+    let sc = model.load(&herdlib).unwrap_or_else(|e| panic!("{e}"));
+    let ours = run_hazmat(&sc, &file, std::time::Duration::from_secs(10));
+    let _ = std::fs::remove_dir_all(&dir);
+    let summary = |a: &Answer| match a {
+        Answer::Decided(_, s) => format!("{} {} {}", s.verdict, s.positive, s.negative),
+        other => format!("{other:?}"),
+    };
+    assert_eq!(summary(&theirs[0]), "Always 1 0", "herd7's answer");
+    assert_eq!(summary(&ours), "Never 0 0", "hazmat's answer (FIXME above)");
+}

@@ -137,7 +137,13 @@ pub(crate) fn run_herd7(
                     Ok(s) => Answer::Decided(without_time(text), s),
                     Err(e) => Answer::Error(format!("herd7's output unread: {e}")),
                 },
-                None if stderr.contains("Timeout") || stderr.contains("timeout") => Answer::Timeout,
+                // herd7 prints nothing at all for a test that runs out of its `-timeout`.
+                None if stderr.trim().is_empty()
+                    || stderr.contains("Timeout")
+                    || stderr.contains("timeout") =>
+                {
+                    Answer::Timeout
+                }
                 None => Answer::Error(
                     stderr
                         .lines()
