@@ -1671,7 +1671,7 @@ impl<'a> Search<'a> {
         let mut allowed = 0u64;
         let mut stop = None;
         let mut bad = self.bad.take();
-        let r = model.completions(&exec, finals, pco, &mut |c| {
+        let r = model.completions(&exec, finals, pco, self.limits.deadline, &mut |c| {
             if let Some(e) = bad.take() {
                 // An execution the model allows needs a value herd7 cannot compute.
                 stop = Some(Err(e));
@@ -1700,6 +1700,9 @@ impl<'a> Search<'a> {
             self.stats.removed.model += 1;
         }
         match (r, stop) {
+            (Err(_), _) if self.limits.deadline.is_some_and(|d| Instant::now() >= d) => {
+                Some(Stop::Limit("timeout".into()))
+            }
             (Err(message), _) => {
                 self.failure = Some(RunError {
                     message,

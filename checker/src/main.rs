@@ -36,7 +36,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Decide litmus files (directories are searched for `.litmus` files).
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Parse litmus files and report the first error of each.
     Parse {
         /// Files to parse.
@@ -108,9 +108,145 @@ struct CheckArgs {
     /// Model relations to draw as well, such as `ppo,hb`.
     #[arg(long, value_delimiter = ',')]
     relations: Vec<String>,
+    /// A model in herd7's cat language, run by hazmat's interpreter; when the files loaded
+    /// are the kernel's current LKMM (by content), the native LKMM runs instead, unless
+    /// `--interpret` is given.
+    #[arg(long, value_name = "FILE", conflicts_with = "model")]
+    cat: Option<String>,
+    /// The bell file run before the cat file (herd7's `-bell`).
+    #[arg(long, value_name = "FILE", conflicts_with = "model")]
+    bell: Option<String>,
+    /// The file of C macros (herd7's `-macros`); only the kernel's `linux-kernel.def` is
+    /// supported for now.
+    #[arg(long, value_name = "FILE", conflicts_with = "model")]
+    macros: Option<String>,
+    /// A directory where model files are looked for, after the current one (herd7's `-I`);
+    /// `$HERDLIB` is searched after these.
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// A herd7 configuration file naming the model, bell, macros and variants (herd7's
+    /// `-conf`), such as the kernel's `linux-kernel.cfg`.
+    #[arg(long, value_name = "FILE", conflicts_with = "model")]
+    conf: Option<String>,
+    /// Variants the model tests with `if "name"` (herd7's `-variant`).
+    #[arg(long, value_delimiter = ',')]
+    variant: Vec<String>,
+    /// Run the interpreter even when the model files are the kernel's current LKMM.
+    #[arg(long)]
+    interpret: bool,
     /// Files or directories.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
+}
+
+/// A model to run, and what runs it.
+type ChosenModel = (Box<dyn hazmat_checker::model::MemoryModel>, ModelSource);
+
+/// What runs the model: `native` or `interpreted`, and the model file, if one was given.
+#[derive(Clone, Debug)]
+struct ModelSource {
+    kind: &'static str,
+    file: Option<String>,
+}
+
+/// The model `--cat`, `--bell`, `--macros` and `--conf` name, and which engine runs it;
+/// `None` when none of them is given.
+fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
+    use hazmat_checker::models::cat::config::parse_config;
+    use hazmat_checker::models::cat::files::{Disk, FileSystem, Found, Origin};
+    use hazmat_checker::models::cat::select::{self, Chosen};
+    use hazmat_checker::models::cat::{Files, Library, Spec};
+    if args.cat.is_none() && args.bell.is_none() && args.macros.is_none() && args.conf.is_none() {
+        return None;
+    }
+    let herdlib = std::env::var_os("HERDLIB").map(PathBuf::from);
+    let mut library = Library::new();
+    for dir in &args.include {
+        library = library.include(dir);
+    }
+    let read = |library: &Library, name: &str| -> Result<(String, String), String> {
+        match library.find(&Disk, name) {
+            Ok(Found::Path(p)) => Disk
+                .read(&p)
+                .map(|t| (p.display().to_string(), t))
+                .map_err(|e| format!("hazmat: error: cannot read `{}`: {e}", p.display())),
+            Ok(Found::Builtin { name, text }) => Ok((name.to_string(), text.to_string())),
+            Err(searched) => Err(format!(
+                "hazmat: error: cannot find the file `{name}`\n  = note: looked in {}",
+                searched.join(", ")
+            )),
+        }
+    };
+    let (mut cat, mut bell, mut macros, mut variants) = (None, None, None, Vec::new());
+    if let Some(conf) = &args.conf {
+        let lib = library.clone().herdlib(herdlib.clone());
+        let (name, text) = match read(&lib, conf) {
+            Ok(x) => x,
+            Err(e) => return Some(Err(e)),
+        };
+        let config = match parse_config(&text, 0) {
+            Ok(c) => c,
+            Err(e) => {
+                let mut files = Files::new();
+                files.add(name, Origin::Text, text);
+                return Some(Err(e.render(&files).trim_end().to_string()));
+            }
+        };
+        cat = config.model.map(|s| s.value);
+        bell = config.bell.map(|s| s.value);
+        macros = config.macros.map(|s| s.value);
+        variants.extend(config.variants.into_iter().map(|s| s.value));
+        for dir in config.includes {
+            library = library.include(dir.value);
+        }
+    }
+    cat = args.cat.clone().or(cat);
+    bell = args.bell.clone().or(bell);
+    macros = args.macros.clone().or(macros);
+    variants.extend(args.variant.iter().cloned());
+    let library = library.herdlib(herdlib);
+    let Some(cat) = cat else {
+        return Some(Err(
+            "hazmat: error: no cat file: give `--cat FILE`, or a `--conf` file that names a model"
+                .to_string(),
+        ));
+    };
+    if let Some(macros) = &macros {
+        let (name, text) = match read(&library, macros) {
+            Ok(x) => x,
+            Err(e) => return Some(Err(e)),
+        };
+        if select::def_fingerprint(&text) != select::LKMM_DEF_FINGERPRINT {
+            return Some(Err(format!(
+                "{name}: error: this macros file is not the kernel's linux-kernel.def; \
+                 hazmat runs the kernel's primitives only, and does not read other def files yet"
+            )));
+        }
+    }
+    let spec = Spec {
+        cat: cat.clone(),
+        bell,
+        variants: variants.clone(),
+    };
+    let model = match hazmat_checker::models::cat::load(&library, &Disk, &spec) {
+        Ok(m) => m,
+        Err(e) => return Some(Err(e.render().trim_end().to_string())),
+    };
+    let file = model
+        .files()
+        .get(model.cat_file())
+        .map(|f| f.name.clone())
+        .unwrap_or(cat);
+    let chosen = select::choose(model, &variants, args.interpret);
+    let source = ModelSource {
+        kind: chosen.kind(),
+        file: Some(file),
+    };
+    let model: Box<dyn hazmat_checker::model::MemoryModel> = match chosen {
+        Chosen::Native(m) => Box::new(m),
+        Chosen::Interpreted(m) => m,
+    };
+    Some(Ok((model, source)))
 }
 
 #[derive(clap::Args)]
@@ -154,7 +290,7 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let code = match cli.command {
-        Command::Check(args) => check(args),
+        Command::Check(args) => check(*args),
         Command::Parse { files } => parse(&files),
         Command::Bench(args) => bench(args),
         Command::Fmt { check, files } => fmt(check, &files),
@@ -195,13 +331,30 @@ fn check(args: CheckArgs) -> u8 {
             return 2;
         }
     };
-    let m = match model(args.model.as_deref().unwrap_or(default)) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("hazmat: error: {e}");
+    let (m, source) = match model_from_files(&args) {
+        Some(Ok(x)) => x,
+        Some(Err(e)) => {
+            eprintln!("{e}");
             return 2;
         }
+        None => match model(args.model.as_deref().unwrap_or(default)) {
+            Ok(m) => (
+                m,
+                ModelSource {
+                    kind: "native",
+                    file: None,
+                },
+            ),
+            Err(e) => {
+                eprintln!("hazmat: error: {e}");
+                return 2;
+            }
+        },
     };
+    if engine != Engine::Axiomatic && source.file.is_some() {
+        eprintln!("hazmat: error: a model given by its files runs on the axiomatic engine only");
+        return 2;
+    }
     let files = expand(&args.paths);
     if let Some(j) = args.jobs {
         // The global pool may be built once; a second build fails harmlessly.
@@ -221,7 +374,7 @@ fn check(args: CheckArgs) -> u8 {
     let results: Vec<FileResult> = files
         .par_iter()
         .map(|f| {
-            let r = check_file(f, engine, m.as_ref(), &args);
+            let r = check_file(f, engine, m.as_ref(), &source, &args);
             if let Some(b) = &bar {
                 b.inc(1);
             }
@@ -274,6 +427,7 @@ fn check_file(
     path: &Path,
     engine: Engine,
     m: &dyn hazmat_checker::model::MemoryModel,
+    model_source: &ModelSource,
     args: &CheckArgs,
 ) -> FileResult {
     let file = path.display().to_string();
@@ -326,8 +480,12 @@ fn check_file(
     let o = &checked.outcome;
     let seconds = checked.elapsed.as_secs_f64();
     result.text = if args.json {
-        let mut j =
-            report::json(&checked.program, o, m.name(), &file, &checked.hash, seconds).to_string();
+        let mut j = report::json(&checked.program, o, m.name(), &file, &checked.hash, seconds);
+        j["model_source"] = serde_json::json!({
+            "kind": model_source.kind,
+            "file": model_source.file,
+        });
+        let mut j = j.to_string();
         j.push('\n');
         j
     } else {

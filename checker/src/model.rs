@@ -10,6 +10,7 @@
 use crate::execution::Execution;
 use crate::relation::{EventSet, Relation};
 use crate::witness::Violation;
+use std::time::Instant;
 
 /// The verdict a model gives one execution.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
@@ -65,14 +66,17 @@ pub trait MemoryModel: Sync {
     /// completion of `execution` the model allows (until `each` returns `false`), given
     /// the final writes of the locations the test observes and herd7's `pco` (the initial
     /// writes before the others, the final writes after them).
+    /// A model that may take long on one execution stops with an error once `deadline`
+    /// has passed; the enumeration then reports the test undecided.
     fn completions(
         &self,
         execution: &Execution,
         final_writes: EventSet,
         pco: &Relation,
+        deadline: Option<Instant>,
         each: &mut dyn FnMut(Completion<'_>) -> bool,
     ) -> Result<(), String> {
-        let _ = (final_writes, pco);
+        let _ = (final_writes, pco, deadline);
         let judgement = self.judge(execution);
         if judgement.allowed() {
             each(Completion {

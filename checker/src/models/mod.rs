@@ -4,6 +4,9 @@
 //! path: [`lkmm`] (the Linux-kernel memory model, with [`lkmm_terms`] naming its relations
 //! for explanations), [`sc`] and [`tso`].
 //! Each implements the [`crate::model::MemoryModel`] strategy the enumeration consults.
+//! Every other model runs from its own files in [`cat`], the interpreter of herd7's model
+//! language, which gives the same answers as the native models on the files they
+//! implement.
 
 pub mod cat;
 pub mod lkmm;

@@ -30,6 +30,10 @@ pub enum ErrorKind {
     Read,
     /// A line of a herd7 configuration file is not `key value`.
     Config,
+    /// The model is read, but cannot run: a construct the interpreter does not support, a
+    /// `let rec` that mixes functions and values, or (when it runs) a type error, a name
+    /// defined nowhere, a fixpoint that is never reached.
+    Model,
 }
 
 /// A place in a model's files, with its line and column.

@@ -14,4 +14,12 @@ pub mod parser;
 
 pub use error::{CatError, ErrorKind, Location};
 pub use files::{Files, Library, Loaded, SourceFile};
-pub use parser::parse;
+pub use parser::{normalized, parse};
+pub(crate) mod compile;
+pub(crate) mod eval;
+pub mod load;
+pub mod model;
+pub mod select;
+
+pub use load::{LoadError, Spec, load};
+pub use model::CatModel;

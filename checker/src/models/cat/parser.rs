@@ -154,6 +154,22 @@ struct Token {
     end: u32,
 }
 
+/// The tokens of a model's text, one space apart: the text without its comments and
+/// with its blanks normalised, so that two files that differ only there give the same
+/// string; `None` when the text does not lex.
+pub fn normalized(text: &str) -> Option<String> {
+    let (toks, error) = lex(text, 0);
+    if error.is_some() {
+        return None;
+    }
+    let words: Vec<&str> = toks
+        .iter()
+        .filter(|t| t.t != T::Eof)
+        .map(|t| &text[t.start as usize..t.end as usize])
+        .collect();
+    Some(words.join(" "))
+}
+
 /// The keyword a name is, if any.
 fn keyword(name: &str) -> Option<T> {
     Some(match name {

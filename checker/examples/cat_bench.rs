@@ -1,0 +1,105 @@
+//! The interpreted LKMM against the native one and herd7, on one thread, over a folder of
+//! the conformance corpus (`paulmck-luc` unless named): the total time of each, herd7's
+//! total from the folder's `herd7.tsv`, the ratios, and the interpreter's slowest files.
+//!
+//! ```sh
+//! cargo run --release -p hazmat-checker --example cat_bench -- [FOLDER]
+//! ```
+//!
+//! The corpus is found through `$HAZMAT_CONFORMANCE` (or `../shared/conformance` from the
+//! workspace root), herd7's library through `$HAZMAT_HERDLIB` (or
+//! `../shared/oracle/herd`).
+
+use hazmat_checker::model::MemoryModel;
+use hazmat_checker::models::cat::config::parse_config;
+use hazmat_checker::models::cat::files::Disk;
+use hazmat_checker::models::cat::{Library, Spec, load};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn env_dir(var: &str, default: &str) -> PathBuf {
+    std::env::var_os(var).map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join(default),
+        PathBuf::from,
+    )
+}
+
+/// Each file's time and whether it was decided.
+fn run(model: &dyn MemoryModel, files: &[(PathBuf, String)]) -> (f64, Vec<(f64, String, bool)>) {
+    let start = Instant::now();
+    let mut each = Vec::new();
+    for (path, source) in files {
+        let t = Instant::now();
+        let options = hazmat_checker::Options {
+            limits: hazmat_checker::enumerate::Limits {
+                max_executions: None,
+                deadline: Some(t + std::time::Duration::from_secs(60)),
+            },
+            speedcheck: false,
+        };
+        let decided = hazmat_checker::check_source(source, model, &options)
+            .is_ok_and(|c| c.outcome.unknown.is_none());
+        each.push((
+            t.elapsed().as_secs_f64(),
+            path.display().to_string(),
+            decided,
+        ));
+    }
+    (start.elapsed().as_secs_f64(), each)
+}
+
+fn main() {
+    let folder = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "paulmck-luc".into());
+    let root = env_dir("HAZMAT_CONFORMANCE", "../../shared/conformance");
+    let herdlib = env_dir("HAZMAT_HERDLIB", "../../shared/oracle/herd");
+    let dir = root.join(&folder);
+    let model_dir = root.join("lkmm-model");
+    let Ok(cfg) = std::fs::read_to_string(model_dir.join("linux-kernel.cfg")) else {
+        eprintln!("no corpus at {}", root.display());
+        return;
+    };
+    let cfg = parse_config(&cfg, 0).expect("the kernel's cfg reads");
+    let spec = Spec {
+        cat: cfg.model.expect("a model").value,
+        bell: cfg.bell.map(|b| b.value),
+        variants: cfg.variants.into_iter().map(|v| v.value).collect(),
+    };
+    let library = Library::new().include(&model_dir).include(&herdlib);
+    let interpreted = match load(&library, &Disk, &spec) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{}", e.render());
+            return;
+        }
+    };
+    let files: Vec<(PathBuf, String)> = hazmat_checker::harness::litmus_files(&dir)
+        .into_iter()
+        .filter_map(|f| Some((f.clone(), std::fs::read_to_string(&f).ok()?)))
+        .collect();
+    let herd: f64 = std::fs::read_to_string(dir.join("herd7.tsv"))
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').nth(6)?.parse::<f64>().ok())
+        .sum();
+    let (native, _) = run(&hazmat_checker::lkmm::Lkmm, &files);
+    let (interp, mut each) = run(&interpreted, &files);
+    let undecided = each.iter().filter(|e| !e.2).count();
+    println!("{folder}: {} files, one thread", files.len());
+    println!("herd7 (its Time lines, summed): {herd:.3} s");
+    println!(
+        "native LKMM:      {native:.3} s  ({:.1}x faster than herd7)",
+        herd / native
+    );
+    println!(
+        "interpreted LKMM: {interp:.3} s  ({:.1}x faster than herd7; {undecided} undecided)",
+        herd / interp
+    );
+    each.sort_by(|a, b| b.0.total_cmp(&a.0));
+    println!("interpreter's slowest files:");
+    for (t, f, _) in each.iter().take(8) {
+        println!("  {t:>8.3} s  {f}");
+    }
+}

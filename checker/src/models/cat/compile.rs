@@ -1,0 +1,1006 @@
+//! Compiling a model: names resolved to slots, once, before any execution is judged.
+//!
+//! A model is parsed once and judged against many executions, so the interpreter does not
+//! walk the syntax tree with an environment of names: this module turns the tree into a
+//! program ([`Code`]) whose variables are slots.
+//! A top-level binding gets a global slot of its own (a model that redefines `R` gets a
+//! second slot, and every later use reads it), the names a function body binds get slots
+//! in the function's frame, and a function captures the values of the enclosing frame's
+//! names it uses when it is created, so that lookups at run time are array reads.
+//! Conditions on variants (`if "cos-opt" ... end`) are decided here, since the variants
+//! are fixed for a run.
+//!
+//! The names an execution provides (`po`, `rf`, `R`, `loc`...) and the built-in functions
+//! (`domain`, `linearisations`...) are the first global slots ([`Base`]), filled for each
+//! execution before the program runs.
+
+use super::ast::{self, Cond, Exp, Instr, Op1, Op2, Pattern, Role, Span, Test, VariantCond};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Why a model cannot be compiled, and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub(crate) struct CompileError {
+    /// What is wrong, starting lowercase.
+    pub(crate) message: String,
+    /// Where.
+    pub(crate) span: Span,
+}
+
+fn err<T>(message: impl Into<String>, span: Span) -> Result<T, CompileError> {
+    Err(CompileError {
+        message: message.into(),
+        span,
+    })
+}
+
+/// A name the execution or the interpreter provides before the model runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Base {
+    /// A set or relation of the execution, by its cat name.
+    Exec(&'static str),
+    /// A built-in function.
+    Builtin(Builtin),
+}
+
+/// The built-in functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Builtin {
+    /// `domain r`.
+    Domain,
+    /// `range r`.
+    Range,
+    /// `fencerel S`: `(po & (_ * S)) ; po`.
+    Fencerel,
+    /// `classes r`: the equivalence classes of `r`, a set of sets.
+    Classes,
+    /// `classes-loc S`: the events of `S` by location, a set of sets.
+    ClassesLoc,
+    /// `linearisations (S, r)`: every total order of `S` that extends `r`.
+    Linearisations,
+    /// `different-values r`: the pairs of `r` whose events have different values.
+    DifferentValues,
+    /// `tag2events 'tag`: the events carrying the tag.
+    Tag2Events,
+    /// `partition S`: an alias of `classes-loc`.
+    Partition,
+}
+
+/// The names provided before the model runs, and what each is.
+pub(crate) const BASE: &[(&str, Base)] = &[
+    ("M", Base::Exec("M")),
+    ("R", Base::Exec("R")),
+    ("W", Base::Exec("W")),
+    ("F", Base::Exec("F")),
+    ("IW", Base::Exec("IW")),
+    ("FW", Base::Exec("FW")),
+    ("B", Base::Exec("B")),
+    ("RMW", Base::Exec("RMW")),
+    ("X", Base::Exec("RMW")),
+    ("LK", Base::Exec("LK")),
+    ("LKR", Base::Exec("LKR")),
+    ("LKW", Base::Exec("LKW")),
+    ("LS", Base::Exec("LS")),
+    ("LF", Base::Exec("LF")),
+    ("UL", Base::Exec("UL")),
+    ("RL", Base::Exec("RL")),
+    ("RU", Base::Exec("RU")),
+    ("ACQ", Base::Exec("none")),
+    ("SC", Base::Exec("none")),
+    ("REL", Base::Exec("none")),
+    ("ACQ_REL", Base::Exec("none")),
+    ("RLX", Base::Exec("none")),
+    ("CON", Base::Exec("none")),
+    ("A", Base::Exec("A")),
+    ("NA", Base::Exec("NA")),
+    ("annot", Base::Exec("annot")),
+    ("id", Base::Exec("id")),
+    ("loc", Base::Exec("loc")),
+    ("int", Base::Exec("int")),
+    ("ext", Base::Exec("ext")),
+    ("po", Base::Exec("po")),
+    ("rf", Base::Exec("rf")),
+    ("rmw", Base::Exec("rmw")),
+    ("addr", Base::Exec("addr")),
+    ("data", Base::Exec("data")),
+    ("ctrl", Base::Exec("ctrl")),
+    ("amo", Base::Exec("empty-rel")),
+    ("pco", Base::Exec("pco")),
+    ("sm", Base::Exec("sm")),
+    ("domain", Base::Builtin(Builtin::Domain)),
+    ("range", Base::Builtin(Builtin::Range)),
+    ("fencerel", Base::Builtin(Builtin::Fencerel)),
+    ("classes", Base::Builtin(Builtin::Classes)),
+    ("classes-loc", Base::Builtin(Builtin::ClassesLoc)),
+    ("partition", Base::Builtin(Builtin::Partition)),
+    ("linearisations", Base::Builtin(Builtin::Linearisations)),
+    ("different-values", Base::Builtin(Builtin::DifferentValues)),
+    ("tag2events", Base::Builtin(Builtin::Tag2Events)),
+    ("tag2instrs", Base::Builtin(Builtin::Tag2Events)),
+];
+
+/// The names of [`BASE`] whose values differ between executions with the same thread
+/// paths: reads-from, the final writes and `pco`, and the function that reads the events'
+/// values.
+const DYNAMIC_BASE: &[&str] = &["rf", "FW", "pco", "different-values"];
+
+/// Where a compiled variable reads its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// A global slot.
+    Global(usize),
+    /// A slot of the running function's (or procedure's) frame.
+    Local(usize),
+    /// A value the running function captured when it was created.
+    Capture(usize),
+    /// The `i`-th function of the running function's recursive group.
+    Sibling(usize),
+}
+
+/// A compiled pattern: the slots of the running frame it fills.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Pat {
+    /// One value into one slot, or dropped.
+    One(Option<Slot>),
+    /// A tuple, element by element.
+    Tuple(Vec<Option<Slot>>),
+}
+
+/// A compiled function: its parameter, body and frame, and what it captures from the frame
+/// it is created in.
+#[derive(Debug)]
+pub(crate) struct FunCode {
+    /// The function's name, for messages (`*fun*` for an anonymous one).
+    pub(crate) name: String,
+    /// The parameter pattern (into this function's frame).
+    pub(crate) param: Pat,
+    /// The body.
+    pub(crate) body: Expr,
+    /// The number of slots of the frame.
+    pub(crate) frame: usize,
+    /// Where the creating frame finds each captured value.
+    pub(crate) captures: Vec<Slot>,
+}
+
+/// A compiled procedure: a function whose body is instructions (checks, mostly).
+#[derive(Debug)]
+pub(crate) struct ProcCode {
+    /// Its name.
+    pub(crate) name: String,
+    /// The parameter pattern.
+    pub(crate) param: Pat,
+    /// The body.
+    pub(crate) body: Vec<Ins>,
+    /// The number of slots of its frame.
+    pub(crate) frame: usize,
+    /// What it captures when defined.
+    pub(crate) captures: Vec<Slot>,
+}
+
+/// A compiled condition.
+#[derive(Debug)]
+pub(crate) enum CondIr {
+    /// Equality of values.
+    Eq(Expr, Expr),
+    /// Inclusion.
+    Subset(Expr, Expr),
+    /// Membership.
+    In(Expr, Expr),
+    /// A condition on variants, decided when compiling.
+    Known(bool),
+}
+
+/// A compiled expression.
+#[derive(Debug)]
+pub(crate) enum Expr {
+    /// `0`, `{}`.
+    Empty,
+    /// `_`.
+    Universe,
+    /// `'tag`.
+    Tag(Arc<str>),
+    /// A variable.
+    Var(Slot),
+    /// A name bound nowhere: an error when evaluated (which `try` catches).
+    Unbound(Arc<str>, Span),
+    /// A unary operator.
+    Op1(Op1, Box<Expr>, Span),
+    /// A binary operator over two or more operands.
+    Op(Op2, Vec<Expr>, Span),
+    /// A tuple.
+    Tuple(Vec<Expr>),
+    /// An application.
+    App(Box<Expr>, Box<Expr>, Span),
+    /// `let pats = exps in body`.
+    Let(Vec<(Pat, Expr)>, Box<Expr>),
+    /// `let rec` of functions: the group, into the slots, then the body.
+    LetRecFuns(Arc<Vec<Arc<FunCode>>>, Vec<Slot>, Box<Expr>),
+    /// `let rec` of values: their least fixpoint, into the slots, then the body.
+    LetRecValues(Vec<(Slot, Expr)>, Box<Expr>, Span),
+    /// `fun pat -> body`.
+    Fun(Arc<FunCode>),
+    /// `{a, b}`.
+    Set(Vec<Expr>, Span),
+    /// `match` on a tag.
+    MatchTag(Box<Expr>, Vec<(Arc<str>, Expr)>, Option<Box<Expr>>, Span),
+    /// `match` on a set.
+    MatchSet {
+        /// The set.
+        exp: Box<Expr>,
+        /// When it is empty.
+        empty: Box<Expr>,
+        /// The slot of the element taken out.
+        elt: Option<Slot>,
+        /// The slot of the rest.
+        rest: Option<Slot>,
+        /// Otherwise.
+        nonempty: Box<Expr>,
+        /// Where it is written.
+        span: Span,
+    },
+    /// `try e with e2`.
+    Try(Box<Expr>, Box<Expr>),
+    /// `if cond then e1 else e2`.
+    If(Box<CondIr>, Box<Expr>, Box<Expr>),
+}
+
+/// A compiled instruction.
+#[derive(Debug)]
+pub(crate) enum Ins {
+    /// Bindings into slots of the running frame; `true` when they are top-level bindings
+    /// of values that depend only on what the thread paths fix (see [`Code::dynamic`]), so
+    /// that a run may reuse them from an earlier execution with the same paths.
+    Let(Vec<(Pat, Expr)>, bool),
+    /// A recursive group of functions.
+    LetRecFuns(Arc<Vec<Arc<FunCode>>>, Vec<Slot>),
+    /// A fixpoint of values, with the check `when` makes after each step; `true` when it
+    /// may be reused as [`Ins::Let`] may.
+    LetRecValues(Vec<(Slot, Expr)>, Option<Box<WhenIr>>, Span, bool),
+    /// A check.
+    Check {
+        /// What a failure does.
+        role: Role,
+        /// Whether negated.
+        negated: bool,
+        /// The test.
+        test: Test,
+        /// Its operand.
+        exp: Expr,
+        /// Its name, or the name of the procedure call it is in.
+        name: Option<Arc<str>>,
+        /// Where it is written.
+        span: Span,
+    },
+    /// `with slot from set`.
+    WithFrom(Slot, Expr, Span),
+    /// A procedure call.
+    Call(Expr, Expr, Span),
+    /// A procedure definition, into its slot.
+    Procedure(Slot, Arc<ProcCode>),
+    /// `forall slot in set do body end`.
+    Forall(Slot, Expr, Vec<Ins>, Span),
+    /// `match` on a tag.
+    Match(Expr, Vec<(Arc<str>, Vec<Ins>)>, Option<Vec<Ins>>, Span),
+    /// An `enum`: the set of its tags into the slot.
+    Enum(Slot, Vec<Arc<str>>),
+    /// `show e as name`: a relation to draw.
+    ShowAs(Expr, Arc<str>),
+    /// A relation to draw, by the slot its name has at that point.
+    Show(Arc<str>, Slot),
+}
+
+/// The compiled check of `let rec ... when test exp as name`.
+#[derive(Debug)]
+pub(crate) struct WhenIr {
+    /// Whether negated.
+    pub(crate) negated: bool,
+    /// The test.
+    pub(crate) test: Test,
+    /// Its operand.
+    pub(crate) exp: Expr,
+    /// Where it is written.
+    pub(crate) span: Span,
+}
+
+/// A compiled model.
+#[derive(Debug)]
+pub(crate) struct Code {
+    /// The instructions.
+    pub(crate) instrs: Vec<Ins>,
+    /// The number of global slots.
+    pub(crate) globals: usize,
+    /// The tags each `enum` declares, with the set name herd7 gives each.
+    pub(crate) tag_sets: Vec<(Slot, Arc<str>)>,
+    /// The slot each top-level name has at the end of the model (where `co` and `rf` are
+    /// read from).
+    pub(crate) finals: HashMap<String, Slot>,
+}
+
+/// A model's source: its instructions and those of the files it includes, resolved by the
+/// caller.
+pub(crate) trait Includes {
+    /// The parsed model of the file `name`, as an `include` at `span` names it.
+    fn include(&mut self, name: &str, span: Span) -> Result<Arc<ast::Model>, CompileError>;
+}
+
+/// Compiles `models` (a prelude first, then the model), in order, as one program, with
+/// `variants` set.
+pub(crate) fn compile(
+    models: &[&ast::Model],
+    variants: &[String],
+    includes: &mut dyn Includes,
+) -> Result<Code, CompileError> {
+    let mut cx = Compiler {
+        dynamic: Vec::new(),
+        globals: 0,
+        scopes: vec![Scope::default()],
+        frames: Vec::new(),
+        variants,
+        includes,
+        tag_sets: Vec::new(),
+        depth: 0,
+        including: Vec::new(),
+    };
+    for (k, (name, _)) in BASE.iter().enumerate() {
+        let slot = cx.global(name);
+        debug_assert_eq!(slot, Slot::Global(k));
+        cx.dynamic[k] = DYNAMIC_BASE.contains(name);
+    }
+    let mut instrs = Vec::new();
+    for m in models {
+        cx.instrs(&m.instrs, &mut instrs)?;
+    }
+    let finals = std::mem::take(&mut cx.scopes[0].names);
+    Ok(Code {
+        instrs,
+        globals: cx.globals,
+        tag_sets: cx.tag_sets,
+        finals,
+    })
+}
+
+/// The names visible at one level: a map from name to slot.
+#[derive(Default)]
+struct Scope {
+    names: HashMap<String, Slot>,
+}
+
+/// A function being compiled: its slots, and what it captures.
+struct Frame {
+    /// The number of slots so far.
+    slots: usize,
+    /// The captured values: where the enclosing frame finds each, and the name.
+    captures: Vec<(Slot, String)>,
+    /// The index in `Compiler::scopes` of the function's first scope: names below it
+    /// belong to enclosing frames.
+    first_scope: usize,
+    /// The function's recursive group, by name, if any.
+    siblings: Vec<String>,
+}
+
+struct Compiler<'a> {
+    /// For each global slot so far, whether its value may differ between two executions
+    /// with the same thread paths: it depends on reads-from, the final writes, the values,
+    /// or a `with` choice (or the compiler cannot tell).
+    dynamic: Vec<bool>,
+    globals: usize,
+    scopes: Vec<Scope>,
+    frames: Vec<Frame>,
+    variants: &'a [String],
+    includes: &'a mut dyn Includes,
+    tag_sets: Vec<(Slot, Arc<str>)>,
+    depth: usize,
+    including: Vec<String>,
+}
+
+/// The deepest nesting of expressions compiled, so that a deep model cannot overflow the
+/// stack (the parser bounds it too).
+const MAX_DEPTH: usize = 512;
+
+impl Compiler<'_> {
+    fn global(&mut self, name: &str) -> Slot {
+        let slot = Slot::Global(self.globals);
+        self.globals += 1;
+        self.dynamic.push(true);
+        self.scopes[0].names.insert(name.to_string(), slot);
+        slot
+    }
+
+    /// A new slot for `name` in the innermost scope: a global at top level, a frame slot
+    /// inside a function or procedure.
+    fn bind(&mut self, name: &str) -> Slot {
+        let slot = match self.frames.last_mut() {
+            None => {
+                let slot = Slot::Global(self.globals);
+                self.globals += 1;
+                self.dynamic.push(true);
+                slot
+            }
+            Some(f) => {
+                f.slots += 1;
+                Slot::Local(f.slots - 1)
+            }
+        };
+        self.scopes
+            .last_mut()
+            .expect("a scope is open")
+            .names
+            .insert(name.to_string(), slot);
+        slot
+    }
+
+    /// The slot `name` has where it is used, capturing it from enclosing frames if needed.
+    fn lookup(&mut self, name: &str) -> Option<Slot> {
+        // Find the innermost scope that binds it.
+        let (i, slot) = self
+            .scopes
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, s)| s.names.get(name).map(|slot| (i, *slot)))?;
+        if let Slot::Global(_) = slot {
+            return Some(slot);
+        }
+        Some(self.capture(name, i, slot, self.frames.len()))
+    }
+
+    /// The slot that frame `level - 1` (the innermost being `frames.len() - 1`) reads
+    /// `name` through, found as `slot` in scope `scope`.
+    fn capture(&mut self, name: &str, scope: usize, slot: Slot, level: usize) -> Slot {
+        if level == 0 {
+            return slot;
+        }
+        let f = &self.frames[level - 1];
+        if scope >= f.first_scope {
+            return slot;
+        }
+        if let Some(k) = f.siblings.iter().position(|s| s == name)
+            && scope + 1 == f.first_scope
+        {
+            return Slot::Sibling(k);
+        }
+        if let Some(k) = f.captures.iter().position(|(_, n)| n == name) {
+            return Slot::Capture(k);
+        }
+        let outer = self.capture(name, scope, slot, level - 1);
+        let f = &mut self.frames[level - 1];
+        f.captures.push((outer, name.to_string()));
+        Slot::Capture(f.captures.len() - 1)
+    }
+
+    fn instrs(&mut self, instrs: &[Instr], out: &mut Vec<Ins>) -> Result<(), CompileError> {
+        for i in instrs {
+            self.instr(i, out)?;
+        }
+        Ok(())
+    }
+
+    fn instr(&mut self, i: &Instr, out: &mut Vec<Ins>) -> Result<(), CompileError> {
+        match i {
+            Instr::Let { bindings, .. } => {
+                let b = self.let_bindings(bindings)?;
+                let fixed = self.frames.is_empty() && self.fixed(b.iter().map(|(_, e)| e));
+                if fixed {
+                    for (p, _) in &b {
+                        self.mark_fixed(p);
+                    }
+                }
+                out.push(Ins::Let(b, fixed));
+            }
+            Instr::LetRec {
+                bindings,
+                when,
+                span,
+            } => match self.let_rec(bindings, *span)? {
+                Rec::Funs(group, slots) => {
+                    if let Some(w) = when {
+                        return err(
+                            "`when` checks a fixpoint of values, not of functions",
+                            w.span,
+                        );
+                    }
+                    out.push(Ins::LetRecFuns(group, slots))
+                }
+                Rec::Values(values) => {
+                    // The group's own slots start out fixed; it is fixed if nothing else
+                    // it reads is dynamic.
+                    for (slot, _) in &values {
+                        if let Slot::Global(i) = slot {
+                            self.dynamic[*i] = false;
+                        }
+                    }
+                    let fixed = self.frames.is_empty()
+                        && when.is_none()
+                        && self.fixed(values.iter().map(|(_, e)| e));
+                    for (slot, _) in &values {
+                        if let Slot::Global(i) = slot {
+                            self.dynamic[*i] = !fixed;
+                        }
+                    }
+                    let when = match when {
+                        Some(w) => Some(Box::new(WhenIr {
+                            negated: w.negated,
+                            test: w.test,
+                            exp: self.exp(&w.exp)?,
+                            span: w.span,
+                        })),
+                        None => None,
+                    };
+                    out.push(Ins::LetRecValues(values, when, *span, fixed))
+                }
+            },
+            Instr::Check {
+                role,
+                negated,
+                test,
+                exp,
+                name,
+                span,
+            } => {
+                let exp = self.exp(exp)?;
+                out.push(Ins::Check {
+                    role: *role,
+                    negated: *negated,
+                    test: *test,
+                    exp,
+                    name: name.as_deref().map(Arc::from),
+                    span: *span,
+                });
+            }
+            Instr::Show { names, .. } => {
+                for n in names {
+                    if let Some(slot) = self.lookup(n) {
+                        out.push(Ins::Show(Arc::from(n.as_str()), slot));
+                    }
+                }
+            }
+            Instr::ShowAs { exp, name, .. } => {
+                let exp = self.exp(exp)?;
+                out.push(Ins::ShowAs(exp, Arc::from(name.as_str())));
+            }
+            Instr::Unshow { .. } | Instr::Debug { .. } | Instr::Events { .. } => {}
+            Instr::Include { file, span } => {
+                if self.including.iter().any(|f| f == file) {
+                    return err(format!("`{file}` includes itself"), *span);
+                }
+                let model = self.includes.include(file, *span)?;
+                self.including.push(file.clone());
+                let r = self.instrs(&model.instrs, out);
+                self.including.pop();
+                r?;
+            }
+            Instr::Procedure {
+                name,
+                params,
+                body,
+                rec,
+                span: _,
+            } => {
+                // A recursive procedure sees its own name; another one sees the name's
+                // previous meaning.
+                let slot = if *rec { Some(self.bind(name)) } else { None };
+                self.frames.push(Frame {
+                    slots: 0,
+                    captures: Vec::new(),
+                    first_scope: self.scopes.len(),
+                    siblings: Vec::new(),
+                });
+                self.scopes.push(Scope::default());
+                let param = self.pattern(params);
+                let mut code = Vec::new();
+                let r = self.instrs(body, &mut code);
+                self.scopes.pop();
+                let frame = self.frames.pop().expect("pushed above");
+                r?;
+                let slot = slot.unwrap_or_else(|| self.bind(name));
+                out.push(Ins::Procedure(
+                    slot,
+                    Arc::new(ProcCode {
+                        name: name.clone(),
+                        param,
+                        body: code,
+                        frame: frame.slots,
+                        captures: frame.captures.into_iter().map(|(s, _)| s).collect(),
+                    }),
+                ));
+            }
+            Instr::Call {
+                name,
+                arg,
+                as_name: _,
+                span,
+            } => {
+                let f = match self.lookup(name) {
+                    Some(slot) => Expr::Var(slot),
+                    None => Expr::Unbound(Arc::from(name.as_str()), *span),
+                };
+                let arg = self.exp(arg)?;
+                out.push(Ins::Call(f, arg, *span));
+            }
+            Instr::Enum { name, tags, .. } => {
+                let tags: Vec<Arc<str>> = tags.iter().map(|t| Arc::from(t.as_str())).collect();
+                // herd7 gives each tag `'t` the set of events carrying it, named `t` with
+                // its first letter in capitals (`'rcu-lock` gives `Rcu-lock`).
+                for t in &tags {
+                    let set = capitalise(t);
+                    let slot = self.bind(&set);
+                    if let Slot::Global(i) = slot {
+                        self.dynamic[i] = false;
+                    }
+                    self.tag_sets.push((slot, t.clone()));
+                }
+                let slot = self.bind(name);
+                if let Slot::Global(i) = slot {
+                    self.dynamic[i] = false;
+                }
+                out.push(Ins::Enum(slot, tags));
+            }
+            Instr::Forall {
+                var,
+                set,
+                body,
+                span,
+            } => {
+                let set = self.exp(set)?;
+                self.scopes.push(Scope::default());
+                let slot = self.bind(var);
+                let mut code = Vec::new();
+                let r = self.instrs(body, &mut code);
+                self.scopes.pop();
+                r?;
+                out.push(Ins::Forall(slot, set, code, *span));
+            }
+            Instr::WithFrom { var, set, span } => {
+                let set = self.exp(set)?;
+                let slot = self.bind(var);
+                out.push(Ins::WithFrom(slot, set, *span));
+            }
+            Instr::IfVariant {
+                cond, then, els, ..
+            } => {
+                let branch = if self.variant(cond) { then } else { els };
+                self.instrs(branch, out)?;
+            }
+            Instr::Match {
+                exp,
+                clauses,
+                default,
+                span,
+            } => {
+                let exp = self.exp(exp)?;
+                let mut cls = Vec::new();
+                for (tag, body) in clauses {
+                    let mut code = Vec::new();
+                    self.instrs(body, &mut code)?;
+                    cls.push((Arc::from(tag.as_str()), code));
+                }
+                let default = match default {
+                    Some(d) => {
+                        let mut code = Vec::new();
+                        self.instrs(d, &mut code)?;
+                        Some(code)
+                    }
+                    None => None,
+                };
+                out.push(Ins::Match(exp, cls, default, *span));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether expressions read only fixed globals, at any depth (function bodies
+    /// included).
+    fn fixed<'e>(&self, mut exps: impl Iterator<Item = &'e Expr>) -> bool {
+        exps.all(|e| !reads_dynamic(e, &self.dynamic))
+    }
+
+    /// Marks the global slots a pattern binds as fixed.
+    fn mark_fixed(&mut self, p: &Pat) {
+        let slots: Vec<Slot> = match p {
+            Pat::One(s) => s.iter().copied().collect(),
+            Pat::Tuple(ss) => ss.iter().flatten().copied().collect(),
+        };
+        for s in slots {
+            if let Slot::Global(i) = s {
+                self.dynamic[i] = false;
+            }
+        }
+    }
+
+    fn variant(&self, c: &VariantCond) -> bool {
+        match c {
+            VariantCond::Is(v) => self.variants.iter().any(|x| x == v),
+            VariantCond::Not(c) => !self.variant(c),
+            VariantCond::And(a, b) => self.variant(a) && self.variant(b),
+            VariantCond::Or(a, b) => self.variant(a) || self.variant(b),
+        }
+    }
+
+    fn pattern(&mut self, p: &Pattern) -> Pat {
+        match p {
+            Pattern::Var(n) => Pat::One(n.as_ref().map(|n| self.bind(n))),
+            Pattern::Tuple(ns) => Pat::Tuple(
+                ns.iter()
+                    .map(|n| n.as_ref().map(|n| self.bind(n)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// `let` bindings: the values are compiled in the scope before the bindings, then the
+    /// names bound.
+    fn let_bindings(
+        &mut self,
+        bindings: &[ast::Binding],
+    ) -> Result<Vec<(Pat, Expr)>, CompileError> {
+        let mut exps = Vec::with_capacity(bindings.len());
+        for b in bindings {
+            exps.push(self.exp_named(&b.exp, &b.pat)?);
+        }
+        Ok(bindings
+            .iter()
+            .zip(exps)
+            .map(|(b, e)| (self.pattern(&b.pat), e))
+            .collect())
+    }
+
+    /// The value of a binding, naming a function after the name it is bound to.
+    fn exp_named(&mut self, e: &Exp, pat: &Pattern) -> Result<Expr, CompileError> {
+        match (e, pat) {
+            (Exp::Fun(p, body, _), Pattern::Var(Some(name))) => {
+                Ok(Expr::Fun(self.fun(name, p, body, Vec::new())?))
+            }
+            _ => self.exp(e),
+        }
+    }
+
+    fn let_rec(&mut self, bindings: &[ast::Binding], span: Span) -> Result<Rec, CompileError> {
+        let names: Vec<&str> = bindings
+            .iter()
+            .map(|b| match &b.pat {
+                Pattern::Var(Some(n)) => Ok(n.as_str()),
+                _ => err("`let rec` binds names, one per binding", b.span),
+            })
+            .collect::<Result<_, _>>()?;
+        let funs = bindings.iter().all(|b| matches!(b.exp, Exp::Fun(..)));
+        if funs {
+            let slots: Vec<Slot> = names.iter().map(|n| self.bind(n)).collect();
+            let siblings: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+            let mut group = Vec::new();
+            for (b, n) in bindings.iter().zip(&names) {
+                let Exp::Fun(p, body, _) = &b.exp else {
+                    unreachable!("checked above");
+                };
+                group.push(self.fun(n, p, body, siblings.clone())?);
+            }
+            return Ok(Rec::Funs(Arc::new(group), slots));
+        }
+        if bindings.iter().any(|b| matches!(b.exp, Exp::Fun(..))) {
+            return err(
+                "a `let rec` binds either functions or values, not both",
+                span,
+            );
+        }
+        let slots: Vec<Slot> = names.iter().map(|n| self.bind(n)).collect();
+        let mut values = Vec::new();
+        for (b, slot) in bindings.iter().zip(slots) {
+            values.push((slot, self.exp(&b.exp)?));
+        }
+        Ok(Rec::Values(values))
+    }
+
+    fn fun(
+        &mut self,
+        name: &str,
+        param: &Pattern,
+        body: &Exp,
+        siblings: Vec<String>,
+    ) -> Result<Arc<FunCode>, CompileError> {
+        self.frames.push(Frame {
+            slots: 0,
+            captures: Vec::new(),
+            first_scope: self.scopes.len(),
+            siblings,
+        });
+        self.scopes.push(Scope::default());
+        let param = self.pattern(param);
+        let body = self.exp(body);
+        self.scopes.pop();
+        let frame = self.frames.pop().expect("pushed above");
+        Ok(Arc::new(FunCode {
+            name: name.to_string(),
+            param,
+            body: body?,
+            frame: frame.slots,
+            captures: frame.captures.into_iter().map(|(s, _)| s).collect(),
+        }))
+    }
+
+    fn exp(&mut self, e: &Exp) -> Result<Expr, CompileError> {
+        if self.depth >= MAX_DEPTH {
+            return err("the model nests expressions too deeply", e.span());
+        }
+        self.depth += 1;
+        let r = self.exp_inner(e);
+        self.depth -= 1;
+        r
+    }
+
+    fn exp_inner(&mut self, e: &Exp) -> Result<Expr, CompileError> {
+        Ok(match e {
+            Exp::Empty(_) => Expr::Empty,
+            Exp::Universe(_) => Expr::Universe,
+            Exp::Tag(t, _) => Expr::Tag(Arc::from(t.as_str())),
+            Exp::Var(n, span) => match self.lookup(n) {
+                Some(slot) => Expr::Var(slot),
+                None => Expr::Unbound(Arc::from(n.as_str()), *span),
+            },
+            Exp::Op1(op, a, span) => Expr::Op1(*op, Box::new(self.exp(a)?), *span),
+            Exp::Op(op, args, span) => Expr::Op(
+                *op,
+                args.iter().map(|a| self.exp(a)).collect::<Result<_, _>>()?,
+                *span,
+            ),
+            Exp::Tuple(args, _) => {
+                Expr::Tuple(args.iter().map(|a| self.exp(a)).collect::<Result<_, _>>()?)
+            }
+            Exp::App(f, a, span) => {
+                Expr::App(Box::new(self.exp(f)?), Box::new(self.exp(a)?), *span)
+            }
+            Exp::Let(bindings, body, _) => {
+                let mut exps = Vec::new();
+                for b in bindings {
+                    exps.push(self.exp_named(&b.exp, &b.pat)?);
+                }
+                self.scopes.push(Scope::default());
+                let pats: Vec<Pat> = bindings.iter().map(|b| self.pattern(&b.pat)).collect();
+                let body = self.exp(body);
+                self.scopes.pop();
+                Expr::Let(pats.into_iter().zip(exps).collect(), Box::new(body?))
+            }
+            Exp::LetRec(bindings, body, span) => {
+                self.scopes.push(Scope::default());
+                let rec = self.let_rec(bindings, *span);
+                let body = rec.and_then(|rec| Ok((rec, self.exp(body)?)));
+                self.scopes.pop();
+                let (rec, body) = body?;
+                match rec {
+                    Rec::Funs(group, slots) => Expr::LetRecFuns(group, slots, Box::new(body)),
+                    Rec::Values(values) => Expr::LetRecValues(values, Box::new(body), *span),
+                }
+            }
+            Exp::Fun(p, body, _) => Expr::Fun(self.fun("*fun*", p, body, Vec::new())?),
+            Exp::Set(args, span) => Expr::Set(
+                args.iter().map(|a| self.exp(a)).collect::<Result<_, _>>()?,
+                *span,
+            ),
+            Exp::Match {
+                exp,
+                clauses,
+                default,
+                span,
+            } => Expr::MatchTag(
+                Box::new(self.exp(exp)?),
+                clauses
+                    .iter()
+                    .map(|(t, e)| Ok((Arc::from(t.as_str()), self.exp(e)?)))
+                    .collect::<Result<_, CompileError>>()?,
+                match default {
+                    Some(d) => Some(Box::new(self.exp(d)?)),
+                    None => None,
+                },
+                *span,
+            ),
+            Exp::MatchSet {
+                exp,
+                empty,
+                pre,
+                elt,
+                rest,
+                nonempty,
+                span,
+            } => {
+                if pre.is_some() {
+                    return err(
+                        "the interpreter does not support the `pre | x ++ rest` form of a match on a set",
+                        *span,
+                    );
+                }
+                let exp = self.exp(exp)?;
+                let empty = self.exp(empty)?;
+                self.scopes.push(Scope::default());
+                let elt = elt.as_ref().map(|n| self.bind(n));
+                let rest = rest.as_ref().map(|n| self.bind(n));
+                let nonempty = self.exp(nonempty);
+                self.scopes.pop();
+                Expr::MatchSet {
+                    exp: Box::new(exp),
+                    empty: Box::new(empty),
+                    elt,
+                    rest,
+                    nonempty: Box::new(nonempty?),
+                    span: *span,
+                }
+            }
+            Exp::Try(a, b, _) => Expr::Try(Box::new(self.exp(a)?), Box::new(self.exp(b)?)),
+            Exp::If(c, a, b, _) => {
+                let c = match &**c {
+                    Cond::Eq(x, y) => CondIr::Eq(self.exp(x)?, self.exp(y)?),
+                    Cond::Subset(x, y) => CondIr::Subset(self.exp(x)?, self.exp(y)?),
+                    Cond::In(x, y) => CondIr::In(self.exp(x)?, self.exp(y)?),
+                    Cond::Variant(v) => CondIr::Known(self.variant(v)),
+                };
+                Expr::If(Box::new(c), Box::new(self.exp(a)?), Box::new(self.exp(b)?))
+            }
+        })
+    }
+}
+
+/// Whether `e` reads a global slot marked dynamic, anywhere in it.
+fn reads_dynamic(e: &Expr, dynamic: &[bool]) -> bool {
+    let any = |es: &mut dyn Iterator<Item = &Expr>| {
+        let mut found = false;
+        for e in es {
+            found |= reads_dynamic(e, dynamic);
+        }
+        found
+    };
+    match e {
+        Expr::Empty | Expr::Universe | Expr::Tag(_) | Expr::Unbound(..) => false,
+        Expr::Var(Slot::Global(i)) => dynamic.get(*i).copied().unwrap_or(true),
+        Expr::Var(_) => false,
+        Expr::Op1(_, a, _) => reads_dynamic(a, dynamic),
+        Expr::Op(_, args, _) | Expr::Tuple(args) | Expr::Set(args, _) => any(&mut args.iter()),
+        Expr::App(f, a, _) | Expr::Try(f, a) => {
+            reads_dynamic(f, dynamic) || reads_dynamic(a, dynamic)
+        }
+        Expr::Let(bs, body) => any(&mut bs.iter().map(|(_, e)| e)) || reads_dynamic(body, dynamic),
+        Expr::LetRecFuns(group, _, body) => {
+            any(&mut group.iter().map(|c| &c.body)) || reads_dynamic(body, dynamic)
+        }
+        Expr::LetRecValues(vs, body, _) => {
+            any(&mut vs.iter().map(|(_, e)| e)) || reads_dynamic(body, dynamic)
+        }
+        Expr::Fun(code) => reads_dynamic(&code.body, dynamic),
+        Expr::MatchTag(x, cls, d, _) => {
+            reads_dynamic(x, dynamic)
+                || any(&mut cls.iter().map(|(_, e)| e))
+                || d.as_deref().is_some_and(|d| reads_dynamic(d, dynamic))
+        }
+        Expr::MatchSet {
+            exp,
+            empty,
+            nonempty,
+            ..
+        } => {
+            reads_dynamic(exp, dynamic)
+                || reads_dynamic(empty, dynamic)
+                || reads_dynamic(nonempty, dynamic)
+        }
+        Expr::If(c, a, b) => {
+            let c = match &**c {
+                CondIr::Eq(x, y) | CondIr::Subset(x, y) | CondIr::In(x, y) => {
+                    reads_dynamic(x, dynamic) || reads_dynamic(y, dynamic)
+                }
+                CondIr::Known(_) => false,
+            };
+            c || reads_dynamic(a, dynamic) || reads_dynamic(b, dynamic)
+        }
+    }
+}
+
+enum Rec {
+    Funs(Arc<Vec<Arc<FunCode>>>, Vec<Slot>),
+    Values(Vec<(Slot, Expr)>),
+}
+
+/// herd7's name for the set of events carrying tag `t`: `t` with its first letter in
+/// capitals.
+pub(crate) fn capitalise(t: &str) -> String {
+    let mut c = t.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,1344 @@
+//! Evaluating a compiled model on one execution.
+//!
+//! Values are sets of events and relations as the enumeration's bit matrices, tags, sets
+//! of values (the sets of relations `with` chooses from, the sets of events `classes`
+//! returns), tuples and functions.
+//! `0` and `{}` are one polymorphic empty value, which is whatever empty thing its
+//! context needs.
+//!
+//! A model runs from its first instruction; at `with x from S` the rest of the model runs
+//! once for each element of `S`, and each run that passes every check is one allowed
+//! execution, which [`Machine::run`] reports to its callback with the flags it raised and
+//! the values of the names it defined (`co`, `rf`...).
+
+use super::ast::{Op1, Op2, Role, Span, Test};
+use super::compile::{Builtin, Code, CondIr, Expr, FunCode, Ins, Pat, ProcCode, Slot, WhenIr};
+use crate::execution::Execution;
+use crate::relation::{EventSet, Relation};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A value.
+#[derive(Clone)]
+pub(crate) enum Val {
+    /// `0` or `{}`.
+    Empty,
+    /// One event (an element of a set of events).
+    Event(usize),
+    /// A set of events.
+    Set(EventSet),
+    /// A relation.
+    Rel(Rc<Relation>),
+    /// A tag.
+    Tag(Arc<str>),
+    /// A set of other values, without duplicates.
+    Values(Rc<Vec<Val>>),
+    /// A tuple (a pair of events is an element of a relation).
+    Tuple(Rc<Vec<Val>>),
+    /// A function and the values it captured.
+    Fun(Rc<Closure>),
+    /// Function `i` of a recursive group.
+    RecFun(Rc<RecGroup>, usize),
+    /// A procedure.
+    Proc(Rc<ProcClosure>),
+    /// A built-in function.
+    Builtin(Builtin),
+}
+
+/// A function and the values it captured.
+pub(crate) struct Closure {
+    code: Arc<FunCode>,
+    captures: Vec<Val>,
+}
+
+/// A group of mutually recursive functions and what each captured.
+pub(crate) struct RecGroup {
+    codes: Arc<Vec<Arc<FunCode>>>,
+    captures: Vec<Vec<Val>>,
+}
+
+/// A procedure and what it captured.
+pub(crate) struct ProcClosure {
+    code: Arc<ProcCode>,
+    captures: Vec<Val>,
+}
+
+/// Why evaluation failed: `try` catches it; elsewhere it is the model's error.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct EvalError {
+    /// What went wrong, starting lowercase.
+    pub message: String,
+    /// Where.
+    pub span: Span,
+}
+
+fn fail<T>(message: impl Into<String>, span: Span) -> Result<T, EvalError> {
+    Err(EvalError {
+        message: message.into(),
+        span,
+    })
+}
+
+impl Val {
+    fn kind(&self) -> &'static str {
+        match self {
+            Val::Empty => "an empty set",
+            Val::Event(_) => "an event",
+            Val::Set(_) => "a set of events",
+            Val::Rel(_) => "a relation",
+            Val::Tag(_) => "a tag",
+            Val::Values(_) => "a set",
+            Val::Tuple(_) => "a tuple",
+            Val::Fun(_) | Val::RecFun(..) | Val::Builtin(_) => "a function",
+            Val::Proc(_) => "a procedure",
+        }
+    }
+
+    /// Structural equality; functions equal nothing.
+    fn same(&self, other: &Val, n: usize) -> bool {
+        match (self, other) {
+            (Val::Empty, v) | (v, Val::Empty) => is_empty(v, n),
+            (Val::Event(a), Val::Event(b)) => a == b,
+            (Val::Set(a), Val::Set(b)) => a == b,
+            (Val::Rel(a), Val::Rel(b)) => a == b,
+            (Val::Tag(a), Val::Tag(b)) => a == b,
+            (Val::Values(a), Val::Values(b)) => {
+                a.len() == b.len() && a.iter().all(|x| b.iter().any(|y| x.same(y, n)))
+            }
+            (Val::Tuple(a), Val::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.same(y, n))
+            }
+            _ => false,
+        }
+    }
+}
+
+fn is_empty(v: &Val, _n: usize) -> bool {
+    match v {
+        Val::Empty => true,
+        Val::Set(s) => s.is_empty(),
+        Val::Rel(r) => r.is_empty(),
+        Val::Values(v) => v.is_empty(),
+        _ => false,
+    }
+}
+
+/// What the model sees of one execution besides its relations: the names of its events'
+/// tags, and what it needs for built-ins.
+pub(crate) struct World<'a> {
+    /// The execution.
+    pub(crate) exec: &'a Execution,
+    /// The number of events.
+    pub(crate) n: usize,
+    /// The base values, in the order of [`Code::base`].
+    pub(crate) base: Vec<Val>,
+    /// The events carrying each tag, by the tag's name as a model writes it.
+    pub(crate) tag_events: &'a dyn Fn(&str) -> EventSet,
+}
+
+/// One run of a model over an execution.
+pub(crate) struct Machine<'a> {
+    code: &'a Code,
+    world: &'a World<'a>,
+    globals: Vec<Val>,
+    /// The flags raised on the current way through the `with` choices.
+    flags: Vec<Arc<str>>,
+    /// The relations `show` names on the current way, by name.
+    pub(crate) shown: Vec<(Arc<str>, Val)>,
+    depth: usize,
+    /// The operations evaluated so far on this execution, bounded by [`MAX_STEPS`].
+    steps: u64,
+    /// When to give up.
+    deadline: Option<std::time::Instant>,
+    /// The values of fixed bindings ([`Ins::Let`]'s flag) computed for an earlier
+    /// execution with the same thread paths, by global slot.
+    kept: Vec<Option<Val>>,
+}
+
+/// What a way through the model that passes every check leaves.
+pub(crate) struct Leaf<'m> {
+    /// The flags raised, in the order raised.
+    pub(crate) flags: &'m [Arc<str>],
+    /// The global slots, to read the final `co` and `rf` from.
+    pub(crate) globals: &'m [Val],
+}
+
+/// The result of evaluating in tail position: a value, or a call still to make.
+enum Tail {
+    /// The value.
+    Done(Val),
+    /// A function and its argument.
+    Call(Val, Val),
+}
+
+/// Whether to go on with other choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Go {
+    /// Go on.
+    On,
+    /// Stop the run.
+    Stop,
+}
+
+/// The local state of a running function or procedure.
+struct Frame<'v> {
+    locals: Vec<Val>,
+    captures: &'v [Val],
+    group: Option<&'v Rc<RecGroup>>,
+}
+
+/// The most operations one execution may take, every `with` choice included: a model that
+/// needs more stops with an error instead of running for ever.
+const MAX_STEPS: u64 = 50_000_000;
+
+/// The most orders `linearisations` may return.
+const MAX_LINEARISATIONS: usize = 200_000;
+
+/// The deepest nesting of calls and expressions evaluated.
+const MAX_DEPTH: usize = 500;
+
+impl<'a> Machine<'a> {
+    /// A machine for `code` over `world`.
+    pub(crate) fn new(
+        code: &'a Code,
+        world: &'a World<'a>,
+        deadline: Option<std::time::Instant>,
+        mut kept: Vec<Option<Val>>,
+    ) -> Machine<'a> {
+        kept.resize(code.globals, None);
+        let mut globals = vec![Val::Empty; code.globals];
+        for (i, v) in world.base.iter().enumerate() {
+            globals[i] = v.clone();
+        }
+        for (slot, tag) in &code.tag_sets {
+            if let Slot::Global(i) = slot {
+                globals[*i] = Val::Set((world.tag_events)(tag));
+            }
+        }
+        Machine {
+            code,
+            world,
+            globals,
+            flags: Vec::new(),
+            shown: Vec::new(),
+            depth: 0,
+            steps: 0,
+            deadline,
+            kept,
+        }
+    }
+
+    /// Runs the model, calling `leaf` for every way through its choices that passes every
+    /// check.
+    pub(crate) fn run(&mut self, leaf: &mut dyn FnMut(&Leaf<'_>) -> Go) -> Result<Go, EvalError> {
+        let code = self.code;
+        let mut frame = Frame {
+            locals: Vec::new(),
+            captures: &[],
+            group: None,
+        };
+        self.instrs(&code.instrs, 0, &mut frame, &mut Some(leaf))
+    }
+
+    /// Runs `instrs` from `i`; with a leaf callback, `with` branches and the end of the list
+    /// is a leaf; without, `with` is an error (inside procedures and loops).
+    fn instrs(
+        &mut self,
+        instrs: &[Ins],
+        mut i: usize,
+        frame: &mut Frame<'_>,
+        leaf: &mut Option<&mut dyn FnMut(&Leaf<'_>) -> Go>,
+    ) -> Result<Go, EvalError> {
+        while i < instrs.len() {
+            match &instrs[i] {
+                Ins::WithFrom(slot, set, span) => {
+                    let Some(k) = leaf.as_deref_mut() else {
+                        return fail("`with` is allowed only at the top of a model", *span);
+                    };
+                    let choices = match self.eval(set, frame)? {
+                        Val::Values(v) => v,
+                        Val::Empty => Rc::new(Vec::new()),
+                        v => return fail(format!("`with` needs a set, not {}", v.kind()), *span),
+                    };
+                    let flags = self.flags.len();
+                    let shown = self.shown.len();
+                    for c in choices.iter() {
+                        self.set(*slot, c.clone(), frame);
+                        let mut inner: Option<&mut dyn FnMut(&Leaf<'_>) -> Go> = Some(&mut *k);
+                        let go = self.instrs(instrs, i + 1, frame, &mut inner)?;
+                        self.flags.truncate(flags);
+                        self.shown.truncate(shown);
+                        if go == Go::Stop {
+                            return Ok(Go::Stop);
+                        }
+                    }
+                    return Ok(Go::On);
+                }
+                ins => {
+                    if !self.step(ins, frame)? {
+                        return Ok(Go::On);
+                    }
+                }
+            }
+            i += 1;
+        }
+        match leaf {
+            Some(k) => Ok(k(&Leaf {
+                flags: &self.flags,
+                globals: &self.globals,
+            })),
+            None => Ok(Go::On),
+        }
+    }
+
+    /// Runs one instruction other than `with`; `false` when a check fails.
+    fn step(&mut self, ins: &Ins, frame: &mut Frame<'_>) -> Result<bool, EvalError> {
+        match ins {
+            Ins::Let(bindings, fixed) => {
+                let slots = || bindings.iter().flat_map(|(p, _)| pattern_globals(p));
+                if *fixed && self.restore(slots()) {
+                    return Ok(true);
+                }
+                let mut vals = Vec::with_capacity(bindings.len());
+                for (_, e) in bindings {
+                    vals.push(self.eval(e, frame)?);
+                }
+                for ((p, _), v) in bindings.iter().zip(vals) {
+                    self.bind(p, v, frame, Span::default())?;
+                }
+                if *fixed {
+                    self.keep(slots());
+                }
+            }
+            Ins::LetRecFuns(codes, slots) => {
+                let group = self.group(codes, frame);
+                for (k, slot) in slots.iter().enumerate() {
+                    self.set(*slot, Val::RecFun(group.clone(), k), frame);
+                }
+            }
+            Ins::LetRecValues(values, when, span, fixed) => {
+                let slots = || values.iter().filter_map(|(s, _)| global(*s));
+                if *fixed && self.restore(slots()) {
+                    return Ok(true);
+                }
+                if !self.fixpoint(values, when.as_deref(), frame, *span)? {
+                    return Ok(false);
+                }
+                if *fixed {
+                    self.keep(slots());
+                }
+            }
+            Ins::Check {
+                role,
+                negated,
+                test,
+                exp,
+                name,
+                span,
+            } => {
+                let v = self.eval(exp, frame)?;
+                let holds = self.test(*test, &v, *span)? != *negated;
+                match role {
+                    Role::Check | Role::Assert => {
+                        if !holds {
+                            return Ok(false);
+                        }
+                    }
+                    Role::Flag => {
+                        if holds {
+                            let name = name.clone().unwrap_or_else(|| Arc::from("flag"));
+                            if !self.flags.contains(&name) {
+                                self.flags.push(name);
+                            }
+                        }
+                    }
+                    Role::UndefinedUnless => {
+                        if !holds {
+                            let name: Arc<str> = Arc::from("undefined");
+                            if !self.flags.contains(&name) {
+                                self.flags.push(name);
+                            }
+                        }
+                    }
+                }
+            }
+            Ins::WithFrom(_, _, span) => {
+                return fail("`with` is allowed only at the top of a model", *span);
+            }
+            Ins::Call(f, arg, span) => {
+                let f = self.eval(f, frame)?;
+                let arg = self.eval(arg, frame)?;
+                let Val::Proc(p) = f else {
+                    return fail(format!("`call` needs a procedure, not {}", f.kind()), *span);
+                };
+                let mut inner = Frame {
+                    locals: vec![Val::Empty; p.code.frame],
+                    captures: &p.captures,
+                    group: None,
+                };
+                self.bind(&p.code.param, arg, &mut inner, *span)?;
+                self.enter(&p.code.name, *span)?;
+                // A procedure's checks fail its caller's execution.
+                let ok = self.body_passes(&p.code.body, &mut inner);
+                self.depth -= 1;
+                if !ok? {
+                    return Ok(false);
+                }
+            }
+            Ins::Procedure(slot, code) => {
+                let captures = code.captures.iter().map(|s| self.get(*s, frame)).collect();
+                self.set(
+                    *slot,
+                    Val::Proc(Rc::new(ProcClosure {
+                        code: code.clone(),
+                        captures,
+                    })),
+                    frame,
+                );
+            }
+            Ins::Forall(slot, set, body, span) => {
+                let set = self.eval(set, frame)?;
+                let elems = self.elements(&set, *span)?;
+                for e in elems {
+                    self.set(*slot, e, frame);
+                    if !self.body_passes(body, frame)? {
+                        return Ok(false);
+                    }
+                }
+            }
+            Ins::Match(exp, clauses, default, span) => {
+                let v = self.eval(exp, frame)?;
+                let Val::Tag(t) = v else {
+                    return fail(format!("`match` needs a tag, not {}", v.kind()), *span);
+                };
+                let body = match clauses.iter().find(|(c, _)| *c == t) {
+                    Some((_, b)) => b,
+                    None => match default {
+                        Some(d) => d,
+                        None => return fail(format!("no clause matches the tag '{t}"), *span),
+                    },
+                };
+                if !self.body_passes(body, frame)? {
+                    return Ok(false);
+                }
+            }
+            Ins::Enum(slot, tags) => {
+                let v = Val::Values(Rc::new(tags.iter().map(|t| Val::Tag(t.clone())).collect()));
+                self.set(*slot, v, frame);
+            }
+            Ins::ShowAs(exp, name) => {
+                if let Ok(v) = self.eval(exp, frame) {
+                    self.shown.push((name.clone(), v));
+                }
+            }
+            Ins::Show(name, slot) => {
+                let v = self.get(*slot, frame);
+                self.shown.push((name.clone(), v));
+            }
+        }
+        Ok(true)
+    }
+
+    /// Sets the global `slots` from the values kept from an earlier execution with the same
+    /// thread paths; `false` (setting nothing) when some is not kept.
+    fn restore(&mut self, slots: impl Iterator<Item = usize> + Clone) -> bool {
+        if !slots
+            .clone()
+            .all(|i| self.kept.get(i).is_some_and(Option::is_some))
+        {
+            return false;
+        }
+        for i in slots {
+            if let Some(Some(v)) = self.kept.get(i) {
+                self.globals[i] = v.clone();
+            }
+        }
+        true
+    }
+
+    /// Keeps the values of the global `slots` for later executions with the same paths.
+    fn keep(&mut self, slots: impl Iterator<Item = usize>) {
+        for i in slots {
+            if i < self.kept.len() {
+                self.kept[i] = Some(self.globals[i].clone());
+            }
+        }
+    }
+
+    /// The values kept for executions with the same thread paths, to hand to the next
+    /// machine.
+    pub(crate) fn into_kept(self) -> Vec<Option<Val>> {
+        self.kept
+    }
+
+    /// Runs a nested body (a procedure's, a loop's, a match clause's); whether every check
+    /// in it passes.
+    fn body_passes(&mut self, body: &[Ins], frame: &mut Frame<'_>) -> Result<bool, EvalError> {
+        for ins in body {
+            if !self.step(ins, frame)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Counts one operation, failing past [`MAX_STEPS`].
+    fn count(&mut self, span: Span) -> Result<(), EvalError> {
+        self.steps += 1;
+        if self.steps.is_multiple_of(1024)
+            && self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return fail("the time given to the test ran out", span);
+        }
+        if self.steps > MAX_STEPS {
+            return fail(
+                format!("the model takes more than {MAX_STEPS} operations on one execution"),
+                span,
+            );
+        }
+        Ok(())
+    }
+
+    fn enter(&mut self, name: &str, span: Span) -> Result<(), EvalError> {
+        if self.depth >= MAX_DEPTH {
+            return fail(
+                format!("the model recurses too deeply, calling `{name}`"),
+                span,
+            );
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    fn group(&self, codes: &Arc<Vec<Arc<FunCode>>>, frame: &Frame<'_>) -> Rc<RecGroup> {
+        Rc::new(RecGroup {
+            codes: codes.clone(),
+            captures: codes
+                .iter()
+                .map(|c| c.captures.iter().map(|s| self.get(*s, frame)).collect())
+                .collect(),
+        })
+    }
+
+    /// The least fixpoint of a group of recursive values, from empty; `false` when the
+    /// check of its `when`, made after every step as herd7 makes it, fails.
+    fn fixpoint(
+        &mut self,
+        values: &[(Slot, Expr)],
+        when: Option<&WhenIr>,
+        frame: &mut Frame<'_>,
+        span: Span,
+    ) -> Result<bool, EvalError> {
+        for (slot, _) in values {
+            self.set(*slot, Val::Empty, frame);
+        }
+        let n = self.world.n;
+        // Each round adds pairs or the values stop changing; a relation has at most n * n
+        // pairs, so the bound is generous.
+        for _ in 0..(n * n + 2) * values.len().max(1) + 2 {
+            // herd7 evaluates the bindings in order, each seeing the values of the ones
+            // before it in this round (a Gauss-Seidel iteration): the bell file's matching
+            // of RCU critical sections, which is not monotone, depends on it.
+            let mut changed = false;
+            for (slot, e) in values {
+                let v = self.eval(e, frame)?;
+                if !self.get(*slot, frame).same(&v, n) {
+                    changed = true;
+                }
+                self.set(*slot, v, frame);
+            }
+            if let Some(w) = when {
+                let v = self.eval(&w.exp, frame)?;
+                if self.test(w.test, &v, w.span)? == w.negated {
+                    return Ok(false);
+                }
+            }
+            if !changed {
+                return Ok(true);
+            }
+        }
+        fail("a `let rec` does not reach a fixpoint", span)
+    }
+
+    fn get(&self, slot: Slot, frame: &Frame<'_>) -> Val {
+        match slot {
+            Slot::Global(i) => self.globals[i].clone(),
+            Slot::Local(i) => frame.locals[i].clone(),
+            Slot::Capture(i) => frame.captures[i].clone(),
+            Slot::Sibling(k) => match frame.group {
+                Some(g) => Val::RecFun(g.clone(), k),
+                None => Val::Empty,
+            },
+        }
+    }
+
+    fn set(&mut self, slot: Slot, v: Val, frame: &mut Frame<'_>) {
+        match slot {
+            Slot::Global(i) => self.globals[i] = v,
+            Slot::Local(i) => frame.locals[i] = v,
+            Slot::Capture(_) | Slot::Sibling(_) => {}
+        }
+    }
+
+    fn bind(
+        &mut self,
+        p: &Pat,
+        v: Val,
+        frame: &mut Frame<'_>,
+        span: Span,
+    ) -> Result<(), EvalError> {
+        match p {
+            Pat::One(None) => {}
+            Pat::One(Some(slot)) => self.set(*slot, v, frame),
+            Pat::Tuple(slots) => {
+                let items: Vec<Val> = match (&v, slots.len()) {
+                    (Val::Tuple(t), _) => t.to_vec(),
+                    (_, 1) => vec![v.clone()],
+                    (_, 0) => Vec::new(),
+                    _ => {
+                        return fail(
+                            format!("a tuple of {} was expected, not {}", slots.len(), v.kind()),
+                            span,
+                        );
+                    }
+                };
+                if items.len() != slots.len() {
+                    return fail(
+                        format!(
+                            "a tuple of {} was expected, not of {}",
+                            slots.len(),
+                            items.len()
+                        ),
+                        span,
+                    );
+                }
+                for (s, x) in slots.iter().zip(items) {
+                    if let Some(s) = s {
+                        self.set(*s, x, frame);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn test(&self, test: Test, v: &Val, span: Span) -> Result<bool, EvalError> {
+        let n = self.world.n;
+        Ok(match test {
+            Test::Empty => match v {
+                Val::Empty | Val::Set(_) | Val::Rel(_) | Val::Values(_) => is_empty(v, n),
+                _ => {
+                    return fail(
+                        format!("`empty` needs a set or a relation, not {}", v.kind()),
+                        span,
+                    );
+                }
+            },
+            Test::Acyclic => self.rel(v, span)?.is_acyclic(),
+            Test::Irreflexive => self.rel(v, span)?.is_irreflexive(),
+        })
+    }
+
+    fn rel(&self, v: &Val, span: Span) -> Result<Rc<Relation>, EvalError> {
+        match v {
+            Val::Rel(r) => Ok(r.clone()),
+            Val::Empty => Ok(Rc::new(Relation::empty(self.world.n))),
+            Val::Values(vs) => {
+                // A set of pairs is a relation.
+                let mut r = Relation::empty(self.world.n);
+                for p in vs.iter() {
+                    let (a, b) = self.pair(p, span)?;
+                    r.add(a, b);
+                }
+                Ok(Rc::new(r))
+            }
+            _ => fail(format!("a relation was expected, not {}", v.kind()), span),
+        }
+    }
+
+    fn set_of(&self, v: &Val, span: Span) -> Result<EventSet, EvalError> {
+        match v {
+            Val::Set(s) => Ok(*s),
+            Val::Empty => Ok(EventSet::EMPTY),
+            Val::Event(e) => Ok(EventSet::singleton(*e)),
+            Val::Values(vs) => {
+                let mut s = EventSet::EMPTY;
+                for x in vs.iter() {
+                    match x {
+                        Val::Event(e) => s.insert(*e),
+                        _ => {
+                            return fail(
+                                format!(
+                                    "a set of events was expected, not a set holding {}",
+                                    x.kind()
+                                ),
+                                span,
+                            );
+                        }
+                    }
+                }
+                Ok(s)
+            }
+            _ => fail(
+                format!("a set of events was expected, not {}", v.kind()),
+                span,
+            ),
+        }
+    }
+
+    fn pair(&self, v: &Val, span: Span) -> Result<(usize, usize), EvalError> {
+        match v {
+            Val::Tuple(t) if t.len() == 2 => match (&t[0], &t[1]) {
+                (Val::Event(a), Val::Event(b)) => Ok((*a, *b)),
+                _ => fail("a pair of events was expected", span),
+            },
+            _ => fail(
+                format!("a pair of events was expected, not {}", v.kind()),
+                span,
+            ),
+        }
+    }
+
+    /// The elements of a set: events of a set of events, pairs of a relation, values of a
+    /// set of values.
+    fn elements(&self, v: &Val, span: Span) -> Result<Vec<Val>, EvalError> {
+        Ok(match v {
+            Val::Empty => Vec::new(),
+            Val::Set(s) => s.iter().map(Val::Event).collect(),
+            Val::Rel(r) => r
+                .pairs()
+                .map(|(a, b)| Val::Tuple(Rc::new(vec![Val::Event(a), Val::Event(b)])))
+                .collect(),
+            Val::Values(vs) => vs.to_vec(),
+            _ => return fail(format!("a set was expected, not {}", v.kind()), span),
+        })
+    }
+
+    /// The set `v` without its element `x` (as `match ... x ++ rest` needs it).
+    fn without(&self, v: &Val, x: &Val) -> Val {
+        let n = self.world.n;
+        match (v, x) {
+            (Val::Set(s), Val::Event(e)) => {
+                let mut s = *s;
+                s.remove(*e);
+                Val::Set(s)
+            }
+            (Val::Rel(r), Val::Tuple(t)) => match (&t[0], &t[1]) {
+                (Val::Event(a), Val::Event(b)) => {
+                    let mut r = (**r).clone();
+                    r.remove(*a, *b);
+                    Val::Rel(Rc::new(r))
+                }
+                _ => v.clone(),
+            },
+            (Val::Values(vs), _) => Val::Values(Rc::new(
+                vs.iter().filter(|y| !y.same(x, n)).cloned().collect(),
+            )),
+            _ => Val::Empty,
+        }
+    }
+
+    fn eval(&mut self, e: &Expr, frame: &mut Frame<'_>) -> Result<Val, EvalError> {
+        let n = self.world.n;
+        Ok(match e {
+            Expr::Empty => Val::Empty,
+            Expr::Universe => Val::Set(EventSet::full(n)),
+            Expr::Tag(t) => Val::Tag(t.clone()),
+            Expr::Var(slot) => self.get(*slot, frame),
+            Expr::Unbound(name, span) => return fail(format!("`{name}` is not defined"), *span),
+            Expr::Op1(op, a, span) => {
+                self.count(*span)?;
+                let a = self.eval(a, frame)?;
+                self.op1(*op, a, *span)?
+            }
+            Expr::Op(op, args, span) => {
+                self.count(*span)?;
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, frame)?);
+                }
+                self.op(*op, vals, *span)?
+            }
+            Expr::Tuple(args) => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, frame)?);
+                }
+                Val::Tuple(Rc::new(vals))
+            }
+            Expr::App(f, a, span) => {
+                let f = self.eval(f, frame)?;
+                let a = self.eval(a, frame)?;
+                self.apply(f, a, *span)?
+            }
+            Expr::Let(bindings, body) => {
+                let mut vals = Vec::with_capacity(bindings.len());
+                for (_, e) in bindings {
+                    vals.push(self.eval(e, frame)?);
+                }
+                for ((p, _), v) in bindings.iter().zip(vals) {
+                    self.bind(p, v, frame, Span::default())?;
+                }
+                self.eval(body, frame)?
+            }
+            Expr::LetRecFuns(codes, slots, body) => {
+                let group = self.group(codes, frame);
+                for (k, slot) in slots.iter().enumerate() {
+                    self.set(*slot, Val::RecFun(group.clone(), k), frame);
+                }
+                self.eval(body, frame)?
+            }
+            Expr::LetRecValues(values, body, span) => {
+                self.fixpoint(values, None, frame, *span)?;
+                self.eval(body, frame)?
+            }
+            Expr::Fun(code) => Val::Fun(Rc::new(Closure {
+                code: code.clone(),
+                captures: code.captures.iter().map(|s| self.get(*s, frame)).collect(),
+            })),
+            Expr::Set(args, span) => {
+                let mut vals: Vec<Val> = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, frame)?);
+                }
+                self.explicit_set(vals, *span)?
+            }
+            Expr::MatchTag(exp, clauses, default, span) => {
+                let v = self.eval(exp, frame)?;
+                let Val::Tag(t) = v else {
+                    return fail(format!("`match` needs a tag, not {}", v.kind()), *span);
+                };
+                match clauses.iter().find(|(c, _)| *c == t) {
+                    Some((_, e)) => self.eval(e, frame)?,
+                    None => match default {
+                        Some(d) => self.eval(d, frame)?,
+                        None => return fail(format!("no clause matches the tag '{t}"), *span),
+                    },
+                }
+            }
+            Expr::MatchSet {
+                exp,
+                empty,
+                elt,
+                rest,
+                nonempty,
+                span,
+            } => {
+                let v = self.eval(exp, frame)?;
+                match self.split(&v, *span)? {
+                    None => self.eval(empty, frame)?,
+                    Some((x, remaining)) => {
+                        if let Some(s) = elt {
+                            self.set(*s, x, frame);
+                        }
+                        if let Some(s) = rest {
+                            self.set(*s, remaining, frame);
+                        }
+                        self.eval(nonempty, frame)?
+                    }
+                }
+            }
+            Expr::Try(a, b) => match self.eval(a, frame) {
+                Ok(v) => v,
+                Err(_) => self.eval(b, frame)?,
+            },
+            Expr::If(c, a, b) => {
+                if self.cond(c, frame)? {
+                    self.eval(a, frame)?
+                } else {
+                    self.eval(b, frame)?
+                }
+            }
+        })
+    }
+
+    /// Whether the condition of an `if` holds.
+    fn cond(&mut self, c: &CondIr, frame: &mut Frame<'_>) -> Result<bool, EvalError> {
+        let n = self.world.n;
+        Ok(match c {
+            CondIr::Known(b) => *b,
+            CondIr::Eq(x, y) => {
+                let (x, y) = (self.eval(x, frame)?, self.eval(y, frame)?);
+                x.same(&y, n)
+            }
+            CondIr::Subset(x, y) => {
+                let (x, y) = (self.eval(x, frame)?, self.eval(y, frame)?);
+                let d = self.op(Op2::Diff, vec![x, y], Span::default())?;
+                is_empty(&d, n)
+            }
+            CondIr::In(x, y) => {
+                let (x, y) = (self.eval(x, frame)?, self.eval(y, frame)?);
+                self.elements(&y, Span::default())?
+                    .iter()
+                    .any(|e| e.same(&x, n))
+            }
+        })
+    }
+
+    /// A set split into one element and the others, as `match ... x ++ rest` takes it;
+    /// `None` when it is empty.
+    fn split(&self, v: &Val, span: Span) -> Result<Option<(Val, Val)>, EvalError> {
+        let first = match v {
+            Val::Empty => None,
+            Val::Set(s) => s.first().map(Val::Event),
+            Val::Rel(r) => r
+                .pairs()
+                .next()
+                .map(|(a, b)| Val::Tuple(Rc::new(vec![Val::Event(a), Val::Event(b)]))),
+            Val::Values(vs) => vs.first().cloned(),
+            _ => return fail(format!("a set was expected, not {}", v.kind()), span),
+        };
+        Ok(first.map(|x| {
+            let rest = match v {
+                Val::Values(vs) => Val::Values(Rc::new(vs[1..].to_vec())),
+                _ => self.without(v, &x),
+            };
+            (x, rest)
+        }))
+    }
+
+    fn explicit_set(&self, vals: Vec<Val>, span: Span) -> Result<Val, EvalError> {
+        if vals.is_empty() {
+            return Ok(Val::Empty);
+        }
+        if vals.iter().all(|v| matches!(v, Val::Event(_))) {
+            let mut s = EventSet::EMPTY;
+            for v in &vals {
+                if let Val::Event(e) = v {
+                    s.insert(*e);
+                }
+            }
+            return Ok(Val::Set(s));
+        }
+        let _ = span;
+        Ok(Val::Values(Rc::new(dedup(vals, self.world.n))))
+    }
+
+    /// Applies `f` to `arg`; a call in tail position of a function's body replaces the
+    /// running call instead of nesting in it, so that a function that iterates by calling
+    /// itself last (as herd7's library does over every coherence order) runs in constant
+    /// stack.
+    fn apply(&mut self, mut f: Val, mut arg: Val, span: Span) -> Result<Val, EvalError> {
+        loop {
+            let tail = {
+                let (code, captures, group) = match &f {
+                    Val::Fun(c) => (c.code.clone(), &c.captures[..], None),
+                    Val::RecFun(g, k) => (g.codes[*k].clone(), &g.captures[*k][..], Some(g)),
+                    Val::Builtin(b) => return self.builtin(*b, arg, span),
+                    v => return fail(format!("{} cannot be applied", v.kind()), span),
+                };
+                let mut frame = Frame {
+                    locals: vec![Val::Empty; code.frame],
+                    captures,
+                    group,
+                };
+                self.bind(&code.param, arg, &mut frame, span)?;
+                self.enter(&code.name, span)?;
+                let r = self.eval_tail(&code.body, &mut frame);
+                self.depth -= 1;
+                r?
+            };
+            match tail {
+                Tail::Done(v) => return Ok(v),
+                Tail::Call(g, a) => {
+                    f = g;
+                    arg = a;
+                }
+            }
+        }
+    }
+
+    /// Evaluates `e` in tail position: a call there is returned, not made.
+    fn eval_tail(&mut self, e: &Expr, frame: &mut Frame<'_>) -> Result<Tail, EvalError> {
+        match e {
+            Expr::App(f, a, span) => {
+                let f = self.eval(f, frame)?;
+                let a = self.eval(a, frame)?;
+                match f {
+                    Val::Builtin(b) => Ok(Tail::Done(self.builtin(b, a, *span)?)),
+                    f => Ok(Tail::Call(f, a)),
+                }
+            }
+            Expr::Let(bindings, body) => {
+                let mut vals = Vec::with_capacity(bindings.len());
+                for (_, e) in bindings {
+                    vals.push(self.eval(e, frame)?);
+                }
+                for ((p, _), v) in bindings.iter().zip(vals) {
+                    self.bind(p, v, frame, Span::default())?;
+                }
+                self.eval_tail(body, frame)
+            }
+            Expr::LetRecFuns(codes, slots, body) => {
+                let group = self.group(codes, frame);
+                for (k, slot) in slots.iter().enumerate() {
+                    self.set(*slot, Val::RecFun(group.clone(), k), frame);
+                }
+                self.eval_tail(body, frame)
+            }
+            Expr::MatchTag(exp, clauses, default, span) => {
+                let v = self.eval(exp, frame)?;
+                let Val::Tag(t) = v else {
+                    return fail(format!("`match` needs a tag, not {}", v.kind()), *span);
+                };
+                match clauses.iter().find(|(c, _)| *c == t) {
+                    Some((_, e)) => self.eval_tail(e, frame),
+                    None => match default {
+                        Some(d) => self.eval_tail(d, frame),
+                        None => fail(format!("no clause matches the tag '{t}"), *span),
+                    },
+                }
+            }
+            Expr::MatchSet {
+                exp,
+                empty,
+                elt,
+                rest,
+                nonempty,
+                span,
+            } => {
+                let v = self.eval(exp, frame)?;
+                match self.split(&v, *span)? {
+                    None => self.eval_tail(empty, frame),
+                    Some((x, remaining)) => {
+                        if let Some(s) = elt {
+                            self.set(*s, x, frame);
+                        }
+                        if let Some(s) = rest {
+                            self.set(*s, remaining, frame);
+                        }
+                        self.eval_tail(nonempty, frame)
+                    }
+                }
+            }
+            Expr::If(c, a, b) => {
+                if self.cond(c, frame)? {
+                    self.eval_tail(a, frame)
+                } else {
+                    self.eval_tail(b, frame)
+                }
+            }
+            e => Ok(Tail::Done(self.eval(e, frame)?)),
+        }
+    }
+
+    fn builtin(&mut self, b: Builtin, arg: Val, span: Span) -> Result<Val, EvalError> {
+        let n = self.world.n;
+        let x = self.world.exec;
+        Ok(match b {
+            Builtin::Domain => Val::Set(self.rel(&arg, span)?.domain()),
+            Builtin::Range => Val::Set(self.rel(&arg, span)?.range()),
+            Builtin::Fencerel => {
+                let s = self.set_of(&arg, span)?;
+                let po = &x.po;
+                Val::Rel(Rc::new(po.restrict_range(s).seq(po)))
+            }
+            Builtin::Classes => {
+                let r = self.rel(&arg, span)?;
+                let mut seen = EventSet::EMPTY;
+                let mut classes = Vec::new();
+                for e in 0..n {
+                    if seen.contains(e) || !(r.domain().contains(e) || r.range().contains(e)) {
+                        continue;
+                    }
+                    let mut class = r.successors(e);
+                    class.insert(e);
+                    seen = seen.union(class);
+                    classes.push(Val::Set(class));
+                }
+                Val::Values(Rc::new(classes))
+            }
+            Builtin::ClassesLoc | Builtin::Partition => {
+                let s = self.set_of(&arg, span)?;
+                let mut classes: Vec<(Option<crate::event::Loc>, EventSet)> = Vec::new();
+                for e in s.iter() {
+                    let loc = x.events[e].loc;
+                    match classes.iter_mut().find(|(l, _)| *l == loc) {
+                        Some((_, c)) => c.insert(e),
+                        None => classes.push((loc, EventSet::singleton(e))),
+                    }
+                }
+                Val::Values(Rc::new(
+                    classes.into_iter().map(|(_, c)| Val::Set(c)).collect(),
+                ))
+            }
+            Builtin::Linearisations => {
+                let Val::Tuple(t) = &arg else {
+                    return fail("`linearisations` takes a set and a relation", span);
+                };
+                if t.len() != 2 {
+                    return fail("`linearisations` takes a set and a relation", span);
+                }
+                let s = self.set_of(&t[0], span)?;
+                let r = self.rel(&t[1], span)?;
+                match linearisations(s, &r, n) {
+                    Some(orders) => Val::Values(Rc::new(orders)),
+                    None => {
+                        return fail(
+                            format!(
+                                "`linearisations` has more than {MAX_LINEARISATIONS} orders \
+                                 to return here"
+                            ),
+                            span,
+                        );
+                    }
+                }
+            }
+            Builtin::DifferentValues => {
+                let r = self.rel(&arg, span)?;
+                let mut out = Relation::empty(n);
+                for (a, b) in r.pairs() {
+                    if x.events[a].value != x.events[b].value {
+                        out.add(a, b);
+                    }
+                }
+                Val::Rel(Rc::new(out))
+            }
+            Builtin::Tag2Events => match &arg {
+                Val::Tag(t) => Val::Set((self.world.tag_events)(t)),
+                v => return fail(format!("`tag2events` takes a tag, not {}", v.kind()), span),
+            },
+        })
+    }
+
+    fn op1(&self, op: Op1, a: Val, span: Span) -> Result<Val, EvalError> {
+        let n = self.world.n;
+        Ok(match op {
+            Op1::Comp => match a {
+                Val::Set(s) => Val::Set(EventSet::full(n).minus(s)),
+                Val::Empty => Val::Set(EventSet::full(n)),
+                Val::Rel(r) => {
+                    let full = Relation::cartesian(n, EventSet::full(n), EventSet::full(n));
+                    Val::Rel(Rc::new(full.minus(&r)))
+                }
+                v => {
+                    return fail(
+                        format!("`~` needs a set or a relation, not {}", v.kind()),
+                        span,
+                    );
+                }
+            },
+            Op1::ToId => {
+                let s = self.set_of(&a, span)?;
+                Val::Rel(Rc::new(Relation::id_on(n, s)))
+            }
+            Op1::Plus => Val::Rel(Rc::new(self.rel(&a, span)?.plus())),
+            Op1::Star => Val::Rel(Rc::new(self.rel(&a, span)?.star())),
+            Op1::Opt => Val::Rel(Rc::new(self.rel(&a, span)?.optional())),
+            Op1::Inv => Val::Rel(Rc::new(self.rel(&a, span)?.inverse())),
+        })
+    }
+
+    fn op(&self, op: Op2, vals: Vec<Val>, span: Span) -> Result<Val, EvalError> {
+        let n = self.world.n;
+        let mut it = vals.into_iter();
+        let Some(first) = it.next() else {
+            return Ok(Val::Empty);
+        };
+        match op {
+            Op2::Seq => {
+                let mut acc = self.rel(&first, span)?;
+                for v in it {
+                    let next = self.rel(&v, span)?;
+                    acc = Rc::new(acc.seq(&next));
+                }
+                Ok(Val::Rel(acc))
+            }
+            Op2::Cartesian => {
+                let a = self.set_of(&first, span)?;
+                let b = match it.next() {
+                    Some(b) => self.set_of(&b, span)?,
+                    None => return fail("`*` needs two sets", span),
+                };
+                Ok(Val::Rel(Rc::new(Relation::cartesian(n, a, b))))
+            }
+            Op2::Add => {
+                let Some(set) = it.next() else {
+                    return fail("`++` needs an element and a set", span);
+                };
+                Ok(match (first, set) {
+                    (Val::Event(e), Val::Set(s)) => {
+                        let mut s = s;
+                        s.insert(e);
+                        Val::Set(s)
+                    }
+                    (Val::Event(e), Val::Empty) => Val::Set(EventSet::singleton(e)),
+                    (Val::Tuple(t), Val::Rel(r)) if t.len() == 2 => {
+                        let (a, b) = self.pair(&Val::Tuple(t), span)?;
+                        let mut r = (*r).clone();
+                        r.add(a, b);
+                        Val::Rel(Rc::new(r))
+                    }
+                    (Val::Tuple(t), Val::Empty)
+                        if t.len() == 2
+                            && matches!((&t[0], &t[1]), (Val::Event(_), Val::Event(_))) =>
+                    {
+                        let (a, b) = self.pair(&Val::Tuple(t), span)?;
+                        let mut r = Relation::empty(n);
+                        r.add(a, b);
+                        Val::Rel(Rc::new(r))
+                    }
+                    (x, Val::Values(vs)) => {
+                        if vs.iter().any(|y| y.same(&x, n)) {
+                            Val::Values(vs)
+                        } else {
+                            let mut v = Vec::with_capacity(vs.len() + 1);
+                            v.push(x);
+                            v.extend(vs.iter().cloned());
+                            Val::Values(Rc::new(v))
+                        }
+                    }
+                    (x, Val::Empty) => Val::Values(Rc::new(vec![x])),
+                    (x, s) => {
+                        return fail(
+                            format!("`++` cannot add {} to {}", x.kind(), s.kind()),
+                            span,
+                        );
+                    }
+                })
+            }
+            Op2::Union | Op2::Inter | Op2::Diff => {
+                let mut acc = first;
+                for v in it {
+                    acc = self.setop(op, acc, v, span)?;
+                }
+                Ok(acc)
+            }
+        }
+    }
+
+    /// Union, intersection or difference of two sets, relations or sets of values.
+    fn setop(&self, op: Op2, a: Val, b: Val, span: Span) -> Result<Val, EvalError> {
+        let n = self.world.n;
+        Ok(match (a, b) {
+            (Val::Empty, b) => match op {
+                Op2::Union => b,
+                _ => Val::Empty,
+            },
+            (a, Val::Empty) => match op {
+                Op2::Inter => Val::Empty,
+                _ => a,
+            },
+            (Val::Set(x), Val::Set(y)) => Val::Set(match op {
+                Op2::Union => x.union(y),
+                Op2::Inter => x.inter(y),
+                _ => x.minus(y),
+            }),
+            (a @ Val::Rel(_), b) | (a, b @ Val::Rel(_)) => {
+                let (x, y) = (self.rel(&a, span)?, self.rel(&b, span)?);
+                Val::Rel(Rc::new(match op {
+                    Op2::Union => x.union(&y),
+                    Op2::Inter => x.inter(&y),
+                    _ => x.minus(&y),
+                }))
+            }
+            (Val::Values(x), Val::Values(y)) => {
+                let v: Vec<Val> = match op {
+                    Op2::Union => x.iter().chain(y.iter()).cloned().collect(),
+                    Op2::Inter => x
+                        .iter()
+                        .filter(|a| y.iter().any(|b| a.same(b, n)))
+                        .cloned()
+                        .collect(),
+                    _ => x
+                        .iter()
+                        .filter(|a| !y.iter().any(|b| a.same(b, n)))
+                        .cloned()
+                        .collect(),
+                };
+                Val::Values(Rc::new(dedup(v, n)))
+            }
+            (a @ Val::Set(_), b @ Val::Values(_)) | (a @ Val::Values(_), b @ Val::Set(_)) => {
+                let (x, y) = (self.set_of(&a, span)?, self.set_of(&b, span)?);
+                Val::Set(match op {
+                    Op2::Union => x.union(y),
+                    Op2::Inter => x.inter(y),
+                    _ => x.minus(y),
+                })
+            }
+            (a, b) => {
+                return fail(
+                    format!("cannot combine {} with {}", a.kind(), b.kind()),
+                    span,
+                );
+            }
+        })
+    }
+}
+
+/// The global slot of `s`, if it is one.
+fn global(s: Slot) -> Option<usize> {
+    match s {
+        Slot::Global(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// The global slots a pattern binds.
+fn pattern_globals(p: &Pat) -> Vec<usize> {
+    match p {
+        Pat::One(s) => s.iter().filter_map(|s| global(*s)).collect(),
+        Pat::Tuple(ss) => ss.iter().flatten().filter_map(|s| global(*s)).collect(),
+    }
+}
+
+fn dedup(vals: Vec<Val>, n: usize) -> Vec<Val> {
+    let mut out: Vec<Val> = Vec::with_capacity(vals.len());
+    for v in vals {
+        if !out.iter().any(|w| w.same(&v, n)) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Every total order of the events of `s` that extends `r` restricted to `s`, as a
+/// relation (transitive, irreflexive); none when `r` has a cycle on `s`.
+///
+/// # Complexity
+/// As many steps as there are orders, up to `|s|!`.
+fn linearisations(s: EventSet, r: &Relation, n: usize) -> Option<Vec<Val>> {
+    let elems: Vec<usize> = s.iter().collect();
+    // The predecessors in `r`, within the set, of each element.
+    let preds: Vec<EventSet> = elems.iter().map(|&e| r.predecessors(e) & s).collect();
+    let mut out = Vec::new();
+    let mut order = Vec::with_capacity(elems.len());
+    fn go(
+        elems: &[usize],
+        preds: &[EventSet],
+        n: usize,
+        placed: EventSet,
+        order: &mut Vec<usize>,
+        out: &mut Vec<Val>,
+    ) {
+        if out.len() > MAX_LINEARISATIONS {
+            return;
+        }
+        if order.len() == elems.len() {
+            let mut rel = Relation::empty(n);
+            let mut after = placed;
+            for &a in order.iter() {
+                after.remove(a);
+                rel.set_successors(a, after);
+            }
+            out.push(Val::Rel(Rc::new(rel)));
+            return;
+        }
+        for (k, &e) in elems.iter().enumerate() {
+            // Every predecessor of `e` must be placed already.
+            if placed.contains(e) || !preds[k].minus(placed).is_empty() {
+                continue;
+            }
+            let mut p = placed;
+            p.insert(e);
+            order.push(e);
+            go(elems, preds, n, p, order, out);
+            order.pop();
+        }
+    }
+    go(&elems, &preds, n, EventSet::EMPTY, &mut order, &mut out);
+    (out.len() <= MAX_LINEARISATIONS).then_some(out)
+}

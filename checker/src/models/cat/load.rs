@@ -1,0 +1,165 @@
+//! Building a runnable model from its files: hazmat's prelude, the bell file, then the cat
+//! file (with everything they include), compiled as one program.
+//!
+//! herd7 runs a model in the same order: its standard library, the bell file, the cat
+//! file, the later ones seeing the names the earlier ones define.
+//! hazmat's prelude (`prelude.cat`) stands in for herd7's standard library: it is written
+//! for hazmat, and a model that needs herd7's own library file includes it by name, found
+//! through the [`Library`] like any other.
+
+use super::ast::{self, Span};
+use super::compile::{self, CompileError, Includes};
+use super::error::{CatError, ErrorKind};
+use super::files::{FileSystem, Files, Library, Loaded};
+use super::model::CatModel;
+use std::sync::Arc;
+
+/// hazmat's definitions that every model sees before its own.
+pub const PRELUDE: &str = include_str!("prelude.cat");
+
+/// The name diagnostics give the prelude.
+pub const PRELUDE_NAME: &str = "hazmat-prelude.cat";
+
+/// The architectures herd7 knows besides C: a model whose first word names one is for
+/// that architecture's tests only.
+const ARCHITECTURES: &[&str] = &[
+    "X86", "X86_64", "PPC", "ARM", "AArch64", "MIPS", "RISCV", "RISC-V", "CPP", "LISA", "BPF",
+    "JAVA", "ASL",
+];
+
+/// What a model is made of, as herd7's command line or configuration file names it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Spec {
+    /// The cat file, by name (searched for) or path.
+    pub cat: String,
+    /// The bell file, if any.
+    pub bell: Option<String>,
+    /// The variants set (`lkmmv2`, `cos-opt`...).
+    pub variants: Vec<String>,
+}
+
+/// A model that could not be built: the error, and the files it is located in.
+#[derive(Clone, Debug)]
+pub struct LoadError {
+    /// The error.
+    pub error: CatError,
+    /// The files read, which the error's place refers to.
+    pub files: Files,
+}
+
+impl LoadError {
+    /// The diagnostic, with the file name, the source line and a caret.
+    pub fn render(&self) -> String {
+        self.error.render(&self.files)
+    }
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.render().trim_end())
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Reads, parses and compiles the model `spec` names, finding its files through `library`
+/// in `fs`.
+pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatModel, LoadError> {
+    let mut loaded = Loaded::new();
+    let fail = |loaded: &Loaded, error: CatError| LoadError {
+        error,
+        files: loaded.files().clone(),
+    };
+    let prelude = loaded
+        .load_text(library, fs, PRELUDE_NAME, PRELUDE)
+        .map_err(|e| fail(&loaded, e))?;
+    let bell = match &spec.bell {
+        Some(b) => Some(loaded.load(library, fs, b).map_err(|e| fail(&loaded, e))?),
+        None => None,
+    };
+    let cat = loaded
+        .load(library, fs, &spec.cat)
+        .map_err(|e| fail(&loaded, e))?;
+    let files = loaded.files().clone();
+    for f in [bell, Some(cat)].into_iter().flatten() {
+        if let Some(arch) = loaded.model(f).and_then(|m| m.arch.as_deref())
+            && let Some(a) = ARCHITECTURES.iter().find(|a| a.eq_ignore_ascii_case(arch))
+        {
+            let name = files.get(f).map_or("", |s| s.name.as_str());
+            return Err(LoadError {
+                error: CatError::nowhere(
+                    ErrorKind::Model,
+                    format!(
+                        "`{name}` is a model for {a} tests, and hazmat's tests are C tests \
+                         (herd7 refuses it too: architecture mismatch)"
+                    ),
+                ),
+                files,
+            });
+        }
+    }
+    let mut order: Vec<Arc<ast::Model>> = Vec::new();
+    for f in [Some(prelude), bell, Some(cat)].into_iter().flatten() {
+        let model = loaded.model(f).cloned().unwrap_or_else(|| ast::Model {
+            title: None,
+            arch: None,
+            catdep: false,
+            instrs: Vec::new(),
+        });
+        order.push(Arc::new(model));
+    }
+    let mut includes = FromLoaded {
+        loaded: &loaded,
+        cache: Vec::new(),
+    };
+    let models: Vec<&ast::Model> = order.iter().map(|m| &**m).collect();
+    let code = compile::compile(&models, &spec.variants, &mut includes).map_err(|e| LoadError {
+        error: located(&files, &e),
+        files: files.clone(),
+    })?;
+    let title = order
+        .last()
+        .and_then(|m| m.title.clone())
+        .unwrap_or_else(|| spec.cat.clone());
+    Ok(CatModel::new(&title, code, files, cat))
+}
+
+/// A compile error as a located [`CatError`].
+pub(crate) fn located(files: &Files, e: &CompileError) -> CatError {
+    at(files, e.span, e.message.clone())
+}
+
+/// An error of kind [`ErrorKind::Model`] at `span`.
+pub(crate) fn at(files: &Files, span: Span, message: String) -> CatError {
+    match files.get(span.file) {
+        Some(f) if span != Span::default() => {
+            CatError::at(ErrorKind::Model, &f.text, span, message)
+        }
+        _ => CatError::nowhere(ErrorKind::Model, message),
+    }
+}
+
+/// The included files' trees, from what the loader read.
+struct FromLoaded<'a> {
+    loaded: &'a Loaded,
+    cache: Vec<(String, Arc<ast::Model>)>,
+}
+
+impl Includes for FromLoaded<'_> {
+    fn include(&mut self, name: &str, span: Span) -> Result<Arc<ast::Model>, CompileError> {
+        if let Some((_, m)) = self.cache.iter().find(|(n, _)| n == name) {
+            return Ok(m.clone());
+        }
+        let model = self
+            .loaded
+            .include(name)
+            .and_then(|f| self.loaded.model(f))
+            .ok_or_else(|| CompileError {
+                message: format!("cannot find the file `{name}`"),
+                span,
+            })?;
+        let model = Arc::new(model.clone());
+        self.cache.push((name.to_string(), model.clone()));
+        Ok(model)
+    }
+}

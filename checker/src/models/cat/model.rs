@@ -1,0 +1,372 @@
+//! A model run by the interpreter, as a [`MemoryModel`].
+//!
+//! herd7 splits the work on a candidate execution in two: its own code picks the writes
+//! ordinary reads read from, solves the values, and picks the final write of each location
+//! the test observes; the model picks the rest with `with ... from` (the coherence order,
+//! the writes lock reads read from) and judges each choice.
+//! An interpreted model does the same: the enumeration hands it executions with `rf` for
+//! ordinary reads, no `co`, and the final writes chosen ([`CatWorld`]), and the model
+//! reports every completion that passes its checks ([`MemoryModel::completions`]).
+
+use super::ast::Span;
+use super::compile::{self, Base, Code, Slot};
+use super::eval::{EvalError, Go, Machine, Val, World};
+use super::files::Files;
+use crate::event::{EventKind, Tag};
+use crate::execution::Execution;
+use crate::model::{Completion, Judgement, MemoryModel};
+use crate::relation::{EventSet, Relation};
+
+/// A model compiled from its cat files.
+#[derive(Debug)]
+pub struct CatModel {
+    name: &'static str,
+    code: Code,
+    /// The slots `co` and `rf` have at the end of the model.
+    co: Option<Slot>,
+    rf: Option<Slot>,
+    /// The files the model was read from, for the messages of errors at run time.
+    files: Files,
+    /// The index of the cat file among them.
+    cat: u32,
+    /// This model's number (see [`MODELS`]).
+    id: usize,
+}
+
+impl CatModel {
+    /// The model compiled from its files (a prelude first), named `name` on the command
+    /// line and in `Result(name):` lines.
+    pub(crate) fn new(name: &str, code: Code, files: Files, cat: u32) -> CatModel {
+        let co = code.finals.get("co").copied();
+        let rf = code.finals.get("rf").copied();
+        CatModel {
+            name: intern(name),
+            code,
+            co,
+            rf,
+            files,
+            cat,
+            id: MODELS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
+    /// The files the model was read from.
+    pub fn files(&self) -> &Files {
+        &self.files
+    }
+
+    /// The cat file's index among [`files`](Self::files).
+    pub fn cat_file(&self) -> u32 {
+        self.cat
+    }
+
+    /// A run-time error, located in the model's files.
+    pub fn render_error(&self, e: &EvalError) -> String {
+        super::load::at(&self.files, e.span, e.message.clone())
+            .render(&self.files)
+            .trim_end()
+            .to_string()
+    }
+}
+
+/// What an execution's fixed bindings depend on: the model, and what the thread paths
+/// fix (the events without their values, program order, the dependencies, `rmw`).
+#[derive(PartialEq)]
+struct Paths {
+    model: usize,
+    events: Vec<(
+        Option<usize>,
+        EventKind,
+        Option<crate::event::Loc>,
+        crate::event::Tags,
+    )>,
+    relations: [Relation; 5],
+    observed: EventSet,
+}
+
+impl Paths {
+    fn of(model: usize, x: &Execution) -> Paths {
+        Paths {
+            model,
+            events: x
+                .events
+                .iter()
+                .map(|e| (e.thread, e.kind, e.loc, e.tags))
+                .collect(),
+            relations: [
+                x.po.clone(),
+                x.rmw.clone(),
+                x.addr.clone(),
+                x.data.clone(),
+                x.ctrl.clone(),
+            ],
+            observed: x.observed,
+        }
+    }
+}
+
+thread_local! {
+    /// The values of the fixed bindings of the last execution this thread judged, and
+    /// what they depend on: the enumeration judges every candidate of one combination of
+    /// thread paths in a row.
+    static KEPT: std::cell::RefCell<Option<(Paths, Vec<Option<Val>>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A number for each model built, so that a model never reuses another's values.
+static MODELS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A name made `'static` once for the run, as flags and model names are.
+pub(crate) fn intern(s: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    let names = names.get_or_insert_with(HashSet::new);
+    if let Some(n) = names.get(s) {
+        return n;
+    }
+    let n: &'static str = Box::leak(s.to_string().into_boxed_str());
+    names.insert(n);
+    n
+}
+
+/// Whether `e` is an event of one of `lock.cat`'s lock classes.
+fn lock_event(x: &Execution, e: usize) -> bool {
+    let ev = &x.events[e];
+    [Tag::Lkr, Tag::Lkw, Tag::Ul, Tag::Lf, Tag::Rl, Tag::Ru]
+        .iter()
+        .any(|t| ev.has(*t))
+}
+
+/// The base values of an execution, in the order of [`compile::BASE`].
+fn base(x: &Execution, fw: EventSet, pco: &Relation) -> Vec<Val> {
+    let n = x.len();
+    let tagged = |t: Tag| x.tagged(t);
+    let locked = EventSet::from_fn(n, |e| lock_event(x, e));
+    // herd7's memory events are its reads and writes, lock events included; the lock
+    // events join `R` and `W` only where `lock.cat` puts them.
+    let m = x.reads() | x.writes();
+    let r = x.reads() - locked;
+    let w = x.writes() - locked;
+    let f = x.fences();
+    let rmw_set = tagged(Tag::Rmw);
+    let annotated = x.set(|e| {
+        [
+            Tag::Once,
+            Tag::Release,
+            Tag::Acquire,
+            Tag::Noreturn,
+            Tag::Mb,
+        ]
+        .iter()
+        .any(|t| e.has(*t))
+            || e.kind == EventKind::Fence
+    });
+    // `lock.cat` makes the lock read and write one RMW itself.
+    let mut rmw = x.rmw.clone();
+    for (a, b) in x.rmw.pairs().collect::<Vec<_>>() {
+        if lock_event(x, a) || lock_event(x, b) {
+            rmw.remove(a, b);
+        }
+    }
+    compile::BASE
+        .iter()
+        .map(|(_, b)| match b {
+            Base::Builtin(f) => Val::Builtin(*f),
+            Base::Exec(name) => match *name {
+                "M" => Val::Set(m),
+                "R" => Val::Set(r),
+                "W" => Val::Set(w),
+                "F" => Val::Set(f),
+                "IW" => Val::Set(tagged(Tag::Init)),
+                "FW" => Val::Set(fw),
+                "RMW" => Val::Set(rmw_set),
+                "LK" | "LS" => Val::Set(tagged(Tag::Lkr) | tagged(Tag::Lkw)),
+                "LKR" => Val::Set(tagged(Tag::Lkr)),
+                "LKW" => Val::Set(tagged(Tag::Lkw)),
+                "LF" => Val::Set(tagged(Tag::Lf)),
+                "UL" => Val::Set(tagged(Tag::Ul)),
+                "RL" => Val::Set(tagged(Tag::Rl)),
+                "RU" => Val::Set(tagged(Tag::Ru)),
+                "A" => Val::Set(rmw_set),
+                "NA" => Val::Set(m - rmw_set),
+                "annot" => Val::Set(annotated),
+                "id" => Val::Rel(std::rc::Rc::new(Relation::identity(n))),
+                "loc" => Val::Rel(std::rc::Rc::new(x.loc())),
+                "int" => Val::Rel(std::rc::Rc::new(x.int())),
+                "ext" => Val::Rel(std::rc::Rc::new(x.ext())),
+                "po" => Val::Rel(std::rc::Rc::new(x.po.clone())),
+                "rf" => Val::Rel(std::rc::Rc::new(x.rf.clone())),
+                "rmw" => Val::Rel(std::rc::Rc::new(rmw.clone())),
+                "addr" => Val::Rel(std::rc::Rc::new(x.addr.clone())),
+                "data" => Val::Rel(std::rc::Rc::new(x.data.clone())),
+                "ctrl" => Val::Rel(std::rc::Rc::new(x.ctrl.clone())),
+                "pco" => Val::Rel(std::rc::Rc::new(pco.clone())),
+                // herd7's same-access relation of mixed-size tests: in C, every access is
+                // one event, so it relates each memory event to itself.
+                "sm" => Val::Rel(std::rc::Rc::new(Relation::id_on(n, m))),
+                // `B` (branch events), the C11 orders, `amo`: none in C's LKMM events.
+                _ => Val::Empty,
+            },
+        })
+        .collect()
+}
+
+/// The coherence order that `x`'s program order and reads-from already show, between its
+/// ordinary (not lock) accesses: herd7 adds it to the `pco` it gives the model (the
+/// `obsco` of herd7's `cos-ok-opt.cat`), so that the coherence orders a model generates
+/// all respect it.
+///
+/// `ww`: two writes in program order; `rw`: the write a read reads from before a write
+/// po-after the read; `wr`: a write before the write a po-later read reads from; `rr`:
+/// the writes two reads in program order read from.
+fn observed_co(x: &Execution) -> Relation {
+    let n = x.len();
+    let locked = EventSet::from_fn(n, |e| lock_event(x, e));
+    let r = x.reads() - locked;
+    let w = x.writes() - locked;
+    let po_loc = x.po.inter(&x.loc());
+    let invrf = x.rf.inverse();
+    let id = Relation::identity(n);
+    let ww = po_loc.restrict(w, w);
+    let rw = x.rf.seq(&po_loc.restrict(r, w));
+    let wr = po_loc.restrict(w, r).seq(&invrf).minus(&id);
+    let rr = x.rf.seq(&po_loc.restrict(r, r)).seq(&invrf).minus(&id);
+    ww.union(&rw).union(&wr).union(&rr)
+}
+
+/// The events of `x` carrying the tag a model names `t` (herd7's annotations, matched
+/// whatever their case, since the kernel's files have written them both ways).
+fn tag_events(x: &Execution, t: &str) -> EventSet {
+    match Tag::ALL
+        .iter()
+        .find(|tag| tag.name().eq_ignore_ascii_case(t))
+    {
+        Some(tag) => x.tagged(*tag),
+        None => EventSet::EMPTY,
+    }
+}
+
+impl CatModel {
+    /// Runs the model on `x`, with the final writes `fw` and herd7's `pco`, calling `each`
+    /// with every completion that passes its checks.
+    pub(crate) fn run(
+        &self,
+        x: &Execution,
+        fw: EventSet,
+        pco: &Relation,
+        deadline: Option<std::time::Instant>,
+        each: &mut dyn FnMut(Completion<'_>) -> bool,
+    ) -> Result<(), EvalError> {
+        let tags = |t: &str| tag_events(x, t);
+        let world = World {
+            exec: x,
+            n: x.len(),
+            base: base(x, fw, &pco.union(&observed_co(x))),
+            tag_events: &tags,
+        };
+        let key = Paths::of(self.id, x);
+        let kept = KEPT.with(|k| match k.borrow_mut().take() {
+            Some((paths, kept)) if paths == key => kept,
+            _ => Vec::new(),
+        });
+        let mut machine = Machine::new(&self.code, &world, deadline, kept);
+        let n = x.len();
+        let mut error = None;
+        let r = machine.run(&mut |leaf| {
+            let rel = |slot: Option<Slot>| -> Result<Relation, EvalError> {
+                match slot {
+                    Some(Slot::Global(i)) => match &leaf.globals[i] {
+                        Val::Rel(r) => Ok((**r).clone()),
+                        Val::Empty => Ok(Relation::empty(n)),
+                        _ => Err(EvalError {
+                            message: "the model's `co` or `rf` is not a relation".into(),
+                            span: Span::default(),
+                        }),
+                    },
+                    _ => Ok(Relation::empty(n)),
+                }
+            };
+            let (co, rf) = match (rel(self.co), rel(self.rf)) {
+                (Ok(co), Ok(rf)) => (co, rf),
+                (Err(e), _) | (_, Err(e)) => {
+                    error = Some(e);
+                    return Go::Stop;
+                }
+            };
+            let flags: Vec<&'static str> = leaf.flags.iter().map(|f| intern(f)).collect();
+            if each(Completion {
+                co: &co,
+                rf: &rf,
+                judgement: &Judgement {
+                    rejected_by: None,
+                    flags,
+                },
+            }) {
+                Go::On
+            } else {
+                Go::Stop
+            }
+        });
+        let kept = machine.into_kept();
+        KEPT.with(|k| *k.borrow_mut() = Some((key, kept)));
+        r?;
+        match error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl MemoryModel for CatModel {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Judges a complete execution as the native models are judged: allowed when some
+    /// completion of it passes, with the flags of the first.
+    fn judge(&self, execution: &Execution) -> Judgement {
+        let n = execution.len();
+        let mut found = None;
+        let r = self.run(
+            execution,
+            EventSet::EMPTY,
+            &Relation::empty(n),
+            None,
+            &mut |c| {
+                found = Some(c.judgement.clone());
+                false
+            },
+        );
+        match (r, found) {
+            (Ok(()), Some(j)) => j,
+            _ => Judgement {
+                rejected_by: Some("model"),
+                flags: Vec::new(),
+            },
+        }
+    }
+
+    fn completes(&self) -> bool {
+        true
+    }
+
+    fn completions(
+        &self,
+        execution: &Execution,
+        final_writes: EventSet,
+        pco: &Relation,
+        deadline: Option<std::time::Instant>,
+        each: &mut dyn FnMut(Completion<'_>) -> bool,
+    ) -> Result<(), String> {
+        self.run(execution, final_writes, pco, deadline, each)
+            .map_err(|e| format!("the model cannot run: {}", self.render_error(&e)))
+    }
+
+    /// A model file need not allow every sequentially consistent execution (it may be
+    /// anything a user writes).
+    fn includes_sc(&self) -> bool {
+        false
+    }
+}

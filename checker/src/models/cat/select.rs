@@ -1,0 +1,123 @@
+//! Choosing what runs a model given by its files: the native LKMM when the files are the
+//! kernel's current model, the interpreter otherwise.
+//!
+//! The files are compared by content, not by name: each file's tokens (comments and blanks
+//! dropped, see [`normalized`]) are digested in the order the model loads them, with
+//! the variants, and the digest is compared with the one of the kernel's model that the
+//! native [`Lkmm`](crate::lkmm::Lkmm) implements (`linux-kernel.bell`, `linux-kernel.cat`,
+//! `lock.cat` and the herd7 library files they include, variant `lkmmv2`).
+//! Only the digest is kept here, never the files.
+
+use super::files::{Files, Origin};
+use super::load::PRELUDE_NAME;
+use super::model::CatModel;
+use super::parser::normalized;
+use crate::model::MemoryModel;
+
+/// The digest ([`fingerprint`]) of the kernel's current model, as herd7 7.58 runs it with
+/// `-conf linux-kernel.cfg` and its own library.
+pub const LKMM_FINGERPRINT: &str = "e1f46015912947b18829c941d4eea50f";
+
+/// The digest of the kernel's `linux-kernel.def`, normalised as by [`normalized_def`].
+pub const LKMM_DEF_FINGERPRINT: &str = "2cc196c9c688e9fb5119260d29f1f88a";
+
+/// The digest of a model's files (the prelude aside), each normalised, in the order they
+/// were loaded, and of its variants; `None` when a file does not lex.
+pub fn fingerprint(files: &Files, variants: &[String]) -> Option<String> {
+    let mut text = String::new();
+    let mut variants: Vec<&String> = variants.iter().collect();
+    variants.sort();
+    variants.dedup();
+    for v in variants {
+        text.push_str("variant ");
+        text.push_str(v);
+        text.push('\n');
+    }
+    for (_, f) in files.iter() {
+        if f.name == PRELUDE_NAME && f.origin == Origin::Text {
+            continue;
+        }
+        text.push_str(&normalized(&f.text)?);
+        text.push('\n');
+    }
+    Some(crate::report::digest(text.as_bytes()))
+}
+
+/// A `.def` file's text without its `//` and `(* *)` comments and with its blanks
+/// normalised.
+pub fn normalized_def(text: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for line in text.lines() {
+        let mut line = line;
+        if depth == 0
+            && let Some(i) = line.find("//")
+        {
+            line = &line[..i];
+        }
+        let mut kept = String::new();
+        let b = line.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i..].starts_with(b"(*") {
+                depth += 1;
+                i += 2;
+            } else if depth > 0 && b[i..].starts_with(b"*)") {
+                depth -= 1;
+                i += 2;
+            } else {
+                if depth == 0 {
+                    kept.push(b[i] as char);
+                }
+                i += 1;
+            }
+        }
+        let words: Vec<&str> = kept.split_whitespace().collect();
+        if !words.is_empty() {
+            out.push_str(&words.join(" "));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The digest of a `.def` file, for comparison with [`LKMM_DEF_FINGERPRINT`].
+pub fn def_fingerprint(text: &str) -> String {
+    crate::report::digest(normalized_def(text).as_bytes())
+}
+
+/// Which model runs.
+pub enum Chosen {
+    /// The native LKMM: the files are the kernel's current model.
+    Native(crate::lkmm::Lkmm),
+    /// The interpreter.
+    Interpreted(Box<CatModel>),
+}
+
+impl Chosen {
+    /// The model to run.
+    pub fn model(&self) -> &dyn MemoryModel {
+        match self {
+            Chosen::Native(m) => m,
+            Chosen::Interpreted(m) => &**m,
+        }
+    }
+
+    /// `native` or `interpreted`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Chosen::Native(_) => "native",
+            Chosen::Interpreted(_) => "interpreted",
+        }
+    }
+}
+
+/// The native LKMM when `model`'s files are the kernel's current model and `interpret` is
+/// not asked, else `model` itself.
+pub fn choose(model: CatModel, variants: &[String], interpret: bool) -> Chosen {
+    if !interpret && fingerprint(model.files(), variants).as_deref() == Some(LKMM_FINGERPRINT) {
+        Chosen::Native(crate::lkmm::Lkmm)
+    } else {
+        Chosen::Interpreted(Box::new(model))
+    }
+}

@@ -1,0 +1,158 @@
+//! `hazmat check` with a model given by its files (`--cat`, `--bell`, `--macros`, `-I`,
+//! `--conf`, `--interpret`): located diagnostics for the model's mistakes, and `--json`
+//! saying which model ran.
+//! The tests that need the kernel's model files and herd7's library read them from the
+//! shared folder (see `tests/cat_models.rs`) and, without it, pass having checked nothing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn hazmat(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hazmat"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("hazmat runs")
+}
+
+/// Writes `text` to a file of its own in the temporary directory.
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hazmat-cat-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("temporary file");
+    path
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap_or_default()
+}
+
+const SB: &str = "C SB
+{}
+P0(int *x, int *y) { int r0; WRITE_ONCE(*x, 1); r0 = READ_ONCE(*y); }
+P1(int *x, int *y) { int r0; WRITE_ONCE(*y, 1); r0 = READ_ONCE(*x); }
+exists (0:r0=0 /\\ 1:r0=0)
+";
+
+#[test]
+fn a_model_of_ones_own_runs_and_json_says_the_interpreter_ran_it() {
+    let test = temp_file("sb.litmus", SB);
+    // No coherence order is chosen: reads-from alone, under a check it cannot fail.
+    let model = temp_file("po-rf.cat", "\"po and rf\"\nacyclic po | rf as causality\n");
+    let out = hazmat(&["check", "--json", "--cat", s(&model), s(&test)]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let j: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
+    assert_eq!(j["verdict"], "Sometimes");
+    assert_eq!(j["model_source"]["kind"], "interpreted");
+    assert!(
+        j["model_source"]["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("po-rf.cat")),
+        "{j}"
+    );
+}
+
+#[test]
+fn a_syntax_error_in_a_model_is_located() {
+    let test = temp_file("sb2.litmus", SB);
+    let model = temp_file("broken.cat", "\"broken\"\nlet x = po |\n");
+    let out = hazmat(&["check", "--cat", s(&model), s(&test)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("broken.cat:3:1: error: expected an expression"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_name_defined_nowhere_is_located_when_the_model_runs() {
+    let test = temp_file("sb3.litmus", SB);
+    let model = temp_file("unbound.cat", "\"unbound\"\nacyclic po | hb2 as sc\n");
+    let out = hazmat(&["check", "--cat", s(&model), s(&test)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("unbound.cat:2:14: error: `hb2` is not defined"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("^^^"), "{stderr}");
+}
+
+#[test]
+fn a_missing_include_names_where_it_was_looked_for() {
+    let test = temp_file("sb4.litmus", SB);
+    let model = temp_file("includes.cat", "\"includes\"\ninclude \"nowhere.cat\"\n");
+    let out = hazmat(&["check", "--cat", s(&model), s(&test)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("cannot find the file `nowhere.cat`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("looked in"), "{stderr}");
+}
+
+#[test]
+fn a_def_file_other_than_the_kernels_is_refused() {
+    let test = temp_file("sb5.litmus", SB);
+    let model = temp_file("plain.cat", "\"plain\"\nacyclic po as p\n");
+    let def = temp_file("mine.def", "READ_ONCE(X) __load{once}(X)\n");
+    let out = hazmat(&["check", "--cat", s(&model), "--macros", s(&def), s(&test)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("not the kernel's linux-kernel.def"),
+        "{stderr}"
+    );
+}
+
+/// The shared folder's model files and herd7's library, if present.
+fn kernel_model() -> Option<(PathBuf, PathBuf)> {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+    let model = shared.join("conformance/lkmm-model");
+    let lib = shared.join("oracle/herd");
+    (model.join("linux-kernel.cfg").is_file() && lib.join("cross.cat").is_file())
+        .then_some((model, lib))
+}
+
+#[test]
+fn the_kernels_cfg_runs_the_native_model_unless_interpret_is_given() {
+    let Some((model, lib)) = kernel_model() else {
+        eprintln!("the kernel's model files or herd7's library not found; nothing to check");
+        return;
+    };
+    let test = temp_file("sb6.litmus", SB);
+    let base = [
+        "check",
+        "--json",
+        "-I",
+        s(&model),
+        "-I",
+        s(&lib),
+        "--conf",
+        "linux-kernel.cfg",
+    ];
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        args.push(s(&test));
+        let out = hazmat(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("one JSON object")
+    };
+    let native = run(&[]);
+    let interpreted = run(&["--interpret"]);
+    assert_eq!(native["model_source"]["kind"], "native");
+    assert_eq!(interpreted["model_source"]["kind"], "interpreted");
+    for field in ["verdict", "states", "positive", "negative", "flags"] {
+        assert_eq!(native[field], interpreted[field], "{field}");
+    }
+}

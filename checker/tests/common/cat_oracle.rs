@@ -1,0 +1,261 @@
+//! herd7 and hazmat's interpreter on the same model files: running both on a list of
+//! litmus files and comparing their answers.
+//!
+//! herd7 is found through `$HAZMAT_ORACLE`, or at `../shared/oracle/herd7` from the
+//! workspace root; its library (`herd/` beside it) is where `include`s not found in the
+//! model's own folder are looked for, by both tools.
+//! Included by the cat-model tests (`tests/cat_models.rs`) and the offline tool
+//! (`examples/cat_oracle.rs`).
+
+#![allow(dead_code, reason = "each includer uses part of the module")]
+
+use hazmat_checker::herd_output::{self, Summary};
+use hazmat_checker::model::MemoryModel;
+use hazmat_checker::models::cat::files::Disk;
+use hazmat_checker::models::cat::{CatModel, Library, Spec, load};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The workspace root.
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// herd7's executable, if present.
+pub(crate) fn herd7() -> Option<PathBuf> {
+    let exe = match std::env::var_os("HAZMAT_ORACLE") {
+        Some(p) => PathBuf::from(p),
+        None => workspace().join("../shared/oracle/herd7"),
+    };
+    exe.is_file().then_some(exe)
+}
+
+/// herd7's model library, beside its executable.
+pub(crate) fn herdlib(herd7: &Path) -> PathBuf {
+    herd7.parent().unwrap_or(Path::new(".")).join("herd")
+}
+
+/// One model, as both tools are given it: a folder searched first, the cat and bell
+/// files, the macros file, the variants.
+#[derive(Clone, Debug)]
+pub(crate) struct ModelFiles {
+    /// The folder of the model's own files.
+    pub(crate) dir: PathBuf,
+    /// The cat file.
+    pub(crate) cat: String,
+    /// The bell file.
+    pub(crate) bell: Option<String>,
+    /// The macros file (herd7 needs it for C tests; hazmat has the kernel's built in).
+    pub(crate) macros: Option<String>,
+    /// The variants.
+    pub(crate) variants: Vec<String>,
+}
+
+impl ModelFiles {
+    /// The model compiled by hazmat's interpreter.
+    pub(crate) fn load(&self, herdlib: &Path) -> Result<CatModel, String> {
+        let library = Library::new().include(&self.dir).include(herdlib);
+        let spec = Spec {
+            cat: self.cat.clone(),
+            bell: self.bell.clone(),
+            variants: self.variants.clone(),
+        };
+        load(&library, &Disk, &spec).map_err(|e| e.render())
+    }
+
+    /// herd7's options for the model.
+    fn herd7_args(&self) -> Vec<String> {
+        let mut args = vec!["-I".to_string(), self.dir.display().to_string()];
+        if let Some(m) = &self.macros {
+            args.extend(["-macros".to_string(), m.clone()]);
+        }
+        if let Some(b) = &self.bell {
+            args.extend(["-bell".to_string(), b.clone()]);
+        }
+        args.extend(["-model".to_string(), self.cat.clone()]);
+        if !self.variants.is_empty() {
+            args.extend(["-variant".to_string(), self.variants.join(",")]);
+        }
+        args
+    }
+}
+
+/// One tool's answer for one file.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Answer {
+    /// Decided: the text (`Time` aside) and what it says.
+    Decided(String, Summary),
+    /// Refused with an error.
+    Error(String),
+    /// Not decided in time.
+    Timeout,
+}
+
+/// herd7's answers for `files` under `model`, running it on batches of files whose test
+/// names differ, `timeout` seconds of CPU each.
+pub(crate) fn run_herd7(
+    herd7: &Path,
+    model: &ModelFiles,
+    files: &[PathBuf],
+    timeout: f64,
+) -> Vec<Answer> {
+    let names: Vec<String> = files.iter().map(|f| test_name(f)).collect();
+    let mut answers = vec![Answer::Timeout; files.len()];
+    let mut todo: Vec<usize> = (0..files.len()).collect();
+    while !todo.is_empty() {
+        // One batch: the first file of each name not yet run.
+        let mut batch: Vec<usize> = Vec::new();
+        let mut rest = Vec::new();
+        for i in todo {
+            if batch.len() < 50 && !batch.iter().any(|&j| names[j] == names[i]) {
+                batch.push(i);
+            } else {
+                rest.push(i);
+            }
+        }
+        todo = rest;
+        let out = Command::new(herd7)
+            .arg("-timeout")
+            .arg(format!("{timeout}"))
+            .args(model.herd7_args())
+            .args(batch.iter().map(|&i| &files[i]))
+            .output();
+        let Ok(out) = out else {
+            for &i in &batch {
+                answers[i] = Answer::Error("herd7 does not start".into());
+            }
+            continue;
+        };
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let blocks: BTreeMap<String, String> = herd_output::blocks(&stdout).into_iter().collect();
+        for &i in &batch {
+            answers[i] = match blocks.get(&names[i]) {
+                Some(text) => match herd_output::parse(text) {
+                    Ok(s) => Answer::Decided(without_time(text), s),
+                    Err(e) => Answer::Error(format!("herd7's output unread: {e}")),
+                },
+                // herd7 prints nothing at all for a test that runs out of its `-timeout`.
+                None if stderr.trim().is_empty()
+                    || stderr.contains("Timeout")
+                    || stderr.contains("timeout") =>
+                {
+                    Answer::Timeout
+                }
+                None => Answer::Error(
+                    stderr
+                        .lines()
+                        .find(|l| !l.starts_with("Warning"))
+                        .unwrap_or("herd7 printed nothing")
+                        .to_string(),
+                ),
+            };
+        }
+    }
+    answers
+}
+
+/// hazmat's answer for one file under `model`.
+pub(crate) fn run_hazmat(model: &dyn MemoryModel, file: &Path, timeout: Duration) -> Answer {
+    let Ok(source) = std::fs::read_to_string(file) else {
+        return Answer::Error("unreadable".into());
+    };
+    let options = hazmat_checker::Options {
+        limits: hazmat_checker::enumerate::Limits {
+            max_executions: None,
+            deadline: Some(Instant::now() + timeout),
+        },
+        speedcheck: false,
+    };
+    match hazmat_checker::check_source(&source, model, &options) {
+        Ok(c) if c.outcome.unknown.is_some() => Answer::Timeout,
+        Ok(c) => {
+            let text = without_time(&c.herd_text());
+            match herd_output::parse(&text) {
+                Ok(s) => Answer::Decided(text, s),
+                Err(e) => Answer::Error(e),
+            }
+        }
+        Err(e) => Answer::Error(e.to_string()),
+    }
+}
+
+/// How hazmat's answer differs from herd7's; `None` when they agree (both decide with the
+/// same outcome and text, both refuse, or herd7 did not decide).
+pub(crate) fn compare(hazmat: &Answer, herd7: &Answer) -> Option<String> {
+    match (hazmat, herd7) {
+        (_, Answer::Timeout) => None,
+        (Answer::Decided(text, ours), Answer::Decided(theirs_text, theirs)) => {
+            let mut d = herd_output::differences(theirs, ours);
+            if d.is_empty() {
+                d.extend(herd_output::first_text_difference(text, theirs_text));
+            }
+            (!d.is_empty()).then(|| d.join("; "))
+        }
+        (Answer::Error(_), Answer::Error(_)) => None,
+        (Answer::Timeout, _) => Some("hazmat did not decide it in time".into()),
+        (ours, theirs) => Some(format!("hazmat: {}; herd7: {}", brief(ours), brief(theirs))),
+    }
+}
+
+fn brief(a: &Answer) -> String {
+    match a {
+        Answer::Decided(_, s) => format!("{} {:?}", s.verdict, s.flags),
+        Answer::Error(e) => format!("error: {}", e.lines().next().unwrap_or_default()),
+        Answer::Timeout => "timeout".into(),
+    }
+}
+
+/// The test name herd7 prints for a litmus file: the name it declares (`C NAME` on its
+/// first line) without a `.litmus` ending, or its file stem.
+pub(crate) fn test_name(file: &Path) -> String {
+    let name = std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| !l.trim().is_empty())
+                .and_then(|l| l.split_whitespace().nth(1).map(String::from))
+        })
+        .unwrap_or_else(|| {
+            file.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+    name.strip_suffix(".litmus")
+        .map(String::from)
+        .unwrap_or(name)
+}
+
+/// A text without its `Time` line, and without trailing blank lines.
+pub(crate) fn without_time(text: &str) -> String {
+    let mut out: String = text
+        .lines()
+        .filter(|l| !l.starts_with("Time "))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// Every `stride`-th litmus file of each folder of the corpus that holds herd7's answers,
+/// in a fixed order.
+pub(crate) fn corpus_sample(root: &Path, stride: usize) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("herd7.tsv").is_file())
+        .collect();
+    folders.sort();
+    for folder in folders {
+        let files = hazmat_checker::harness::litmus_files(&folder);
+        out.extend(files.into_iter().step_by(stride.max(1)));
+    }
+    out
+}
