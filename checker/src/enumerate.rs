@@ -48,6 +48,8 @@ use crate::program::{Applied, Cell, Op, Operand, Program, Prop, Term, herd_binar
 use crate::relation::{EventSet, MAX_EVENTS, Relation};
 use std::time::Instant;
 
+mod may;
+
 /// Bounds on one enumeration.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Limits {
@@ -490,6 +492,13 @@ struct Search<'a> {
     /// Reads whose value is 0 without a write to read from: the lock reads, when the model
     /// completes candidates.
     known_reads: EventSet,
+    /// For each read of an `Rf` stage, the writes it may read.
+    rf_options: Vec<Option<Vec<usize>>>,
+    /// Whether a speed check may cut a partial execution none of whose completions can
+    /// satisfy its goal (see the `may` module).
+    lookahead: bool,
+    /// The look-ahead's memory of each read's values while it runs.
+    may_memo: Vec<may::Memo>,
 }
 
 const NONE: usize = usize::MAX;
@@ -620,6 +629,11 @@ impl<'a> Search<'a> {
         }
         let completes = model.completes();
         let prune = model.monotone() && !completes && !paths.iter().any(|p| p.cutoff.is_some());
+        let lookahead = goal.is_some()
+            && !completes
+            && paths
+                .iter()
+                .all(|p| p.cutoff.is_none() && p.escape.is_none());
         let mut search = Search {
             program,
             model,
@@ -641,6 +655,9 @@ impl<'a> Search<'a> {
             completes,
             finals: None,
             known_reads: EventSet::EMPTY,
+            rf_options: vec![None; n],
+            lookahead,
+            may_memo: vec![may::Memo::Unknown; n],
         };
         search.plan();
         Ok(search)
@@ -713,6 +730,9 @@ impl<'a> Search<'a> {
                     }
                 })
                 .collect();
+            for c in &choices {
+                self.rf_options[c.read] = Some(c.candidates.clone());
+            }
             if !choices.is_empty() {
                 self.stages.push(Stage::Rf(choices));
             }
@@ -1244,7 +1264,7 @@ impl<'a> Search<'a> {
             return Err(Why::Filter);
         }
         if let Some(g) = self.goal
-            && self.prop3(g) == Some(false)
+            && (self.prop3(g) == Some(false) || self.lookahead && !self.goal_may_hold(g))
         {
             return Err(Why::Goal);
         }

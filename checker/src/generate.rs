@@ -49,6 +49,7 @@
 //! cut down, is a valid program.
 
 mod build;
+pub mod families;
 mod shrink;
 
 pub use shrink::minimise;
