@@ -30,8 +30,7 @@
 //! project holds no copy of the kernel's files), and a file not found at all is taken for
 //! the kernel's when it has the kernel's name, so `-conf linux-kernel.cfg` works without
 //! the files beside it.
-//! Any other model goes to [`cat_model`], where the cat interpreter is to plug in; until
-//! it does, such a model is refused.
+//! Any other model goes to [`cat_model`]: the cat interpreter runs it from its files.
 
 use hazmat_checker::enumerate::Limits;
 use hazmat_checker::model::MemoryModel;
@@ -309,14 +308,14 @@ fn refuse(argv0: &str, r: &Refusal) -> u8 {
 fn usage(argv0: &str) -> String {
     format!(
         "Usage {argv0} [options] [test]*\n\
-         hazmat, as herd7 (Linux-kernel memory model only, natively):\n  \
+         hazmat, as herd7 (the Linux-kernel memory model natively, other models interpreted):\n  \
          -version  show version number and exit\n  \
          -set-libdir <path> set installation directory to <path>\n  \
          -v  show hazmat's own warnings about the tests\n  \
          -q  do not show diagnostics (the default)\n  \
          -I <dir> add <dir> to search path\n  \
          -conf <name> read configuration file <name>\n  \
-         -model <name>  select model (only the Linux-kernel memory model for now)\n  \
+         -model <name>  select model (a cat file)\n  \
          -cat <name>  alias for -model\n  \
          -bell <name> read bell file <name>\n  \
          -macros <name> read macro (.def) file <name>\n  \
@@ -716,26 +715,38 @@ fn choose_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
     }
 }
 
-/// The hook for every model that is not the current LKMM: the cat interpreter serves
-/// them here. Until it does, they are refused.
+/// Every model that is not the current LKMM: the cat interpreter runs it, from the files
+/// the command line names, found as herd7 finds them. A `.def` file other than the
+/// kernel's is refused: hazmat runs the kernel's primitives only.
 fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
-    let mut what = vec![format!(
-        "-model {}",
-        args.model.as_deref().unwrap_or("(none)")
-    )];
-    if let Some(b) = &args.bell {
-        what.push(format!("-bell {b}"));
+    use hazmat_checker::models::cat::{Spec, load, select};
+    let lib = library(args);
+    let Some(model) = &args.model else {
+        return Err(Refusal::plain("no model given"));
+    };
+    if let Some(macros) = &args.macros
+        && let Ok(Found::Path(p)) = lib.find(&Disk, macros)
+    {
+        let text = std::fs::read(&p)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| Refusal::plain(format!("{}: {e}", p.display())))?;
+        if select::def_fingerprint(&text) != select::LKMM_DEF_FINGERPRINT {
+            return Err(Refusal::plain(format!(
+                "{}: this macros file is not the kernel's linux-kernel.def; hazmat runs the \
+                 kernel's primitives only, and does not read other def files yet",
+                p.display()
+            )));
+        }
     }
-    if let Some(m) = &args.macros {
-        what.push(format!("-macros {m}"));
+    let spec = Spec {
+        cat: model.clone(),
+        bell: args.bell.clone(),
+        variants: args.variants.clone(),
+    };
+    match load(&lib, &Disk, &spec) {
+        Ok(m) => Ok(Box::new(m)),
+        Err(e) => Err(Refusal::plain(e.render().trim_end().to_string())),
     }
-    what.push(format!("-variant {}", args.variants.join(",")));
-    Err(Refusal::plain(format!(
-        "hazmat knows natively only the current Linux-kernel memory model (the kernel's \
-         linux-kernel.cat, lock.cat, linux-kernel.bell and linux-kernel.def, variant lkmmv2), \
-         and does not read cat models yet; this command line asks for another: {}",
-        what.join(" ")
-    )))
 }
 
 /// Decides each test file in order, printing herd7's output.

@@ -40,7 +40,7 @@ pub fn fingerprint(files: &Files, variants: &[String]) -> Option<String> {
         text.push_str(&normalized(&f.text)?);
         text.push('\n');
     }
-    Some(crate::report::digest(text.as_bytes()))
+    Some(digest(text.as_bytes()))
 }
 
 /// A `.def` file's text without its `//` and `(* *)` comments and with its blanks
@@ -83,7 +83,17 @@ pub fn normalized_def(text: &str) -> String {
 
 /// The digest of a `.def` file, for comparison with [`LKMM_DEF_FINGERPRINT`].
 pub fn def_fingerprint(text: &str) -> String {
-    crate::report::digest(normalized_def(text).as_bytes())
+    digest(normalized_def(text).as_bytes())
+}
+
+/// FNV-1a, 128 bits, as hex: the digest the fingerprints above are written in.
+fn digest(bytes: &[u8]) -> String {
+    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
+    const PRIME: u128 = 0x0000000001000000000000000000013B;
+    let h = bytes
+        .iter()
+        .fold(OFFSET, |h, &b| (h ^ b as u128).wrapping_mul(PRIME));
+    format!("{h:032x}")
 }
 
 /// Which model runs.
