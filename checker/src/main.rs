@@ -216,11 +216,8 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
             Ok(x) => x,
             Err(e) => return Some(Err(e)),
         };
-        if select::def_fingerprint(&text) != select::LKMM_DEF_FINGERPRINT {
-            return Some(Err(format!(
-                "{name}: error: this macros file is not the kernel's linux-kernel.def; \
-                 hazmat runs the kernel's primitives only, and does not read other def files yet"
-            )));
+        if let Some(why) = select::macros_refusal(&text) {
+            return Some(Err(format!("{name}: error: {why}")));
         }
     }
     let spec = Spec {

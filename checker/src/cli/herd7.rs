@@ -730,12 +730,8 @@ fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
         let text = std::fs::read(&p)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .map_err(|e| Refusal::plain(format!("{}: {e}", p.display())))?;
-        if select::def_fingerprint(&text) != select::LKMM_DEF_FINGERPRINT {
-            return Err(Refusal::plain(format!(
-                "{}: this macros file is not the kernel's linux-kernel.def; hazmat runs the \
-                 kernel's primitives only, and does not read other def files yet",
-                p.display()
-            )));
+        if let Some(why) = select::macros_refusal(&text) {
+            return Err(Refusal::plain(format!("{}: {why}", p.display())));
         }
     }
     let spec = Spec {

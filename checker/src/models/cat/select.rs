@@ -16,10 +16,10 @@ use crate::model::MemoryModel;
 
 /// The digest ([`fingerprint`]) of the kernel's current model, as herd7 7.58 runs it with
 /// `-conf linux-kernel.cfg` and its own library.
-pub const LKMM_FINGERPRINT: &str = "e1f46015912947b18829c941d4eea50f";
+pub const LKMM_FINGERPRINT: &str = "5d63c9505fe129f673542cae4ad56c92";
 
 /// The digest of the kernel's `linux-kernel.def`, normalised as by [`normalized_def`].
-pub const LKMM_DEF_FINGERPRINT: &str = "2cc196c9c688e9fb5119260d29f1f88a";
+pub const LKMM_DEF_FINGERPRINT: &str = "390e4af23d5d3af424191cf7dadc4a01";
 
 /// The digest of a model's files (the prelude aside), each normalised, in the order they
 /// were loaded, and of its variants; `None` when a file does not lex.
@@ -86,14 +86,18 @@ pub fn def_fingerprint(text: &str) -> String {
     digest(normalized_def(text).as_bytes())
 }
 
-/// FNV-1a, 128 bits, as hex: the digest the fingerprints above are written in.
+/// Why a `.def` file cannot be used, if it cannot: hazmat runs the kernel's primitives
+/// only, so any other file is refused.
+pub fn macros_refusal(text: &str) -> Option<&'static str> {
+    (def_fingerprint(text) != LKMM_DEF_FINGERPRINT).then_some(
+        "this macros file is not the kernel's linux-kernel.def; hazmat runs the kernel's \
+         primitives only, and does not read other def files yet",
+    )
+}
+
+/// The MD5 digest of `bytes`, as hex: what the fingerprints above are written in.
 fn digest(bytes: &[u8]) -> String {
-    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
-    const PRIME: u128 = 0x0000000001000000000000000000013B;
-    let h = bytes
-        .iter()
-        .fold(OFFSET, |h, &b| (h ^ b as u128).wrapping_mul(PRIME));
-    format!("{h:032x}")
+    format!("{:x}", md5::compute(bytes))
 }
 
 /// Which model runs.
