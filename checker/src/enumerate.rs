@@ -308,6 +308,32 @@ pub fn enumerate(
     }
 }
 
+/// A condition in three-valued logic: `None` where it depends on an equation `eq` cannot
+/// decide yet.
+fn kleene<F: FnMut(Cell, &Operand) -> Option<bool>>(p: &Prop, eq: &mut F) -> Option<bool> {
+    Some(match p {
+        Prop::True => true,
+        Prop::False => false,
+        Prop::Eq(c, v) => eq(*c, v)?,
+        Prop::Not(q) => !kleene(q, eq)?,
+        Prop::And(a, b) => match (kleene(a, eq), kleene(b, eq)) {
+            (Some(false), _) | (_, Some(false)) => false,
+            (Some(true), Some(true)) => true,
+            _ => return None,
+        },
+        Prop::Or(a, b) => match (kleene(a, eq), kleene(b, eq)) {
+            (Some(true), _) | (_, Some(true)) => true,
+            (Some(false), Some(false)) => false,
+            _ => return None,
+        },
+        Prop::Implies(a, b) => match (kleene(a, eq), kleene(b, eq)) {
+            (Some(false), _) | (_, Some(true)) => true,
+            (Some(true), Some(false)) => false,
+            _ => return None,
+        },
+    })
+}
+
 /// Moves `choice` to the next combination of paths, odometer style; `false` after the
 /// last.
 fn next_combination(choice: &mut [usize], per_thread: &[Vec<Path>]) -> bool {
@@ -1274,33 +1300,13 @@ impl<'a> Search<'a> {
     /// Evaluates a proposition as far as the registers it reads are known; locations are
     /// unknown until coherence is complete.
     fn prop3(&mut self, p: &Prop) -> Option<bool> {
-        Some(match p {
-            Prop::True => true,
-            Prop::False => false,
-            Prop::Eq(c, v) => {
-                let a = self.cell3(*c)?;
-                let b = match v {
-                    Operand::Value(v) => *v,
-                    Operand::Cell(c) => self.cell3(*c)?,
-                };
-                a == b
-            }
-            Prop::Not(q) => !self.prop3(q)?,
-            Prop::And(a, b) => match (self.prop3(a), self.prop3(b)) {
-                (Some(false), _) | (_, Some(false)) => false,
-                (Some(true), Some(true)) => true,
-                _ => return None,
-            },
-            Prop::Or(a, b) => match (self.prop3(a), self.prop3(b)) {
-                (Some(true), _) | (_, Some(true)) => true,
-                (Some(false), Some(false)) => false,
-                _ => return None,
-            },
-            Prop::Implies(a, b) => match (self.prop3(a), self.prop3(b)) {
-                (Some(false), _) | (_, Some(true)) => true,
-                (Some(true), Some(false)) => false,
-                _ => return None,
-            },
+        kleene(p, &mut |c, v| {
+            let a = self.cell3(c)?;
+            let b = match v {
+                Operand::Value(v) => *v,
+                Operand::Cell(c) => self.cell3(*c)?,
+            };
+            Some(a == b)
         })
     }
 

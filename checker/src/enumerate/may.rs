@@ -21,7 +21,7 @@
 //! completes candidates itself, or an operator that may have no meaning (an error if an
 //! execution the model allows needs it).
 
-use super::{NONE, Search};
+use super::{NONE, Search, kleene};
 use crate::event::{EventKind, Tag, Value};
 use crate::paths::{Node, SymId};
 use crate::program::{Applied, Cell, Operand, Prop, Term, herd_binary, herd_unary};
@@ -94,44 +94,24 @@ impl Search<'_> {
     }
 
     fn may_prop(&mut self, p: &Prop) -> Option<bool> {
-        Some(match p {
-            Prop::True => true,
-            Prop::False => false,
-            Prop::Eq(c, v) => {
-                let a = self.may_cell(*c);
-                let b = match v {
-                    Operand::Value(v) => May::one(*v),
-                    Operand::Cell(c) => self.may_cell(*c),
-                };
-                match (a, b) {
-                    (May::Some(a), May::Some(b)) => {
-                        if a.len() == 1 && a == b {
-                            true
-                        } else if a.iter().all(|x| !b.contains(x)) {
-                            false
-                        } else {
-                            return None;
-                        }
+        kleene(p, &mut |c, v| {
+            let a = self.may_cell(c);
+            let b = match v {
+                Operand::Value(v) => May::one(*v),
+                Operand::Cell(c) => self.may_cell(*c),
+            };
+            match (a, b) {
+                (May::Some(a), May::Some(b)) => {
+                    if a.len() == 1 && a == b {
+                        Some(true)
+                    } else if a.iter().all(|x| !b.contains(x)) {
+                        Some(false)
+                    } else {
+                        None
                     }
-                    _ => return None,
                 }
+                _ => None,
             }
-            Prop::Not(q) => !self.may_prop(q)?,
-            Prop::And(a, b) => match (self.may_prop(a), self.may_prop(b)) {
-                (Some(false), _) | (_, Some(false)) => false,
-                (Some(true), Some(true)) => true,
-                _ => return None,
-            },
-            Prop::Or(a, b) => match (self.may_prop(a), self.may_prop(b)) {
-                (Some(true), _) | (_, Some(true)) => true,
-                (Some(false), Some(false)) => false,
-                _ => return None,
-            },
-            Prop::Implies(a, b) => match (self.may_prop(a), self.may_prop(b)) {
-                (Some(false), _) | (_, Some(true)) => true,
-                (Some(true), Some(false)) => false,
-                _ => return None,
-            },
         })
     }
 
