@@ -13,6 +13,8 @@
 //! The names an execution provides (`po`, `rf`, `R`, `loc`...) and the built-in functions
 //! (`domain`, `linearisations`...) are the first global slots ([`Base`]), filled for each
 //! execution before the program runs.
+//! The program is then staged ([`super::stage`]): what the thread paths fix is marked, or
+//! taken out of what they do not, to be computed once for every execution of those paths.
 
 use super::ast::{self, Cond, Exp, Instr, Op1, Op2, Pattern, Role, Span, Test, VariantCond};
 use std::collections::HashMap;
@@ -119,11 +121,6 @@ pub(crate) const BASE: &[(&str, Base)] = &[
     ("tag2events", Base::Builtin(Builtin::Tag2Events)),
     ("tag2instrs", Base::Builtin(Builtin::Tag2Events)),
 ];
-
-/// The names of [`BASE`] whose values differ between executions with the same thread
-/// paths: reads-from, the final writes and `pco`, and the function that reads the events'
-/// values.
-const DYNAMIC_BASE: &[&str] = &["rf", "FW", "pco", "different-values"];
 
 /// Where a compiled variable reads its value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -245,18 +242,24 @@ pub(crate) enum Expr {
     If(Box<CondIr>, Box<Expr>, Box<Expr>),
 }
 
+/// For an instruction whose values the thread paths fix, the global slots it sets: the
+/// names it binds and those bound inside its expressions, which a run keeps for the next
+/// execution with the same paths, and restores together; `None` for any other.
+pub(crate) type Fixed = Option<Vec<usize>>;
+
 /// A compiled instruction.
 #[derive(Debug)]
 pub(crate) enum Ins {
-    /// Bindings into slots of the running frame; `true` when they are top-level bindings
-    /// of values that depend only on what the thread paths fix (see [`Code::dynamic`]), so
-    /// that a run may reuse them from an earlier execution with the same paths.
-    Let(Vec<(Pat, Expr)>, bool),
+    /// Bindings into slots of the running frame; [`Fixed`] when they are top-level
+    /// bindings of values that depend only on what the thread paths fix (see
+    /// [`super::stage`]), so that a run may reuse them from an earlier execution with the
+    /// same paths.
+    Let(Vec<(Pat, Expr)>, Fixed),
     /// A recursive group of functions.
     LetRecFuns(Arc<Vec<Arc<FunCode>>>, Vec<Slot>),
-    /// A fixpoint of values, with the check `when` makes after each step; `true` when it
-    /// may be reused as [`Ins::Let`] may.
-    LetRecValues(Vec<(Slot, Expr)>, Option<Box<WhenIr>>, Span, bool),
+    /// A fixpoint of values, with the check `when` makes after each step; [`Fixed`] when
+    /// it may be reused as [`Ins::Let`] may.
+    LetRecValues(Vec<(Slot, Expr)>, Option<Box<WhenIr>>, Span, Fixed),
     /// A check.
     Check {
         /// What a failure does.
@@ -332,7 +335,6 @@ pub(crate) fn compile(
     includes: &mut dyn Includes,
 ) -> Result<Code, CompileError> {
     let mut cx = Compiler {
-        dynamic: Vec::new(),
         globals: 0,
         scopes: vec![Scope::default()],
         frames: Vec::new(),
@@ -345,19 +347,20 @@ pub(crate) fn compile(
     for (k, (name, _)) in BASE.iter().enumerate() {
         let slot = cx.global(name);
         debug_assert_eq!(slot, Slot::Global(k));
-        cx.dynamic[k] = DYNAMIC_BASE.contains(name);
     }
     let mut instrs = Vec::new();
     for m in models {
         cx.instrs(&m.instrs, &mut instrs)?;
     }
     let finals = std::mem::take(&mut cx.scopes[0].names);
-    Ok(Code {
+    let mut code = Code {
         instrs,
         globals: cx.globals,
         tag_sets: cx.tag_sets,
         finals,
-    })
+    };
+    super::stage::stage(&mut code);
+    Ok(code)
 }
 
 /// The names visible at one level: a map from name to slot.
@@ -380,10 +383,6 @@ struct Frame {
 }
 
 struct Compiler<'a> {
-    /// For each global slot so far, whether its value may differ between two executions
-    /// with the same thread paths: it depends on reads-from, the final writes, the values,
-    /// or a `with` choice (or the compiler cannot tell).
-    dynamic: Vec<bool>,
     globals: usize,
     scopes: Vec<Scope>,
     frames: Vec<Frame>,
@@ -402,7 +401,6 @@ impl Compiler<'_> {
     fn global(&mut self, name: &str) -> Slot {
         let slot = Slot::Global(self.globals);
         self.globals += 1;
-        self.dynamic.push(true);
         self.scopes[0].names.insert(name.to_string(), slot);
         slot
     }
@@ -414,7 +412,6 @@ impl Compiler<'_> {
             None => {
                 let slot = Slot::Global(self.globals);
                 self.globals += 1;
-                self.dynamic.push(true);
                 slot
             }
             Some(f) => {
@@ -480,13 +477,7 @@ impl Compiler<'_> {
         match i {
             Instr::Let { bindings, .. } => {
                 let b = self.let_bindings(bindings)?;
-                let fixed = self.frames.is_empty() && self.fixed(b.iter().map(|(_, e)| e));
-                if fixed {
-                    for (p, _) in &b {
-                        self.mark_fixed(p);
-                    }
-                }
-                out.push(Ins::Let(b, fixed));
+                out.push(Ins::Let(b, None));
             }
             Instr::LetRec {
                 bindings,
@@ -503,21 +494,6 @@ impl Compiler<'_> {
                     out.push(Ins::LetRecFuns(group, slots))
                 }
                 Rec::Values(values) => {
-                    // The group's own slots start out fixed; it is fixed if nothing else
-                    // it reads is dynamic.
-                    for (slot, _) in &values {
-                        if let Slot::Global(i) = slot {
-                            self.dynamic[*i] = false;
-                        }
-                    }
-                    let fixed = self.frames.is_empty()
-                        && when.is_none()
-                        && self.fixed(values.iter().map(|(_, e)| e));
-                    for (slot, _) in &values {
-                        if let Slot::Global(i) = slot {
-                            self.dynamic[*i] = !fixed;
-                        }
-                    }
                     let when = match when {
                         Some(w) => Some(Box::new(WhenIr {
                             negated: w.negated,
@@ -527,7 +503,7 @@ impl Compiler<'_> {
                         })),
                         None => None,
                     };
-                    out.push(Ins::LetRecValues(values, when, *span, fixed))
+                    out.push(Ins::LetRecValues(values, when, *span, None))
                 }
             },
             Instr::Check {
@@ -625,15 +601,9 @@ impl Compiler<'_> {
                 for t in &tags {
                     let set = capitalise(t);
                     let slot = self.bind(&set);
-                    if let Slot::Global(i) = slot {
-                        self.dynamic[i] = false;
-                    }
                     self.tag_sets.push((slot, t.clone()));
                 }
                 let slot = self.bind(name);
-                if let Slot::Global(i) = slot {
-                    self.dynamic[i] = false;
-                }
                 out.push(Ins::Enum(slot, tags));
             }
             Instr::Forall {
@@ -687,25 +657,6 @@ impl Compiler<'_> {
             }
         }
         Ok(())
-    }
-
-    /// Whether expressions read only fixed globals, at any depth (function bodies
-    /// included).
-    fn fixed<'e>(&self, mut exps: impl Iterator<Item = &'e Expr>) -> bool {
-        exps.all(|e| !reads_dynamic(e, &self.dynamic))
-    }
-
-    /// Marks the global slots a pattern binds as fixed.
-    fn mark_fixed(&mut self, p: &Pat) {
-        let slots: Vec<Slot> = match p {
-            Pat::One(s) => s.iter().copied().collect(),
-            Pat::Tuple(ss) => ss.iter().flatten().copied().collect(),
-        };
-        for s in slots {
-            if let Slot::Global(i) = s {
-                self.dynamic[i] = false;
-            }
-        }
     }
 
     fn variant(&self, c: &VariantCond) -> bool {
@@ -934,59 +885,6 @@ impl Compiler<'_> {
                 Expr::If(Box::new(c), Box::new(self.exp(a)?), Box::new(self.exp(b)?))
             }
         })
-    }
-}
-
-/// Whether `e` reads a global slot marked dynamic, anywhere in it.
-fn reads_dynamic(e: &Expr, dynamic: &[bool]) -> bool {
-    let any = |es: &mut dyn Iterator<Item = &Expr>| {
-        let mut found = false;
-        for e in es {
-            found |= reads_dynamic(e, dynamic);
-        }
-        found
-    };
-    match e {
-        Expr::Empty | Expr::Universe | Expr::Tag(_) | Expr::Unbound(..) => false,
-        Expr::Var(Slot::Global(i)) => dynamic.get(*i).copied().unwrap_or(true),
-        Expr::Var(_) => false,
-        Expr::Op1(_, a, _) => reads_dynamic(a, dynamic),
-        Expr::Op(_, args, _) | Expr::Tuple(args) | Expr::Set(args, _) => any(&mut args.iter()),
-        Expr::App(f, a, _) | Expr::Try(f, a) => {
-            reads_dynamic(f, dynamic) || reads_dynamic(a, dynamic)
-        }
-        Expr::Let(bs, body) => any(&mut bs.iter().map(|(_, e)| e)) || reads_dynamic(body, dynamic),
-        Expr::LetRecFuns(group, _, body) => {
-            any(&mut group.iter().map(|c| &c.body)) || reads_dynamic(body, dynamic)
-        }
-        Expr::LetRecValues(vs, body, _) => {
-            any(&mut vs.iter().map(|(_, e)| e)) || reads_dynamic(body, dynamic)
-        }
-        Expr::Fun(code) => reads_dynamic(&code.body, dynamic),
-        Expr::MatchTag(x, cls, d, _) => {
-            reads_dynamic(x, dynamic)
-                || any(&mut cls.iter().map(|(_, e)| e))
-                || d.as_deref().is_some_and(|d| reads_dynamic(d, dynamic))
-        }
-        Expr::MatchSet {
-            exp,
-            empty,
-            nonempty,
-            ..
-        } => {
-            reads_dynamic(exp, dynamic)
-                || reads_dynamic(empty, dynamic)
-                || reads_dynamic(nonempty, dynamic)
-        }
-        Expr::If(c, a, b) => {
-            let c = match &**c {
-                CondIr::Eq(x, y) | CondIr::Subset(x, y) | CondIr::In(x, y) => {
-                    reads_dynamic(x, dynamic) || reads_dynamic(y, dynamic)
-                }
-                CondIr::Known(_) => false,
-            };
-            c || reads_dynamic(a, dynamic) || reads_dynamic(b, dynamic)
-        }
     }
 }
 

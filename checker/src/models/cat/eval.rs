@@ -296,8 +296,9 @@ impl<'a> Machine<'a> {
     fn step(&mut self, ins: &Ins, frame: &mut Frame<'_>) -> Result<bool, EvalError> {
         match ins {
             Ins::Let(bindings, fixed) => {
-                let slots = || bindings.iter().flat_map(|(p, _)| pattern_globals(p));
-                if *fixed && self.restore(slots()) {
+                if let Some(slots) = fixed
+                    && self.restore(slots)
+                {
                     return Ok(true);
                 }
                 let mut vals = Vec::with_capacity(bindings.len());
@@ -307,8 +308,8 @@ impl<'a> Machine<'a> {
                 for ((p, _), v) in bindings.iter().zip(vals) {
                     self.bind(p, v, frame, Span::default())?;
                 }
-                if *fixed {
-                    self.keep(slots());
+                if let Some(slots) = fixed {
+                    self.keep(slots);
                 }
             }
             Ins::LetRecFuns(codes, slots) => {
@@ -318,15 +319,16 @@ impl<'a> Machine<'a> {
                 }
             }
             Ins::LetRecValues(values, when, span, fixed) => {
-                let slots = || values.iter().filter_map(|(s, _)| global(*s));
-                if *fixed && self.restore(slots()) {
+                if let Some(slots) = fixed
+                    && self.restore(slots)
+                {
                     return Ok(true);
                 }
                 if !self.fixpoint(values, when.as_deref(), frame, *span)? {
                     return Ok(false);
                 }
-                if *fixed {
-                    self.keep(slots());
+                if let Some(slots) = fixed {
+                    self.keep(slots);
                 }
             }
             Ins::Check {
@@ -442,14 +444,14 @@ impl<'a> Machine<'a> {
 
     /// Sets the global `slots` from the values kept from an earlier execution with the same
     /// thread paths; `false` (setting nothing) when some is not kept.
-    fn restore(&mut self, slots: impl Iterator<Item = usize> + Clone) -> bool {
+    fn restore(&mut self, slots: &[usize]) -> bool {
         if !slots
-            .clone()
-            .all(|i| self.kept.get(i).is_some_and(Option::is_some))
+            .iter()
+            .all(|&i| self.kept.get(i).is_some_and(Option::is_some))
         {
             return false;
         }
-        for i in slots {
+        for &i in slots {
             if let Some(Some(v)) = self.kept.get(i) {
                 self.globals[i] = v.clone();
             }
@@ -458,8 +460,8 @@ impl<'a> Machine<'a> {
     }
 
     /// Keeps the values of the global `slots` for later executions with the same paths.
-    fn keep(&mut self, slots: impl Iterator<Item = usize>) {
-        for i in slots {
+    fn keep(&mut self, slots: &[usize]) {
+        for &i in slots {
             if i < self.kept.len() {
                 self.kept[i] = Some(self.globals[i].clone());
             }
@@ -1266,22 +1268,6 @@ impl<'a> Machine<'a> {
                 );
             }
         })
-    }
-}
-
-/// The global slot of `s`, if it is one.
-fn global(s: Slot) -> Option<usize> {
-    match s {
-        Slot::Global(i) => Some(i),
-        _ => None,
-    }
-}
-
-/// The global slots a pattern binds.
-fn pattern_globals(p: &Pat) -> Vec<usize> {
-    match p {
-        Pat::One(s) => s.iter().filter_map(|s| global(*s)).collect(),
-        Pat::Tuple(ss) => ss.iter().flatten().filter_map(|s| global(*s)).collect(),
     }
 }
 

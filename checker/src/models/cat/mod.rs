@@ -20,6 +20,7 @@ pub(crate) mod eval;
 pub mod load;
 pub mod model;
 pub mod select;
+mod stage;
 
 pub use load::{LoadError, Spec, load};
 pub use model::CatModel;
