@@ -333,6 +333,38 @@ impl Relation {
         }
     }
 
+    /// Keeps only the pairs also in `other`.
+    pub fn inter_with(&mut self, other: &Relation) {
+        debug_assert_eq!(self.size(), other.size());
+        for (a, b) in self.rows.iter_mut().zip(&other.rows) {
+            *a = *a & *b;
+        }
+    }
+
+    /// Removes every pair of `other` from `self`.
+    pub fn minus_with(&mut self, other: &Relation) {
+        debug_assert_eq!(self.size(), other.size());
+        for (a, b) in self.rows.iter_mut().zip(&other.rows) {
+            *a = *a - *b;
+        }
+    }
+
+    /// Keeps only the pairs whose first event is in `set`, in place: `[S] ; r`.
+    pub fn retain_domain(&mut self, set: EventSet) {
+        for (a, row) in self.rows.iter_mut().enumerate() {
+            if !set.contains(a) {
+                *row = EventSet::EMPTY;
+            }
+        }
+    }
+
+    /// Keeps only the pairs whose second event is in `set`, in place: `r ; [S]`.
+    pub fn retain_range(&mut self, set: EventSet) {
+        for row in self.rows.iter_mut() {
+            *row = *row & set;
+        }
+    }
+
     fn zip(&self, other: &Relation, f: impl Fn(EventSet, EventSet) -> EventSet) -> Relation {
         debug_assert_eq!(self.size(), other.size());
         Relation {

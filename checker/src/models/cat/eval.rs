@@ -154,6 +154,10 @@ pub(crate) struct Machine<'a> {
     /// The values of fixed bindings ([`Ins::Let`]'s flag) computed for an earlier
     /// execution with the same thread paths, by global slot.
     kept: Vec<Option<Val>>,
+    /// The empty relation and the identity over the execution's events, shared by every
+    /// operation that yields them.
+    empty_rel: Rc<Relation>,
+    id_rel: Rc<Relation>,
 }
 
 /// What a way through the model that passes every check leaves.
@@ -163,6 +167,9 @@ pub(crate) struct Leaf<'m> {
     /// The global slots, to read the final `co` and `rf` from.
     pub(crate) globals: &'m [Val],
 }
+
+/// The operands of one operator, evaluated.
+type Operands = smallvec::SmallVec<[Val; 4]>;
 
 /// The result of evaluating in tail position: a value, or a call still to make.
 enum Tail {
@@ -226,6 +233,8 @@ impl<'a> Machine<'a> {
             steps: 0,
             deadline,
             kept,
+            empty_rel: Rc::new(Relation::empty(world.n)),
+            id_rel: Rc::new(Relation::identity(world.n)),
         }
     }
 
@@ -647,7 +656,7 @@ impl<'a> Machine<'a> {
     fn rel(&self, v: &Val, span: Span) -> Result<Rc<Relation>, EvalError> {
         match v {
             Val::Rel(r) => Ok(r.clone()),
-            Val::Empty => Ok(Rc::new(Relation::empty(self.world.n))),
+            Val::Empty => Ok(self.empty_rel.clone()),
             Val::Values(vs) => {
                 // A set of pairs is a relation.
                 let mut r = Relation::empty(self.world.n);
@@ -756,9 +765,13 @@ impl<'a> Machine<'a> {
                 let a = self.eval(a, frame)?;
                 self.op1(*op, a, *span)?
             }
+            Expr::Op(Op2::Seq, args, span) => {
+                self.count(*span)?;
+                self.seq(args, frame, *span)?
+            }
             Expr::Op(op, args, span) => {
                 self.count(*span)?;
-                let mut vals = Vec::with_capacity(args.len());
+                let mut vals = Operands::with_capacity(args.len());
                 for a in args {
                     vals.push(self.eval(a, frame)?);
                 }
@@ -868,7 +881,7 @@ impl<'a> Machine<'a> {
             }
             CondIr::Subset(x, y) => {
                 let (x, y) = (self.eval(x, frame)?, self.eval(y, frame)?);
-                let d = self.op(Op2::Diff, vec![x, y], Span::default())?;
+                let d = self.op(Op2::Diff, Operands::from_iter([x, y]), Span::default())?;
                 is_empty(&d, n)
             }
             CondIr::In(x, y) => {
@@ -1127,14 +1140,74 @@ impl<'a> Machine<'a> {
                 let s = self.set_of(&a, span)?;
                 Val::Rel(Rc::new(Relation::id_on(n, s)))
             }
-            Op1::Plus => Val::Rel(Rc::new(self.rel(&a, span)?.plus())),
-            Op1::Star => Val::Rel(Rc::new(self.rel(&a, span)?.star())),
-            Op1::Opt => Val::Rel(Rc::new(self.rel(&a, span)?.optional())),
-            Op1::Inv => Val::Rel(Rc::new(self.rel(&a, span)?.inverse())),
+            Op1::Plus | Op1::Star | Op1::Opt | Op1::Inv => {
+                let r = self.rel(&a, span)?;
+                Val::Rel(if r.is_empty() {
+                    match op {
+                        Op1::Star | Op1::Opt => self.id_rel.clone(),
+                        _ => r,
+                    }
+                } else {
+                    Rc::new(match op {
+                        Op1::Plus => r.plus(),
+                        Op1::Star => r.star(),
+                        Op1::Opt => r.optional(),
+                        _ => r.inverse(),
+                    })
+                })
+            }
         })
     }
 
-    fn op(&self, op: Op2, vals: Vec<Val>, span: Span) -> Result<Val, EvalError> {
+    /// `a ; b ; ...`. An operand `[S]` restricts the relation composed so far (or the next
+    /// one) instead of being composed as an identity relation, and once the composition is
+    /// empty the rest is not computed (though every operand is still evaluated, for its
+    /// errors).
+    fn seq(&mut self, args: &[Expr], frame: &mut Frame<'_>, span: Span) -> Result<Val, EvalError> {
+        // The restriction of the domain met before any relation.
+        let mut domain: Option<EventSet> = None;
+        let mut acc: Option<Rc<Relation>> = None;
+        let mut empty = false;
+        for a in args {
+            if let Expr::Op1(Op1::ToId, set, set_span) = a {
+                let v = self.eval(set, frame)?;
+                let set = self.set_of(&v, *set_span)?;
+                if empty {
+                    continue;
+                }
+                match &mut acc {
+                    None => domain = Some(domain.map_or(set, |d| d & set)),
+                    Some(r) => Rc::make_mut(r).retain_range(set),
+                }
+            } else {
+                let v = self.eval(a, frame)?;
+                let mut r = self.rel(&v, span)?;
+                if empty {
+                    continue;
+                }
+                acc = Some(match acc.take() {
+                    None => {
+                        if let Some(d) = domain {
+                            Rc::make_mut(&mut r).retain_domain(d);
+                        }
+                        r
+                    }
+                    Some(prev) => Rc::new(prev.seq(&r)),
+                });
+            }
+            empty = match &acc {
+                None => domain.is_some_and(EventSet::is_empty),
+                Some(r) => r.is_empty(),
+            };
+        }
+        Ok(Val::Rel(match acc {
+            _ if empty => self.empty_rel.clone(),
+            Some(r) => r,
+            None => Rc::new(Relation::id_on(self.world.n, domain.unwrap_or_default())),
+        }))
+    }
+
+    fn op(&self, op: Op2, vals: Operands, span: Span) -> Result<Val, EvalError> {
         let n = self.world.n;
         let mut it = vals.into_iter();
         let Some(first) = it.next() else {
@@ -1230,12 +1303,26 @@ impl<'a> Machine<'a> {
                 _ => x.minus(y),
             }),
             (a @ Val::Rel(_), b) | (a, b @ Val::Rel(_)) => {
-                let (x, y) = (self.rel(&a, span)?, self.rel(&b, span)?);
-                Val::Rel(Rc::new(match op {
-                    Op2::Union => x.union(&y),
-                    Op2::Inter => x.inter(&y),
-                    _ => x.minus(&y),
-                }))
+                let (mut x, y) = (self.rel(&a, span)?, self.rel(&b, span)?);
+                // An empty operand decides the result without work; otherwise the left
+                // operand is changed in place when nothing else holds it (a value being
+                // computed, as the left operand of `a | b | c` is after the first step).
+                Val::Rel(match op {
+                    Op2::Union if x.is_empty() => y,
+                    Op2::Union if y.is_empty() => x,
+                    Op2::Inter if x.is_empty() || y.is_empty() => self.empty_rel.clone(),
+                    Op2::Diff if x.is_empty() || y.is_empty() => x,
+                    _ => {
+                        drop(a);
+                        let r = Rc::make_mut(&mut x);
+                        match op {
+                            Op2::Union => r.union_with(&y),
+                            Op2::Inter => r.inter_with(&y),
+                            _ => r.minus_with(&y),
+                        }
+                        x
+                    }
+                })
             }
             (Val::Values(x), Val::Values(y)) => {
                 let v: Vec<Val> = match op {
