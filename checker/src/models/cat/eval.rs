@@ -131,10 +131,22 @@ pub(crate) struct World<'a> {
     pub(crate) exec: &'a Execution,
     /// The number of events.
     pub(crate) n: usize,
-    /// The base values, in the order of [`Code::base`].
-    pub(crate) base: Vec<Val>,
+    /// The base values to set before the run, by global slot: all of them for the first
+    /// execution of some thread paths, those that differ between executions of the same
+    /// paths for the others.
+    pub(crate) base: Vec<(usize, Val)>,
     /// The events carrying each tag, by the tag's name as a model writes it.
     pub(crate) tag_events: &'a dyn Fn(&str) -> EventSet,
+}
+
+/// What a machine leaves for the next execution with the same thread paths: the global
+/// slots, those the paths fix among them (whose values the next run reuses instead of
+/// computing them again), and the shared empty and identity relations.
+pub(crate) struct Kept {
+    globals: Vec<Val>,
+    known: Vec<bool>,
+    empty_rel: Rc<Relation>,
+    id_rel: Rc<Relation>,
 }
 
 /// One run of a model over an execution.
@@ -151,9 +163,9 @@ pub(crate) struct Machine<'a> {
     steps: u64,
     /// When to give up.
     deadline: Option<std::time::Instant>,
-    /// The values of fixed bindings ([`Ins::Let`]'s flag) computed for an earlier
-    /// execution with the same thread paths, by global slot.
-    kept: Vec<Option<Val>>,
+    /// For each global slot, whether it holds the value of a fixed binding ([`Ins::Let`]'s
+    /// flag) computed for these thread paths, on this execution or an earlier one.
+    known: Vec<bool>,
     /// The empty relation and the identity over the execution's events, shared by every
     /// operation that yields them.
     empty_rel: Rc<Relation>,
@@ -206,22 +218,36 @@ const MAX_LINEARISATIONS: usize = 200_000;
 const MAX_DEPTH: usize = 500;
 
 impl<'a> Machine<'a> {
-    /// A machine for `code` over `world`.
+    /// A machine for `code` over `world`, with what the machine before it left when it
+    /// judged an execution with the same thread paths.
     pub(crate) fn new(
         code: &'a Code,
         world: &'a World<'a>,
         deadline: Option<std::time::Instant>,
-        mut kept: Vec<Option<Val>>,
+        kept: Option<Kept>,
     ) -> Machine<'a> {
-        kept.resize(code.globals, None);
-        let mut globals = vec![Val::Empty; code.globals];
-        for (i, v) in world.base.iter().enumerate() {
-            globals[i] = v.clone();
-        }
-        for (slot, tag) in &code.tag_sets {
-            if let Slot::Global(i) = slot {
-                globals[*i] = Val::Set((world.tag_events)(tag));
+        let kept = kept.unwrap_or_else(|| {
+            let mut globals = vec![Val::Empty; code.globals];
+            for (slot, tag) in &code.tag_sets {
+                if let Slot::Global(i) = slot {
+                    globals[*i] = Val::Set((world.tag_events)(tag));
+                }
             }
+            Kept {
+                globals,
+                known: vec![false; code.globals],
+                empty_rel: Rc::new(Relation::empty(world.n)),
+                id_rel: Rc::new(Relation::identity(world.n)),
+            }
+        });
+        let Kept {
+            mut globals,
+            known,
+            empty_rel,
+            id_rel,
+        } = kept;
+        for (i, v) in &world.base {
+            globals[*i] = v.clone();
         }
         Machine {
             code,
@@ -232,9 +258,9 @@ impl<'a> Machine<'a> {
             depth: 0,
             steps: 0,
             deadline,
-            kept,
-            empty_rel: Rc::new(Relation::empty(world.n)),
-            id_rel: Rc::new(Relation::identity(world.n)),
+            known,
+            empty_rel,
+            id_rel,
         }
     }
 
@@ -306,7 +332,7 @@ impl<'a> Machine<'a> {
         match ins {
             Ins::Let(bindings, fixed) => {
                 if let Some(slots) = fixed
-                    && self.restore(slots)
+                    && self.known(slots)
                 {
                     return Ok(true);
                 }
@@ -329,7 +355,7 @@ impl<'a> Machine<'a> {
             }
             Ins::LetRecValues(values, when, span, fixed) => {
                 if let Some(slots) = fixed
-                    && self.restore(slots)
+                    && self.known(slots)
                 {
                     return Ok(true);
                 }
@@ -451,36 +477,30 @@ impl<'a> Machine<'a> {
         Ok(true)
     }
 
-    /// Sets the global `slots` from the values kept from an earlier execution with the same
-    /// thread paths; `false` (setting nothing) when some is not kept.
-    fn restore(&mut self, slots: &[usize]) -> bool {
-        if !slots
+    /// Whether the global `slots` hold values computed for these thread paths.
+    fn known(&self, slots: &[usize]) -> bool {
+        slots
             .iter()
-            .all(|&i| self.kept.get(i).is_some_and(Option::is_some))
-        {
-            return false;
-        }
-        for &i in slots {
-            if let Some(Some(v)) = self.kept.get(i) {
-                self.globals[i] = v.clone();
-            }
-        }
-        true
+            .all(|&i| self.known.get(i).copied().unwrap_or(false))
     }
 
-    /// Keeps the values of the global `slots` for later executions with the same paths.
+    /// Marks the global `slots` as holding values computed for these thread paths.
     fn keep(&mut self, slots: &[usize]) {
         for &i in slots {
-            if i < self.kept.len() {
-                self.kept[i] = Some(self.globals[i].clone());
+            if let Some(k) = self.known.get_mut(i) {
+                *k = true;
             }
         }
     }
 
-    /// The values kept for executions with the same thread paths, to hand to the next
-    /// machine.
-    pub(crate) fn into_kept(self) -> Vec<Option<Val>> {
-        self.kept
+    /// What this machine leaves for the next execution with the same thread paths.
+    pub(crate) fn into_kept(self) -> Kept {
+        Kept {
+            globals: self.globals,
+            known: self.known,
+            empty_rel: self.empty_rel,
+            id_rel: self.id_rel,
+        }
     }
 
     /// Runs a nested body (a procedure's, a loop's, a match clause's); whether every check

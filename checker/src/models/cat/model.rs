@@ -10,8 +10,9 @@
 
 use super::ast::Span;
 use super::compile::{self, Base, Code, Slot};
-use super::eval::{EvalError, Go, Machine, Val, World};
+use super::eval::{EvalError, Go, Kept, Machine, Val, World};
 use super::files::Files;
+use super::stage;
 use crate::event::{EventKind, Tag};
 use crate::execution::Execution;
 use crate::model::{Completion, Judgement, MemoryModel};
@@ -85,6 +86,23 @@ struct Paths {
 }
 
 impl Paths {
+    /// Whether `x`, judged by model `model`, has these paths.
+    fn matches(&self, model: usize, x: &Execution) -> bool {
+        self.model == model
+            && self.observed == x.observed
+            && self.events.len() == x.events.len()
+            && self
+                .events
+                .iter()
+                .zip(&x.events)
+                .all(|(p, e)| *p == (e.thread, e.kind, e.loc, e.tags))
+            && self.relations[0] == x.po
+            && self.relations[1] == x.rmw
+            && self.relations[2] == x.addr
+            && self.relations[3] == x.data
+            && self.relations[4] == x.ctrl
+    }
+
     fn of(model: usize, x: &Execution) -> Paths {
         Paths {
             model,
@@ -109,7 +127,7 @@ thread_local! {
     /// The values of the fixed bindings of the last execution this thread judged, and
     /// what they depend on: the enumeration judges every candidate of one combination of
     /// thread paths in a row.
-    static KEPT: std::cell::RefCell<Option<(Paths, Vec<Option<Val>>)>> =
+    static KEPT: std::cell::RefCell<Option<(Paths, Kept)>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -139,8 +157,25 @@ fn lock_event(x: &Execution, e: usize) -> bool {
         .any(|t| ev.has(*t))
 }
 
-/// The base values of an execution, in the order of [`compile::BASE`].
-fn base(x: &Execution, fw: EventSet, pco: &Relation) -> Vec<Val> {
+/// The base values of an execution, by global slot: all of them when `all`, else only
+/// those that differ between executions with the same thread paths (see
+/// [`super::stage`]).
+fn base(x: &Execution, fw: EventSet, pco: &Relation, all: bool) -> Vec<(usize, Val)> {
+    // The values that differ between executions of the same paths.
+    let dynamic = |name: &str| match name {
+        "rf" => Some(Val::Rel(std::rc::Rc::new(x.rf.clone()))),
+        "FW" => Some(Val::Set(fw)),
+        "pco" => Some(Val::Rel(std::rc::Rc::new(pco.clone()))),
+        _ => None,
+    };
+    if !all {
+        return compile::BASE
+            .iter()
+            .enumerate()
+            .filter(|(_, (name, _))| stage::DYNAMIC_BASE.contains(name))
+            .filter_map(|(i, (name, _))| Some((i, dynamic(name)?)))
+            .collect();
+    }
     let n = x.len();
     let tagged = |t: Tag| x.tagged(t);
     let locked = EventSet::from_fn(n, |e| lock_event(x, e));
@@ -172,43 +207,51 @@ fn base(x: &Execution, fw: EventSet, pco: &Relation) -> Vec<Val> {
     }
     compile::BASE
         .iter()
-        .map(|(_, b)| match b {
-            Base::Builtin(f) => Val::Builtin(*f),
-            Base::Exec(name) => match *name {
-                "M" => Val::Set(m),
-                "R" => Val::Set(r),
-                "W" => Val::Set(w),
-                "F" => Val::Set(f),
-                "IW" => Val::Set(tagged(Tag::Init)),
-                "FW" => Val::Set(fw),
-                "RMW" => Val::Set(rmw_set),
-                "LK" | "LS" => Val::Set(tagged(Tag::Lkr) | tagged(Tag::Lkw)),
-                "LKR" => Val::Set(tagged(Tag::Lkr)),
-                "LKW" => Val::Set(tagged(Tag::Lkw)),
-                "LF" => Val::Set(tagged(Tag::Lf)),
-                "UL" => Val::Set(tagged(Tag::Ul)),
-                "RL" => Val::Set(tagged(Tag::Rl)),
-                "RU" => Val::Set(tagged(Tag::Ru)),
-                "A" => Val::Set(rmw_set),
-                "NA" => Val::Set(m - rmw_set),
-                "annot" => Val::Set(annotated),
-                "id" => Val::Rel(std::rc::Rc::new(Relation::identity(n))),
-                "loc" => Val::Rel(std::rc::Rc::new(x.loc())),
-                "int" => Val::Rel(std::rc::Rc::new(x.int())),
-                "ext" => Val::Rel(std::rc::Rc::new(x.ext())),
-                "po" => Val::Rel(std::rc::Rc::new(x.po.clone())),
-                "rf" => Val::Rel(std::rc::Rc::new(x.rf.clone())),
-                "rmw" => Val::Rel(std::rc::Rc::new(rmw.clone())),
-                "addr" => Val::Rel(std::rc::Rc::new(x.addr.clone())),
-                "data" => Val::Rel(std::rc::Rc::new(x.data.clone())),
-                "ctrl" => Val::Rel(std::rc::Rc::new(x.ctrl.clone())),
-                "pco" => Val::Rel(std::rc::Rc::new(pco.clone())),
-                // herd7's same-access relation of mixed-size tests: in C, every access is
-                // one event, so it relates each memory event to itself.
-                "sm" => Val::Rel(std::rc::Rc::new(Relation::id_on(n, m))),
-                // `B` (branch events), the C11 orders, `amo`: none in C's LKMM events.
-                _ => Val::Empty,
-            },
+        .enumerate()
+        .map(|(i, (name, b))| {
+            (
+                i,
+                match b {
+                    _ if stage::DYNAMIC_BASE.contains(name)
+                        && let Some(v) = dynamic(name) =>
+                    {
+                        v
+                    }
+                    Base::Builtin(f) => Val::Builtin(*f),
+                    Base::Exec(name) => match *name {
+                        "M" => Val::Set(m),
+                        "R" => Val::Set(r),
+                        "W" => Val::Set(w),
+                        "F" => Val::Set(f),
+                        "IW" => Val::Set(tagged(Tag::Init)),
+                        "RMW" => Val::Set(rmw_set),
+                        "LK" | "LS" => Val::Set(tagged(Tag::Lkr) | tagged(Tag::Lkw)),
+                        "LKR" => Val::Set(tagged(Tag::Lkr)),
+                        "LKW" => Val::Set(tagged(Tag::Lkw)),
+                        "LF" => Val::Set(tagged(Tag::Lf)),
+                        "UL" => Val::Set(tagged(Tag::Ul)),
+                        "RL" => Val::Set(tagged(Tag::Rl)),
+                        "RU" => Val::Set(tagged(Tag::Ru)),
+                        "A" => Val::Set(rmw_set),
+                        "NA" => Val::Set(m - rmw_set),
+                        "annot" => Val::Set(annotated),
+                        "id" => Val::Rel(std::rc::Rc::new(Relation::identity(n))),
+                        "loc" => Val::Rel(std::rc::Rc::new(x.loc())),
+                        "int" => Val::Rel(std::rc::Rc::new(x.int())),
+                        "ext" => Val::Rel(std::rc::Rc::new(x.ext())),
+                        "po" => Val::Rel(std::rc::Rc::new(x.po.clone())),
+                        "rmw" => Val::Rel(std::rc::Rc::new(rmw.clone())),
+                        "addr" => Val::Rel(std::rc::Rc::new(x.addr.clone())),
+                        "data" => Val::Rel(std::rc::Rc::new(x.data.clone())),
+                        "ctrl" => Val::Rel(std::rc::Rc::new(x.ctrl.clone())),
+                        // herd7's same-access relation of mixed-size tests: in C, every access is
+                        // one event, so it relates each memory event to itself.
+                        "sm" => Val::Rel(std::rc::Rc::new(Relation::id_on(n, m))),
+                        // `B` (branch events), the C11 orders, `amo`: none in C's LKMM events.
+                        _ => Val::Empty,
+                    },
+                },
+            )
         })
         .collect()
 }
@@ -260,17 +303,16 @@ impl CatModel {
         each: &mut dyn FnMut(Completion<'_>) -> bool,
     ) -> Result<(), EvalError> {
         let tags = |t: &str| tag_events(x, t);
+        let (key, kept) = match KEPT.with(|k| k.borrow_mut().take()) {
+            Some((paths, kept)) if paths.matches(self.id, x) => (paths, Some(kept)),
+            _ => (Paths::of(self.id, x), None),
+        };
         let world = World {
             exec: x,
             n: x.len(),
-            base: base(x, fw, &pco.union(&observed_co(x))),
+            base: base(x, fw, &pco.union(&observed_co(x)), kept.is_none()),
             tag_events: &tags,
         };
-        let key = Paths::of(self.id, x);
-        let kept = KEPT.with(|k| match k.borrow_mut().take() {
-            Some((paths, kept)) if paths == key => kept,
-            _ => Vec::new(),
-        });
         let mut machine = Machine::new(&self.code, &world, deadline, kept);
         let n = x.len();
         let mut error = None;

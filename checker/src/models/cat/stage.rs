@@ -22,7 +22,7 @@ use super::compile::{BASE, Code, CondIr, Expr, Ins, Pat, Slot};
 /// The names of [`BASE`] whose values differ between executions with the same thread
 /// paths: reads-from, the final writes and `pco`, and the function that reads the events'
 /// values.
-const DYNAMIC_BASE: &[&str] = &["rf", "FW", "pco", "different-values"];
+pub(crate) const DYNAMIC_BASE: &[&str] = &["rf", "FW", "pco", "different-values"];
 
 /// Marks the fixed instructions of `code` and hoists the fixed parts of the others.
 pub(crate) fn stage(code: &mut Code) {
