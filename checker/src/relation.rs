@@ -380,10 +380,17 @@ impl Relation {
     /// The inverse: cat's `r^-1`.
     pub fn inverse(&self) -> Relation {
         let mut r = Relation::empty(self.size());
-        for (a, b) in self.pairs() {
-            r.add(b, a);
-        }
+        self.inverse_into(&mut r);
         r
+    }
+
+    /// Writes the inverse of `self` into `out`, a relation over as many events.
+    pub fn inverse_into(&self, out: &mut Relation) {
+        debug_assert_eq!(self.size(), out.size());
+        out.rows.iter_mut().for_each(|r| *r = EventSet::EMPTY);
+        for (a, b) in self.pairs() {
+            out.add(b, a);
+        }
     }
 
     /// Sequential composition: cat's `r ; s`, the pairs `(a, c)` with `(a, b)` in `self`
@@ -392,16 +399,26 @@ impl Relation {
     /// # Complexity
     /// O(n · |pairs of self| / n) word operations: one union per pair of `self`.
     pub fn seq(&self, other: &Relation) -> Relation {
+        let mut r = Relation::empty(self.size());
+        self.seq_into(other, &mut r);
+        r
+    }
+
+    /// Writes `self ; other` into `out`, a relation over as many events.
+    pub fn seq_into(&self, other: &Relation, out: &mut Relation) {
         debug_assert_eq!(self.size(), other.size());
-        let rows = self
-            .rows
-            .iter()
-            .map(|row| {
-                row.iter()
-                    .fold(EventSet::EMPTY, |acc, b| acc | other.rows[b])
-            })
-            .collect();
-        Relation { rows }
+        debug_assert_eq!(self.size(), out.size());
+        for (row, o) in self.rows.iter().zip(out.rows.iter_mut()) {
+            *o = row
+                .iter()
+                .fold(EventSet::EMPTY, |acc, b| acc | other.rows[b]);
+        }
+    }
+
+    /// Makes `self` a copy of `other`, a relation over as many events, without allocating.
+    pub fn copy_from(&mut self, other: &Relation) {
+        debug_assert_eq!(self.size(), other.size());
+        self.rows.copy_from_slice(&other.rows);
     }
 
     /// Restricts the domain to `set`: cat's `[S] ; r`.
@@ -436,18 +453,30 @@ impl Relation {
     /// The reflexive closure: cat's `r?`.
     pub fn optional(&self) -> Relation {
         let mut r = self.clone();
-        for (a, row) in r.rows.iter_mut().enumerate() {
-            row.insert(a);
-        }
+        r.add_identity();
         r
     }
 
+    /// Adds every pair `(a, a)`, in place.
+    pub fn add_identity(&mut self) {
+        for (a, row) in self.rows.iter_mut().enumerate() {
+            row.insert(a);
+        }
+    }
+
     /// The transitive closure: cat's `r+`.
+    pub fn plus(&self) -> Relation {
+        let mut r = self.clone();
+        r.close_transitively();
+        r
+    }
+
+    /// Replaces `self` by its transitive closure, in place.
     ///
     /// # Complexity
     /// Warshall's algorithm on bit rows: O(n²) word operations.
-    pub fn plus(&self) -> Relation {
-        let mut rows = self.rows.clone();
+    pub fn close_transitively(&mut self) {
+        let rows = &mut self.rows;
         for k in 0..rows.len() {
             let row_k = rows[k];
             if row_k.is_empty() {
@@ -459,15 +488,12 @@ impl Relation {
                 }
             }
         }
-        Relation { rows }
     }
 
     /// The reflexive-transitive closure: cat's `r*`.
     pub fn star(&self) -> Relation {
         let mut r = self.plus();
-        for (a, row) in r.rows.iter_mut().enumerate() {
-            row.insert(a);
-        }
+        r.add_identity();
         r
     }
 

@@ -318,6 +318,11 @@ pub(crate) struct Code {
     /// The slot each top-level name has at the end of the model (where `co` and `rf` are
     /// read from).
     pub(crate) finals: HashMap<String, Slot>,
+    /// For each top-level instruction whose value may change between executions of the
+    /// same thread paths, the global slots it reads that may change (see
+    /// [`super::stage`]): a run that finds them as the run before it left them need not
+    /// evaluate it again. Empty until staged.
+    pub(crate) inputs: Vec<Option<Vec<usize>>>,
 }
 
 /// A model's source: its instructions and those of the files it includes, resolved by the
@@ -358,6 +363,7 @@ pub(crate) fn compile(
         globals: cx.globals,
         tag_sets: cx.tag_sets,
         finals,
+        inputs: Vec::new(),
     };
     super::stage::stage(&mut code);
     Ok(code)

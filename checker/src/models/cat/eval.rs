@@ -147,6 +147,17 @@ pub(crate) struct Kept {
     known: Vec<bool>,
     empty_rel: Rc<Relation>,
     id_rel: Rc<Relation>,
+    spare: Vec<Rc<Relation>>,
+    memo: Vec<Option<Memo>>,
+}
+
+/// What the last evaluation of a top-level instruction read and gave, for a later run
+/// that finds its inputs unchanged (see [`Code::inputs`]).
+struct Memo {
+    /// The values of its inputs.
+    inputs: Vec<Val>,
+    /// Whether its check held (for a check), or whether it passed (for a binding).
+    holds: bool,
 }
 
 /// One run of a model over an execution.
@@ -170,6 +181,11 @@ pub(crate) struct Machine<'a> {
     /// operation that yields them.
     empty_rel: Rc<Relation>,
     id_rel: Rc<Relation>,
+    /// Relations over the execution's events that nothing holds any more, for operations
+    /// to compute into instead of allocating (see [`Machine::scratch`]).
+    spare: Vec<Rc<Relation>>,
+    /// For each top-level instruction, what its last evaluation on these paths read.
+    memo: Vec<Option<Memo>>,
 }
 
 /// What a way through the model that passes every check leaves.
@@ -238,6 +254,8 @@ impl<'a> Machine<'a> {
                 known: vec![false; code.globals],
                 empty_rel: Rc::new(Relation::empty(world.n)),
                 id_rel: Rc::new(Relation::identity(world.n)),
+                spare: Vec::new(),
+                memo: Vec::new(),
             }
         });
         let Kept {
@@ -245,7 +263,10 @@ impl<'a> Machine<'a> {
             known,
             empty_rel,
             id_rel,
+            spare,
+            mut memo,
         } = kept;
+        memo.resize_with(code.instrs.len(), || None);
         for (i, v) in &world.base {
             globals[*i] = v.clone();
         }
@@ -261,6 +282,8 @@ impl<'a> Machine<'a> {
             known,
             empty_rel,
             id_rel,
+            spare,
+            memo,
         }
     }
 
@@ -311,7 +334,12 @@ impl<'a> Machine<'a> {
                     return Ok(Go::On);
                 }
                 ins => {
-                    if !self.step(ins, frame)? {
+                    let ok = if std::ptr::eq(instrs, &self.code.instrs[..]) {
+                        self.step_top(i, ins, frame)?
+                    } else {
+                        self.step(ins, frame)?
+                    };
+                    if !ok {
                         return Ok(Go::On);
                     }
                 }
@@ -324,6 +352,76 @@ impl<'a> Machine<'a> {
                 globals: &self.globals,
             })),
             None => Ok(Go::On),
+        }
+    }
+
+    /// Runs the top-level instruction `i`, or only repeats what it did when the inputs it
+    /// read last time ([`Code::inputs`]) are unchanged; `false` when a check fails.
+    fn step_top(&mut self, i: usize, ins: &Ins, frame: &mut Frame<'_>) -> Result<bool, EvalError> {
+        let code = self.code;
+        let Some(Some(inputs)) = code.inputs.get(i) else {
+            return self.step(ins, frame);
+        };
+        if let Some(Some(m)) = self.memo.get(i)
+            && inputs
+                .iter()
+                .zip(&m.inputs)
+                .all(|(&g, old)| identical(&self.globals[g], old))
+        {
+            let holds = m.holds;
+            return Ok(match ins {
+                Ins::Check { role, name, .. } => self.checked(*role, name, holds),
+                _ => holds,
+            });
+        }
+        let (ok, holds) = match ins {
+            Ins::Check {
+                role,
+                negated,
+                test,
+                exp,
+                name,
+                span,
+            } => {
+                let v = self.eval(exp, frame)?;
+                let holds = self.test(*test, &v, *span)? != *negated;
+                (self.checked(*role, name, holds), holds)
+            }
+            _ => {
+                let ok = self.step(ins, frame)?;
+                (ok, ok)
+            }
+        };
+        let inputs = inputs.iter().map(|&g| self.globals[g].clone()).collect();
+        if let Some(m) = self.memo.get_mut(i) {
+            *m = Some(Memo { inputs, holds });
+        }
+        Ok(ok)
+    }
+
+    /// What a check whose test `holds` does: `false` when it fails the execution; a flag
+    /// raised when it is one.
+    fn checked(&mut self, role: Role, name: &Option<Arc<str>>, holds: bool) -> bool {
+        match role {
+            Role::Check | Role::Assert => holds,
+            Role::Flag => {
+                if holds {
+                    let name = name.clone().unwrap_or_else(|| Arc::from("flag"));
+                    if !self.flags.contains(&name) {
+                        self.flags.push(name);
+                    }
+                }
+                true
+            }
+            Role::UndefinedUnless => {
+                if !holds {
+                    let name: Arc<str> = Arc::from("undefined");
+                    if !self.flags.contains(&name) {
+                        self.flags.push(name);
+                    }
+                }
+                true
+            }
         }
     }
 
@@ -376,28 +474,8 @@ impl<'a> Machine<'a> {
             } => {
                 let v = self.eval(exp, frame)?;
                 let holds = self.test(*test, &v, *span)? != *negated;
-                match role {
-                    Role::Check | Role::Assert => {
-                        if !holds {
-                            return Ok(false);
-                        }
-                    }
-                    Role::Flag => {
-                        if holds {
-                            let name = name.clone().unwrap_or_else(|| Arc::from("flag"));
-                            if !self.flags.contains(&name) {
-                                self.flags.push(name);
-                            }
-                        }
-                    }
-                    Role::UndefinedUnless => {
-                        if !holds {
-                            let name: Arc<str> = Arc::from("undefined");
-                            if !self.flags.contains(&name) {
-                                self.flags.push(name);
-                            }
-                        }
-                    }
+                if !self.checked(*role, name, holds) {
+                    return Ok(false);
                 }
             }
             Ins::WithFrom(_, _, span) => {
@@ -500,7 +578,48 @@ impl<'a> Machine<'a> {
             known: self.known,
             empty_rel: self.empty_rel,
             id_rel: self.id_rel,
+            spare: self.spare,
+            memo: self.memo,
         }
+    }
+
+    /// A relation over the execution's events to compute into, that nothing else holds:
+    /// a spare one, or a new one. Its pairs are whatever they were.
+    fn scratch(&mut self) -> Rc<Relation> {
+        self.spare
+            .pop()
+            .unwrap_or_else(|| Rc::new(Relation::empty(self.world.n)))
+    }
+
+    /// Takes back a value the machine no longer holds: a relation that nothing else
+    /// holds becomes spare.
+    fn recycle(&mut self, v: Val) {
+        if let Val::Rel(r) = v {
+            self.recycle_rel(r);
+        }
+    }
+
+    fn recycle_rel(&mut self, r: Rc<Relation>) {
+        /// Enough for the temporaries of one binding.
+        const MAX_SPARE: usize = 64;
+        if Rc::strong_count(&r) == 1
+            && Rc::weak_count(&r) == 0
+            && r.size() == self.world.n
+            && self.spare.len() < MAX_SPARE
+        {
+            self.spare.push(r);
+        }
+    }
+
+    /// `r`, to change in place: itself when nothing else holds it, else a copy of it in
+    /// a scratch relation.
+    fn owned(&mut self, r: Rc<Relation>) -> Rc<Relation> {
+        if Rc::strong_count(&r) == 1 && Rc::weak_count(&r) == 0 {
+            return r;
+        }
+        let mut out = self.scratch();
+        Rc::make_mut(&mut out).copy_from(&r);
+        out
     }
 
     /// Runs a nested body (a procedure's, a loop's, a match clause's); whether every check
@@ -608,7 +727,16 @@ impl<'a> Machine<'a> {
 
     fn set(&mut self, slot: Slot, v: Val, frame: &mut Frame<'_>) {
         match slot {
-            Slot::Global(i) => self.globals[i] = v,
+            Slot::Global(i) => {
+                // A value equal to the one the slot holds leaves the slot as it is, so
+                // that what reads it sees it unchanged ([`Machine::step_top`]).
+                let old = if identical(&self.globals[i], &v) {
+                    v
+                } else {
+                    std::mem::replace(&mut self.globals[i], v)
+                };
+                self.recycle(old);
+            }
             Slot::Local(i) => frame.locals[i] = v,
             Slot::Capture(_) | Slot::Sibling(_) => {}
         }
@@ -1139,7 +1267,7 @@ impl<'a> Machine<'a> {
         })
     }
 
-    fn op1(&self, op: Op1, a: Val, span: Span) -> Result<Val, EvalError> {
+    fn op1(&mut self, op: Op1, a: Val, span: Span) -> Result<Val, EvalError> {
         let n = self.world.n;
         Ok(match op {
             Op1::Comp => match a {
@@ -1162,18 +1290,28 @@ impl<'a> Machine<'a> {
             }
             Op1::Plus | Op1::Star | Op1::Opt | Op1::Inv => {
                 let r = self.rel(&a, span)?;
-                Val::Rel(if r.is_empty() {
-                    match op {
+                if r.is_empty() {
+                    return Ok(Val::Rel(match op {
                         Op1::Star | Op1::Opt => self.id_rel.clone(),
                         _ => r,
-                    }
+                    }));
+                }
+                drop(a);
+                Val::Rel(if op == Op1::Inv {
+                    let mut out = self.scratch();
+                    r.inverse_into(Rc::make_mut(&mut out));
+                    self.recycle_rel(r);
+                    out
                 } else {
-                    Rc::new(match op {
-                        Op1::Plus => r.plus(),
-                        Op1::Star => r.star(),
-                        Op1::Opt => r.optional(),
-                        _ => r.inverse(),
-                    })
+                    let mut out = self.owned(r);
+                    let m = Rc::make_mut(&mut out);
+                    if op != Op1::Opt {
+                        m.close_transitively();
+                    }
+                    if op != Op1::Plus {
+                        m.add_identity();
+                    }
+                    out
                 })
             }
         })
@@ -1195,24 +1333,37 @@ impl<'a> Machine<'a> {
                 if empty {
                     continue;
                 }
-                match &mut acc {
+                match acc.take() {
                     None => domain = Some(domain.map_or(set, |d| d & set)),
-                    Some(r) => Rc::make_mut(r).retain_range(set),
+                    Some(r) => {
+                        let mut r = self.owned(r);
+                        Rc::make_mut(&mut r).retain_range(set);
+                        acc = Some(r);
+                    }
                 }
             } else {
                 let v = self.eval(a, frame)?;
-                let mut r = self.rel(&v, span)?;
+                let r = self.rel(&v, span)?;
+                drop(v);
                 if empty {
                     continue;
                 }
                 acc = Some(match acc.take() {
-                    None => {
-                        if let Some(d) = domain {
+                    None => match domain {
+                        Some(d) => {
+                            let mut r = self.owned(r);
                             Rc::make_mut(&mut r).retain_domain(d);
+                            r
                         }
-                        r
+                        None => r,
+                    },
+                    Some(prev) => {
+                        let mut out = self.scratch();
+                        prev.seq_into(&r, Rc::make_mut(&mut out));
+                        self.recycle_rel(prev);
+                        self.recycle_rel(r);
+                        out
                     }
-                    Some(prev) => Rc::new(prev.seq(&r)),
                 });
             }
             empty = match &acc {
@@ -1221,13 +1372,17 @@ impl<'a> Machine<'a> {
             };
         }
         Ok(Val::Rel(match acc {
+            Some(r) if empty => {
+                self.recycle_rel(r);
+                self.empty_rel.clone()
+            }
             _ if empty => self.empty_rel.clone(),
             Some(r) => r,
             None => Rc::new(Relation::id_on(self.world.n, domain.unwrap_or_default())),
         }))
     }
 
-    fn op(&self, op: Op2, vals: Operands, span: Span) -> Result<Val, EvalError> {
+    fn op(&mut self, op: Op2, vals: Operands, span: Span) -> Result<Val, EvalError> {
         let n = self.world.n;
         let mut it = vals.into_iter();
         let Some(first) = it.next() else {
@@ -1306,7 +1461,7 @@ impl<'a> Machine<'a> {
     }
 
     /// Union, intersection or difference of two sets, relations or sets of values.
-    fn setop(&self, op: Op2, a: Val, b: Val, span: Span) -> Result<Val, EvalError> {
+    fn setop(&mut self, op: Op2, a: Val, b: Val, span: Span) -> Result<Val, EvalError> {
         let n = self.world.n;
         Ok(match (a, b) {
             (Val::Empty, b) => match op {
@@ -1323,7 +1478,8 @@ impl<'a> Machine<'a> {
                 _ => x.minus(y),
             }),
             (a @ Val::Rel(_), b) | (a, b @ Val::Rel(_)) => {
-                let (mut x, y) = (self.rel(&a, span)?, self.rel(&b, span)?);
+                let (x, y) = (self.rel(&a, span)?, self.rel(&b, span)?);
+                drop(b);
                 // An empty operand decides the result without work; otherwise the left
                 // operand is changed in place when nothing else holds it (a value being
                 // computed, as the left operand of `a | b | c` is after the first step).
@@ -1334,12 +1490,14 @@ impl<'a> Machine<'a> {
                     Op2::Diff if x.is_empty() || y.is_empty() => x,
                     _ => {
                         drop(a);
+                        let mut x = self.owned(x);
                         let r = Rc::make_mut(&mut x);
                         match op {
                             Op2::Union => r.union_with(&y),
                             Op2::Inter => r.inter_with(&y),
                             _ => r.minus_with(&y),
                         }
+                        self.recycle_rel(y);
                         x
                     }
                 })
@@ -1375,6 +1533,24 @@ impl<'a> Machine<'a> {
                 );
             }
         })
+    }
+}
+
+/// Whether two values are the same, as far as telling costs little: relations, sets,
+/// events and tags by their contents, everything else by identity.
+fn identical(a: &Val, b: &Val) -> bool {
+    match (a, b) {
+        (Val::Empty, Val::Empty) => true,
+        (Val::Event(x), Val::Event(y)) => x == y,
+        (Val::Set(x), Val::Set(y)) => x == y,
+        (Val::Rel(x), Val::Rel(y)) => Rc::ptr_eq(x, y) || x == y,
+        (Val::Tag(x), Val::Tag(y)) => x == y,
+        (Val::Values(x), Val::Values(y)) | (Val::Tuple(x), Val::Tuple(y)) => Rc::ptr_eq(x, y),
+        (Val::Fun(x), Val::Fun(y)) => Rc::ptr_eq(x, y),
+        (Val::RecFun(x, i), Val::RecFun(y, j)) => Rc::ptr_eq(x, y) && i == j,
+        (Val::Proc(x), Val::Proc(y)) => Rc::ptr_eq(x, y),
+        (Val::Builtin(x), Val::Builtin(y)) => x == y,
+        _ => false,
     }
 }
 

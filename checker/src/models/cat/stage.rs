@@ -43,6 +43,7 @@ pub(crate) fn stage(code: &mut Code) {
     for ins in instrs {
         stage.instr(ins, &mut out);
     }
+    code.inputs = out.iter().map(|ins| stage.inputs(ins)).collect();
     code.instrs = out;
     code.globals = stage.globals;
 }
@@ -144,6 +145,50 @@ impl Stage {
             }
             ins @ (Ins::Call(..) | Ins::ShowAs(..) | Ins::Show(..)) => out.push(ins),
         }
+    }
+
+    /// The global slots that may change between executions of the same paths that `ins`
+    /// reads, at any depth (function bodies included), leaving out those it binds itself;
+    /// `None` for an instruction that is fixed, or that is not a binding or a check.
+    fn inputs(&self, ins: &Ins) -> Option<Vec<usize>> {
+        let mut read = Vec::new();
+        let mut bound = Vec::new();
+        match ins {
+            Ins::Let(bindings, None) => {
+                for (_, e) in bindings {
+                    reads(e, &mut read);
+                    bound_in(e, &mut bound);
+                }
+            }
+            Ins::LetRecValues(values, when, _, None) => {
+                for (s, e) in values {
+                    reads(e, &mut read);
+                    bound_in(e, &mut bound);
+                    if let Slot::Global(i) = s {
+                        bound.push(*i);
+                    }
+                }
+                if let Some(w) = when {
+                    reads(&w.exp, &mut read);
+                    bound_in(&w.exp, &mut bound);
+                }
+            }
+            Ins::LetRecFuns(group, _) => {
+                for c in group.iter() {
+                    reads(&c.body, &mut read);
+                    bound_in(&c.body, &mut bound);
+                }
+            }
+            Ins::Check { exp, .. } => {
+                reads(exp, &mut read);
+                bound_in(exp, &mut bound);
+            }
+            _ => return None,
+        }
+        read.sort_unstable();
+        read.dedup();
+        read.retain(|i| !bound.contains(i) && self.dynamic.get(*i).copied().unwrap_or(true));
+        Some(read)
     }
 
     fn mark(&mut self, slots: impl IntoIterator<Item = Slot>, dynamic: bool) {
@@ -427,6 +472,16 @@ fn bound_in_slots(e: &Expr, out: &mut Vec<Slot>) {
     let mut inner = Vec::new();
     bound_in(e, &mut inner);
     out.extend(inner.into_iter().map(Slot::Global));
+}
+
+/// Every global slot `e` reads, at any depth, function bodies included.
+fn reads(e: &Expr, out: &mut Vec<usize>) {
+    match e {
+        Expr::Var(Slot::Global(i)) => out.push(*i),
+        Expr::Fun(code) => reads(&code.body, out),
+        _ => {}
+    }
+    each_child(e, &mut |c| reads(c, out));
 }
 
 /// Whether `e` reads one of the global slots `slots`.
