@@ -1,6 +1,8 @@
 //! The interpreted LKMM against the native one and herd7, on one thread, over a folder of
 //! the conformance corpus (`paulmck-luc` unless named): the total time of each, herd7's
-//! total from the folder's `herd7.tsv`, the ratios, and the interpreter's slowest files.
+//! time as one process over the same files in the same run (when the oracle is found,
+//! through `$HAZMAT_ORACLE` or `../shared/oracle/herd7`), herd7's total from the folder's
+//! `herd7.tsv`, the ratios, and the interpreter's slowest files.
 //!
 //! ```sh
 //! cargo run --release -p hazmat-checker --example cat_bench -- [FOLDER]
@@ -99,9 +101,42 @@ fn main() {
     };
     let (native, _) = best(&hazmat_checker::lkmm::Lkmm);
     let (interp, mut each) = best(&interpreted);
+    let oracle = std::env::var_os("HAZMAT_ORACLE").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracle/herd7"),
+        PathBuf::from,
+    );
+    let one_process = oracle.is_file().then(|| {
+        let t = Instant::now();
+        let status = std::process::Command::new(&oracle)
+            .arg("-I")
+            .arg(&model_dir)
+            .args(["-conf", "linux-kernel.cfg"])
+            .args(files.iter().map(|(f, _)| f))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+        (t.elapsed().as_secs_f64(), status.is_ok_and(|s| s.success()))
+    });
     let undecided = each.iter().filter(|e| !e.2).count();
     println!("{folder}: {} files, one thread", files.len());
     println!("herd7 (its Time lines, summed): {herd:.3} s");
+    match one_process {
+        Some((t, ok)) => {
+            println!(
+                "herd7, one process, this run: {t:.3} s{}",
+                if ok { "" } else { " (it failed)" }
+            );
+            println!(
+                "  native {:.1}x faster, interpreted {:.1}x faster",
+                t / native,
+                t / interp
+            );
+        }
+        None => println!(
+            "herd7 not found at {}: no same-run baseline",
+            oracle.display()
+        ),
+    }
     println!(
         "native LKMM:      {native:.3} s  ({:.1}x faster than herd7)",
         herd / native

@@ -158,6 +158,8 @@ struct Memo {
     inputs: Vec<Val>,
     /// Whether its check held (for a check), or whether it passed (for a binding).
     holds: bool,
+    /// The set it chose from (for a `with`).
+    choices: Option<Val>,
 }
 
 /// One run of a model over an execution.
@@ -196,6 +198,9 @@ pub(crate) struct Leaf<'m> {
     pub(crate) globals: &'m [Val],
 }
 
+/// The slots of a running function's frame: a few, most often.
+type Locals = smallvec::SmallVec<[Val; 8]>;
+
 /// The operands of one operator, evaluated.
 type Operands = smallvec::SmallVec<[Val; 4]>;
 
@@ -218,7 +223,7 @@ pub(crate) enum Go {
 
 /// The local state of a running function or procedure.
 struct Frame<'v> {
-    locals: Vec<Val>,
+    locals: Locals,
     captures: &'v [Val],
     group: Option<&'v Rc<RecGroup>>,
 }
@@ -292,7 +297,7 @@ impl<'a> Machine<'a> {
     pub(crate) fn run(&mut self, leaf: &mut dyn FnMut(&Leaf<'_>) -> Go) -> Result<Go, EvalError> {
         let code = self.code;
         let mut frame = Frame {
-            locals: Vec::new(),
+            locals: Locals::new(),
             captures: &[],
             group: None,
         };
@@ -314,7 +319,12 @@ impl<'a> Machine<'a> {
                     let Some(k) = leaf.as_deref_mut() else {
                         return fail("`with` is allowed only at the top of a model", *span);
                     };
-                    let choices = match self.eval(set, frame)? {
+                    let choices = if std::ptr::eq(instrs, &self.code.instrs[..]) {
+                        self.choices_top(i, set, frame)?
+                    } else {
+                        self.eval(set, frame)?
+                    };
+                    let choices = match choices {
                         Val::Values(v) => v,
                         Val::Empty => Rc::new(Vec::new()),
                         v => return fail(format!("`with` needs a set, not {}", v.kind()), *span),
@@ -362,12 +372,7 @@ impl<'a> Machine<'a> {
         let Some(Some(inputs)) = code.inputs.get(i) else {
             return self.step(ins, frame);
         };
-        if let Some(Some(m)) = self.memo.get(i)
-            && inputs
-                .iter()
-                .zip(&m.inputs)
-                .all(|(&g, old)| identical(&self.globals[g], old))
-        {
+        if let Some(m) = self.unchanged(i, inputs) {
             let holds = m.holds;
             return Ok(match ins {
                 Ins::Check { role, name, .. } => self.checked(*role, name, holds),
@@ -392,11 +397,56 @@ impl<'a> Machine<'a> {
                 (ok, ok)
             }
         };
-        let inputs = inputs.iter().map(|&g| self.globals[g].clone()).collect();
-        if let Some(m) = self.memo.get_mut(i) {
-            *m = Some(Memo { inputs, holds });
-        }
+        self.remember(i, inputs, holds, None);
         Ok(ok)
+    }
+
+    /// The set the top-level `with` instruction `i` chooses from, `set`: the one it had
+    /// last time when its inputs are unchanged.
+    fn choices_top(
+        &mut self,
+        i: usize,
+        set: &Expr,
+        frame: &mut Frame<'_>,
+    ) -> Result<Val, EvalError> {
+        let code = self.code;
+        let Some(Some(inputs)) = code.inputs.get(i) else {
+            return self.eval(set, frame);
+        };
+        if let Some(choices) = self.unchanged(i, inputs).and_then(|m| m.choices.clone()) {
+            return Ok(choices);
+        }
+        let choices = self.eval(set, frame)?;
+        self.remember(i, inputs, true, Some(choices.clone()));
+        Ok(choices)
+    }
+
+    /// What the last evaluation of top-level instruction `i` left, if its `inputs` are as
+    /// it read them.
+    fn unchanged(&self, i: usize, inputs: &[usize]) -> Option<&Memo> {
+        self.memo.get(i)?.as_ref().filter(|m| {
+            inputs
+                .iter()
+                .zip(&m.inputs)
+                .all(|(&g, old)| identical(&self.globals[g], old))
+        })
+    }
+
+    /// Records what the evaluation of top-level instruction `i` read and gave.
+    fn remember(&mut self, i: usize, inputs: &[usize], holds: bool, choices: Option<Val>) {
+        let Some(slot) = self.memo.get_mut(i) else {
+            return;
+        };
+        let m = slot.get_or_insert_with(|| Memo {
+            inputs: Vec::with_capacity(inputs.len()),
+            holds,
+            choices: None,
+        });
+        m.inputs.clear();
+        m.inputs
+            .extend(inputs.iter().map(|&g| self.globals[g].clone()));
+        m.holds = holds;
+        m.choices = choices;
     }
 
     /// What a check whose test `holds` does: `false` when it fails the execution; a flag
@@ -434,7 +484,7 @@ impl<'a> Machine<'a> {
                 {
                     return Ok(true);
                 }
-                let mut vals = Vec::with_capacity(bindings.len());
+                let mut vals = Operands::with_capacity(bindings.len());
                 for (_, e) in bindings {
                     vals.push(self.eval(e, frame)?);
                 }
@@ -488,7 +538,7 @@ impl<'a> Machine<'a> {
                     return fail(format!("`call` needs a procedure, not {}", f.kind()), *span);
                 };
                 let mut inner = Frame {
-                    locals: vec![Val::Empty; p.code.frame],
+                    locals: Locals::from_elem(Val::Empty, p.code.frame),
                     captures: &p.captures,
                     group: None,
                 };
@@ -753,10 +803,10 @@ impl<'a> Machine<'a> {
             Pat::One(None) => {}
             Pat::One(Some(slot)) => self.set(*slot, v, frame),
             Pat::Tuple(slots) => {
-                let items: Vec<Val> = match (&v, slots.len()) {
-                    (Val::Tuple(t), _) => t.to_vec(),
-                    (_, 1) => vec![v.clone()],
-                    (_, 0) => Vec::new(),
+                let items: Operands = match (&v, slots.len()) {
+                    (Val::Tuple(t), _) => t.iter().cloned().collect(),
+                    (_, 1) => Operands::from_iter([v.clone()]),
+                    (_, 0) => Operands::new(),
                     _ => {
                         return fail(
                             format!("a tuple of {} was expected, not {}", slots.len(), v.kind()),
@@ -917,6 +967,37 @@ impl<'a> Machine<'a> {
                 self.count(*span)?;
                 self.seq(args, frame, *span)?
             }
+            Expr::Op(op @ (Op2::Union | Op2::Inter | Op2::Diff), args, span) => {
+                self.count(*span)?;
+                let mut args = args.iter();
+                let mut acc = match args.next() {
+                    Some(a) => self.eval(a, frame)?,
+                    None => Val::Empty,
+                };
+                for a in args {
+                    // An empty intersection, or a difference from an empty set, stays
+                    // empty: a name is then not read, only checked (an intersection
+                    // with `0` is `0`, as `setop` makes it).
+                    if *op != Op2::Union && is_empty(&acc, 0) {
+                        let skip = matches!(
+                            (&acc, self.peek(a, frame)),
+                            (Val::Empty, Some(_))
+                                | (Val::Rel(_), Some(Val::Rel(_) | Val::Empty))
+                                | (Val::Set(_), Some(Val::Set(_) | Val::Empty))
+                        );
+                        if skip {
+                            if *op == Op2::Inter && matches!(self.peek(a, frame), Some(Val::Empty))
+                            {
+                                acc = Val::Empty;
+                            }
+                            continue;
+                        }
+                    }
+                    let v = self.eval(a, frame)?;
+                    acc = self.setop(*op, acc, v, *span)?;
+                }
+                acc
+            }
             Expr::Op(op, args, span) => {
                 self.count(*span)?;
                 let mut vals = Operands::with_capacity(args.len());
@@ -938,7 +1019,7 @@ impl<'a> Machine<'a> {
                 self.apply(f, a, *span)?
             }
             Expr::Let(bindings, body) => {
-                let mut vals = Vec::with_capacity(bindings.len());
+                let mut vals = Operands::with_capacity(bindings.len());
                 for (_, e) in bindings {
                     vals.push(self.eval(e, frame)?);
                 }
@@ -1018,6 +1099,16 @@ impl<'a> Machine<'a> {
         })
     }
 
+    /// The value of `e` when it is a name, without evaluating it.
+    fn peek<'v>(&'v self, e: &Expr, frame: &'v Frame<'_>) -> Option<&'v Val> {
+        match e {
+            Expr::Var(Slot::Global(i)) => self.globals.get(*i),
+            Expr::Var(Slot::Local(i)) => frame.locals.get(*i),
+            Expr::Var(Slot::Capture(i)) => frame.captures.get(*i),
+            _ => None,
+        }
+    }
+
     /// Whether the condition of an `if` holds.
     fn cond(&mut self, c: &CondIr, frame: &mut Frame<'_>) -> Result<bool, EvalError> {
         let n = self.world.n;
@@ -1087,14 +1178,14 @@ impl<'a> Machine<'a> {
     fn apply(&mut self, mut f: Val, mut arg: Val, span: Span) -> Result<Val, EvalError> {
         loop {
             let tail = {
-                let (code, captures, group) = match &f {
-                    Val::Fun(c) => (c.code.clone(), &c.captures[..], None),
-                    Val::RecFun(g, k) => (g.codes[*k].clone(), &g.captures[*k][..], Some(g)),
+                let (code, captures, group): (&FunCode, _, _) = match &f {
+                    Val::Fun(c) => (&c.code, &c.captures[..], None),
+                    Val::RecFun(g, k) => (&g.codes[*k], &g.captures[*k][..], Some(g)),
                     Val::Builtin(b) => return self.builtin(*b, arg, span),
                     v => return fail(format!("{} cannot be applied", v.kind()), span),
                 };
                 let mut frame = Frame {
-                    locals: vec![Val::Empty; code.frame],
+                    locals: Locals::from_elem(Val::Empty, code.frame),
                     captures,
                     group,
                 };
@@ -1126,7 +1217,7 @@ impl<'a> Machine<'a> {
                 }
             }
             Expr::Let(bindings, body) => {
-                let mut vals = Vec::with_capacity(bindings.len());
+                let mut vals = Operands::with_capacity(bindings.len());
                 for (_, e) in bindings {
                     vals.push(self.eval(e, frame)?);
                 }
@@ -1327,6 +1418,19 @@ impl<'a> Machine<'a> {
         let mut acc: Option<Rc<Relation>> = None;
         let mut empty = false;
         for a in args {
+            // Once the composition is empty, a name is not read, only checked.
+            if empty {
+                let skip = match a {
+                    Expr::Op1(Op1::ToId, set, _) => matches!(
+                        self.peek(set, frame),
+                        Some(Val::Set(_) | Val::Empty | Val::Event(_))
+                    ),
+                    _ => matches!(self.peek(a, frame), Some(Val::Rel(_) | Val::Empty)),
+                };
+                if skip {
+                    continue;
+                }
+            }
             if let Expr::Op1(Op1::ToId, set, set_span) = a {
                 let v = self.eval(set, frame)?;
                 let set = self.set_of(&v, *set_span)?;

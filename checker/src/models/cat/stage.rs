@@ -149,7 +149,8 @@ impl Stage {
 
     /// The global slots that may change between executions of the same paths that `ins`
     /// reads, at any depth (function bodies included), leaving out those it binds itself;
-    /// `None` for an instruction that is fixed, or that is not a binding or a check.
+    /// `None` for an instruction that is fixed, or that is not a binding, a check or a
+    /// `with` (whose inputs are those of the set it chooses from).
     fn inputs(&self, ins: &Ins) -> Option<Vec<usize>> {
         let mut read = Vec::new();
         let mut bound = Vec::new();
@@ -179,7 +180,7 @@ impl Stage {
                     bound_in(&c.body, &mut bound);
                 }
             }
-            Ins::Check { exp, .. } => {
+            Ins::Check { exp, .. } | Ins::WithFrom(_, exp, _) => {
                 reads(exp, &mut read);
                 bound_in(exp, &mut bound);
             }
@@ -281,6 +282,11 @@ impl Stage {
     }
 
     fn hoist_in(&mut self, e: &mut Expr, inner: &[usize], out: &mut Vec<Ins>) {
+        // `[S]` keeps its brackets, and `S` moves out: in a sequence, `[S]` then restricts
+        // a relation instead of being composed as an identity.
+        if let Expr::Op1(Op1::ToId, set, _) = e {
+            return self.hoist_in(set, inner, out);
+        }
         if worth_hoisting(e) && !reads_any(e, inner) && self.fixed(e) {
             let slot = Slot::Global(self.globals);
             self.globals += 1;
@@ -378,19 +384,17 @@ impl Stage {
     }
 }
 
-/// Whether computing `e` once saves work: it operates on something. `[S]` of a name does
-/// not: in a sequence it restricts a relation in place (see the evaluator's `seq`).
+/// Whether computing `e` once saves work: it operates on something.
 fn worth_hoisting(e: &Expr) -> bool {
-    match e {
-        Expr::Op1(Op1::ToId, a, _) => !matches!(**a, Expr::Var(_)),
+    !matches!(
+        e,
         Expr::Empty
-        | Expr::Universe
-        | Expr::Tag(_)
-        | Expr::Var(_)
-        | Expr::Unbound(..)
-        | Expr::Fun(_) => false,
-        _ => true,
-    }
+            | Expr::Universe
+            | Expr::Tag(_)
+            | Expr::Var(_)
+            | Expr::Unbound(..)
+            | Expr::Fun(_)
+    )
 }
 
 /// The global slots of a pattern.
