@@ -149,6 +149,8 @@ pub(crate) struct Kept {
     id_rel: Rc<Relation>,
     spare: Vec<Rc<Relation>>,
     memo: Vec<Option<Memo>>,
+    vanish: Vec<Option<bool>>,
+    always_empty: Vec<bool>,
 }
 
 /// What the last evaluation of a top-level instruction read and gave, for a later run
@@ -188,6 +190,12 @@ pub(crate) struct Machine<'a> {
     spare: Vec<Rc<Relation>>,
     /// For each top-level instruction, what its last evaluation on these paths read.
     memo: Vec<Option<Memo>>,
+    /// For each top-level instruction, once looked at on these paths, whether what the
+    /// paths fix makes its value empty whatever the rest ([`Machine::vanishes`]).
+    vanish: Vec<Option<bool>>,
+    /// For each global slot, whether its value is empty on every execution of these
+    /// paths.
+    always_empty: Vec<bool>,
 }
 
 /// What a way through the model that passes every check leaves.
@@ -254,13 +262,26 @@ impl<'a> Machine<'a> {
                     globals[*i] = Val::Set((world.tag_events)(tag));
                 }
             }
+            // The base values other than reads-from, the final writes and `pco`, and the
+            // tags' sets, are what the paths fix.
+            let mut known = vec![false; code.globals];
+            for (k, (name, _)) in super::compile::BASE.iter().enumerate() {
+                known[k] = !super::stage::DYNAMIC_BASE.contains(name);
+            }
+            for (slot, _) in &code.tag_sets {
+                if let Slot::Global(i) = slot {
+                    known[*i] = true;
+                }
+            }
             Kept {
                 globals,
-                known: vec![false; code.globals],
+                known,
                 empty_rel: Rc::new(Relation::empty(world.n)),
                 id_rel: Rc::new(Relation::identity(world.n)),
                 spare: Vec::new(),
                 memo: Vec::new(),
+                vanish: vec![None; code.instrs.len()],
+                always_empty: vec![false; code.globals],
             }
         });
         let Kept {
@@ -270,6 +291,8 @@ impl<'a> Machine<'a> {
             id_rel,
             spare,
             mut memo,
+            vanish,
+            always_empty,
         } = kept;
         memo.resize_with(code.instrs.len(), || None);
         for (i, v) in &world.base {
@@ -289,6 +312,8 @@ impl<'a> Machine<'a> {
             id_rel,
             spare,
             memo,
+            vanish,
+            always_empty,
         }
     }
 
@@ -379,6 +404,28 @@ impl<'a> Machine<'a> {
                 _ => holds,
             });
         }
+        match self.vanish.get(i).copied().flatten() {
+            // Empty on every execution of these paths, as on the first, where it was
+            // evaluated: an empty value passes every test.
+            Some(true) => {
+                return Ok(match ins {
+                    Ins::Check {
+                        role,
+                        negated,
+                        name,
+                        ..
+                    } => self.checked(*role, name, !*negated),
+                    _ => true,
+                });
+            }
+            Some(false) => {}
+            None => {
+                let v = self.vanishes(ins);
+                if let Some(f) = self.vanish.get_mut(i) {
+                    *f = Some(v);
+                }
+            }
+        }
         let (ok, holds) = match ins {
             Ins::Check {
                 role,
@@ -447,6 +494,73 @@ impl<'a> Machine<'a> {
             .extend(inputs.iter().map(|&g| self.globals[g].clone()));
         m.holds = holds;
         m.choices = choices;
+    }
+
+    /// Whether what the paths fix makes the value of `ins` (a binding or a check) empty on
+    /// every execution: a sequence or an intersection with an empty operand, a union of
+    /// empty operands, a difference from an empty set, a closure or inverse of one, a
+    /// fixpoint whose terms are all empty while its names are. The names it binds are then
+    /// marked as always empty.
+    fn vanishes(&mut self, ins: &Ins) -> bool {
+        match ins {
+            Ins::Let(bindings, None) => {
+                if !bindings
+                    .iter()
+                    .all(|(p, e)| matches!(p, Pat::One(_)) && self.always_empty_exp(e))
+                {
+                    return false;
+                }
+                for (p, _) in bindings {
+                    if let Pat::One(Some(Slot::Global(g))) = p {
+                        self.always_empty[*g] = true;
+                    }
+                }
+                true
+            }
+            Ins::LetRecValues(values, None, _, None) => {
+                let slots: Vec<usize> = values
+                    .iter()
+                    .filter_map(|(s, _)| match s {
+                        Slot::Global(g) => Some(*g),
+                        _ => None,
+                    })
+                    .collect();
+                if slots.len() != values.len() {
+                    return false;
+                }
+                for &g in &slots {
+                    self.always_empty[g] = true;
+                }
+                let empty = values.iter().all(|(_, e)| self.always_empty_exp(e));
+                if !empty {
+                    for &g in &slots {
+                        self.always_empty[g] = false;
+                    }
+                }
+                empty
+            }
+            Ins::Check { exp, .. } => self.always_empty_exp(exp),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is empty on every execution of these paths (see [`Self::vanishes`]).
+    fn always_empty_exp(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Empty => true,
+            Expr::Var(Slot::Global(g)) => {
+                self.always_empty.get(*g).copied().unwrap_or(false)
+                    || (self.known.get(*g).copied().unwrap_or(false)
+                        && is_empty(&self.globals[*g], 0))
+            }
+            Expr::Op(Op2::Seq | Op2::Inter | Op2::Cartesian, args, _) => {
+                args.iter().any(|a| self.always_empty_exp(a))
+            }
+            Expr::Op(Op2::Union, args, _) => args.iter().all(|a| self.always_empty_exp(a)),
+            Expr::Op(Op2::Diff, args, _) => args.first().is_some_and(|a| self.always_empty_exp(a)),
+            Expr::Op1(Op1::Plus | Op1::Inv | Op1::ToId, a, _) => self.always_empty_exp(a),
+            _ => false,
+        }
     }
 
     /// What a check whose test `holds` does: `false` when it fails the execution; a flag
@@ -630,6 +744,8 @@ impl<'a> Machine<'a> {
             id_rel: self.id_rel,
             spare: self.spare,
             memo: self.memo,
+            vanish: self.vanish,
+            always_empty: self.always_empty,
         }
     }
 
