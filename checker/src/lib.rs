@@ -7,6 +7,7 @@
 //! [`check_source`] does all of it for one file; [`harness`] turns a directory of litmus
 //! files into `cargo test` cases.
 
+pub mod defs;
 pub mod dot;
 pub mod enumerate;
 pub mod event;
@@ -135,7 +136,7 @@ impl Engine {
     ) -> Result<Checked, CheckError> {
         match self {
             Engine::Axiomatic => check_source(source, model, options),
-            Engine::Shuttle => check_source_with(source, |p| interp::run(p, &options.limits)),
+            Engine::Shuttle => check_source_with(source, None, |p| interp::run(p, &options.limits)),
         }
     }
 }
@@ -175,7 +176,18 @@ pub fn check_source(
     model: &dyn model::MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
-    check_source_with(source, |p| outcome::run(p, model, options))
+    check_source_with(source, None, |p| outcome::run(p, model, options))
+}
+
+/// Checks one litmus file as [`check_source`] does, its C macros read from a user's
+/// `.def` file (herd7's `-macros`) instead of the kernel's.
+pub fn check_source_with_macros(
+    source: &str,
+    macros: &defs::Macros,
+    model: &dyn model::MemoryModel,
+    options: &Options,
+) -> Result<Checked, CheckError> {
+    check_source_with(source, Some(macros), |p| outcome::run(p, model, options))
 }
 
 /// The warning for runs cut off by a `while` loop's unrolling, at the first loop of the
@@ -204,11 +216,12 @@ fn cutoff_warning(program: &program::Program) -> Option<lower::Warning> {
 /// Parses and lowers the text of one litmus file, and decides it with `decide`.
 fn check_source_with(
     source: &str,
+    macros: Option<&defs::Macros>,
     decide: impl FnOnce(&program::Program) -> Result<Outcome, enumerate::RunError>,
 ) -> Result<Checked, CheckError> {
     let start = Instant::now();
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
-    let (program, mut warnings) = lower::lower_with_warnings(&test)?;
+    let (program, mut warnings) = lower::lower_with_macros(&test, macros)?;
     let outcome = decide(&program)?;
     let hash = hazmat_litmus::herd_hash(&test, source);
     if outcome.stats.removed.cutoff > 0 {

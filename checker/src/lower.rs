@@ -62,7 +62,7 @@ pub enum LowerErrorKind {
         /// The name called.
         name: String,
         /// The known primitives it was probably meant to be, nearest first (at most three).
-        suggestions: Vec<&'static str>,
+        suggestions: Vec<String>,
     },
     /// Anything else.
     Other,
@@ -140,6 +140,15 @@ pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
 /// Lowers a parsed test, with the warnings about what herd7 reads otherwise than the test
 /// probably means (see the module notes), in source order.
 pub fn lower_with_warnings(test: &ast::Test) -> Result<(Program, Vec<Warning>), LowerError> {
+    lower_with_macros(test, None)
+}
+
+/// Lowers a parsed test as [`lower_with_warnings`] does, with the C macros of a user's
+/// `.def` file (herd7's `-macros`) in place of the kernel's when `macros` is given.
+pub fn lower_with_macros(
+    test: &ast::Test,
+    macros: Option<&crate::defs::Macros>,
+) -> Result<(Program, Vec<Warning>), LowerError> {
     let mut cx = Cx {
         locs: Vec::new(),
         loc_index: HashMap::new(),
@@ -204,6 +213,7 @@ pub fn lower_with_warnings(test: &ast::Test) -> Result<(Program, Vec<Warning>), 
         assigned_names(&t.body, &mut assigned);
         let mut lw = ThreadLowering {
             cx: &mut cx,
+            macros,
             thread: i,
             params: t.params.iter().map(|p| p.name.name.clone()).collect(),
             assigned,
@@ -455,6 +465,8 @@ fn assigned_names(body: &[ast::Stmt], out: &mut HashSet<String>) {
 
 struct ThreadLowering<'a> {
     cx: &'a mut Cx,
+    /// A user's macros, in place of the built-in table.
+    macros: Option<&'a crate::defs::Macros>,
     thread: usize,
     params: Vec<String>,
     /// The names the code assigns somewhere.
@@ -764,10 +776,41 @@ impl ThreadLowering<'_> {
         want_value: bool,
         out: &mut Vec<Instr>,
     ) -> Result<Option<Expr>, LowerError> {
-        let Some(prim) = primitive::lookup(&func.name) else {
-            let suggestions = diagnostic::closest(&func.name, primitive::names(), 3);
+        // A user's macro fills the shape's arguments in its own order.
+        let permuted: Vec<ast::Expr>;
+        let (prim, args) = match self.macros {
+            None => (primitive::lookup(&func.name), args),
+            Some(macros) => match macros.lookup(&func.name) {
+                None => (None, args),
+                Some(m) => {
+                    if args.len() != m.arity {
+                        return err(
+                            format!(
+                                "`{}` takes {} argument{}, not {}",
+                                func.name,
+                                m.arity,
+                                if m.arity == 1 { "" } else { "s" },
+                                args.len()
+                            ),
+                            span,
+                        );
+                    }
+                    permuted = m.args.iter().map(|&i| args[i].clone()).collect();
+                    (Some(m.primitive()), &permuted[..])
+                }
+            },
+        };
+        let Some(prim) = prim else {
+            let suggestions: Vec<String> = match self.macros {
+                None => diagnostic::closest(&func.name, primitive::names(), 3),
+                Some(m) => diagnostic::closest(&func.name, m.names(), 3),
+            }
+            .into_iter()
+            .map(str::to_string)
+            .collect();
             let mut message = format!("unknown primitive `{}`", func.name);
-            if let Some(hint) = diagnostic::did_you_mean(&suggestions) {
+            let names: Vec<&str> = suggestions.iter().map(String::as_str).collect();
+            if let Some(hint) = diagnostic::did_you_mean(&names) {
                 message.push_str("; ");
                 message.push_str(&hint);
             }
@@ -802,7 +845,7 @@ impl ThreadLowering<'_> {
             return err(
                 format!(
                     "`{}` takes {arity} argument{}, not {}",
-                    prim.name,
+                    func.name,
                     if arity == 1 { "" } else { "s" },
                     args.len()
                 ),
@@ -816,7 +859,7 @@ impl ThreadLowering<'_> {
                 format!(
                     "`{0}` gives a value, and herd7 takes it only within an expression: write \
                      `r = {0}(...);` or `(void){0}(...);`",
-                    prim.name
+                    func.name
                 ),
                 span,
             );

@@ -116,8 +116,8 @@ struct CheckArgs {
     /// The bell file run before the cat file (herd7's `-bell`).
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     bell: Option<String>,
-    /// The file of C macros (herd7's `-macros`); only the kernel's `linux-kernel.def` is
-    /// supported for now.
+    /// The file of C macros (herd7's `-macros`): the kernel's `linux-kernel.def`, or a
+    /// file of one's own, whose macros then replace the kernel's.
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     macros: Option<String>,
     /// A directory where model files are looked for, after the current one (herd7's `-I`);
@@ -147,6 +147,8 @@ type ChosenModel = (Box<dyn hazmat_checker::model::MemoryModel>, ModelSource);
 struct ModelSource {
     kind: &'static str,
     file: Option<String>,
+    /// A user's C macros (`--macros`, when not the kernel's `linux-kernel.def`).
+    macros: Option<std::sync::Arc<hazmat_checker::defs::Macros>>,
 }
 
 /// The model `--cat`, `--bell`, `--macros` and `--conf` name, and which engine runs it;
@@ -211,15 +213,24 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
                 .to_string(),
         ));
     };
-    if let Some(macros) = &macros {
-        let (name, text) = match read(&library, macros) {
-            Ok(x) => x,
-            Err(e) => return Some(Err(e)),
-        };
-        if let Some(why) = select::macros_refusal(&text) {
-            return Some(Err(format!("{name}: error: {why}")));
+    let macros = match &macros {
+        None => None,
+        Some(macros) => {
+            let (name, text) = match read(&library, macros) {
+                Ok(x) => x,
+                Err(e) => return Some(Err(e)),
+            };
+            match select::user_macros(&text) {
+                Ok(m) => m.map(std::sync::Arc::new),
+                Err(e) => {
+                    return Some(Err(format!(
+                        "{name}:{}:{}: error: {}",
+                        e.line, e.column, e.message
+                    )));
+                }
+            }
         }
-    }
+    };
     let spec = Spec {
         cat: cat.clone(),
         bell,
@@ -238,6 +249,7 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
     let source = ModelSource {
         kind: chosen.kind(),
         file: Some(file),
+        macros,
     };
     let model: Box<dyn hazmat_checker::model::MemoryModel> = match chosen {
         Chosen::Native(m) => Box::new(m),
@@ -340,6 +352,7 @@ fn check(args: CheckArgs) -> u8 {
                 ModelSource {
                     kind: "native",
                     file: None,
+                    macros: None,
                 },
             ),
             Err(e) => {
@@ -461,7 +474,11 @@ fn check_file(
         },
         speedcheck: args.speedcheck,
     };
-    let checked = match engine.check_source(&source, m, &options) {
+    let checked = match &model_source.macros {
+        Some(macros) => hazmat_checker::check_source_with_macros(&source, macros, m, &options),
+        None => engine.check_source(&source, m, &options),
+    };
+    let checked = match checked {
         Ok(c) => c,
         Err(e) => {
             result.error = Some(render(&e, &file, &source));

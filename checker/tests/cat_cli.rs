@@ -95,20 +95,6 @@ fn a_missing_include_names_where_it_was_looked_for() {
     assert!(stderr.contains("looked in"), "{stderr}");
 }
 
-#[test]
-fn a_def_file_other_than_the_kernels_is_refused() {
-    let test = temp_file("sb5.litmus", SB);
-    let model = temp_file("plain.cat", "\"plain\"\nacyclic po as p\n");
-    let def = temp_file("mine.def", "READ_ONCE(X) __load{once}(X)\n");
-    let out = hazmat(&["check", "--cat", s(&model), "--macros", s(&def), s(&test)]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr.contains("not the kernel's linux-kernel.def"),
-        "{stderr}"
-    );
-}
-
 /// The shared folder's model files and herd7's library, if present.
 fn kernel_model() -> Option<(PathBuf, PathBuf)> {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");

@@ -290,7 +290,11 @@ pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
         Ok(m) => m,
         Err(r) => return refuse(argv0, &r),
     };
-    run_tests(&args, model.as_ref());
+    let macros = match user_macros(&args) {
+        Ok(m) => m,
+        Err(r) => return refuse(argv0, &r),
+    };
+    run_tests(&args, model.as_ref(), macros.as_ref());
     0
 }
 
@@ -715,25 +719,38 @@ fn choose_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
     }
 }
 
+/// The C macros of a `.def` file the command line names, when it is not the kernel's
+/// `linux-kernel.def` (whose macros are hazmat's own table).
+fn user_macros(args: &Args) -> Result<Option<hazmat_checker::defs::Macros>, Refusal> {
+    use hazmat_checker::models::cat::select;
+    let Some(macros) = &args.macros else {
+        return Ok(None);
+    };
+    let Ok(Found::Path(p)) = library(args).find(&Disk, macros) else {
+        return Ok(None);
+    };
+    let text = std::fs::read(&p)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map_err(|e| Refusal::plain(format!("{}: {e}", p.display())))?;
+    select::user_macros(&text).map_err(|e| {
+        Refusal::plain(format!(
+            "File \"{}\", line {}, character {}: {}",
+            p.display(),
+            e.line,
+            e.column,
+            e.message
+        ))
+    })
+}
+
 /// Every model that is not the current LKMM: the cat interpreter runs it, from the files
-/// the command line names, found as herd7 finds them. A `.def` file other than the
-/// kernel's is refused: hazmat runs the kernel's primitives only.
+/// the command line names, found as herd7 finds them.
 fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
-    use hazmat_checker::models::cat::{Spec, load, select};
+    use hazmat_checker::models::cat::{Spec, load};
     let lib = library(args);
     let Some(model) = &args.model else {
         return Err(Refusal::plain("no model given"));
     };
-    if let Some(macros) = &args.macros
-        && let Ok(Found::Path(p)) = lib.find(&Disk, macros)
-    {
-        let text = std::fs::read(&p)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .map_err(|e| Refusal::plain(format!("{}: {e}", p.display())))?;
-        if let Some(why) = select::macros_refusal(&text) {
-            return Err(Refusal::plain(format!("{}: {why}", p.display())));
-        }
-    }
     let spec = Spec {
         cat: model.clone(),
         bell: args.bell.clone(),
@@ -746,11 +763,11 @@ fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
 }
 
 /// Decides each test file in order, printing herd7's output.
-fn run_tests(args: &Args, model: &dyn MemoryModel) {
+fn run_tests(args: &Args, model: &dyn MemoryModel, macros: Option<&hazmat_checker::defs::Macros>) {
     // Test name to (hash, file), to skip a test seen before, as herd7 does.
     let mut seen: HashMap<String, (String, String)> = HashMap::new();
     for file in &args.files {
-        let (out, err) = run_one(args, model, file, &mut seen);
+        let (out, err) = run_one(args, model, macros, file, &mut seen);
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(out.as_bytes());
         let _ = stdout.flush();
@@ -770,6 +787,7 @@ fn user_error(file: &str, message: &str) -> String {
 fn run_one(
     args: &Args,
     model: &dyn MemoryModel,
+    macros: Option<&hazmat_checker::defs::Macros>,
     file: &str,
     seen: &mut HashMap<String, (String, String)>,
 ) -> (String, String) {
@@ -832,7 +850,11 @@ fn run_one(
         },
         speedcheck: args.speedcheck,
     };
-    let mut checked = match check_source(&source, model, &options) {
+    let checked = match macros {
+        Some(m) => hazmat_checker::check_source_with_macros(&source, m, model, &options),
+        None => check_source(&source, model, &options),
+    };
+    let mut checked = match checked {
         Ok(c) => c,
         Err(e) => return (String::new(), check_error(file, &source, &e)),
     };

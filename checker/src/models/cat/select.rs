@@ -19,7 +19,7 @@ use crate::model::MemoryModel;
 pub const LKMM_FINGERPRINT: &str = "5d63c9505fe129f673542cae4ad56c92";
 
 /// The digest of the kernel's `linux-kernel.def`, normalised as by [`normalized_def`].
-pub const LKMM_DEF_FINGERPRINT: &str = "390e4af23d5d3af424191cf7dadc4a01";
+pub const LKMM_DEF_FINGERPRINT: &str = "aaf373b63a2f2c51c2c3d961cd612035";
 
 /// The digest of a model's files (the prelude aside), each normalised, in the order they
 /// were loaded, and of its variants; `None` when a file does not lex.
@@ -43,36 +43,13 @@ pub fn fingerprint(files: &Files, variants: &[String]) -> Option<String> {
     Some(digest(text.as_bytes()))
 }
 
-/// A `.def` file's text without its `//` and `(* *)` comments and with its blanks
-/// normalised.
+/// A `.def` file's text without its `//` comments and with its blanks normalised. (A
+/// `.def` file has no `(* *)` comments: `__store{release}(*X,V)` is code.)
 pub fn normalized_def(text: &str) -> String {
     let mut out = String::new();
-    let mut depth = 0usize;
     for line in text.lines() {
-        let mut line = line;
-        if depth == 0
-            && let Some(i) = line.find("//")
-        {
-            line = &line[..i];
-        }
-        let mut kept = String::new();
-        let b = line.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            if b[i..].starts_with(b"(*") {
-                depth += 1;
-                i += 2;
-            } else if depth > 0 && b[i..].starts_with(b"*)") {
-                depth -= 1;
-                i += 2;
-            } else {
-                if depth == 0 {
-                    kept.push(b[i] as char);
-                }
-                i += 1;
-            }
-        }
-        let words: Vec<&str> = kept.split_whitespace().collect();
+        let code = line.split("//").next().unwrap_or("");
+        let words: Vec<&str> = code.split_whitespace().collect();
         if !words.is_empty() {
             out.push_str(&words.join(" "));
             out.push('\n');
@@ -86,13 +63,14 @@ pub fn def_fingerprint(text: &str) -> String {
     digest(normalized_def(text).as_bytes())
 }
 
-/// Why a `.def` file cannot be used, if it cannot: hazmat runs the kernel's primitives
-/// only, so any other file is refused.
-pub fn macros_refusal(text: &str) -> Option<&'static str> {
-    (def_fingerprint(text) != LKMM_DEF_FINGERPRINT).then_some(
-        "this macros file is not the kernel's linux-kernel.def; hazmat runs the kernel's \
-         primitives only, and does not read other def files yet",
-    )
+/// The macros of a `.def` file: `None` for the kernel's `linux-kernel.def` (compared by
+/// content), whose macros are hazmat's built-in table; otherwise the file's own, read by
+/// [`crate::defs::Macros::parse`], or where it cannot be read.
+pub fn user_macros(text: &str) -> Result<Option<crate::defs::Macros>, crate::defs::DefError> {
+    if def_fingerprint(text) == LKMM_DEF_FINGERPRINT {
+        return Ok(None);
+    }
+    crate::defs::Macros::parse(text).map(Some)
 }
 
 /// The MD5 digest of `bytes`, as hex: what the fingerprints above are written in.
