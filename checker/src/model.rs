@@ -12,6 +12,10 @@ use crate::relation::{EventSet, Relation};
 use crate::witness::Violation;
 use std::time::Instant;
 
+/// The flag a model's `undefined_unless` check raises on an execution that fails it,
+/// herd7's name: herd7 then says `Undef` where it says `Ok` or `No`.
+pub const UNDEFINED: &str = "*undef*";
+
 /// The verdict a model gives one execution.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Judgement {

@@ -1,7 +1,9 @@
 //! A user's own C macros (`--macros`, herd7's `-macros`): a copy of the kernel's model
 //! folder whose `linux-kernel.def` gains macros of the user's, run by herd7 and by hazmat
 //! as herd7 on tests that call them, must print the same (`Time` aside); and without the
-//! kernel's folder, a `.def` file's macros replace the kernel's.
+//! kernel's folder, a `.def` file's macros replace the kernel's. Also the two checks of a
+//! model whose failures herd7 reports in words of its own, `undefined_unless` and
+//! `assert`.
 //! The oracle test reads the shared folder and herd7, and passes having checked nothing
 //! without them.
 
@@ -235,4 +237,75 @@ fn a_macro_hazmat_cannot_express_is_located_in_its_file() {
         stderr.contains("bad.def:3:15: error: hazmat's events have no annotation `weird`"),
         "{stderr}"
     );
+}
+
+/// A model's `undefined_unless` and `assert`, as herd7 reports them: an execution that
+/// fails `undefined_unless` raises the flag `*undef*` and the result line says `Undef`;
+/// one that fails an `assert` stops the test with no result. (hazmat once said `Ok` and
+/// `Flag undefined` for the first, and judged the second a check.)
+#[test]
+fn undefined_behaviour_and_assertions_are_reported_as_herd7_reports_them() {
+    let Some(herd7) = cat_oracle::herd7() else {
+        eprintln!("herd7 not found; nothing to check");
+        return;
+    };
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/lkmm-model");
+    if !kernel.join("linux-kernel.def").is_file() {
+        eprintln!("the kernel's model files not found; nothing to check");
+        return;
+    }
+    let lib = cat_oracle::herdlib(&herd7);
+    let dir = temp_dir("undef");
+    std::fs::write(
+        dir.join("t.litmus"),
+        "C t\n{}\nP0(int *x, int *y) { WRITE_ONCE(*x, 1); WRITE_ONCE(*y, 1); }\n\
+         P1(int *x, int *y) { int r0; int r1; r0 = READ_ONCE(*y); r1 = READ_ONCE(*x); }\n\
+         exists (1:r0=1 /\\ 1:r1=0)\n",
+    )
+    .expect("a test");
+    for (check, result) in [
+        ("undefined_unless empty (rfe ; po) as bad", true),
+        ("undefined_unless empty (rf & ext) as noext", true),
+        ("assert empty (rf & ext & ~(_ * _)) as never", true),
+        ("assert empty (rf & ext) as noext", false),
+    ] {
+        std::fs::write(
+            dir.join("m.cat"),
+            format!("\"m\"\ninclude \"cos.cat\"\n{check}\n"),
+        )
+        .expect("a model");
+        let args = [
+            "-I".to_string(),
+            kernel.display().to_string(),
+            "-I".to_string(),
+            lib.display().to_string(),
+            "-macros".into(),
+            "linux-kernel.def".into(),
+            "-bell".into(),
+            "linux-kernel.bell".into(),
+            "-model".into(),
+            "./m.cat".into(),
+            "t.litmus".into(),
+        ];
+        let theirs = Command::new(&herd7)
+            .args(&args)
+            .current_dir(&dir)
+            .output()
+            .expect("herd7 runs");
+        let mut ours_args = vec!["herd7"];
+        ours_args.extend(args.iter().map(String::as_str));
+        let ours = hazmat(&ours_args, &dir);
+        let (theirs_out, ours_out) = (
+            cat_oracle::without_time(&String::from_utf8_lossy(&theirs.stdout)),
+            cat_oracle::without_time(&String::from_utf8_lossy(&ours.stdout)),
+        );
+        assert_eq!(ours_out, theirs_out, "{check}");
+        assert_eq!(!theirs_out.is_empty(), result, "{check}: {theirs_out}");
+        if !result {
+            assert!(
+                String::from_utf8_lossy(&ours.stderr).contains("assertion `noext` fails"),
+                "{check}"
+            );
+        }
+    }
 }

@@ -400,7 +400,9 @@ impl<'a> Machine<'a> {
         if let Some(m) = self.unchanged(i, inputs) {
             let holds = m.holds;
             return Ok(match ins {
-                Ins::Check { role, name, .. } => self.checked(*role, name, holds),
+                Ins::Check {
+                    role, name, span, ..
+                } => self.checked(*role, name, holds, *span)?,
                 _ => holds,
             });
         }
@@ -413,8 +415,9 @@ impl<'a> Machine<'a> {
                         role,
                         negated,
                         name,
+                        span,
                         ..
-                    } => self.checked(*role, name, !*negated),
+                    } => self.checked(*role, name, !*negated, *span)?,
                     _ => true,
                 });
             }
@@ -437,7 +440,7 @@ impl<'a> Machine<'a> {
             } => {
                 let v = self.eval(exp, frame)?;
                 let holds = self.test(*test, &v, *span)? != *negated;
-                (self.checked(*role, name, holds), holds)
+                (self.checked(*role, name, holds, *span)?, holds)
             }
             _ => {
                 let ok = self.step(ins, frame)?;
@@ -565,9 +568,29 @@ impl<'a> Machine<'a> {
 
     /// What a check whose test `holds` does: `false` when it fails the execution; a flag
     /// raised when it is one.
-    fn checked(&mut self, role: Role, name: &Option<Arc<str>>, holds: bool) -> bool {
-        match role {
-            Role::Check | Role::Assert => holds,
+    fn checked(
+        &mut self,
+        role: Role,
+        name: &Option<Arc<str>>,
+        holds: bool,
+        span: Span,
+    ) -> Result<bool, EvalError> {
+        Ok(match role {
+            Role::Check => holds,
+            // herd7 gives up on the test: "NAME assertion failed, check input test."
+            Role::Assert => {
+                if !holds {
+                    return fail(
+                        format!(
+                            "the assertion `{}` fails on an execution of the test (herd7 stops \
+                             with \"assertion failed, check input test\")",
+                            name.as_deref().unwrap_or("assert")
+                        ),
+                        span,
+                    );
+                }
+                true
+            }
             Role::Flag => {
                 if holds {
                     let name = name.clone().unwrap_or_else(|| Arc::from("flag"));
@@ -579,14 +602,14 @@ impl<'a> Machine<'a> {
             }
             Role::UndefinedUnless => {
                 if !holds {
-                    let name: Arc<str> = Arc::from("undefined");
+                    let name: Arc<str> = Arc::from(crate::model::UNDEFINED);
                     if !self.flags.contains(&name) {
                         self.flags.push(name);
                     }
                 }
                 true
             }
-        }
+        })
     }
 
     /// Runs one instruction other than `with`; `false` when a check fails.
@@ -638,7 +661,7 @@ impl<'a> Machine<'a> {
             } => {
                 let v = self.eval(exp, frame)?;
                 let holds = self.test(*test, &v, *span)? != *negated;
-                if !self.checked(*role, name, holds) {
+                if !self.checked(*role, name, holds, *span)? {
                     return Ok(false);
                 }
             }
