@@ -380,7 +380,9 @@ impl Relation {
     /// The inverse: cat's `r^-1`.
     pub fn inverse(&self) -> Relation {
         let mut r = Relation::empty(self.size());
-        self.inverse_into(&mut r);
+        for (a, b) in self.pairs() {
+            r.add(b, a);
+        }
         r
     }
 
@@ -399,9 +401,16 @@ impl Relation {
     /// # Complexity
     /// O(n · |pairs of self| / n) word operations: one union per pair of `self`.
     pub fn seq(&self, other: &Relation) -> Relation {
-        let mut r = Relation::empty(self.size());
-        self.seq_into(other, &mut r);
-        r
+        debug_assert_eq!(self.size(), other.size());
+        let rows = self
+            .rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .fold(EventSet::EMPTY, |acc, b| acc | other.rows[b])
+            })
+            .collect();
+        Relation { rows }
     }
 
     /// Writes `self ; other` into `out`, a relation over as many events.
