@@ -27,6 +27,20 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// herd7 and the kernel's model folder, or `None` (having said so) without them.
+fn oracle_and_kernel() -> Option<(PathBuf, PathBuf)> {
+    let Some(herd7) = cat_oracle::herd7() else {
+        eprintln!("herd7 not found; nothing to check");
+        return None;
+    };
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/lkmm-model");
+    if !kernel.join("linux-kernel.def").is_file() {
+        eprintln!("the kernel's model files not found; nothing to check");
+        return None;
+    }
+    Some((herd7, kernel))
+}
+
 /// The macros a user adds to the kernel's file: new names for the kernel's instructions,
 /// parameters in an order of their own, a macro defined by another, a comparison with 0.
 const ADDED: &str = "
@@ -74,15 +88,9 @@ exists (0:r0=1 /\\ 1:r0=0)
 
 #[test]
 fn a_users_macros_give_herd7s_output() {
-    let Some(herd7) = cat_oracle::herd7() else {
-        eprintln!("herd7 not found; nothing to check");
+    let Some((herd7, kernel)) = oracle_and_kernel() else {
         return;
     };
-    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/lkmm-model");
-    if !kernel.join("linux-kernel.def").is_file() {
-        eprintln!("the kernel's model files not found; nothing to check");
-        return;
-    }
     let dir = temp_dir("oracle");
     for f in [
         "linux-kernel.cat",
@@ -245,15 +253,9 @@ fn a_macro_hazmat_cannot_express_is_located_in_its_file() {
 /// `Flag undefined` for the first, and judged the second a check.)
 #[test]
 fn undefined_behaviour_and_assertions_are_reported_as_herd7_reports_them() {
-    let Some(herd7) = cat_oracle::herd7() else {
-        eprintln!("herd7 not found; nothing to check");
+    let Some((herd7, kernel)) = oracle_and_kernel() else {
         return;
     };
-    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/lkmm-model");
-    if !kernel.join("linux-kernel.def").is_file() {
-        eprintln!("the kernel's model files not found; nothing to check");
-        return;
-    }
     let lib = cat_oracle::herdlib(&herd7);
     let dir = temp_dir("undef");
     std::fs::write(

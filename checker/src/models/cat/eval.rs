@@ -438,8 +438,7 @@ impl<'a> Machine<'a> {
                 name,
                 span,
             } => {
-                let v = self.eval(exp, frame)?;
-                let holds = self.test(*test, &v, *span)? != *negated;
+                let holds = self.check_holds(*test, *negated, exp, *span, frame)?;
                 (self.checked(*role, name, holds, *span)?, holds)
             }
             _ => {
@@ -566,6 +565,19 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// Whether the test of a check holds on `exp`.
+    fn check_holds(
+        &mut self,
+        test: Test,
+        negated: bool,
+        exp: &Expr,
+        span: Span,
+        frame: &mut Frame<'_>,
+    ) -> Result<bool, EvalError> {
+        let v = self.eval(exp, frame)?;
+        Ok(self.test(test, &v, span)? != negated)
+    }
+
     /// What a check whose test `holds` does: `false` when it fails the execution; a flag
     /// raised when it is one.
     fn checked(
@@ -659,8 +671,7 @@ impl<'a> Machine<'a> {
                 name,
                 span,
             } => {
-                let v = self.eval(exp, frame)?;
-                let holds = self.test(*test, &v, *span)? != *negated;
+                let holds = self.check_holds(*test, *negated, exp, *span, frame)?;
                 if !self.checked(*role, name, holds, *span)? {
                     return Ok(false);
                 }
