@@ -26,7 +26,16 @@
 //! (`READ_ONCE(x)`), then a parameter named twice or given an init-block value, and an
 //! init-block type whose size herd7 does not know.
 //! So is what hazmat cannot run faithfully: a loop.
+//!
+//! # Dialects
+//!
+//! herd7 gives calls their meaning through a macro file: the kernel's `linux-kernel.def`
+//! by default, herd7's `c11.def` in the C11 [`Dialect`] (see [`crate::c11`]).
+//! C11's `_explicit` primitives, compare-exchanges and fences are words of herd7's grammar,
+//! known in both.
 
+use crate::c11;
+pub use crate::c11::Dialect;
 use crate::event::{Loc, Tag, Tags, Value};
 use crate::primitive::{self, Returns, Shape};
 use crate::program::{
@@ -134,13 +143,17 @@ const SIZED_TYPES: &[&str] = &[
 
 /// Lowers a parsed test.
 pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
-    lower_with_warnings(test).map(|(program, _)| program)
+    lower_with_warnings(test, Dialect::Kernel).map(|(program, _)| program)
 }
 
-/// Lowers a parsed test, with the warnings about what herd7 reads otherwise than the test
-/// probably means (see the module notes), in source order.
-pub fn lower_with_warnings(test: &ast::Test) -> Result<(Program, Vec<Warning>), LowerError> {
+/// Lowers a parsed test in `dialect`, with the warnings about what herd7 reads otherwise
+/// than the test probably means (see the module notes), in source order.
+pub fn lower_with_warnings(
+    test: &ast::Test,
+    dialect: Dialect,
+) -> Result<(Program, Vec<Warning>), LowerError> {
     let mut cx = Cx {
+        dialect,
         locs: Vec::new(),
         loc_index: HashMap::new(),
         threads: Vec::new(),
@@ -330,6 +343,7 @@ fn is_spinlock(ty: &ast::Type) -> bool {
 }
 
 struct Cx {
+    dialect: Dialect,
     locs: Vec<LocDecl>,
     loc_index: HashMap<String, Loc>,
     threads: Vec<ThreadCode>,
@@ -764,8 +778,18 @@ impl ThreadLowering<'_> {
         want_value: bool,
         out: &mut Vec<Instr>,
     ) -> Result<Option<Expr>, LowerError> {
-        let Some(prim) = primitive::lookup(&func.name) else {
-            let suggestions = diagnostic::closest(&func.name, primitive::names(), 3);
+        if let Some(prim) = c11::lookup(&func.name, self.cx.dialect) {
+            return self.c11_call(prim, args, span, want_value, out);
+        }
+        let known = primitive::lookup(&func.name).filter(|_| self.cx.dialect == Dialect::Kernel);
+        let Some(prim) = known else {
+            let names: Vec<&str> = match self.cx.dialect {
+                Dialect::Kernel => primitive::names()
+                    .chain(c11::names(Dialect::Kernel))
+                    .collect(),
+                Dialect::C11 => c11::names(Dialect::C11).collect(),
+            };
+            let suggestions = diagnostic::closest(&func.name, names, 3);
             let mut message = format!("unknown primitive `{}`", func.name);
             if let Some(hint) = diagnostic::did_you_mean(&suggestions) {
                 message.push_str("; ");
@@ -992,6 +1016,176 @@ impl ThreadLowering<'_> {
                 let addr = self.expr(&args[0], out)?;
                 emit(Op::SyncSrcu { addr }, out);
                 None
+            }
+        })
+    }
+}
+
+impl ThreadLowering<'_> {
+    /// A call of a C11 primitive (see [`crate::c11`] for the events of each).
+    fn c11_call(
+        &mut self,
+        prim: c11::Primitive,
+        args: &[ast::Expr],
+        span: ast::Span,
+        want_value: bool,
+        out: &mut Vec<Instr>,
+    ) -> Result<Option<Expr>, LowerError> {
+        let shape = prim.shape;
+        let arity = shape.operands() + if prim.explicit { shape.orders() } else { 0 };
+        if args.len() != arity {
+            return err(
+                format!(
+                    "`{}` takes {arity} argument{}, not {}",
+                    prim.name,
+                    if arity == 1 { "" } else { "s" },
+                    args.len()
+                ),
+                span,
+            );
+        }
+        if want_value != shape.gives_value() {
+            return err(
+                if want_value {
+                    format!(
+                        "`{}` is a statement in herd7 and gives no value; call it on its own",
+                        prim.name
+                    )
+                } else {
+                    format!(
+                        "`{0}` gives a value, and herd7 takes it only within an expression: \
+                         write `r = {0}(...);` or `(void){0}(...);`",
+                        prim.name
+                    )
+                },
+                span,
+            );
+        }
+        // The orders, after the operands; the parser let only order words stand there.
+        let mut orders = Vec::new();
+        for a in &args[shape.operands()..] {
+            match &a.kind {
+                ast::ExprKind::Ident(id) if c11::order(&id.name).is_some() => {
+                    orders.extend(c11::order(&id.name));
+                }
+                _ => return err("herd7 takes a memory order here", a.span),
+            }
+        }
+        let first = orders.first().copied().unwrap_or(Tag::SeqCst);
+        let stmt = self.stmt;
+        let span2 = sp(span);
+        let emit = |op: Op, out: &mut Vec<Instr>| {
+            out.push(Instr {
+                op,
+                span: span2,
+                stmt,
+            })
+        };
+        Ok(match shape {
+            c11::Shape::Load => {
+                let addr = self.expr(&args[0], out)?;
+                let t = self.temp();
+                let tags = Tags::of(&[first]);
+                emit(
+                    Op::Load {
+                        dst: Some(t),
+                        addr,
+                        tags,
+                    },
+                    out,
+                );
+                Some(Expr::Reg(t))
+            }
+            c11::Shape::Store => {
+                let addr = self.expr(&args[0], out)?;
+                let val = self.expr(&args[1], out)?;
+                let tags = Tags::of(&[first]);
+                emit(Op::Store { addr, val, tags }, out);
+                None
+            }
+            c11::Shape::Fence => {
+                emit(
+                    Op::Fence {
+                        tags: Tags::of(&[first]),
+                    },
+                    out,
+                );
+                None
+            }
+            c11::Shape::Exchange | c11::Shape::Fetch(_) => {
+                let addr = self.expr(&args[0], out)?;
+                let v = self.expr(&args[1], out)?;
+                let t = self.temp();
+                let write = match shape {
+                    c11::Shape::Fetch(op) => RmwWrite::Apply(op, v),
+                    _ => RmwWrite::Set(v),
+                };
+                emit(
+                    Op::Rmw {
+                        dst: Some(t),
+                        addr,
+                        write,
+                        ret_new: false,
+                        tags: c11::rmw_tags(first),
+                    },
+                    out,
+                );
+                Some(Expr::Reg(t))
+            }
+            c11::Shape::CompareExchange { strong } => {
+                let failure = orders.get(1).copied().unwrap_or(Tag::SeqCst);
+                let addr = self.expr(&args[0], out)?;
+                let expected_addr = self.expr(&args[1], out)?;
+                let desired = self.expr(&args[2], out)?;
+                // herd7 reads the expected value first, with a plain read.
+                let expected = self.temp();
+                emit(
+                    Op::Load {
+                        dst: Some(expected),
+                        addr: expected_addr.clone(),
+                        tags: Tags::NONE,
+                    },
+                    out,
+                );
+                let (ok, old) = (self.temp(), self.temp());
+                emit(
+                    Op::CompareExchange {
+                        ok,
+                        old,
+                        addr,
+                        expected: Expr::Reg(expected),
+                        desired,
+                        success: c11::rmw_tags(first),
+                        failure: Tags::of(&[failure]),
+                        strong,
+                    },
+                    out,
+                );
+                // A failure writes the value read back at the expected address, with a
+                // plain write; `ok` is a constant of each path, so the branch is no
+                // dependency.
+                let write_back = Instr {
+                    op: Op::Store {
+                        addr: expected_addr,
+                        val: Expr::Reg(old),
+                        tags: Tags::NONE,
+                    },
+                    span: span2,
+                    stmt,
+                };
+                emit(
+                    Op::If {
+                        cond: Expr::Binary(
+                            BinOp::Eq,
+                            Box::new(Expr::Reg(ok)),
+                            Box::new(Expr::Const(Value::Int(0))),
+                        ),
+                        then: vec![write_back],
+                        els: Vec::new(),
+                    },
+                    out,
+                );
+                Some(Expr::Reg(ok))
             }
         })
     }

@@ -131,7 +131,16 @@ pub fn herd_text(p: &Program, o: &Outcome, hash: &str, seconds: f64) -> String {
     } else {
         ""
     };
-    let _ = writeln!(s, "{looped}{}", if o.holds(q) { "Ok" } else { "No" });
+    // herd7 says `Undef` instead of `Ok` or `No` when an allowed execution has undefined
+    // behaviour (a data race under a C11 model).
+    let result = if o.flags.contains(&crate::rc11::UNDEFINED) {
+        "Undef"
+    } else if o.holds(q) {
+        "Ok"
+    } else {
+        "No"
+    };
+    let _ = writeln!(s, "{looped}{result}");
     let _ = writeln!(s, "Witnesses");
     // herd7 counts the witnesses of the condition as a whole: for `~exists P`, the
     // positive ones are the executions that do not satisfy `P`; the `Observation` line
