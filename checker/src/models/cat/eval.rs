@@ -392,7 +392,7 @@ impl<'a> Machine<'a> {
                     }
                     Role::UndefinedUnless => {
                         if !holds {
-                            let name: Arc<str> = Arc::from("undefined");
+                            let name: Arc<str> = Arc::from(crate::rc11::UNDEFINED);
                             if !self.flags.contains(&name) {
                                 self.flags.push(name);
                             }
