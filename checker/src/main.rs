@@ -211,13 +211,15 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
                 .to_string(),
         ));
     };
+    let mut dialect = hazmat_checker::lower::Dialect::Kernel;
     if let Some(macros) = &macros {
         let (name, text) = match read(&library, macros) {
             Ok(x) => x,
             Err(e) => return Some(Err(e)),
         };
-        if let Some(why) = select::macros_refusal(&text) {
-            return Some(Err(format!("{name}: error: {why}")));
+        match select::macros_dialect(&text) {
+            Ok(d) => dialect = d,
+            Err(why) => return Some(Err(format!("{name}: error: {why}"))),
         }
     }
     let spec = Spec {
@@ -229,6 +231,11 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
         Ok(m) => m,
         Err(e) => return Some(Err(e.render().trim_end().to_string())),
     };
+    if dialect == hazmat_checker::lower::Dialect::C11
+        && let Some(why) = select::c11_refusal(&model, &variants)
+    {
+        return Some(Err(format!("hazmat: error: {why}")));
+    }
     let file = model
         .files()
         .get(model.cat_file())
@@ -243,7 +250,7 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
         Chosen::Native(m) => Box::new(m),
         Chosen::Interpreted(m) => m,
     };
-    Some(Ok((model, source)))
+    Some(Ok((hazmat_checker::in_dialect(model, dialect), source)))
 }
 
 #[derive(clap::Args)]
@@ -352,7 +359,12 @@ fn check(args: CheckArgs) -> u8 {
         eprintln!("hazmat: error: a model given by its files runs on the axiomatic engine only");
         return 2;
     }
-    let files = expand(&args.paths);
+    let mut files = expand(&args.paths);
+    if args.judge {
+        // A file that states results for other models only is not judged under this one,
+        // nor run: it may be written in another dialect (a C11 test under the LKMM).
+        files.retain(|f| states_result_for(f, m.name()));
+    }
     if let Some(j) = args.jobs {
         // The global pool may be built once; a second build fails harmlessly.
         let _ = rayon::ThreadPoolBuilder::new()
@@ -418,6 +430,18 @@ fn check(args: CheckArgs) -> u8 {
         code = 3;
     }
     code
+}
+
+/// Whether the file at `path` states a `Result` line for `model`, or none for any model
+/// (a file that cannot be read or parsed counts as stating one, so that its error shows).
+fn states_result_for(path: &Path, model: &str) -> bool {
+    let Ok(source) = std::fs::read_to_string(path) else {
+        return true;
+    };
+    let Ok(test) = hazmat_litmus::parse(&source) else {
+        return true;
+    };
+    test.expectations.is_empty() || judge::expectation(&test, model).is_some()
 }
 
 fn check_file(

@@ -724,15 +724,15 @@ fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
     let Some(model) = &args.model else {
         return Err(Refusal::plain("no model given"));
     };
+    let mut dialect = hazmat_checker::lower::Dialect::Kernel;
     if let Some(macros) = &args.macros
         && let Ok(Found::Path(p)) = lib.find(&Disk, macros)
     {
         let text = std::fs::read(&p)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .map_err(|e| Refusal::plain(format!("{}: {e}", p.display())))?;
-        if let Some(why) = select::macros_refusal(&text) {
-            return Err(Refusal::plain(format!("{}: {why}", p.display())));
-        }
+        dialect = select::macros_dialect(&text)
+            .map_err(|why| Refusal::plain(format!("{}: {why}", p.display())))?;
     }
     let spec = Spec {
         cat: model.clone(),
@@ -740,6 +740,12 @@ fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
         variants: args.variants.clone(),
     };
     match load(&lib, &Disk, &spec) {
+        Ok(m) if dialect == hazmat_checker::lower::Dialect::C11 => {
+            match select::c11_refusal(&m, &args.variants) {
+                Some(why) => Err(Refusal::plain(why)),
+                None => Ok(hazmat_checker::in_dialect(Box::new(m), dialect)),
+            }
+        }
         Ok(m) => Ok(Box::new(m)),
         Err(e) => Err(Refusal::plain(e.render().trim_end().to_string())),
     }
