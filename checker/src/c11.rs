@@ -24,6 +24,10 @@
 //!   failure order (not an RMW) of another value, or of any value for the weak form, whose
 //!   value a plain write stores back at the expected address, and returns 0;
 //! - a fence carries its order.
+//!
+//! Outside the C11 dialect, the loads, stores and fences keep their orders, which the
+//! kernel's model ignores as herd7's does; the read-modify-writes are refused, since
+//! herd7's single RMW event leaves the kernel's model no execution to allow.
 
 use crate::event::{Tag, Tags};
 use crate::program::BinOp;
@@ -76,6 +80,14 @@ impl Shape {
             Shape::CompareExchange { .. } => 2,
             _ => 1,
         }
+    }
+
+    /// Whether herd7 makes the primitive a read-modify-write.
+    pub(crate) fn is_rmw(self) -> bool {
+        matches!(
+            self,
+            Shape::Exchange | Shape::Fetch(_) | Shape::CompareExchange { .. }
+        )
     }
 
     /// Whether the primitive gives a value (and is then taken only within an expression).

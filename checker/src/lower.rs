@@ -1032,6 +1032,19 @@ impl ThreadLowering<'_> {
         out: &mut Vec<Instr>,
     ) -> Result<Option<Expr>, LowerError> {
         let shape = prim.shape;
+        // herd7 makes a C11 read-modify-write one event, both read and write, which only
+        // C11's models read: the kernel's model rejects every execution that has one.
+        if self.cx.dialect == Dialect::Kernel && shape.is_rmw() {
+            return err(
+                format!(
+                    "`{}` is a C11 read-modify-write, which only C11's models decide: check \
+                     the test with `--model rc11`, or with herd7's C11 macros (`--macros \
+                     c11.def`)",
+                    prim.name
+                ),
+                span,
+            );
+        }
         let arity = shape.operands() + if prim.explicit { shape.orders() } else { 0 };
         if args.len() != arity {
             return err(
@@ -1233,6 +1246,49 @@ fn binop(op: ast::BinaryOp) -> BinOp {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// In the C11 dialect the forms without `_explicit` are sequentially consistent and
+    /// `atomic_fetch_add` takes the location first; in the kernel's, that name is the
+    /// kernel's (value first), and C11's read-modify-writes are refused with their place.
+    #[test]
+    fn dialects_give_calls_their_meaning() {
+        let src = "C t\n{}\nP0(atomic_int *x) {\n\
+                   int r0 = atomic_fetch_add(x, 2);\n\
+                   int r1 = atomic_load_explicit(x, memory_order_acquire);\n}\n\
+                   exists (0:r0=0)\n";
+        let test = hazmat_litmus::parse(src).expect("parses");
+        let (c11, _) = lower_with_warnings(&test, Dialect::C11).expect("lowers");
+        let ops: Vec<&Op> = c11.threads[0].code.iter().map(|i| &i.op).collect();
+        assert!(matches!(
+            ops[0],
+            Op::Rmw { addr: Expr::Const(Value::Addr(_)), tags, .. }
+                if tags.has(Tag::SeqCst) && tags.has(Tag::Rmw)
+        ));
+        assert!(matches!(ops[2], Op::Load { tags, .. } if *tags == Tags::of(&[Tag::Acq])));
+        // The kernel's atomic_fetch_add(V, X) reads its operands the other way round.
+        let (kernel, _) = lower_with_warnings(&test, Dialect::Kernel).expect("lowers");
+        assert!(matches!(
+            &kernel.threads[0].code[0].op,
+            Op::Rmw {
+                addr: Expr::Const(Value::Int(2)),
+                ..
+            }
+        ));
+        let rmw = src.replace(
+            "atomic_fetch_add(x, 2)",
+            "atomic_exchange_explicit(x, 2, memory_order_relaxed)",
+        );
+        let e = lower_with_warnings(
+            &hazmat_litmus::parse(&rmw).expect("parses"),
+            Dialect::Kernel,
+        )
+        .expect_err("refused");
+        assert!(e.message.contains("--model rc11"), "{}", e.message);
+        assert_eq!(
+            &rmw[e.span.start..e.span.start + 24],
+            "atomic_exchange_explicit"
+        );
+    }
 
     /// A primitive gives a value exactly when the kernel's `.def` file makes it an
     /// expression rather than a statement in braces, when the conformance data is at hand.
