@@ -12,8 +12,9 @@
 //! `SEED..SEED + CASES`; herd7 (`$HAZMAT_ORACLE`, or
 //! `../shared/oracle/herd7`) runs them with `-model rc11.cat -macros c11.def` and a
 //! budget of `--timeout` seconds each.
-//! Only the programs every tool decides count in the totals, and the tool says how many
-//! answers differ (the oracle tool is the place to look at them).
+//! herd7 runs twice: once to find the programs it decides within its budget, then, timed,
+//! on those only, which hazmat then decides too; the tool says how many answers differ
+//! (the oracle tool is the place to look at them).
 
 #[path = "../tests/common/oracle.rs"]
 mod oracle;
@@ -108,21 +109,31 @@ fn main() -> anyhow::Result<()> {
         files.push(f);
     }
 
-    // herd7: one run over every file, as its users run it on a corpus.
-    let start = Instant::now();
-    let out = Command::new(&exe)
-        .arg("-timeout")
-        .arg(args.timeout.to_string())
-        .args(["-model", "rc11.cat", "-macros", "c11.def"])
-        .args(&files)
-        .current_dir(&dir)
-        .output()?;
-    let herd7_time = start.elapsed().as_secs_f64();
-    let _ = std::fs::remove_dir_all(&dir);
-    let blocks: BTreeMap<String, String> =
-        herd_output::blocks(&String::from_utf8_lossy(&out.stdout))
+    // herd7: one run over every file, as its users run it on a corpus; then, timed, one
+    // run over the files it decided, so that its total is not its timeouts'.
+    let run = |files: &[String]| -> anyhow::Result<(BTreeMap<String, String>, f64)> {
+        let start = Instant::now();
+        let out = Command::new(&exe)
+            .arg("-timeout")
+            .arg(args.timeout.to_string())
+            .args(["-model", "rc11.cat", "-macros", "c11.def"])
+            .args(files)
+            .current_dir(&dir)
+            .output()?;
+        let time = start.elapsed().as_secs_f64();
+        let blocks = herd_output::blocks(&String::from_utf8_lossy(&out.stdout))
             .into_iter()
             .collect();
+        Ok((blocks, time))
+    };
+    let (blocks, _) = run(&files)?;
+    let cases: Vec<oracle::Case> = cases
+        .into_iter()
+        .filter(|c| blocks.contains_key(&c.name))
+        .collect();
+    let files: Vec<String> = cases.iter().map(|c| format!("{}.litmus", c.name)).collect();
+    let (blocks, herd7_time) = run(&files)?;
+    let _ = std::fs::remove_dir_all(&dir);
     let theirs: Vec<Option<String>> = cases
         .iter()
         .map(|c| blocks.get(&c.name).map(|t| summary(t)))
@@ -150,11 +161,12 @@ fn main() -> anyhow::Result<()> {
         }
     }
     println!(
-        "{} generated C11 programs (seeds {}..{}), herd7 decides {} within {} s each",
-        cases.len(),
+        "{} generated C11 programs (seeds {}..{}), of which herd7 decides {} within {} s \
+         each: those are timed",
+        args.cases,
         args.seed,
         args.seed + args.cases,
-        decided(&theirs),
+        cases.len(),
         args.timeout
     );
     println!(
