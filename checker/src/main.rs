@@ -109,15 +109,15 @@ struct CheckArgs {
     #[arg(long, value_delimiter = ',')]
     relations: Vec<String>,
     /// A model in herd7's cat language, run by hazmat's interpreter; when the files loaded
-    /// are the kernel's current LKMM (by content), the native LKMM runs instead, unless
-    /// `--interpret` is given.
+    /// are the kernel's current LKMM or herd7's RC11 (by content), the native model runs
+    /// instead, unless `--interpret` is given.
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     cat: Option<String>,
     /// The bell file run before the cat file (herd7's `-bell`).
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     bell: Option<String>,
-    /// The file of C macros (herd7's `-macros`); only the kernel's `linux-kernel.def` is
-    /// supported for now.
+    /// The file of C macros (herd7's `-macros`): the kernel's `linux-kernel.def`, or
+    /// herd7's `c11.def`, which reads the tests in herd7's C11 dialect.
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     macros: Option<String>,
     /// A directory where model files are looked for, after the current one (herd7's `-I`);
@@ -131,7 +131,8 @@ struct CheckArgs {
     /// Variants the model tests with `if "name"` (herd7's `-variant`).
     #[arg(long, value_delimiter = ',')]
     variant: Vec<String>,
-    /// Run the interpreter even when the model files are the kernel's current LKMM.
+    /// Run the interpreter even when the model files are the kernel's current LKMM or
+    /// herd7's RC11.
     #[arg(long)]
     interpret: bool,
     /// Files or directories.
@@ -241,6 +242,15 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
         .get(model.cat_file())
         .map(|f| f.name.clone())
         .unwrap_or(cat);
+    // With C11's macros the model is herd7's rc11.cat (anything else was refused above),
+    // whose native twin is the fast path.
+    if dialect == hazmat_checker::lower::Dialect::C11 && !args.interpret {
+        let source = ModelSource {
+            kind: "native",
+            file: Some(file),
+        };
+        return Some(Ok((Box::new(hazmat_checker::rc11::Rc11), source)));
+    }
     let chosen = select::choose(model, &variants, args.interpret);
     let source = ModelSource {
         kind: chosen.kind(),
