@@ -10,6 +10,8 @@
 //! `atomic_exchange`, `atomic_fetch_add`, ...; those exist only in the C11 [`Dialect`],
 //! since the kernel's macros give `atomic_fetch_add` another meaning (and its operands in
 //! the other order).
+//! `c11.def` also has the kernel's RCU markers (`rcu_read_lock()`, `synchronize_rcu()`...),
+//! the same fences as in the kernel's file ([`KERNEL_FENCES`]); no C11 model orders by them.
 //!
 //! The events, as herd7's C semantics builds them:
 //! - a load or a store is one access carrying its order; a plain access (`*x`, `r = *x`)
@@ -160,6 +162,14 @@ const MACROS: &[Primitive] = &[
     p("atomic_fetch_or", Shape::Fetch(Or), false),
     p("atomic_fetch_xor", Shape::Fetch(Xor), false),
     p("atomic_fetch_and", Shape::Fetch(And), false),
+];
+
+/// The kernel's RCU markers that `c11.def` defines too, as the same fences.
+pub(crate) const KERNEL_FENCES: &[&str] = &[
+    "rcu_read_lock",
+    "rcu_read_unlock",
+    "synchronize_rcu",
+    "synchronize_rcu_expedited",
 ];
 
 /// Finds a C11 primitive by name, in `dialect`.

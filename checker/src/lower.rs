@@ -781,13 +781,16 @@ impl ThreadLowering<'_> {
         if let Some(prim) = c11::lookup(&func.name, self.cx.dialect) {
             return self.c11_call(prim, args, span, want_value, out);
         }
-        let known = primitive::lookup(&func.name).filter(|_| self.cx.dialect == Dialect::Kernel);
+        let known = primitive::lookup(&func.name)
+            .filter(|p| self.cx.dialect == Dialect::Kernel || c11::KERNEL_FENCES.contains(&p.name));
         let Some(prim) = known else {
             let names: Vec<&str> = match self.cx.dialect {
                 Dialect::Kernel => primitive::names()
                     .chain(c11::names(Dialect::Kernel))
                     .collect(),
-                Dialect::C11 => c11::names(Dialect::C11).collect(),
+                Dialect::C11 => c11::names(Dialect::C11)
+                    .chain(c11::KERNEL_FENCES.iter().copied())
+                    .collect(),
             };
             let suggestions = diagnostic::closest(&func.name, names, 3);
             let mut message = format!("unknown primitive `{}`", func.name);
@@ -1287,6 +1290,18 @@ mod tests {
         assert_eq!(
             &rmw[e.span.start..e.span.start + 24],
             "atomic_exchange_explicit"
+        );
+        // c11.def has the kernel's RCU markers, and none of its other macros.
+        let rcu = src.replace("int r0 = atomic_fetch_add(x, 2);", "rcu_read_lock();");
+        let t = hazmat_litmus::parse(&rcu).expect("parses");
+        assert!(lower_with_warnings(&t, Dialect::C11).is_ok());
+        let mb = src.replace("int r0 = atomic_fetch_add(x, 2);", "smp_mb();");
+        let t = hazmat_litmus::parse(&mb).expect("parses");
+        let e = lower_with_warnings(&t, Dialect::C11).expect_err("refused");
+        assert!(
+            e.message.contains("unknown primitive `smp_mb`"),
+            "{}",
+            e.message
         );
     }
 
