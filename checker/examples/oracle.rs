@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p hazmat-checker --example oracle -- --cases 20000 --out DIR
+//! cargo run --release -p hazmat-checker --example oracle -- --model rc11 --cases 20000 --out DIR
 //! ```
 //!
 //! It runs what `tests/oracle.rs` runs (the code is shared: `tests/common/oracle.rs`), on
@@ -28,7 +29,7 @@ use hazmat_checker::generate::{Class, Config};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// Compares hazmat with herd7 on generated LKMM programs.
+/// Compares hazmat with herd7 on generated LKMM or C11 programs.
 #[derive(Parser)]
 struct Args {
     /// The number of programs.
@@ -65,11 +66,21 @@ struct Args {
     /// Each tool's budget per program, in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
+    /// The model: `lkmm` (programs of the LKMM's vocabulary, herd7 with the kernel's
+    /// configuration) or `rc11` (programs of herd7's C11 dialect, herd7 with `-model
+    /// rc11.cat -macros c11.def`).
+    #[arg(long, default_value = "lkmm")]
+    model: String,
 }
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let herd7 = match oracle::Herd7::find() {
+    let (found, vocabulary) = match args.model.as_str() {
+        "lkmm" => (oracle::Herd7::find(), Config::lkmm()),
+        "rc11" => (oracle::Herd7::find_rc11(), Config::c11()),
+        other => anyhow::bail!("unknown model `{other}`; the models are lkmm, rc11"),
+    };
+    let herd7 = match found {
         Ok(mut h) => {
             h.timeout = args.timeout;
             h
@@ -77,8 +88,8 @@ fn main() -> anyhow::Result<()> {
         Err(why) => anyhow::bail!("oracle absent: {why}"),
     };
     let mut config = Config {
-        max_size: args.size,
-        ..Config::lkmm()
+        max_size: args.size.min(vocabulary.max_size),
+        ..vocabulary
     };
     let class = |name: &str| {
         Class::from_name(name).ok_or_else(|| {

@@ -47,7 +47,8 @@ pub enum EventKind {
     Fence,
 }
 
-/// One annotation of an event, as herd7's LKMM front end and `lock.cat` name them.
+/// One annotation of an event, as herd7's LKMM front end and `lock.cat` name them, and the
+/// memory orders its C11 front end gives atomic accesses and fences.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[repr(u8)]
 pub enum Tag {
@@ -105,11 +106,23 @@ pub enum Tag {
     Rl,
     /// Read-Unlocked: `spin_is_locked()` returning false.
     Ru,
+    /// C11's `memory_order_relaxed` (cat's `RLX`).
+    Rlx,
+    /// C11's `memory_order_consume` (cat's `CON`).
+    Con,
+    /// C11's `memory_order_acquire` (cat's `ACQ`).
+    Acq,
+    /// C11's `memory_order_release` (cat's `REL`).
+    Rel,
+    /// C11's `memory_order_acq_rel` (cat's `ACQ_REL`).
+    AcqRel,
+    /// C11's `memory_order_seq_cst` (cat's `SC`).
+    SeqCst,
 }
 
 impl Tag {
     /// Every tag, in declaration order.
-    pub const ALL: [Tag; 27] = [
+    pub const ALL: [Tag; 33] = [
         Tag::Init,
         Tag::Once,
         Tag::Release,
@@ -137,6 +150,12 @@ impl Tag {
         Tag::Lf,
         Tag::Rl,
         Tag::Ru,
+        Tag::Rlx,
+        Tag::Con,
+        Tag::Acq,
+        Tag::Rel,
+        Tag::AcqRel,
+        Tag::SeqCst,
     ];
 
     /// The name herd7 prints for the tag.
@@ -169,25 +188,39 @@ impl Tag {
             Tag::Lf => "LF",
             Tag::Rl => "RL",
             Tag::Ru => "RU",
+            Tag::Rlx => "rlx",
+            Tag::Con => "con",
+            Tag::Acq => "acq",
+            Tag::Rel => "rel",
+            Tag::AcqRel => "acq_rel",
+            Tag::SeqCst => "sc",
         }
+    }
+
+    /// Whether the tag is one of C11's memory orders.
+    pub fn is_c11_order(self) -> bool {
+        matches!(
+            self,
+            Tag::Rlx | Tag::Con | Tag::Acq | Tag::Rel | Tag::AcqRel | Tag::SeqCst
+        )
     }
 }
 
 /// A set of [`Tag`]s.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Tags(u32);
+pub struct Tags(u64);
 
 impl Tags {
     /// No tag.
     pub const NONE: Tags = Tags(0);
 
     /// The set whose bit `t as u8` is set for each tag `t` in it.
-    pub const fn from_bits(bits: u32) -> Tags {
+    pub const fn from_bits(bits: u64) -> Tags {
         Tags(bits)
     }
 
     /// The raw bits of the set.
-    pub const fn bits(self) -> u32 {
+    pub const fn bits(self) -> u64 {
         self.0
     }
 

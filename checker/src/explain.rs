@@ -352,8 +352,12 @@ pub fn explain_source(
         source: source.to_string(),
     };
     let test = hazmat_litmus::parse(source).map_err(|e| test_error(CheckError::Parse(e)))?;
+    let dialect = model.dialect();
+    let lower = |t: &hazmat_litmus::Test| {
+        crate::lower::lower_with_warnings(t, dialect).map(|(program, _)| program)
+    };
     let program = match state {
-        None => crate::lower::lower(&test).map_err(|e| test_error(e.into()))?,
+        None => lower(&test).map_err(|e| test_error(e.into()))?,
         Some(text) => {
             // The test with its condition replaced by `exists (STATE)`.
             let (start, end) = test
@@ -373,11 +377,10 @@ pub fn explain_source(
             };
             let t =
                 hazmat_litmus::parse(&spliced).map_err(|e| state_error(e.message, e.span.start))?;
-            let spliced_program =
-                crate::lower::lower(&t).map_err(|e| state_error(e.message, e.span.start))?;
+            let spliced_program = lower(&t).map_err(|e| state_error(e.message, e.span.start))?;
             // The state may only name what the test has: lowering would make up a register
             // or a location it does not know.
-            let original = crate::lower::lower(&test).map_err(|e| test_error(e.into()))?;
+            let original = lower(&test).map_err(|e| test_error(e.into()))?;
             if let Some(name) = unknown_name(&original, &spliced_program) {
                 let col = text
                     .find(&name)

@@ -442,6 +442,172 @@ impl RmwOp {
     }
 }
 
+/// A C11 memory order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// `memory_order_relaxed`.
+    Relaxed,
+    /// `memory_order_consume`.
+    Consume,
+    /// `memory_order_acquire`.
+    Acquire,
+    /// `memory_order_release`.
+    Release,
+    /// `memory_order_acq_rel`.
+    AcqRel,
+    /// `memory_order_seq_cst`.
+    SeqCst,
+}
+
+impl Order {
+    /// Every order.
+    pub const ALL: [Order; 6] = [
+        Order::Relaxed,
+        Order::Consume,
+        Order::Acquire,
+        Order::Release,
+        Order::AcqRel,
+        Order::SeqCst,
+    ];
+
+    /// The order as C11 spells it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Order::Relaxed => "memory_order_relaxed",
+            Order::Consume => "memory_order_consume",
+            Order::Acquire => "memory_order_acquire",
+            Order::Release => "memory_order_release",
+            Order::AcqRel => "memory_order_acq_rel",
+            Order::SeqCst => "memory_order_seq_cst",
+        }
+    }
+}
+
+/// The operator of a C11 fetch operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FetchOp {
+    /// `atomic_fetch_add`.
+    Add,
+    /// `atomic_fetch_sub`.
+    Sub,
+    /// `atomic_fetch_or`.
+    Or,
+    /// `atomic_fetch_xor`.
+    Xor,
+    /// `atomic_fetch_and`.
+    And,
+}
+
+impl FetchOp {
+    fn name(self) -> &'static str {
+        match self {
+            FetchOp::Add => "add",
+            FetchOp::Sub => "sub",
+            FetchOp::Or => "or",
+            FetchOp::Xor => "xor",
+            FetchOp::And => "and",
+        }
+    }
+}
+
+/// One primitive of herd7's C11 dialect; `var` indexes the shared variables, and an
+/// order of `None` is the sequentially consistent form without `_explicit`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum C11Op {
+    /// `r = *x;`
+    PlainRead {
+        /// The variable read.
+        var: usize,
+    },
+    /// `*x = v;`
+    PlainWrite {
+        /// The variable written.
+        var: usize,
+        /// The value written.
+        value: i64,
+    },
+    /// `r = atomic_load_explicit(x, order);`
+    Load {
+        /// The variable read.
+        var: usize,
+        /// The order.
+        order: Option<Order>,
+    },
+    /// `atomic_store_explicit(x, v, order);`
+    Store {
+        /// The variable written.
+        var: usize,
+        /// The value written.
+        value: i64,
+        /// The order.
+        order: Option<Order>,
+    },
+    /// `r = atomic_exchange_explicit(x, v, order);`
+    Exchange {
+        /// The variable.
+        var: usize,
+        /// The value written.
+        value: i64,
+        /// The order.
+        order: Option<Order>,
+    },
+    /// `r = atomic_fetch_OP_explicit(x, v, order);`
+    Fetch {
+        /// The variable.
+        var: usize,
+        /// The operator.
+        op: FetchOp,
+        /// The operand.
+        value: i64,
+        /// The order.
+        order: Option<Order>,
+    },
+    /// `r = atomic_compare_exchange_strong_explicit(x, e, v, success, failure);`, where the
+    /// expected value lives in the variable `expected` (taken modulo the variables).
+    CompareExchange {
+        /// The atomic variable.
+        var: usize,
+        /// The variable holding the expected value.
+        expected: usize,
+        /// The value written on success.
+        desired: i64,
+        /// The success and failure orders.
+        orders: Option<(Order, Order)>,
+        /// Strong, or weak (which may fail spuriously).
+        strong: bool,
+    },
+    /// `atomic_thread_fence(order);`
+    Fence(Order),
+}
+
+impl C11Op {
+    /// The construct classes of the primitive.
+    fn classes(&self) -> Vec<Class> {
+        let implicit = |o: bool| if o { vec![Class::C11Implicit] } else { vec![] };
+        let mut out = match self {
+            C11Op::PlainRead { .. } | C11Op::PlainWrite { .. } => return vec![Class::Plain],
+            C11Op::Load { order, .. } | C11Op::Store { order, .. } => {
+                let mut v = implicit(order.is_none());
+                v.push(Class::C11Access);
+                v
+            }
+            C11Op::Exchange { order, .. } | C11Op::Fetch { order, .. } => {
+                let mut v = implicit(order.is_none());
+                v.push(Class::C11Rmw);
+                v
+            }
+            C11Op::CompareExchange { orders, .. } => {
+                let mut v = implicit(orders.is_none());
+                v.push(Class::C11Cas);
+                v
+            }
+            C11Op::Fence(_) => vec![Class::C11Fence],
+        };
+        out.sort();
+        out
+    }
+}
+
 /// One statement of a sketch; `var`, `lock` and `domain` index the shared variables, the
 /// spinlocks and the SRCU domains.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -547,6 +713,8 @@ pub enum SketchStmt {
         /// How the write is spelled.
         kind: WriteKind,
     },
+    /// A primitive of herd7's C11 dialect.
+    C11(C11Op),
     /// An access through a pointer read earlier in the thread (`reg` is taken modulo their
     /// number; with none, `r0 = READ_ONCE(*p)` comes first): `r = READ_ONCE(*r0)`, or
     /// `WRITE_ONCE(*r0, v)` when `value` is given.
@@ -770,11 +938,21 @@ pub enum Class {
     LocationsNone,
     /// A `locations` clause showing some of the locations.
     LocationsSome,
+    /// C11's atomic loads and stores, `_explicit` or not.
+    C11Access,
+    /// C11's `atomic_exchange` and fetch operations.
+    C11Rmw,
+    /// C11's compare-exchanges, strong or weak.
+    C11Cas,
+    /// `atomic_thread_fence`.
+    C11Fence,
+    /// A C11 primitive without `_explicit`: sequentially consistent.
+    C11Implicit,
 }
 
 impl Class {
     /// Every class, in order.
-    pub const ALL: [Class; 42] = [
+    pub const ALL: [Class; 47] = [
         Class::Once,
         Class::Plain,
         Class::AcqRel,
@@ -817,6 +995,11 @@ impl Class {
         Class::Filter,
         Class::LocationsNone,
         Class::LocationsSome,
+        Class::C11Access,
+        Class::C11Rmw,
+        Class::C11Cas,
+        Class::C11Fence,
+        Class::C11Implicit,
     ];
 
     /// The class's name: `addr-dep`, `rmw-cmpxchg`.
@@ -864,6 +1047,11 @@ impl Class {
             Class::Filter => "filter",
             Class::LocationsNone => "locations-none",
             Class::LocationsSome => "locations-some",
+            Class::C11Access => "c11-access",
+            Class::C11Rmw => "c11-rmw",
+            Class::C11Cas => "c11-cas",
+            Class::C11Fence => "c11-fence",
+            Class::C11Implicit => "c11-implicit",
         }
     }
 
@@ -887,6 +1075,10 @@ pub enum Vocabulary {
     Basic,
     /// The LKMM's whole vocabulary, in diy7's spelling, with varied conditions.
     Lkmm,
+    /// herd7's C11 dialect (`c11.def`): every memory order on every atomic operation,
+    /// fences, read-modify-writes, compare-exchanges and plain accesses, with varied
+    /// conditions.
+    C11,
 }
 
 /// Bounds on the sketches a strategy draws.
@@ -952,6 +1144,23 @@ impl Config {
             without: Vec::new(),
             with: Vec::new(),
             max_size: 9,
+        }
+    }
+
+    /// 2 to 4 threads of 1 to 4 statements, 8 primitives at most in all, over 2 or 3
+    /// variables, from herd7's C11 dialect.
+    pub fn c11() -> Config {
+        Config {
+            min_threads: 2,
+            max_threads: 4,
+            max_stmts: 4,
+            max_vars: 3,
+            rmws: true,
+            branches: true,
+            vocabulary: Vocabulary::C11,
+            without: Vec::new(),
+            with: Vec::new(),
+            max_size: 8,
         }
     }
 
@@ -1477,6 +1686,126 @@ fn lkmm_loop(
 
 /// A statement of the LKMM vocabulary: a leaf, a compound statement around one or two
 /// leaves or `if`s of leaves, or a loop around a few leaves.
+fn c11_order() -> BoxedStrategy<Order> {
+    prop::sample::select(Order::ALL.to_vec()).boxed()
+}
+
+/// An order, or now and then none: the form without `_explicit`.
+fn c11_maybe_order() -> BoxedStrategy<Option<Order>> {
+    prop_oneof![
+        6 => c11_order().prop_map(Some),
+        1 => Just(None),
+    ]
+    .boxed()
+}
+
+/// A leaf statement of the C11 vocabulary: every order on every operation.
+fn c11_leaf(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
+    let var = 0..vars;
+    let value = 1i64..=2;
+    let op = prop::sample::select(vec![
+        FetchOp::Add,
+        FetchOp::Sub,
+        FetchOp::Or,
+        FetchOp::Xor,
+        FetchOp::And,
+    ]);
+    let c11 = |s: BoxedStrategy<C11Op>| s.prop_map(SketchStmt::C11).boxed();
+    choose(
+        config,
+        vec![
+            (
+                5,
+                Some(Class::C11Access),
+                c11((var.clone(), c11_maybe_order())
+                    .prop_map(|(var, order)| C11Op::Load { var, order })
+                    .boxed()),
+            ),
+            (
+                5,
+                Some(Class::C11Access),
+                c11((var.clone(), value.clone(), c11_maybe_order())
+                    .prop_map(|(var, value, order)| C11Op::Store { var, value, order })
+                    .boxed()),
+            ),
+            (
+                2,
+                Some(Class::Plain),
+                c11(var.clone().prop_map(|var| C11Op::PlainRead { var }).boxed()),
+            ),
+            (
+                2,
+                Some(Class::Plain),
+                c11((var.clone(), value.clone())
+                    .prop_map(|(var, value)| C11Op::PlainWrite { var, value })
+                    .boxed()),
+            ),
+            (
+                2,
+                Some(Class::C11Fence),
+                c11(c11_order().prop_map(C11Op::Fence).boxed()),
+            ),
+            (
+                1,
+                Some(Class::C11Rmw),
+                c11((var.clone(), value.clone(), c11_maybe_order())
+                    .prop_map(|(var, value, order)| C11Op::Exchange { var, value, order })
+                    .boxed()),
+            ),
+            (
+                1,
+                Some(Class::C11Rmw),
+                c11((var.clone(), op, value.clone(), c11_maybe_order())
+                    .prop_map(|(var, op, value, order)| C11Op::Fetch {
+                        var,
+                        op,
+                        value,
+                        order,
+                    })
+                    .boxed()),
+            ),
+            (
+                2,
+                Some(Class::C11Cas),
+                c11((
+                    var.clone(),
+                    var,
+                    value,
+                    prop_oneof![
+                        6 => (c11_order(), c11_order()).prop_map(Some),
+                        1 => Just(None),
+                    ],
+                    any::<bool>(),
+                )
+                    .prop_map(
+                        |(var, expected, desired, orders, strong)| C11Op::CompareExchange {
+                            var,
+                            expected,
+                            desired,
+                            orders,
+                            strong,
+                        },
+                    )
+                    .boxed()),
+            ),
+        ],
+        Just(SketchStmt::C11(C11Op::Fence(Order::SeqCst))).boxed(),
+    )
+}
+
+/// A statement of the C11 vocabulary: a leaf, or now and then an `if` around some.
+fn c11_stmt(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
+    let leaf = c11_leaf(vars, config);
+    choose(
+        config,
+        vec![
+            (8, None, leaf.clone()),
+            (1, Some(Class::CtrlDep), lkmm_if(leaf.clone())),
+        ],
+        leaf,
+    )
+}
+
 fn lkmm_stmt(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
     let leaf = lkmm_leaf(vars, config);
     let inner = choose(
@@ -1535,11 +1864,12 @@ fn lkmm_stmt(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
 pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
     let max_vars = config.max_vars.clamp(1, VARS.len());
     let vars = 2.min(max_vars)..=max_vars;
-    let lkmm = config.vocabulary == Vocabulary::Lkmm;
-    let stmt = if lkmm {
-        lkmm_stmt(max_vars, &config)
-    } else {
-        basic_stmt(max_vars, &config)
+    // The LKMM's and C11's vocabularies draw varied conditions.
+    let lkmm = config.vocabulary != Vocabulary::Basic;
+    let stmt = match config.vocabulary {
+        Vocabulary::Lkmm => lkmm_stmt(max_vars, &config),
+        Vocabulary::C11 => c11_stmt(max_vars, &config),
+        Vocabulary::Basic => basic_stmt(max_vars, &config),
     };
     let thread = prop::collection::vec(stmt, 1..=config.max_stmts.max(1));
     let target = if lkmm {
@@ -2169,6 +2499,15 @@ mod tests {
         }
     }
 
+    /// The classes only the C11 vocabulary draws.
+    const C11_CLASSES: [Class; 5] = [
+        Class::C11Access,
+        Class::C11Rmw,
+        Class::C11Cas,
+        Class::C11Fence,
+        Class::C11Implicit,
+    ];
+
     #[test]
     fn the_lkmm_vocabulary_reaches_every_class() {
         let mut seen = BTreeSet::new();
@@ -2177,10 +2516,54 @@ mod tests {
         }
         let missing: Vec<&str> = Class::ALL
             .iter()
-            .filter(|c| !seen.contains(c))
+            .filter(|c| !seen.contains(c) && !C11_CLASSES.contains(c))
             .map(|c| c.name())
             .collect();
         assert!(missing.is_empty(), "never drawn: {missing:?}");
+    }
+
+    /// The C11 vocabulary draws each of its classes, every order on every operation, and
+    /// nothing of the kernel's.
+    #[test]
+    fn the_c11_vocabulary_reaches_every_order_of_every_operation() {
+        let mut seen = BTreeSet::new();
+        let mut spelled = BTreeSet::new();
+        for seed in 0..2000 {
+            let sketch = from_seed(seed, Config::c11());
+            seen.extend(sketch.classes());
+            let text = hazmat_litmus::print(&sketch.to_test("t"));
+            assert!(!text.contains("ONCE") && !text.contains("smp_"), "{text}");
+            for word in text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_') {
+                if word.starts_with("atomic_") || word.starts_with("memory_order_") {
+                    spelled.insert(word.to_string());
+                }
+            }
+        }
+        for c in C11_CLASSES {
+            assert!(seen.contains(&c), "never drawn: {c}");
+        }
+        for op in [
+            "load",
+            "store",
+            "exchange",
+            "fetch_add",
+            "fetch_sub",
+            "fetch_or",
+            "fetch_xor",
+            "fetch_and",
+            "compare_exchange_strong",
+            "compare_exchange_weak",
+        ] {
+            assert!(spelled.contains(&format!("atomic_{op}")), "atomic_{op}");
+            assert!(
+                spelled.contains(&format!("atomic_{op}_explicit")),
+                "{op}_explicit"
+            );
+        }
+        assert!(spelled.contains("atomic_thread_fence"));
+        for order in Order::ALL {
+            assert!(spelled.contains(order.word()), "{}", order.word());
+        }
     }
 
     #[test]

@@ -425,6 +425,36 @@ impl ThreadRun<'_> {
                 drop(run);
                 self.set(*dst, old);
             }
+            Op::CompareExchange {
+                ok,
+                old,
+                addr,
+                expected,
+                desired,
+                strong,
+                ..
+            } => {
+                if !*strong {
+                    return Err(RunError {
+                        message: "the shuttle engine does not support a weak \
+                                  compare-exchange, which may fail spuriously"
+                            .into(),
+                        span: i.span,
+                    });
+                }
+                let l = loc!(addr);
+                let expected = eval!(expected);
+                let desired = eval!(desired);
+                let mut run = self.access();
+                let value = run.read(t, l);
+                let equal = apply_binary(BinOp::Eq, value, expected).is_some_and(truth);
+                if equal {
+                    run.write(t, l, desired);
+                }
+                drop(run);
+                self.set(Some(*ok), Value::Int(equal as i64));
+                self.set(Some(*old), value);
+            }
             Op::AddUnless {
                 dst,
                 addr,

@@ -7,6 +7,7 @@
 //! [`check_source`] does all of it for one file; [`harness`] turns a directory of litmus
 //! files into `cargo test` cases.
 
+pub mod c11;
 pub mod defs;
 pub mod dot;
 pub mod enumerate;
@@ -36,11 +37,11 @@ pub mod witness;
 use hazmat_litmus::ast::{Span, line_col};
 use std::time::{Duration, Instant};
 
-pub use models::{lkmm, lkmm_terms, sc, tso};
+pub use models::{lkmm, lkmm_terms, rc11, sc, tso};
 pub use outcome::{Options, Outcome, Verdict};
 
 /// The names of the models `--model` accepts.
-pub const MODELS: &[&str] = &["lkmm", "sc", "tso"];
+pub const MODELS: &[&str] = &["lkmm", "sc", "tso", "rc11"];
 
 /// The names of every kernel primitive hazmat knows (the macros of `linux-kernel.def`).
 pub fn primitives() -> impl Iterator<Item = &'static str> {
@@ -91,10 +92,79 @@ pub fn model(name: &str) -> Result<Box<dyn model::MemoryModel>, CheckError> {
         "sc" => Ok(Box::new(sc::Sc)),
         "tso" => Ok(Box::new(tso::Tso)),
         "lkmm" => Ok(Box::new(lkmm::Lkmm)),
+        "rc11" => Ok(Box::new(rc11::Rc11)),
         other => Err(CheckError::Model(format!(
             "unknown model `{other}`; the models are {}",
             MODELS.join(", ")
         ))),
+    }
+}
+
+/// `model` deciding tests whose calls `dialect` gives their meaning (herd7's `-macros`):
+/// how a model of the cat interpreter runs tests of herd7's C11 dialect.
+pub fn in_dialect(
+    model: Box<dyn model::MemoryModel>,
+    dialect: lower::Dialect,
+) -> Box<dyn model::MemoryModel> {
+    if model.dialect() == dialect {
+        model
+    } else {
+        Box::new(InDialect { model, dialect })
+    }
+}
+
+/// A model with another dialect ([`in_dialect`]).
+struct InDialect {
+    model: Box<dyn model::MemoryModel>,
+    dialect: lower::Dialect,
+}
+
+impl model::MemoryModel for InDialect {
+    fn name(&self) -> &'static str {
+        self.model.name()
+    }
+
+    fn dialect(&self) -> lower::Dialect {
+        self.dialect
+    }
+
+    fn judge(&self, execution: &execution::Execution) -> model::Judgement {
+        self.model.judge(execution)
+    }
+
+    fn monotone(&self) -> bool {
+        self.model.monotone()
+    }
+
+    fn completes(&self) -> bool {
+        self.model.completes()
+    }
+
+    fn completions(
+        &self,
+        execution: &execution::Execution,
+        final_writes: relation::EventSet,
+        pco: &relation::Relation,
+        deadline: Option<Instant>,
+        each: &mut dyn FnMut(model::Completion<'_>) -> bool,
+    ) -> Result<(), String> {
+        self.model
+            .completions(execution, final_writes, pco, deadline, each)
+    }
+
+    fn includes_sc(&self) -> bool {
+        self.model.includes_sc()
+    }
+
+    fn explain(&self, execution: &execution::Execution) -> Option<witness::Violation> {
+        self.model.explain(execution)
+    }
+
+    fn relations(
+        &self,
+        execution: &execution::Execution,
+    ) -> Vec<(&'static str, relation::Relation)> {
+        self.model.relations(execution)
     }
 }
 
@@ -136,7 +206,9 @@ impl Engine {
     ) -> Result<Checked, CheckError> {
         match self {
             Engine::Axiomatic => check_source(source, model, options),
-            Engine::Shuttle => check_source_with(source, None, |p| interp::run(p, &options.limits)),
+            Engine::Shuttle => check_source_with(source, model.dialect(), None, |p| {
+                interp::run(p, &options.limits)
+            }),
         }
     }
 }
@@ -176,7 +248,9 @@ pub fn check_source(
     model: &dyn model::MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
-    check_source_with(source, None, |p| outcome::run(p, model, options))
+    check_source_with(source, model.dialect(), None, |p| {
+        outcome::run(p, model, options)
+    })
 }
 
 /// Checks one litmus file as [`check_source`] does, its C macros read from a user's
@@ -187,7 +261,9 @@ pub fn check_source_with_macros(
     model: &dyn model::MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
-    check_source_with(source, Some(macros), |p| outcome::run(p, model, options))
+    check_source_with(source, model.dialect(), Some(macros), |p| {
+        outcome::run(p, model, options)
+    })
 }
 
 /// The warning for runs cut off by a `while` loop's unrolling, at the first loop of the
@@ -216,12 +292,13 @@ fn cutoff_warning(program: &program::Program) -> Option<lower::Warning> {
 /// Parses and lowers the text of one litmus file, and decides it with `decide`.
 fn check_source_with(
     source: &str,
+    dialect: lower::Dialect,
     macros: Option<&defs::Macros>,
     decide: impl FnOnce(&program::Program) -> Result<Outcome, enumerate::RunError>,
 ) -> Result<Checked, CheckError> {
     let start = Instant::now();
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
-    let (program, mut warnings) = lower::lower_with_macros(&test, macros)?;
+    let (program, mut warnings) = lower::lower_with_macros(&test, dialect, macros)?;
     let outcome = decide(&program)?;
     let hash = hazmat_litmus::herd_hash(&test, source);
     if outcome.stats.removed.cutoff > 0 {

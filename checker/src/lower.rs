@@ -26,7 +26,16 @@
 //! (`READ_ONCE(x)`), then a parameter named twice or given an init-block value, and an
 //! init-block type whose size herd7 does not know.
 //! So is what hazmat cannot run faithfully: a loop.
+//!
+//! # Dialects
+//!
+//! herd7 gives calls their meaning through a macro file: the kernel's `linux-kernel.def`
+//! by default, herd7's `c11.def` in the C11 [`Dialect`] (see [`crate::c11`]).
+//! C11's `_explicit` primitives, compare-exchanges and fences are words of herd7's grammar,
+//! known in both.
 
+use crate::c11;
+pub use crate::c11::Dialect;
 use crate::event::{Loc, Tag, Tags, Value};
 use crate::primitive::{self, Returns, Shape};
 use crate::program::{
@@ -134,22 +143,27 @@ const SIZED_TYPES: &[&str] = &[
 
 /// Lowers a parsed test.
 pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
-    lower_with_warnings(test).map(|(program, _)| program)
+    lower_with_warnings(test, Dialect::Kernel).map(|(program, _)| program)
 }
 
-/// Lowers a parsed test, with the warnings about what herd7 reads otherwise than the test
-/// probably means (see the module notes), in source order.
-pub fn lower_with_warnings(test: &ast::Test) -> Result<(Program, Vec<Warning>), LowerError> {
-    lower_with_macros(test, None)
+/// Lowers a parsed test in `dialect`, with the warnings about what herd7 reads otherwise
+/// than the test probably means (see the module notes), in source order.
+pub fn lower_with_warnings(
+    test: &ast::Test,
+    dialect: Dialect,
+) -> Result<(Program, Vec<Warning>), LowerError> {
+    lower_with_macros(test, dialect, None)
 }
 
 /// Lowers a parsed test as [`lower_with_warnings`] does, with the C macros of a user's
 /// `.def` file (herd7's `-macros`) in place of the kernel's when `macros` is given.
 pub fn lower_with_macros(
     test: &ast::Test,
+    dialect: Dialect,
     macros: Option<&crate::defs::Macros>,
 ) -> Result<(Program, Vec<Warning>), LowerError> {
     let mut cx = Cx {
+        dialect,
         locs: Vec::new(),
         loc_index: HashMap::new(),
         threads: Vec::new(),
@@ -340,6 +354,7 @@ fn is_spinlock(ty: &ast::Type) -> bool {
 }
 
 struct Cx {
+    dialect: Dialect,
     locs: Vec<LocDecl>,
     loc_index: HashMap<String, Loc>,
     threads: Vec<ThreadCode>,
@@ -776,10 +791,18 @@ impl ThreadLowering<'_> {
         want_value: bool,
         out: &mut Vec<Instr>,
     ) -> Result<Option<Expr>, LowerError> {
+        if let Some(prim) = c11::lookup(&func.name, self.cx.dialect) {
+            return self.c11_call(prim, args, span, want_value, out);
+        }
         // A user's macro fills the shape's arguments in its own order.
         let permuted: Vec<ast::Expr>;
-        let (prim, args) = match self.macros {
-            None => (primitive::lookup(&func.name), args),
+        let (known, args) = match self.macros {
+            None => (
+                primitive::lookup(&func.name).filter(|p| {
+                    self.cx.dialect == Dialect::Kernel || c11::KERNEL_FENCES.contains(&p.name)
+                }),
+                args,
+            ),
             Some(macros) => match macros.lookup(&func.name) {
                 None => (None, args),
                 Some(m) => {
@@ -800,14 +823,20 @@ impl ThreadLowering<'_> {
                 }
             },
         };
-        let Some(prim) = prim else {
-            let suggestions: Vec<String> = match self.macros {
-                None => diagnostic::closest(&func.name, primitive::names(), 3),
-                Some(m) => diagnostic::closest(&func.name, m.names(), 3),
-            }
-            .into_iter()
-            .map(str::to_string)
-            .collect();
+        let Some(prim) = known else {
+            let names: Vec<&str> = match (self.macros, self.cx.dialect) {
+                (Some(m), _) => m.names().collect(),
+                (None, Dialect::Kernel) => primitive::names()
+                    .chain(c11::names(Dialect::Kernel))
+                    .collect(),
+                (None, Dialect::C11) => c11::names(Dialect::C11)
+                    .chain(c11::KERNEL_FENCES.iter().copied())
+                    .collect(),
+            };
+            let suggestions: Vec<String> = diagnostic::closest(&func.name, names, 3)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
             let mut message = format!("unknown primitive `{}`", func.name);
             let names: Vec<&str> = suggestions.iter().map(String::as_str).collect();
             if let Some(hint) = diagnostic::did_you_mean(&names) {
@@ -1040,6 +1069,189 @@ impl ThreadLowering<'_> {
     }
 }
 
+impl ThreadLowering<'_> {
+    /// A call of a C11 primitive (see [`crate::c11`] for the events of each).
+    fn c11_call(
+        &mut self,
+        prim: c11::Primitive,
+        args: &[ast::Expr],
+        span: ast::Span,
+        want_value: bool,
+        out: &mut Vec<Instr>,
+    ) -> Result<Option<Expr>, LowerError> {
+        let shape = prim.shape;
+        // herd7 makes a C11 read-modify-write one event, both read and write, which only
+        // C11's models read: the kernel's model rejects every execution that has one.
+        if self.cx.dialect == Dialect::Kernel && shape.is_rmw() {
+            return err(
+                format!(
+                    "`{}` is a C11 read-modify-write, which only C11's models decide: check \
+                     the test with `--model rc11`, or with herd7's C11 macros (`--macros \
+                     c11.def`)",
+                    prim.name
+                ),
+                span,
+            );
+        }
+        let arity = shape.operands() + if prim.explicit { shape.orders() } else { 0 };
+        if args.len() != arity {
+            return err(
+                format!(
+                    "`{}` takes {arity} argument{}, not {}",
+                    prim.name,
+                    if arity == 1 { "" } else { "s" },
+                    args.len()
+                ),
+                span,
+            );
+        }
+        if want_value != shape.gives_value() {
+            return err(
+                if want_value {
+                    format!(
+                        "`{}` is a statement in herd7 and gives no value; call it on its own",
+                        prim.name
+                    )
+                } else {
+                    format!(
+                        "`{0}` gives a value, and herd7 takes it only within an expression: \
+                         write `r = {0}(...);` or `(void){0}(...);`",
+                        prim.name
+                    )
+                },
+                span,
+            );
+        }
+        // The orders, after the operands; the parser let only order words stand there.
+        let mut orders = Vec::new();
+        for a in &args[shape.operands()..] {
+            match &a.kind {
+                ast::ExprKind::Ident(id) if c11::order(&id.name).is_some() => {
+                    orders.extend(c11::order(&id.name));
+                }
+                _ => return err("herd7 takes a memory order here", a.span),
+            }
+        }
+        let first = orders.first().copied().unwrap_or(Tag::SeqCst);
+        let stmt = self.stmt;
+        let span2 = sp(span);
+        let emit = |op: Op, out: &mut Vec<Instr>| {
+            out.push(Instr {
+                op,
+                span: span2,
+                stmt,
+            })
+        };
+        Ok(match shape {
+            c11::Shape::Load => {
+                let addr = self.expr(&args[0], out)?;
+                let t = self.temp();
+                let tags = Tags::of(&[first]);
+                emit(
+                    Op::Load {
+                        dst: Some(t),
+                        addr,
+                        tags,
+                    },
+                    out,
+                );
+                Some(Expr::Reg(t))
+            }
+            c11::Shape::Store => {
+                let addr = self.expr(&args[0], out)?;
+                let val = self.expr(&args[1], out)?;
+                let tags = Tags::of(&[first]);
+                emit(Op::Store { addr, val, tags }, out);
+                None
+            }
+            c11::Shape::Fence => {
+                emit(
+                    Op::Fence {
+                        tags: Tags::of(&[first]),
+                    },
+                    out,
+                );
+                None
+            }
+            c11::Shape::Exchange | c11::Shape::Fetch(_) => {
+                let addr = self.expr(&args[0], out)?;
+                let v = self.expr(&args[1], out)?;
+                let t = self.temp();
+                let write = match shape {
+                    c11::Shape::Fetch(op) => RmwWrite::Apply(op, v),
+                    _ => RmwWrite::Set(v),
+                };
+                emit(
+                    Op::Rmw {
+                        dst: Some(t),
+                        addr,
+                        write,
+                        ret_new: false,
+                        tags: c11::rmw_tags(first),
+                    },
+                    out,
+                );
+                Some(Expr::Reg(t))
+            }
+            c11::Shape::CompareExchange { strong } => {
+                let failure = orders.get(1).copied().unwrap_or(Tag::SeqCst);
+                let addr = self.expr(&args[0], out)?;
+                let expected_addr = self.expr(&args[1], out)?;
+                let desired = self.expr(&args[2], out)?;
+                // herd7 reads the expected value first, with a plain read.
+                let expected = self.temp();
+                emit(
+                    Op::Load {
+                        dst: Some(expected),
+                        addr: expected_addr.clone(),
+                        tags: Tags::NONE,
+                    },
+                    out,
+                );
+                let (ok, old) = (self.temp(), self.temp());
+                emit(
+                    Op::CompareExchange {
+                        ok,
+                        old,
+                        addr,
+                        expected: Expr::Reg(expected),
+                        desired,
+                        success: c11::rmw_tags(first),
+                        failure: Tags::of(&[failure]),
+                        strong,
+                    },
+                    out,
+                );
+                // A failure writes the value read back at the expected address, with a
+                // plain write; `ok` is a constant of each path, so the branch is no
+                // dependency.
+                let write_back = Instr {
+                    op: Op::Store {
+                        addr: expected_addr,
+                        val: Expr::Reg(old),
+                        tags: Tags::NONE,
+                    },
+                    span: span2,
+                    stmt,
+                };
+                emit(
+                    Op::If {
+                        cond: Expr::Binary(
+                            BinOp::Eq,
+                            Box::new(Expr::Reg(ok)),
+                            Box::new(Expr::Const(Value::Int(0))),
+                        ),
+                        then: vec![write_back],
+                        els: Vec::new(),
+                    },
+                    out,
+                );
+                Some(Expr::Reg(ok))
+            }
+        })
+    }
+}
+
 /// Whether a primitive of this shape gives a value: whether its macro in the kernel's
 /// `linux-kernel.def` is an expression, not a statement in braces.
 fn gives_value(shape: Shape) -> bool {
@@ -1082,6 +1294,61 @@ fn binop(op: ast::BinaryOp) -> BinOp {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// In the C11 dialect the forms without `_explicit` are sequentially consistent and
+    /// `atomic_fetch_add` takes the location first; in the kernel's, that name is the
+    /// kernel's (value first), and C11's read-modify-writes are refused with their place.
+    #[test]
+    fn dialects_give_calls_their_meaning() {
+        let src = "C t\n{}\nP0(atomic_int *x) {\n\
+                   int r0 = atomic_fetch_add(x, 2);\n\
+                   int r1 = atomic_load_explicit(x, memory_order_acquire);\n}\n\
+                   exists (0:r0=0)\n";
+        let test = hazmat_litmus::parse(src).expect("parses");
+        let (c11, _) = lower_with_warnings(&test, Dialect::C11).expect("lowers");
+        let ops: Vec<&Op> = c11.threads[0].code.iter().map(|i| &i.op).collect();
+        assert!(matches!(
+            ops[0],
+            Op::Rmw { addr: Expr::Const(Value::Addr(_)), tags, .. }
+                if tags.has(Tag::SeqCst) && tags.has(Tag::Rmw)
+        ));
+        assert!(matches!(ops[2], Op::Load { tags, .. } if *tags == Tags::of(&[Tag::Acq])));
+        // The kernel's atomic_fetch_add(V, X) reads its operands the other way round.
+        let (kernel, _) = lower_with_warnings(&test, Dialect::Kernel).expect("lowers");
+        assert!(matches!(
+            &kernel.threads[0].code[0].op,
+            Op::Rmw {
+                addr: Expr::Const(Value::Int(2)),
+                ..
+            }
+        ));
+        let rmw = src.replace(
+            "atomic_fetch_add(x, 2)",
+            "atomic_exchange_explicit(x, 2, memory_order_relaxed)",
+        );
+        let e = lower_with_warnings(
+            &hazmat_litmus::parse(&rmw).expect("parses"),
+            Dialect::Kernel,
+        )
+        .expect_err("refused");
+        assert!(e.message.contains("--model rc11"), "{}", e.message);
+        assert_eq!(
+            &rmw[e.span.start..e.span.start + 24],
+            "atomic_exchange_explicit"
+        );
+        // c11.def has the kernel's RCU markers, and none of its other macros.
+        let rcu = src.replace("int r0 = atomic_fetch_add(x, 2);", "rcu_read_lock();");
+        let t = hazmat_litmus::parse(&rcu).expect("parses");
+        assert!(lower_with_warnings(&t, Dialect::C11).is_ok());
+        let mb = src.replace("int r0 = atomic_fetch_add(x, 2);", "smp_mb();");
+        let t = hazmat_litmus::parse(&mb).expect("parses");
+        let e = lower_with_warnings(&t, Dialect::C11).expect_err("refused");
+        assert!(
+            e.message.contains("unknown primitive `smp_mb`"),
+            "{}",
+            e.message
+        );
+    }
 
     /// A primitive gives a value exactly when the kernel's `.def` file makes it an
     /// expression rather than a statement in braces, when the conformance data is at hand.

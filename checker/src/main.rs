@@ -109,15 +109,16 @@ struct CheckArgs {
     #[arg(long, value_delimiter = ',')]
     relations: Vec<String>,
     /// A model in herd7's cat language, run by hazmat's interpreter; when the files loaded
-    /// are the kernel's current LKMM (by content), the native LKMM runs instead, unless
-    /// `--interpret` is given.
+    /// are the kernel's current LKMM or herd7's RC11 (by content), the native model runs
+    /// instead, unless `--interpret` is given.
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     cat: Option<String>,
     /// The bell file run before the cat file (herd7's `-bell`).
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     bell: Option<String>,
-    /// The file of C macros (herd7's `-macros`): the kernel's `linux-kernel.def`, or a
-    /// file of one's own, whose macros then replace the kernel's.
+    /// The file of C macros (herd7's `-macros`): the kernel's `linux-kernel.def`, herd7's
+    /// `c11.def` (the tests in herd7's C11 dialect), or a file of one's own, whose macros
+    /// then replace the kernel's.
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     macros: Option<String>,
     /// A directory where model files are looked for, after the current one (herd7's `-I`);
@@ -131,7 +132,8 @@ struct CheckArgs {
     /// Variants the model tests with `if "name"` (herd7's `-variant`).
     #[arg(long, value_delimiter = ',')]
     variant: Vec<String>,
-    /// Run the interpreter even when the model files are the kernel's current LKMM.
+    /// Run the interpreter even when the model files are the kernel's current LKMM or
+    /// herd7's RC11.
     #[arg(long)]
     interpret: bool,
     /// Files or directories.
@@ -213,6 +215,7 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
                 .to_string(),
         ));
     };
+    let mut dialect = hazmat_checker::lower::Dialect::Kernel;
     let macros = match &macros {
         None => None,
         Some(macros) => {
@@ -220,8 +223,11 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
                 Ok(x) => x,
                 Err(e) => return Some(Err(e)),
             };
-            match select::user_macros(&text) {
-                Ok(m) => m.map(std::sync::Arc::new),
+            match select::read_macros(&text) {
+                Ok((d, m)) => {
+                    dialect = d;
+                    m.map(std::sync::Arc::new)
+                }
                 Err(e) => {
                     return Some(Err(format!(
                         "{name}:{}:{}: error: {}",
@@ -240,11 +246,26 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
         Ok(m) => m,
         Err(e) => return Some(Err(e.render().trim_end().to_string())),
     };
+    if dialect == hazmat_checker::lower::Dialect::C11
+        && let Some(why) = select::c11_refusal(&model, &variants)
+    {
+        return Some(Err(format!("hazmat: error: {why}")));
+    }
     let file = model
         .files()
         .get(model.cat_file())
         .map(|f| f.name.clone())
         .unwrap_or(cat);
+    // With C11's macros the model is herd7's rc11.cat (anything else was refused above),
+    // whose native twin is the fast path.
+    if dialect == hazmat_checker::lower::Dialect::C11 && !args.interpret {
+        let source = ModelSource {
+            kind: "native",
+            file: Some(file),
+            macros: None,
+        };
+        return Some(Ok((Box::new(hazmat_checker::rc11::Rc11), source)));
+    }
     let chosen = select::choose(model, &variants, args.interpret);
     let source = ModelSource {
         kind: chosen.kind(),
@@ -255,7 +276,7 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
         Chosen::Native(m) => Box::new(m),
         Chosen::Interpreted(m) => m,
     };
-    Some(Ok((model, source)))
+    Some(Ok((hazmat_checker::in_dialect(model, dialect), source)))
 }
 
 #[derive(clap::Args)]
@@ -365,7 +386,12 @@ fn check(args: CheckArgs) -> u8 {
         eprintln!("hazmat: error: a model given by its files runs on the axiomatic engine only");
         return 2;
     }
-    let files = expand(&args.paths);
+    let mut files = expand(&args.paths);
+    if args.judge {
+        // A file that states results for other models only is not judged under this one,
+        // nor run: it may be written in another dialect (a C11 test under the LKMM).
+        files.retain(|f| states_result_for(f, m.name()));
+    }
     if let Some(j) = args.jobs {
         // The global pool may be built once; a second build fails harmlessly.
         let _ = rayon::ThreadPoolBuilder::new()
@@ -431,6 +457,18 @@ fn check(args: CheckArgs) -> u8 {
         code = 3;
     }
     code
+}
+
+/// Whether the file at `path` states a `Result` line for `model`, or none for any model
+/// (a file that cannot be read or parsed counts as stating one, so that its error shows).
+fn states_result_for(path: &Path, model: &str) -> bool {
+    let Ok(source) = std::fs::read_to_string(path) else {
+        return true;
+    };
+    let Ok(test) = hazmat_litmus::parse(&source) else {
+        return true;
+    };
+    test.expectations.is_empty() || judge::expectation(&test, model).is_some()
 }
 
 fn check_file(

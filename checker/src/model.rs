@@ -50,6 +50,12 @@ pub trait MemoryModel: Sync {
     /// The model's name on the command line and in `Result(name):` lines.
     fn name(&self) -> &'static str;
 
+    /// Which macro file gives the test's calls their meaning under this model: the kernel's,
+    /// unless the model is one of C11's.
+    fn dialect(&self) -> crate::c11::Dialect {
+        crate::c11::Dialect::Kernel
+    }
+
     /// Judges one complete execution.
     fn judge(&self, execution: &Execution) -> Judgement;
 

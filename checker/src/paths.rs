@@ -228,6 +228,12 @@ pub(crate) fn pointees(program: &Program) -> Vec<Loc> {
                     expr(add, out);
                     expr(unless, out);
                 }
+                Op::CompareExchange {
+                    expected, desired, ..
+                } => {
+                    expr(expected, out);
+                    expr(desired, out);
+                }
                 Op::If { then, els, .. } => {
                     code(then, out);
                     code(els, out);
@@ -537,6 +543,59 @@ impl<'a> Walker<'a> {
                                     set_inner(st, exp);
                                 }
                                 set(st, *dst, r);
+                                Ok(true)
+                            },
+                        )?;
+                    }
+                    return Ok(());
+                }
+                Op::CompareExchange {
+                    ok,
+                    old,
+                    addr,
+                    expected,
+                    desired,
+                    success,
+                    failure,
+                    strong,
+                } => {
+                    let exp = self.sym(&mut st, expected, span);
+                    let desired = self.sym(&mut st, desired, span);
+                    for succeeds in [true, false] {
+                        let cont = todo.clone();
+                        self.fork_addr(
+                            st.clone(),
+                            cont,
+                            addr,
+                            Access::Update,
+                            span,
+                            |w, st, loc, adep| {
+                                let tags = if succeeds { *success } else { *failure };
+                                let r = w.read(st, loc, tags, adep, span)?;
+                                // herd7 runs the whole exchange after the read of the
+                                // expected value, inside the instruction.
+                                set_inner(st, exp);
+                                // herd7's success reads the expected value; its strong
+                                // failure reads another, its weak one any value.
+                                if succeeds || *strong {
+                                    let eq = w.bin(st, BinOp::Eq, r, exp, span);
+                                    if !w.assume(st, eq, succeeds, Assumption::Rmw) {
+                                        return Ok(false);
+                                    }
+                                }
+                                if succeeds {
+                                    w.write(st, loc, tags, desired, adep, Partner::Exchange, span);
+                                    set_inner(st, exp);
+                                }
+                                // The result is a constant of the path, on which nothing
+                                // depends.
+                                let res = st.path.push(Node::Const(Value::Int(succeeds as i64)), 0);
+                                set(st, Some(*ok), res);
+                                // The write-back of a failure, which lowering puts after,
+                                // follows both reads.
+                                let taint = st.path.taint[r as usize] | st.path.taint[exp as usize];
+                                let value = st.path.push(Node::Alias(r), taint);
+                                set(st, Some(*old), value);
                                 Ok(true)
                             },
                         )?;

@@ -502,6 +502,31 @@ pub enum Op {
         /// Annotations of the events ([`crate::event::Tag::Rmw`] included).
         tags: Tags,
     },
+    /// C11's `atomic_compare_exchange_*`, between the plain read of the expected value and
+    /// the plain write-back of a failure, which lowering puts around it: a read-modify-write
+    /// with the `success` order that reads `expected` and writes `desired` (`ok` is 1), or
+    /// a lone read with the `failure` order of another value, or of any value when the
+    /// exchange is weak (`ok` is 0); `old` receives the value read.
+    CompareExchange {
+        /// The register receiving 1 on success, 0 on failure.
+        ok: Reg,
+        /// The register receiving the value read.
+        old: Reg,
+        /// The address of the atomic object.
+        addr: Expr,
+        /// The expected value.
+        expected: Expr,
+        /// The value written on success.
+        desired: Expr,
+        /// Annotations of the read and the write of a success ([`crate::event::Tag::Rmw`]
+        /// and the success order).
+        success: Tags,
+        /// Annotation of the read of a failure (the failure order).
+        failure: Tags,
+        /// Whether the exchange fails only when the value read differs from the expected
+        /// one (`_strong`); a weak one may also fail spuriously.
+        strong: bool,
+    },
     /// `atomic_add_unless(addr, add, unless)`: adds `add` unless the value read is `unless`;
     /// `dst` receives 1 when it added, 0 otherwise.
     AddUnless {

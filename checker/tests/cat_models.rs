@@ -695,3 +695,58 @@ fn interpreted_lkmm_agrees_with_the_native_one_on_generated_programs() {
             .join("\n\n")
     );
 }
+
+/// RC11 three ways on the C11 litmus files of the project (`litmus/tests/c11/` and the
+/// C11 regressions): herd7 running `rc11.cat` with its C11 macros, hazmat's interpreter
+/// running the same file in the C11 dialect, and hazmat's native RC11 give one answer,
+/// line for line.
+#[test]
+fn rc11_interpreted_and_native_agree_with_herd7() {
+    let Some(herd7) = cat_oracle::herd7() else {
+        eprintln!("herd7 not found; nothing to check");
+        return;
+    };
+    let herdlib = cat_oracle::herdlib(&herd7);
+    let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests");
+    let mut files = hazmat_checker::harness::litmus_files(litmus.join("c11"));
+    files.extend(
+        hazmat_checker::harness::litmus_files(litmus.join("regressions"))
+            .into_iter()
+            .filter(|f| {
+                f.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("c11-"))
+            }),
+    );
+    assert!(files.len() >= 10, "the C11 litmus files are missing");
+    let model = ModelFiles {
+        dir: herdlib.clone(),
+        cat: "rc11.cat".into(),
+        bell: None,
+        macros: Some("c11.def".into()),
+        variants: Vec::new(),
+    };
+    let theirs = run_herd7(&herd7, &model, &files, 30.0);
+    let interpreted = hazmat_checker::in_dialect(
+        Box::new(model.load(&herdlib).expect("rc11.cat loads")),
+        hazmat_checker::lower::Dialect::C11,
+    );
+    let native = hazmat_checker::rc11::Rc11;
+    let timeout = std::time::Duration::from_secs(30);
+    let mut problems = Vec::new();
+    for (f, t) in files.iter().zip(&theirs) {
+        assert!(
+            matches!(t, Answer::Decided(..)),
+            "herd7 decides {}: {t:?}",
+            f.display()
+        );
+        for (name, m) in [
+            ("interpreted", interpreted.as_ref()),
+            ("native", &native as &dyn hazmat_checker::model::MemoryModel),
+        ] {
+            if let Some(d) = compare(&run_hazmat(m, f, timeout), t) {
+                problems.push(format!("{name} rc11 on {}: {d}", f.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

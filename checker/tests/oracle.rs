@@ -2,7 +2,8 @@
 //!
 //! Programs are drawn from the generator's LKMM vocabulary ([`Config::lkmm`]), from a seed
 //! taken from the clock (printed; `HAZMAT_ORACLE_SEED` replays a run), 400 of them
-//! (`HAZMAT_ORACLE_CASES`); herd7 decides them in batches while hazmat decides them here,
+//! (`HAZMAT_ORACLE_CASES`), and from its C11 vocabulary ([`Config::c11`]), 300 of them
+//! (`HAZMAT_ORACLE_C11_SEED`, `HAZMAT_ORACLE_C11_CASES`), decided under RC11 by both; herd7 decides them in batches while hazmat decides them here,
 //! and the two must agree on every program: both reject it, or both decide it with the same
 //! verdict, final states, witness counts and flags, printed the same way line for line
 //! (`Time` and `Hash=` aside).
@@ -42,18 +43,50 @@ fn hazmat_agrees_with_herd7_on_generated_programs() {
             return;
         }
     };
-    let seed = env_u64("HAZMAT_ORACLE_SEED").unwrap_or_else(|| {
+    let cases = env_u64("HAZMAT_ORACLE_CASES").unwrap_or(400);
+    agree(&herd7, Config::lkmm(), cases, "");
+}
+
+/// The same under RC11: programs of herd7's C11 dialect, 300 of them
+/// (`HAZMAT_ORACLE_C11_CASES`), smaller than the offline tool's, since herd7 takes longer
+/// over RC11 than over the LKMM; herd7 runs `-model rc11.cat -macros c11.def`.
+#[test]
+fn hazmat_agrees_with_herd7_under_rc11_on_generated_c11_programs() {
+    let herd7 = match Herd7::find_rc11() {
+        Ok(h) => h,
+        Err(why) => {
+            eprintln!("oracle absent: {why}; nothing to check");
+            return;
+        }
+    };
+    let cases = env_u64("HAZMAT_ORACLE_C11_CASES").unwrap_or(300);
+    let config = Config {
+        max_size: 6,
+        ..Config::c11()
+    };
+    agree(&herd7, config, cases, "_C11");
+}
+
+/// Draws `cases` programs of `config` from a seed (`HAZMAT_ORACLE{suffix}_SEED`, or the
+/// clock), has hazmat and `herd7` decide them, and fails on any disagreement.
+fn agree(herd7: &Herd7, config: Config, cases: u64, suffix: &str) {
+    let seed_var = format!("HAZMAT_ORACLE{suffix}_SEED");
+    let cases_var = if suffix.is_empty() {
+        "HAZMAT_ORACLE_CASES".to_string()
+    } else {
+        format!("HAZMAT_ORACLE{suffix}_CASES")
+    };
+    let seed = env_u64(&seed_var).unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64)
     });
-    let cases = env_u64("HAZMAT_ORACLE_CASES").unwrap_or(400);
     eprintln!(
-        "oracle: {cases} programs from seed {seed} (replay with HAZMAT_ORACLE_SEED={seed} \
-         HAZMAT_ORACLE_CASES={cases})"
+        "oracle: {cases} programs from seed {seed} (replay with {seed_var}={seed} \
+         {cases_var}={cases})"
     );
     let settings = Settings {
-        config: Config::lkmm(),
+        config,
         seed,
         cases,
         batch: 50,
@@ -63,8 +96,8 @@ fn hazmat_agrees_with_herd7_on_generated_programs() {
         kind: None,
     };
     let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("oracle-{}-{seed}", std::process::id()));
-    let report = oracle::run(&herd7, &settings, &scratch, |_| {});
+        .join(format!("oracle{suffix}-{}-{seed}", std::process::id()));
+    let report = oracle::run(herd7, &settings, &scratch, |_| {});
     let _ = std::fs::remove_dir_all(&scratch);
     eprintln!("{}", report.stats.table());
     let out = std::env::var_os("HAZMAT_ORACLE_OUT")

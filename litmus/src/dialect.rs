@@ -177,6 +177,40 @@ pub(crate) fn is_state_name(word: &str) -> bool {
     !STATE_RESERVED.contains(&word) && !is_thread_word(word)
 }
 
+/// The C11 primitives herd7's grammar gives `memory_order_*` arguments, each with the
+/// positions (from 0) where an order stands: the only places an order word may appear.
+pub(crate) const C11_ORDERED: &[(&str, &[usize])] = &[
+    ("atomic_load_explicit", &[1]),
+    ("atomic_store_explicit", &[2]),
+    ("atomic_exchange_explicit", &[2]),
+    ("atomic_fetch_add_explicit", &[2]),
+    ("atomic_fetch_sub_explicit", &[2]),
+    ("atomic_fetch_or_explicit", &[2]),
+    ("atomic_fetch_xor_explicit", &[2]),
+    ("atomic_fetch_and_explicit", &[2]),
+    ("atomic_compare_exchange_strong_explicit", &[3, 4]),
+    ("atomic_compare_exchange_weak_explicit", &[3, 4]),
+    ("atomic_thread_fence", &[0]),
+];
+
+/// The memory orders of C11, as herd7's lexer reads them.
+pub(crate) const MEMORY_ORDERS: &[&str] = &[
+    "memory_order_relaxed",
+    "memory_order_consume",
+    "memory_order_acquire",
+    "memory_order_release",
+    "memory_order_acq_rel",
+    "memory_order_seq_cst",
+];
+
+/// Where `func`'s arguments take memory orders, if it is a C11 primitive that takes any.
+pub(crate) fn order_positions(func: &str) -> Option<&'static [usize]> {
+    C11_ORDERED
+        .iter()
+        .find(|(name, _)| *name == func)
+        .map(|(_, at)| *at)
+}
+
 /// Whether `word` begins a type in thread code.
 pub(crate) fn begins_code_type(word: &str) -> bool {
     matches!(

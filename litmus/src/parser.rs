@@ -1909,7 +1909,17 @@ impl<'a> Parser<'a> {
         })?;
         if self.peek(rest, "(")? && is_callable(&id.name) {
             let (r, open) = self.tok("(", "`(`")(rest)?;
-            let (r, args) = self.list(r, |i| self.expr(i))?;
+            let orders = dialect::order_positions(&id.name).unwrap_or(&[]);
+            let mut at = 0;
+            let (r, args) = self.list(r, |i| {
+                let arg = if orders.contains(&at) {
+                    self.memory_order(i)
+                } else {
+                    self.expr(i)
+                };
+                at += 1;
+                arg
+            })?;
             let (r, _) = cut(self.tok(")", "`)`"))
                 .parse(r)
                 .map_err(|e| self.closing(e, open, "`)`", "the argument list"))?;
@@ -1924,6 +1934,37 @@ impl<'a> Parser<'a> {
         }
         if !dialect::is_code_name(&id.name) {
             return Err(Err::Error(PError::message(i, reserved_in_code(&id.name))));
+        }
+        let span = id.span;
+        Ok((
+            rest,
+            Expr {
+                kind: ExprKind::Ident(id),
+                span,
+            },
+        ))
+    }
+
+    /// `memory-order ::= "memory_order_relaxed" | ... | "memory_order_seq_cst"`, the
+    /// argument herd7's grammar takes at the order positions of a C11 primitive (and
+    /// nowhere else); it stays a name in the tree, for the checker to read.
+    fn memory_order(&self, i: &'a str) -> PResult<'a, Expr> {
+        let (i, ()) = self.trivia(i)?;
+        let (rest, id) = self.word(i).map_err(|e| {
+            e.map(|mut err| {
+                err.set_expected("a memory order");
+                err
+            })
+        })?;
+        if !dialect::MEMORY_ORDERS.contains(&id.name.as_str()) {
+            return failure_msg(
+                i,
+                format!(
+                    "herd7 takes a memory order here (`memory_order_relaxed`, \
+                     `memory_order_acquire`, ...), not `{}`",
+                    id.name
+                ),
+            );
         }
         let span = id.span;
         Ok((

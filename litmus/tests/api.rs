@@ -154,3 +154,49 @@ fn implication_binds_tighter_than_conjunction() {
         "{printed}"
     );
 }
+
+/// C11's memory orders stand where herd7's grammar takes them, as names in the tree, and
+/// nowhere else.
+#[test]
+fn memory_orders_stand_only_in_the_order_arguments_of_c11_primitives() {
+    let c11 = "C c11\n{}\nP0(atomic_int *x, int *e) {\n\
+               int r0 = atomic_load_explicit(x, memory_order_acquire);\n\
+               atomic_store_explicit(x, 1, memory_order_release);\n\
+               int r1 = atomic_compare_exchange_weak_explicit(x, e, 2, memory_order_acq_rel, \
+               memory_order_relaxed);\n\
+               atomic_thread_fence(memory_order_seq_cst);\n}\nexists (0:r0=0)\n";
+    let t = parse(c11).unwrap();
+    let StmtKind::Decl {
+        init: Some(load), ..
+    } = &t.threads[0].body[0].kind
+    else {
+        panic!("a declaration");
+    };
+    let ExprKind::Call { func, args } = &load.kind else {
+        panic!("a call");
+    };
+    assert_eq!(func.name, "atomic_load_explicit");
+    assert_eq!(
+        args[1].kind,
+        ExprKind::Ident(Ident::new("memory_order_acquire", Span::DUMMY))
+    );
+    // An order anywhere else is a reserved word, and anything else at an order's place is
+    // refused.
+    let elsewhere = c11.replace(
+        "atomic_store_explicit(x, 1,",
+        "atomic_store_explicit(x, memory_order_relaxed,",
+    );
+    assert!(
+        parse(&elsewhere)
+            .unwrap_err()
+            .message
+            .contains("reserved word")
+    );
+    let not_an_order = c11.replace("memory_order_seq_cst", "r0");
+    assert!(
+        parse(&not_an_order)
+            .unwrap_err()
+            .message
+            .contains("memory order")
+    );
+}

@@ -732,7 +732,7 @@ fn user_macros(args: &Args) -> Result<Option<hazmat_checker::defs::Macros>, Refu
     let text = std::fs::read(&p)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .map_err(|e| Refusal::plain(format!("{}: {e}", p.display())))?;
-    select::user_macros(&text).map_err(|e| {
+    select::read_macros(&text).map(|(_, m)| m).map_err(|e| {
         Refusal::plain(format!(
             "File \"{}\", line {}, character {}: {}",
             p.display(),
@@ -746,17 +746,43 @@ fn user_macros(args: &Args) -> Result<Option<hazmat_checker::defs::Macros>, Refu
 /// Every model that is not the current LKMM: the cat interpreter runs it, from the files
 /// the command line names, found as herd7 finds them.
 fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
-    use hazmat_checker::models::cat::{Spec, load};
+    use hazmat_checker::models::cat::{Spec, load, select};
     let lib = library(args);
     let Some(model) = &args.model else {
         return Err(Refusal::plain("no model given"));
     };
+    let mut dialect = hazmat_checker::lower::Dialect::Kernel;
+    if let Some(macros) = &args.macros
+        && let Ok(Found::Path(p)) = lib.find(&Disk, macros)
+    {
+        let text = std::fs::read(&p)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| Refusal::plain(format!("{}: {e}", p.display())))?;
+        dialect = select::read_macros(&text)
+            .map_err(|e| {
+                Refusal::plain(format!(
+                    "File \"{}\", line {}, character {}: {}",
+                    p.display(),
+                    e.line,
+                    e.column,
+                    e.message
+                ))
+            })?
+            .0;
+    }
     let spec = Spec {
         cat: model.clone(),
         bell: args.bell.clone(),
         variants: args.variants.clone(),
     };
     match load(&lib, &Disk, &spec) {
+        Ok(m) if dialect == hazmat_checker::lower::Dialect::C11 => {
+            match select::c11_refusal(&m, &args.variants) {
+                Some(why) => Err(Refusal::plain(why)),
+                // herd7's rc11.cat, whose native twin is the fast path.
+                None => Ok(Box::new(hazmat_checker::rc11::Rc11)),
+            }
+        }
         Ok(m) => Ok(Box::new(m)),
         Err(e) => Err(Refusal::plain(e.render().trim_end().to_string())),
     }

@@ -7,8 +7,9 @@
 //! exists where it ends up, so every sketch gives a valid program.
 
 use super::{
-    Atom, Class, Cond, Dep, DepKind, Join, LOCKS, LoopCond, Ordering, Probe, ProbeRead, ReadKind,
-    RmwOp, SRCU, Shown, Sketch, SketchStmt, Target, TestOp, VARS, WriteKind, Zero,
+    Atom, C11Op, Class, Cond, Dep, DepKind, Join, LOCKS, LoopCond, Order, Ordering, Probe,
+    ProbeRead, ReadKind, RmwOp, SRCU, Shown, Sketch, SketchStmt, Target, TestOp, VARS, WriteKind,
+    Zero,
 };
 use hazmat_litmus::ast::{
     self, BinaryOp, Condition, Expr, ExprKind, Ident, InitItem, InitValue, Location, Param, Prop,
@@ -499,6 +500,89 @@ impl ThreadBuilder<'_> {
         }
     }
 
+    /// A primitive of herd7's C11 dialect: the `_explicit` form with its orders, or the
+    /// form without them.
+    fn c11(&mut self, op: &C11Op, out: &mut Vec<Stmt>) {
+        self.classes.extend(op.classes());
+        let spelled = |base: &str, orders: &[Order]| {
+            if orders.is_empty() {
+                base.to_string()
+            } else {
+                format!("{base}_explicit")
+            }
+        };
+        let words = |orders: &[Order]| orders.iter().map(|o| name(o.word())).collect::<Vec<_>>();
+        let one = |order: &Option<Order>| order.iter().copied().collect::<Vec<_>>();
+        match op {
+            C11Op::PlainRead { var } => {
+                let loc = self.var(*var);
+                let r = self.source();
+                out.push(assign(r, deref(loc)));
+            }
+            C11Op::PlainWrite { var, value } => {
+                let loc = self.var(*var);
+                out.push(stmt(StmtKind::Assign {
+                    lhs: deref(loc),
+                    rhs: int(*value),
+                }));
+            }
+            C11Op::Load { var, order } => {
+                let orders = one(order);
+                let mut args = vec![self.var(*var)];
+                args.extend(words(&orders));
+                let r = self.source();
+                out.push(assign(r, call(&spelled("atomic_load", &orders), args)));
+            }
+            C11Op::Store { var, value, order } => {
+                let orders = one(order);
+                let mut args = vec![self.var(*var), int(*value)];
+                args.extend(words(&orders));
+                out.push(call_stmt(&spelled("atomic_store", &orders), args));
+            }
+            C11Op::Exchange { var, value, order } => {
+                let orders = one(order);
+                let mut args = vec![self.var(*var), int(*value)];
+                args.extend(words(&orders));
+                let r = self.source();
+                out.push(assign(r, call(&spelled("atomic_exchange", &orders), args)));
+            }
+            C11Op::Fetch {
+                var,
+                op,
+                value,
+                order,
+            } => {
+                let orders = one(order);
+                let mut args = vec![self.var(*var), int(*value)];
+                args.extend(words(&orders));
+                let r = self.source();
+                let base = format!("atomic_fetch_{}", op.name());
+                out.push(assign(r, call(&spelled(&base, &orders), args)));
+            }
+            C11Op::CompareExchange {
+                var,
+                expected,
+                desired,
+                orders,
+                strong,
+            } => {
+                let orders: Vec<Order> = orders.iter().flat_map(|(s, f)| [*s, *f]).collect();
+                let mut args = vec![self.var(*var), self.var(*expected), int(*desired)];
+                args.extend(words(&orders));
+                let base = if *strong {
+                    "atomic_compare_exchange_strong"
+                } else {
+                    "atomic_compare_exchange_weak"
+                };
+                let r = self.answer();
+                out.push(assign(r, call(&spelled(base, &orders), args)));
+            }
+            C11Op::Fence(order) => {
+                out.push(call_stmt("atomic_thread_fence", words(&[*order])));
+            }
+        }
+    }
+
     fn stmt(&mut self, s: &SketchStmt, out: &mut Vec<Stmt>) {
         match s {
             SketchStmt::Write {
@@ -563,6 +647,7 @@ impl ThreadBuilder<'_> {
                 self.classes.insert(f.class());
                 out.push(call_stmt(f.name(), Vec::new()));
             }
+            SketchStmt::C11(op) => self.c11(op, out),
             SketchStmt::Rmw {
                 var,
                 op,

@@ -7,8 +7,8 @@
 //! one that works cuts a program down fast.
 
 use super::{
-    Atom, Fence, LoopCond, Ordering, Probe, ProbeRead, ReadKind, RmwOp, Sketch, SketchStmt,
-    WriteKind,
+    Atom, C11Op, Fence, LoopCond, Order, Ordering, Probe, ProbeRead, ReadKind, RmwOp, Sketch,
+    SketchStmt, WriteKind,
 };
 use hazmat_litmus::ast::Quantifier;
 
@@ -288,10 +288,101 @@ pub(super) fn smaller_stmt(s: &SketchStmt) -> Vec<Vec<SketchStmt>> {
                 }]);
             }
         }
+        SketchStmt::C11(op) => {
+            out.extend(
+                smaller_c11(op)
+                    .into_iter()
+                    .map(|o| vec![SketchStmt::C11(o)]),
+            );
+        }
         SketchStmt::IsLocked { .. }
         | SketchStmt::SynchronizeSrcu { .. }
         | SketchStmt::PtrWrite { .. }
         | SketchStmt::Deref { .. } => {}
+    }
+    out
+}
+
+/// The C11 primitives one step plainer than `op`: relaxed orders instead of others, a
+/// strong compare-exchange instead of a weak one.
+fn smaller_c11(op: &C11Op) -> Vec<C11Op> {
+    let relaxed = |o: &Option<Order>| match o {
+        Some(Order::Relaxed) => None,
+        _ => Some(Some(Order::Relaxed)),
+    };
+    let mut out = Vec::new();
+    match op {
+        C11Op::Load { var, order } => {
+            if let Some(order) = relaxed(order) {
+                out.push(C11Op::Load { var: *var, order });
+            }
+        }
+        C11Op::Store { var, value, order } => {
+            if let Some(order) = relaxed(order) {
+                out.push(C11Op::Store {
+                    var: *var,
+                    value: *value,
+                    order,
+                });
+            }
+        }
+        C11Op::Exchange { var, value, order } => {
+            if let Some(order) = relaxed(order) {
+                out.push(C11Op::Exchange {
+                    var: *var,
+                    value: *value,
+                    order,
+                });
+            }
+        }
+        C11Op::Fetch {
+            var,
+            op,
+            value,
+            order,
+        } => {
+            if let Some(order) = relaxed(order) {
+                out.push(C11Op::Fetch {
+                    var: *var,
+                    op: *op,
+                    value: *value,
+                    order,
+                });
+            }
+        }
+        C11Op::CompareExchange {
+            var,
+            expected,
+            desired,
+            orders,
+            strong,
+        } => {
+            let plain = Some((Order::Relaxed, Order::Relaxed));
+            if *orders != plain {
+                out.push(C11Op::CompareExchange {
+                    var: *var,
+                    expected: *expected,
+                    desired: *desired,
+                    orders: plain,
+                    strong: *strong,
+                });
+            }
+            if !strong {
+                out.push(C11Op::CompareExchange {
+                    var: *var,
+                    expected: *expected,
+                    desired: *desired,
+                    orders: *orders,
+                    strong: true,
+                });
+            }
+        }
+        C11Op::Fence(order) => {
+            if *order != Order::Relaxed {
+                out.push(C11Op::Fence(Order::Relaxed));
+            }
+        }
+        C11Op::PlainRead { .. } | C11Op::PlainWrite { .. } => {}
     }
     out
 }

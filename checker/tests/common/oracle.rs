@@ -39,10 +39,14 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The oracle: herd7 under the kernel's LKMM configuration.
+/// The oracle: herd7 under the kernel's LKMM configuration, or under RC11 with herd7's
+/// C11 macros.
 pub(crate) struct Herd7 {
     exe: PathBuf,
-    model: PathBuf,
+    /// herd7's options that choose the model (`-I DIR -conf linux-kernel.cfg`).
+    args: Vec<String>,
+    /// The model hazmat decides the same programs under.
+    pub(crate) hazmat_model: &'static str,
     /// herd7's budget per test, in CPU seconds (its `-timeout`); a test it does not decide
     /// within it is undecided.
     pub(crate) timeout: f64,
@@ -71,18 +75,43 @@ impl Herd7 {
         }
         Ok(Herd7 {
             exe,
-            model,
+            args: vec![
+                "-I".into(),
+                model.display().to_string(),
+                "-conf".into(),
+                "linux-kernel.cfg".into(),
+            ],
+            hazmat_model: "lkmm",
+            timeout: 10.0,
+        })
+    }
+
+    /// herd7 under RC11 (`-model rc11.cat -macros c11.def`, from its own library), compared
+    /// with hazmat's native RC11, or why it is absent.
+    pub(crate) fn find_rc11() -> Result<Herd7, String> {
+        let exe = match std::env::var_os("HAZMAT_ORACLE") {
+            Some(p) => PathBuf::from(p),
+            None => workspace().join("../shared/oracle/herd7"),
+        };
+        if !exe.is_file() {
+            return Err(format!("no herd7 at {} (set HAZMAT_ORACLE)", exe.display()));
+        }
+        Ok(Herd7 {
+            exe,
+            args: vec![
+                "-model".into(),
+                "rc11.cat".into(),
+                "-macros".into(),
+                "c11.def".into(),
+            ],
+            hazmat_model: "rc11",
             timeout: 10.0,
         })
     }
 
     /// The command line that decides `file`, for messages.
     pub(crate) fn command(&self, file: &str) -> String {
-        format!(
-            "{} -I {} -conf linux-kernel.cfg {file}",
-            self.exe.display(),
-            self.model.display()
-        )
+        format!("{} {} {file}", self.exe.display(), self.args.join(" "))
     }
 
     /// Runs herd7 once on the files `names` of `dir` (`NAME.litmus`, each holding the test
@@ -92,10 +121,7 @@ impl Herd7 {
         let mut child = match Command::new(&self.exe)
             .arg("-timeout")
             .arg(format!("{}", self.timeout))
-            .arg("-I")
-            .arg(&self.model)
-            .arg("-conf")
-            .arg("linux-kernel.cfg")
+            .args(&self.args)
             .args(&files)
             .current_dir(dir)
             .stdin(Stdio::null())
@@ -223,6 +249,11 @@ impl Answer {
 
 /// hazmat's answer to the test `text`, decided under the LKMM within `timeout`.
 pub(crate) fn hazmat(text: &str, timeout: Duration) -> Answer {
+    hazmat_under("lkmm", text, timeout)
+}
+
+/// hazmat's answer to the test `text`, decided under `model` within `timeout`.
+pub(crate) fn hazmat_under(model: &str, text: &str, timeout: Duration) -> Answer {
     let options = Options {
         limits: Limits {
             max_executions: None,
@@ -231,7 +262,7 @@ pub(crate) fn hazmat(text: &str, timeout: Duration) -> Answer {
         speedcheck: false,
     };
     let decided = std::panic::catch_unwind(|| {
-        let model = hazmat_checker::model("lkmm").expect("the LKMM exists");
+        let model = hazmat_checker::model(model).expect("the model exists");
         check_source(text, model.as_ref(), &options).map(|c| {
             let unknown = c.outcome.unknown.clone();
             (c.herd_text(), unknown)
@@ -480,7 +511,10 @@ pub(crate) fn decide(
     let names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
     let (theirs, ours) = std::thread::scope(|s| {
         let theirs = s.spawn(|| herd7.run(dir, &names));
-        let ours: Vec<Answer> = cases.iter().map(|c| hazmat(&c.text, timeout)).collect();
+        let ours: Vec<Answer> = cases
+            .iter()
+            .map(|c| hazmat_under(herd7.hazmat_model, &c.text, timeout))
+            .collect();
         (
             theirs.join().expect("the herd7 runner does not panic"),
             ours,

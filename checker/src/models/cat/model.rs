@@ -232,8 +232,19 @@ fn base(x: &Execution, fw: EventSet, pco: &Relation, all: bool) -> Vec<(usize, V
                         "UL" => Val::Set(tagged(Tag::Ul)),
                         "RL" => Val::Set(tagged(Tag::Rl)),
                         "RU" => Val::Set(tagged(Tag::Ru)),
-                        "A" => Val::Set(rmw_set),
-                        "NA" => Val::Set(m - rmw_set),
+                        "ACQ" => Val::Set(tagged(Tag::Acq)),
+                        "SC" => Val::Set(tagged(Tag::SeqCst)),
+                        "REL" => Val::Set(tagged(Tag::Rel)),
+                        "ACQ_REL" => Val::Set(tagged(Tag::AcqRel)),
+                        "RLX" => Val::Set(tagged(Tag::Rlx)),
+                        "CON" => Val::Set(tagged(Tag::Con)),
+                        // herd7's atomic accesses: the RMWs, and C11's accesses with an order.
+                        "A" => Val::Set(
+                            rmw_set | (m & x.set(|e| e.tags.iter().any(Tag::is_c11_order))),
+                        ),
+                        "NA" => Val::Set(
+                            m - (rmw_set | (m & x.set(|e| e.tags.iter().any(Tag::is_c11_order)))),
+                        ),
                         "annot" => Val::Set(annotated),
                         "id" => Val::Rel(std::rc::Rc::new(Relation::identity(n))),
                         "loc" => Val::Rel(std::rc::Rc::new(x.loc())),
@@ -247,7 +258,7 @@ fn base(x: &Execution, fw: EventSet, pco: &Relation, all: bool) -> Vec<(usize, V
                         // herd7's same-access relation of mixed-size tests: in C, every access is
                         // one event, so it relates each memory event to itself.
                         "sm" => Val::Rel(std::rc::Rc::new(Relation::id_on(n, m))),
-                        // `B` (branch events), the C11 orders, `amo`: none in C's LKMM events.
+                        // `B` (branch events), `amo`: none in C's events.
                         _ => Val::Empty,
                     },
                 },

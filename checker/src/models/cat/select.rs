@@ -63,14 +63,37 @@ pub fn def_fingerprint(text: &str) -> String {
     digest(normalized_def(text).as_bytes())
 }
 
-/// The macros of a `.def` file: `None` for the kernel's `linux-kernel.def` (compared by
-/// content), whose macros are hazmat's built-in table; otherwise the file's own, read by
-/// [`crate::defs::Macros::parse`], or where it cannot be read.
-pub fn user_macros(text: &str) -> Result<Option<crate::defs::Macros>, crate::defs::DefError> {
-    if def_fingerprint(text) == LKMM_DEF_FINGERPRINT {
-        return Ok(None);
+/// The digest ([`fingerprint`]) of herd7's `rc11.cat` and the files it includes, the one
+/// C11 model hazmat runs tests of the C11 dialect under: the others (`c11_*.cat`) read a
+/// read-modify-write as one event, both read and write, where hazmat has two.
+pub const RC11_FINGERPRINT: &str = "b60b8eedefe07e9cbbc2fd8dc821bc78";
+
+/// Why `model` cannot decide tests of herd7's C11 dialect, if it cannot: only herd7's
+/// `rc11.cat` can (see [`RC11_FINGERPRINT`]).
+pub fn c11_refusal(model: &CatModel, variants: &[String]) -> Option<String> {
+    (fingerprint(model.files(), variants).as_deref() != Some(RC11_FINGERPRINT)).then(|| {
+        "with herd7's C11 macros, hazmat runs herd7's rc11.cat only (or its native \
+         `--model rc11`): herd7's other C11 models read a read-modify-write as one event, \
+         both read and write, which hazmat makes two"
+            .to_string()
+    })
+}
+
+/// The digest of herd7's C11 macros, `c11.def`, normalised as by [`normalized_def`].
+pub const C11_DEF_FINGERPRINT: &str = "016758538f630a642c434cfe8e3f2ce5";
+
+/// What a `.def` file gives the tests' calls: the kernel's `linux-kernel.def` and herd7's
+/// `c11.def`, recognised by their digests, give hazmat's own tables in their dialects;
+/// any other file gives its own macros, read by [`crate::defs::Macros::parse`], in the
+/// kernel's dialect, or where it cannot be read.
+pub fn read_macros(
+    text: &str,
+) -> Result<(crate::c11::Dialect, Option<crate::defs::Macros>), crate::defs::DefError> {
+    match def_fingerprint(text).as_str() {
+        LKMM_DEF_FINGERPRINT => Ok((crate::c11::Dialect::Kernel, None)),
+        C11_DEF_FINGERPRINT => Ok((crate::c11::Dialect::C11, None)),
+        _ => crate::defs::Macros::parse(text).map(|m| (crate::c11::Dialect::Kernel, Some(m))),
     }
-    crate::defs::Macros::parse(text).map(Some)
 }
 
 /// The MD5 digest of `bytes`, as hex: what the fingerprints above are written in.
@@ -111,5 +134,39 @@ pub fn choose(model: CatModel, variants: &[String], interpret: bool) -> Chosen {
         Chosen::Native(crate::lkmm::Lkmm)
     } else {
         Chosen::Interpreted(Box::new(model))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::cat::files::Disk;
+    use crate::models::cat::{Library, Spec, load};
+    use std::path::Path;
+
+    /// The digests of herd7's `c11.def` and `rc11.cat` are those of the files of herd7's
+    /// library, when it is at hand.
+    #[test]
+    fn c11_digests_are_those_of_herd7s_files() {
+        let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracle/herd");
+        let Ok(def) = std::fs::read_to_string(lib.join("c11.def")) else {
+            return;
+        };
+        assert_eq!(def_fingerprint(&def), C11_DEF_FINGERPRINT);
+        assert_eq!(read_macros(&def), Ok((crate::c11::Dialect::C11, None)));
+        let spec = |cat: &str| Spec {
+            cat: cat.into(),
+            bell: None,
+            variants: Vec::new(),
+        };
+        let library = Library::new().include(&lib);
+        let rc11 = load(&library, &Disk, &spec("rc11.cat")).expect("rc11.cat loads");
+        assert_eq!(
+            fingerprint(rc11.files(), &[]).as_deref(),
+            Some(RC11_FINGERPRINT)
+        );
+        assert!(c11_refusal(&rc11, &[]).is_none());
+        let other = load(&library, &Disk, &spec("c11_partialSC.cat")).expect("it loads");
+        assert!(c11_refusal(&other, &[]).is_some());
     }
 }

@@ -1,0 +1,247 @@
+//! RC11, the repaired C11 memory model of Lahav, Vafeiadis, Kang, Hur and Dreyer
+//! ("Repairing Sequential Consistency in C/C++11", PLDI 2017): the model Rust's atomics
+//! live in.
+//!
+//! It judges the events of herd7's C11 dialect ([`crate::c11`]): accesses and fences carry
+//! their memory order as a tag, plain accesses none.
+//! An execution is consistent when:
+//! - `hb ; eco?` is irreflexive (coherence), where `hb = (sb | sw)+` and
+//!   `eco = (rf | mo | rb)+`;
+//! - an RMW reads the write just before its own in `mo`: `rmw ; eco` is irreflexive and
+//!   `rmw ∩ (rb ; mo)` is empty (atomicity);
+//! - the partial SC order `psc` of the paper's section 3 is acyclic (SC);
+//! - `sb | rf` is acyclic (no out-of-thin-air values).
+//!
+//! Two conflicting accesses of different threads, not both atomic and not ordered by `hb`,
+//! are a data race, which makes the program's behaviour undefined: the execution stays
+//! allowed and carries [`UNDEFINED`], which herd7 prints as `Flag *undef*` and an `Undef`
+//! result.
+//!
+//! herd7 makes a read-modify-write one event, both read and write; hazmat makes it a read
+//! and a write related by `rmw`, both carrying the RMW's order.
+//! The model reads that pair as one event: the read starts what the event starts as a read
+//! (`rb`, the acquire end of `sw`), the write what it starts as a write (`mo`, `rf`, the
+//! release sequence), and with `myrmw = [RMW] | rmw` (every half of an RMW, and the pair)
+//! its coherence and atomicity checks reject exactly the executions that reject the single
+//! event.
+//! Every relation checked grows with `rf` and `mo`, so the model is monotone; the race is
+//! a flag, decided on complete executions only.
+
+use crate::event::Tag;
+use crate::execution::Execution;
+use crate::model::{Judgement, MemoryModel};
+use crate::relation::{EventSet, Relation};
+use crate::witness::{self, Term, Violation};
+
+/// The flag of an execution whose behaviour is undefined (a data race), as herd7 prints
+/// it: the one a model's `undefined_unless` raises.
+pub use crate::model::UNDEFINED;
+
+/// The RC11 model.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rc11;
+
+/// The relations of RC11 over one execution.
+struct Terms {
+    hb: Relation,
+    eco: Relation,
+    myrmw: Relation,
+    rb: Relation,
+    psc: Relation,
+    sb_rf: Relation,
+}
+
+/// The event sets of the C11 orders.
+struct Orders {
+    sc: EventSet,
+    /// `REL | ACQ_REL | SC`: the events that may start a synchronisation.
+    releasing: EventSet,
+    /// `ACQ | ACQ_REL | SC`: the events that may end one.
+    acquiring: EventSet,
+    /// `RLX | REL | ACQ | ACQ_REL | SC`: the orders a synchronising access may have (all but
+    /// consume).
+    ordered: EventSet,
+    /// cat's `A`: accesses with an order.
+    atomic: EventSet,
+}
+
+fn orders(x: &Execution) -> Orders {
+    let any = |tags: &[Tag]| x.set(|e| tags.iter().any(|t| e.has(*t)));
+    let accesses = x.accesses();
+    Orders {
+        sc: any(&[Tag::SeqCst]),
+        releasing: any(&[Tag::Rel, Tag::AcqRel, Tag::SeqCst]),
+        acquiring: any(&[Tag::Acq, Tag::AcqRel, Tag::SeqCst]),
+        ordered: any(&[Tag::Rlx, Tag::Rel, Tag::Acq, Tag::AcqRel, Tag::SeqCst]),
+        atomic: any(&[
+            Tag::Rlx,
+            Tag::Con,
+            Tag::Acq,
+            Tag::Rel,
+            Tag::AcqRel,
+            Tag::SeqCst,
+        ])
+        .inter(accesses),
+    }
+}
+
+/// `hb`, from `sb` and the synchronises-with relation `sw`.
+fn happens_before(x: &Execution, o: &Orders, myrmw: &Relation) -> Relation {
+    let n = x.len();
+    let (reads, writes, fences) = (x.reads(), x.writes(), x.fences());
+    let sb = &x.po;
+    let sb_loc = sb.inter(&x.loc());
+    // rs = [W]; (sb & loc)?; [W & ordered]; (rf; myrmw)*
+    let ordered_writes = writes.inter(o.ordered);
+    let mut head = Relation::id_on(n, ordered_writes);
+    head.union_with(&sb_loc.restrict(writes, ordered_writes));
+    let rs = head.seq(&x.rf.seq(myrmw).star());
+    // sw = [releasing]; ([F]; sb)?; rs; rf; [R & ordered]; (sb; [F])?; [acquiring]
+    let mut pre = Relation::id_on(n, o.releasing);
+    pre.union_with(&sb.restrict_domain(o.releasing.inter(fences)));
+    let synchronising_reads = reads.inter(o.ordered);
+    let mut post = Relation::id_on(n, synchronising_reads.inter(o.acquiring));
+    post.union_with(&sb.restrict(synchronising_reads, fences.inter(o.acquiring)));
+    let sw = pre.seq(&rs).seq(&x.rf).seq(&post);
+    sb.union(&sw).plus()
+}
+
+fn terms(x: &Execution) -> Terms {
+    let n = x.len();
+    let o = orders(x);
+    let fences = x.fences();
+    let sb = &x.po;
+    let loc = x.loc();
+    let mut myrmw = Relation::id_on(n, x.tagged(Tag::Rmw));
+    myrmw.union_with(&x.rmw);
+    let hb = happens_before(x, &o, &myrmw);
+    let mo = &x.co;
+    let rb = x.fr().minus(&Relation::identity(n));
+    let mut eco = x.rf.union(mo);
+    eco.union_with(&rb);
+    let eco = eco.plus();
+    // scb = sb | sbl; hb; sbl | hbl | mo | rb
+    let sbl = sb.minus(&loc);
+    let mut scb = sb.union(&sbl.seq(&hb).seq(&sbl));
+    scb.union_with(&hb.inter(&loc));
+    scb.union_with(mo);
+    scb.union_with(&rb);
+    // pscb = ([SC] | [F & SC]; hb?); scb; ([SC] | hb?; [F & SC])
+    let sc_fences = fences.inter(o.sc);
+    let mut left = Relation::id_on(n, o.sc);
+    left.union_with(&hb.restrict_domain(sc_fences));
+    let mut right = Relation::id_on(n, o.sc);
+    right.union_with(&hb.restrict_range(sc_fences));
+    let mut psc = left.seq(&scb).seq(&right);
+    // pscf = [F & SC]; (hb | hb; eco; hb); [F & SC]
+    let mut between = hb.union(&hb.seq(&eco).seq(&hb));
+    between = between.restrict(sc_fences, sc_fences);
+    psc.union_with(&between);
+    let sb_rf = sb.union(&x.rf);
+    Terms {
+        hb,
+        eco,
+        myrmw,
+        rb,
+        psc,
+        sb_rf,
+    }
+}
+
+/// Whether the execution has a data race: conflicting accesses of different threads, not
+/// both atomic, unordered by `hb` (initial writes race with nothing).
+fn races(x: &Execution, hb: &Relation, atomic: EventSet) -> bool {
+    let n = x.len();
+    let writes = x.writes();
+    let init = x.tagged(Tag::Init);
+    let accesses = x.accesses();
+    let mut cnf = Relation::cartesian(n, writes, accesses);
+    cnf.union_with(&Relation::cartesian(n, accesses, writes));
+    cnf.inter_with(&x.loc());
+    cnf.inter_with(&x.ext());
+    let plain = accesses.minus(init);
+    cnf = cnf.restrict(plain, plain);
+    cnf.minus_with(hb);
+    cnf.minus_with(&hb.inverse());
+    cnf.minus_with(&Relation::cartesian(n, atomic, atomic));
+    !cnf.is_empty()
+}
+
+impl MemoryModel for Rc11 {
+    fn name(&self) -> &'static str {
+        "rc11"
+    }
+
+    fn dialect(&self) -> crate::c11::Dialect {
+        crate::c11::Dialect::C11
+    }
+
+    fn judge(&self, x: &Execution) -> Judgement {
+        let t = terms(x);
+        let hb_eco = t.hb.union(&t.hb.seq(&t.eco));
+        let rejected_by = if !hb_eco.is_irreflexive() {
+            Some("coherence1")
+        } else if !t.myrmw.seq(&t.eco).is_irreflexive() {
+            Some("coherencermw")
+        } else if !t.myrmw.inter(&t.rb.seq(&x.co)).is_empty() {
+            Some("atomicity")
+        } else if !t.psc.is_acyclic() {
+            Some("SC")
+        } else if !t.sb_rf.is_acyclic() {
+            Some("no-thin-air")
+        } else {
+            None
+        };
+        let mut flags = Vec::new();
+        if rejected_by.is_none() && races(x, &t.hb, orders(x).atomic) {
+            flags.push(UNDEFINED);
+        }
+        Judgement { rejected_by, flags }
+    }
+
+    fn monotone(&self) -> bool {
+        true
+    }
+
+    fn explain(&self, x: &Execution) -> Option<Violation> {
+        let t = terms(x);
+        let n = x.len();
+        match self.judge(x).rejected_by? {
+            "coherence1" => {
+                let hb_eco = Term::seq(
+                    n,
+                    vec![
+                        Term::base("hb", t.hb.clone()),
+                        Term::opt(Term::base("eco", t.eco.clone())),
+                    ],
+                );
+                Violation::irreflexive("coherence1", "hb; eco?", &hb_eco)
+            }
+            "coherencermw" => Violation::irreflexive(
+                "coherencermw",
+                "myrmw; eco",
+                &Term::seq(
+                    n,
+                    vec![
+                        Term::base("myrmw", t.myrmw.clone()),
+                        Term::base("eco", t.eco.clone()),
+                    ],
+                ),
+            ),
+            "atomicity" => witness::atomicity("atomicity", x, &x.rmw),
+            "SC" => Violation::acyclic("SC", "psc", &Term::base("psc", t.psc.clone())),
+            _ => {
+                let parts = vec![
+                    Term::base("sb", x.po.clone()),
+                    Term::base("rf", x.rf.clone()),
+                ];
+                Violation::acyclic("no-thin-air", "sb | rf", &Term::union(n, parts))
+            }
+        }
+    }
+
+    fn relations(&self, x: &Execution) -> Vec<(&'static str, Relation)> {
+        let t = terms(x);
+        vec![("hb", t.hb), ("eco", t.eco), ("psc", t.psc)]
+    }
+}
