@@ -96,7 +96,7 @@ fn a_missing_include_names_where_it_was_looked_for() {
 }
 
 #[test]
-fn a_def_file_other_than_the_kernels_is_refused() {
+fn a_def_file_other_than_the_kernels_or_herd7s_c11_is_refused() {
     let test = temp_file("sb5.litmus", SB);
     let model = temp_file("plain.cat", "\"plain\"\nacyclic po as p\n");
     let def = temp_file("mine.def", "READ_ONCE(X) __load{once}(X)\n");
@@ -104,7 +104,7 @@ fn a_def_file_other_than_the_kernels_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr.contains("not the kernel's linux-kernel.def"),
+        stderr.contains("neither the kernel's linux-kernel.def nor herd7's c11.def"),
         "{stderr}"
     );
 }
