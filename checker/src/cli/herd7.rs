@@ -290,8 +290,8 @@ pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
         Ok(m) => m,
         Err(r) => return refuse(argv0, &r),
     };
-    let macros = match user_macros(&args) {
-        Ok(m) => m,
+    let macros = match def_file(&args) {
+        Ok((_, m)) => m,
         Err(r) => return refuse(argv0, &r),
     };
     run_tests(&args, model.as_ref(), macros.as_ref());
@@ -719,20 +719,30 @@ fn choose_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
     }
 }
 
-/// The C macros of a `.def` file the command line names, when it is not the kernel's
-/// `linux-kernel.def` (whose macros are hazmat's own table).
-fn user_macros(args: &Args) -> Result<Option<hazmat_checker::defs::Macros>, Refusal> {
+/// What the `.def` file the command line names gives the tests' calls: the dialect, and
+/// a user's own macros when it is neither the kernel's `linux-kernel.def` nor herd7's
+/// `c11.def` (whose macros are hazmat's own tables).
+fn def_file(
+    args: &Args,
+) -> Result<
+    (
+        hazmat_checker::lower::Dialect,
+        Option<hazmat_checker::defs::Macros>,
+    ),
+    Refusal,
+> {
     use hazmat_checker::models::cat::select;
+    let none = Ok((hazmat_checker::lower::Dialect::Kernel, None));
     let Some(macros) = &args.macros else {
-        return Ok(None);
+        return none;
     };
     let Ok(Found::Path(p)) = library(args).find(&Disk, macros) else {
-        return Ok(None);
+        return none;
     };
     let text = std::fs::read(&p)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .map_err(|e| Refusal::plain(format!("{}: {e}", p.display())))?;
-    select::read_macros(&text).map(|(_, m)| m).map_err(|e| {
+    select::read_macros(&text).map_err(|e| {
         Refusal::plain(format!(
             "File \"{}\", line {}, character {}: {}",
             p.display(),
@@ -751,25 +761,7 @@ fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
     let Some(model) = &args.model else {
         return Err(Refusal::plain("no model given"));
     };
-    let mut dialect = hazmat_checker::lower::Dialect::Kernel;
-    if let Some(macros) = &args.macros
-        && let Ok(Found::Path(p)) = lib.find(&Disk, macros)
-    {
-        let text = std::fs::read(&p)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .map_err(|e| Refusal::plain(format!("{}: {e}", p.display())))?;
-        dialect = select::read_macros(&text)
-            .map_err(|e| {
-                Refusal::plain(format!(
-                    "File \"{}\", line {}, character {}: {}",
-                    p.display(),
-                    e.line,
-                    e.column,
-                    e.message
-                ))
-            })?
-            .0;
-    }
+    let (dialect, _) = def_file(args)?;
     let spec = Spec {
         cat: model.clone(),
         bell: args.bell.clone(),
