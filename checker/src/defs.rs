@@ -391,7 +391,8 @@ fn split_args(s: &str) -> Vec<String> {
 }
 
 impl Macro {
-    /// The built-in primitive this macro is the same as, when it is one.
+    /// The macro as the lowering's table entry: its shape and annotations (lowering names
+    /// a call by the name written, so the entry carries none).
     pub(crate) fn primitive(&self) -> Primitive {
         Primitive {
             name: "",

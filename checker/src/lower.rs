@@ -907,7 +907,7 @@ impl ThreadLowering<'_> {
         Ok(match prim.shape {
             Shape::Load { lvalue } => {
                 let addr = if lvalue {
-                    self.lvalue(prim.name, &args[0], out)?
+                    self.lvalue(&func.name, &args[0], out)?
                 } else {
                     self.expr(&args[0], out)?
                 };
@@ -928,7 +928,7 @@ impl ThreadLowering<'_> {
                     _ => true,
                 };
                 let addr = if lvalue {
-                    self.lvalue(prim.name, &args[0], out)?
+                    self.lvalue(&func.name, &args[0], out)?
                 } else {
                     self.expr(&args[0], out)?
                 };

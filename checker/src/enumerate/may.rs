@@ -244,16 +244,8 @@ fn pointwise(x: &May, y: &May, f: impl Fn(Term, Term) -> Applied) -> May {
 
 #[cfg(test)]
 mod tests {
-    use crate::generate::families;
-    use crate::outcome::{Options, Verdict};
-
-    fn decide(source: &str, speedcheck: bool) -> crate::Checked {
-        let options = Options {
-            speedcheck,
-            ..Options::default()
-        };
-        crate::check_source(source, &crate::lkmm::Lkmm, &options).expect("decided")
-    }
+    use crate::generate::families::{self, decide};
+    use crate::outcome::Verdict;
 
     /// A value-passing chain's witness reads every write of the chain, the last of `2^n`
     /// candidates in the search's order: the look-ahead cuts each read of an initial value

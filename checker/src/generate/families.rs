@@ -136,18 +136,20 @@ pub fn treiber_push(n: usize) -> String {
     s
 }
 
+/// A family's test decided under the LKMM, fully or with `--speedcheck`, for tests.
+#[cfg(test)]
+pub(crate) fn decide(source: &str, speedcheck: bool) -> crate::Checked {
+    let options = crate::outcome::Options {
+        speedcheck,
+        ..crate::outcome::Options::default()
+    };
+    crate::check_source(source, &crate::lkmm::Lkmm, &options).expect("decided")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{Options, Verdict};
-
-    fn decide(source: &str, speedcheck: bool) -> crate::Checked {
-        let options = Options {
-            speedcheck,
-            ..Options::default()
-        };
-        crate::check_source(source, &crate::lkmm::Lkmm, &options).expect("decided")
-    }
+    use crate::outcome::Verdict;
 
     #[test]
     fn every_family_gives_tests_hazmat_decides_as_its_shape_says() {
