@@ -617,6 +617,7 @@ impl ThreadLowering<'_> {
                                 addr,
                                 val,
                                 tags: Tags::NONE,
+                                write_back: false,
                             },
                             span: sp(s.span),
                         });
@@ -933,7 +934,15 @@ impl ThreadLowering<'_> {
                     self.expr(&args[0], out)?
                 };
                 let val = self.expr(&args[1], out)?;
-                emit(Op::Store { addr, val, tags }, out);
+                emit(
+                    Op::Store {
+                        addr,
+                        val,
+                        tags,
+                        write_back: false,
+                    },
+                    out,
+                );
                 if prim.shape == Shape::StoreMb {
                     // `smp_store_mb` is two instructions in herd7's macros: the store, then
                     // the fence.
@@ -1161,7 +1170,15 @@ impl ThreadLowering<'_> {
                 let addr = self.expr(&args[0], out)?;
                 let val = self.expr(&args[1], out)?;
                 let tags = Tags::of(&[first]);
-                emit(Op::Store { addr, val, tags }, out);
+                emit(
+                    Op::Store {
+                        addr,
+                        val,
+                        tags,
+                        write_back: false,
+                    },
+                    out,
+                );
                 None
             }
             c11::Shape::Fence => {
@@ -1230,6 +1247,7 @@ impl ThreadLowering<'_> {
                         addr: expected_addr,
                         val: Expr::Reg(old),
                         tags: Tags::NONE,
+                        write_back: true,
                     },
                     span: span2,
                     stmt,

@@ -452,7 +452,12 @@ impl<'a> Walker<'a> {
                         },
                     );
                 }
-                Op::Store { addr, val, tags } => {
+                Op::Store {
+                    addr,
+                    val,
+                    tags,
+                    write_back,
+                } => {
                     let v = self.sym(&mut st, val, span);
                     return self.fork_addr(
                         st,
@@ -462,6 +467,12 @@ impl<'a> Walker<'a> {
                         span,
                         |w, st, loc, adep| {
                             w.write(st, loc, *tags, v, adep, Partner::None, span);
+                            // A compare-exchange's write-back waits for its reads inside
+                            // the instruction: herd7 shows no `data` for it.
+                            if *write_back && let Some(e) = st.path.events.last_mut() {
+                                e.inner = e.data_dep;
+                                e.data_dep = 0;
+                            }
                             Ok(true)
                         },
                     );

@@ -469,6 +469,10 @@ pub enum Op {
         val: Expr,
         /// Annotations of the write event.
         tags: Tags,
+        /// Whether it is the write-back of a failed C11 compare-exchange, which herd7
+        /// orders after the exchange's reads inside the instruction, with no `data`
+        /// dependency on them.
+        write_back: bool,
     },
     /// A fence, or another event with no location (RCU read-side markers).
     Fence {
