@@ -38,6 +38,7 @@ pub(crate) fn stage(code: &mut Code) {
             stage.dynamic[*i] = false;
         }
     }
+    skip_unused_unbound(code);
     let instrs = std::mem::take(&mut code.instrs);
     let mut out = Vec::with_capacity(instrs.len());
     for ins in instrs {
@@ -397,6 +398,114 @@ fn worth_hoisting(e: &Expr) -> bool {
     )
 }
 
+/// herd7 evaluates a binding only when something uses its value, so a name defined
+/// nowhere is an error only where it is needed: herd7's `c11_cos.cat` binds
+/// `coi = coi`, which nothing reads.
+/// A top-level binding that names an undefined variable and that no instruction, function,
+/// procedure or `show` reads, nor the enumeration (`co`, `rf`), is bound to the empty
+/// value instead, which nothing can observe; every other undefined name stays an error
+/// where it is evaluated.
+fn skip_unused_unbound(code: &mut Code) {
+    let mut read = Vec::new();
+    for ins in &code.instrs {
+        ins_reads(ins, &mut read);
+    }
+    for name in ["co", "rf"] {
+        if let Some(Slot::Global(i)) = code.finals.get(name) {
+            read.push(*i);
+        }
+    }
+    for ins in &mut code.instrs {
+        if let Ins::Let(bindings, _) = ins {
+            for (p, e) in bindings.iter_mut() {
+                let unused = pattern_slots(p)
+                    .iter()
+                    .all(|s| matches!(s, Slot::Global(i) if !read.contains(i)));
+                if unused && has_unbound(e) {
+                    *e = Expr::Empty;
+                }
+            }
+        }
+    }
+}
+
+/// Whether `e` names an undefined variable, outside function bodies.
+fn has_unbound(e: &Expr) -> bool {
+    if let Expr::Unbound(..) = e {
+        return true;
+    }
+    let mut found = false;
+    each_child(e, &mut |c| found |= has_unbound(c));
+    found
+}
+
+/// Every global slot `e` reads, at any depth, with what its functions capture.
+fn reads_captured(e: &Expr, out: &mut Vec<usize>) {
+    match e {
+        Expr::Var(Slot::Global(i)) => out.push(*i),
+        Expr::Fun(code) => {
+            out.extend(code.captures.iter().filter_map(|s| match s {
+                Slot::Global(i) => Some(*i),
+                _ => None,
+            }));
+            reads_captured(&code.body, out);
+        }
+        _ => {}
+    }
+    each_child(e, &mut |c| reads_captured(c, out));
+}
+
+/// Every global slot an instruction reads, nested bodies, functions and procedures
+/// included.
+fn ins_reads(ins: &Ins, out: &mut Vec<usize>) {
+    let global = |s: &Slot| match s {
+        Slot::Global(i) => Some(*i),
+        _ => None,
+    };
+    match ins {
+        Ins::Let(bindings, _) => bindings.iter().for_each(|(_, e)| reads_captured(e, out)),
+        Ins::LetRecFuns(group, _) => {
+            for c in group.iter() {
+                out.extend(c.captures.iter().filter_map(global));
+                reads_captured(&c.body, out);
+            }
+        }
+        Ins::LetRecValues(values, when, _, _) => {
+            values.iter().for_each(|(_, e)| reads_captured(e, out));
+            if let Some(w) = when {
+                reads_captured(&w.exp, out);
+            }
+        }
+        Ins::Check { exp, .. } | Ins::WithFrom(_, exp, _) | Ins::ShowAs(exp, _) => {
+            reads_captured(exp, out);
+        }
+        Ins::Call(a, b, _) => {
+            reads_captured(a, out);
+            reads_captured(b, out);
+        }
+        Ins::Procedure(_, code) => {
+            out.extend(code.captures.iter().filter_map(global));
+            code.body.iter().for_each(|i| ins_reads(i, out));
+        }
+        Ins::Forall(_, e, body, _) => {
+            reads_captured(e, out);
+            body.iter().for_each(|i| ins_reads(i, out));
+        }
+        Ins::Match(e, clauses, default, _) => {
+            reads_captured(e, out);
+            for i in clauses
+                .iter()
+                .flat_map(|(_, b)| b)
+                .chain(default.iter().flatten())
+            {
+                ins_reads(i, out);
+            }
+        }
+        Ins::Show(_, slot) => out.extend(global(slot)),
+        Ins::Enum(..) => {}
+    }
+}
+
 /// The global slots of a pattern.
 fn pattern_slots(p: &Pat) -> Vec<Slot> {
     match p {
@@ -584,6 +693,22 @@ mod tests {
     fn staged(model: &str) -> Code {
         let m = parse(model, 0).unwrap_or_else(|e| panic!("{}", e.message));
         compile::compile(&[&m], &[], &mut NoIncludes).unwrap_or_else(|e| panic!("{}", e.message))
+    }
+
+    /// An unused binding of an undefined name is no error, as in herd7; a used one stays
+    /// one.
+    #[test]
+    fn an_unused_binding_of_an_undefined_name_is_skipped() {
+        let code = staged("let a = 0 and b = zz\nlet c = zz | 0\nacyclic c | a as x\n");
+        let bound = |name: &str| match binding(&code, name).0 {
+            Ins::Let(b, _) => b
+                .iter()
+                .find(|(p, _)| pattern_slots(p) == [Slot::Global(slot(&code, name))])
+                .map(|(_, e)| matches!(e, Expr::Empty)),
+            _ => None,
+        };
+        assert_eq!(bound("b"), Some(true));
+        assert_eq!(bound("c"), Some(false));
     }
 
     /// The slot `name` has at the end of the model.
