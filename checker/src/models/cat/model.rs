@@ -249,7 +249,13 @@ fn base(x: &Execution, fw: EventSet, pco: &Relation, all: bool) -> Vec<(usize, V
                         "id" => Val::Rel(std::rc::Rc::new(Relation::identity(n))),
                         "loc" => Val::Rel(std::rc::Rc::new(x.loc())),
                         "int" => Val::Rel(std::rc::Rc::new(x.int())),
-                        "ext" => Val::Rel(std::rc::Rc::new(x.ext())),
+                        // herd7's initial writes are external to every thread's events,
+                        // but not to one another.
+                        "ext" => Val::Rel(std::rc::Rc::new(x.ext().minus(&Relation::cartesian(
+                            n,
+                            tagged(Tag::Init),
+                            tagged(Tag::Init),
+                        )))),
                         "po" => Val::Rel(std::rc::Rc::new(x.po.clone())),
                         "rmw" => Val::Rel(std::rc::Rc::new(rmw.clone())),
                         "addr" => Val::Rel(std::rc::Rc::new(x.addr.clone())),
