@@ -148,9 +148,8 @@ fn main() -> anyhow::Result<()> {
         variants: Vec::new(),
     };
     let cat = load(&library, &Disk, &spec).map_err(|e| anyhow::anyhow!(e.render()))?;
-    let interpreted_model =
-        hazmat_checker::in_dialect(Box::new(cat), hazmat_checker::lower::Dialect::C11);
-    let (interpreted, interpreted_time) = hazmat(interpreted_model.as_ref(), &texts);
+    let interpreted_model = cat.in_dialect(hazmat_checker::lower::Dialect::C11);
+    let (interpreted, interpreted_time) = hazmat(&interpreted_model, &texts);
 
     let decided = |a: &[Option<String>]| a.iter().filter(|x| x.is_some()).count();
     let mut differ = 0;

@@ -246,19 +246,15 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
         Ok(m) => m,
         Err(e) => return Some(Err(e.render().trim_end().to_string())),
     };
-    if dialect == hazmat_checker::lower::Dialect::C11
-        && let Some(why) = select::c11_refusal(&model, &variants)
-    {
-        return Some(Err(format!("hazmat: error: {why}")));
-    }
     let file = model
         .files()
         .get(model.cat_file())
         .map(|f| f.name.clone())
         .unwrap_or(cat);
-    // With C11's macros the model is herd7's rc11.cat (anything else was refused above),
-    // whose native twin is the fast path.
-    if dialect == hazmat_checker::lower::Dialect::C11 && !args.interpret {
+    // With C11's macros, herd7's rc11.cat has a native twin, the fast path; any other model
+    // runs in the interpreter, which sees the C11 dialect's events as herd7 builds them.
+    let c11 = dialect == hazmat_checker::lower::Dialect::C11;
+    if c11 && !args.interpret && select::is_rc11(&model, &variants) {
         let source = ModelSource {
             kind: "native",
             file: Some(file),
@@ -266,7 +262,7 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
         };
         return Some(Ok((Box::new(hazmat_checker::rc11::Rc11), source)));
     }
-    let chosen = select::choose(model, &variants, args.interpret);
+    let chosen = select::choose(model, &variants, args.interpret || c11);
     let source = ModelSource {
         kind: chosen.kind(),
         file: Some(file),
@@ -274,9 +270,9 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
     };
     let model: Box<dyn hazmat_checker::model::MemoryModel> = match chosen {
         Chosen::Native(m) => Box::new(m),
-        Chosen::Interpreted(m) => m,
+        Chosen::Interpreted(m) => Box::new((*m).in_dialect(dialect)),
     };
-    Some(Ok((hazmat_checker::in_dialect(model, dialect), source)))
+    Some(Ok((model, source)))
 }
 
 #[derive(clap::Args)]

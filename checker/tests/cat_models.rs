@@ -728,10 +728,10 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
         variants: Vec::new(),
     };
     let theirs = run_herd7(&herd7, &model, &files, 30.0);
-    let interpreted = hazmat_checker::in_dialect(
-        Box::new(model.load(&herdlib).expect("rc11.cat loads")),
-        hazmat_checker::lower::Dialect::C11,
-    );
+    let interpreted = model
+        .load(&herdlib)
+        .expect("rc11.cat loads")
+        .in_dialect(hazmat_checker::lower::Dialect::C11);
     let native = hazmat_checker::rc11::Rc11;
     let timeout = std::time::Duration::from_secs(30);
     let mut problems = Vec::new();
@@ -742,7 +742,10 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
             f.display()
         );
         for (name, m) in [
-            ("interpreted", interpreted.as_ref()),
+            (
+                "interpreted",
+                &interpreted as &dyn hazmat_checker::model::MemoryModel,
+            ),
             ("native", &native as &dyn hazmat_checker::model::MemoryModel),
         ] {
             if let Some(d) = compare(&run_hazmat(m, f, timeout), t) {

@@ -769,10 +769,11 @@ fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
     };
     match load(&lib, &Disk, &spec) {
         Ok(m) if dialect == hazmat_checker::lower::Dialect::C11 => {
-            match select::c11_refusal(&m, &args.variants) {
-                Some(why) => Err(Refusal::plain(why)),
+            if select::is_rc11(&m, &args.variants) {
                 // herd7's rc11.cat, whose native twin is the fast path.
-                None => Ok(Box::new(hazmat_checker::rc11::Rc11)),
+                Ok(Box::new(hazmat_checker::rc11::Rc11))
+            } else {
+                Ok(Box::new(m.in_dialect(dialect)))
             }
         }
         Ok(m) => Ok(Box::new(m)),

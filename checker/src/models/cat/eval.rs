@@ -137,6 +137,9 @@ pub(crate) struct World<'a> {
     pub(crate) base: Vec<(usize, Val)>,
     /// The events carrying each tag, by the tag's name as a model writes it.
     pub(crate) tag_events: &'a dyn Fn(&str) -> EventSet,
+    /// The events that are both read and write: herd7's single read-modify-write events
+    /// of its C11 dialect (see `merge`), which have no one value.
+    pub(crate) both: EventSet,
 }
 
 /// What a machine leaves for the next execution with the same thread paths: the global
@@ -1493,6 +1496,14 @@ impl<'a> Machine<'a> {
             }
             Builtin::DifferentValues => {
                 let r = self.rel(&arg, span)?;
+                if !(r.domain() | r.range()).inter(self.world.both).is_empty() {
+                    return fail(
+                        "`different-values` relates a read-modify-write of the C11 dialect, \
+                         one event that both reads and writes: hazmat does not give it \
+                         herd7's value",
+                        span,
+                    );
+                }
                 let mut out = Relation::empty(n);
                 for (a, b) in r.pairs() {
                     if x.events[a].value != x.events[b].value {

@@ -18,6 +18,7 @@ pub use parser::{normalized, parse};
 pub(crate) mod compile;
 pub(crate) mod eval;
 pub mod load;
+mod merge;
 pub mod model;
 pub mod select;
 mod stage;

@@ -7,12 +7,17 @@
 //! An interpreted model does the same: the enumeration hands it executions with `rf` for
 //! ordinary reads, no `co`, and the final writes chosen ([`CatWorld`]), and the model
 //! reports every completion that passes its checks ([`MemoryModel::completions`]).
+//!
+//! A model run in herd7's C11 dialect ([`CatModel::in_dialect`]) sees the execution as
+//! herd7's C front end builds it, each read-modify-write one event ([`Merge`]).
 
 use super::ast::Span;
 use super::compile::{self, Base, Code, Slot};
 use super::eval::{EvalError, Go, Kept, Machine, Val, World};
 use super::files::Files;
+use super::merge::Merge;
 use super::stage;
+use crate::c11::Dialect;
 use crate::event::{EventKind, Tag};
 use crate::execution::Execution;
 use crate::model::{Completion, Judgement, MemoryModel};
@@ -32,6 +37,8 @@ pub struct CatModel {
     cat: u32,
     /// This model's number (see [`MODELS`]).
     id: usize,
+    /// Which macros give the tests' calls their meaning.
+    dialect: Dialect,
 }
 
 impl CatModel {
@@ -48,7 +55,16 @@ impl CatModel {
             files,
             cat,
             id: MODELS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            dialect: Dialect::Kernel,
         }
+    }
+
+    /// The model deciding tests whose calls `dialect` gives their meaning (herd7's
+    /// `-macros`); in the C11 dialect it sees each read-modify-write as herd7's single
+    /// event, both read and write ([`Merge`]).
+    pub fn in_dialect(mut self, dialect: Dialect) -> CatModel {
+        self.dialect = dialect;
+        self
     }
 
     /// The files the model was read from.
@@ -126,8 +142,8 @@ impl Paths {
 thread_local! {
     /// The values of the fixed bindings of the last execution this thread judged, and
     /// what they depend on: the enumeration judges every candidate of one combination of
-    /// thread paths in a row.
-    static KEPT: std::cell::RefCell<Option<(Paths, Kept)>> =
+    /// thread paths in a row; with herd7's view of them, for a model in the C11 dialect.
+    static KEPT: std::cell::RefCell<Option<(Paths, Kept, Option<Merge>)>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -160,7 +176,16 @@ fn lock_event(x: &Execution, e: usize) -> bool {
 /// The base values of an execution, by global slot: all of them when `all`, else only
 /// those that differ between executions with the same thread paths (see
 /// [`super::stage`]).
-fn base(x: &Execution, fw: EventSet, pco: &Relation, all: bool) -> Vec<(usize, Val)> {
+///
+/// `both` are the events that are both read and write (herd7's C11 read-modify-writes,
+/// see [`Merge`]); `x`'s own kind puts them among the reads.
+fn base(
+    x: &Execution,
+    both: EventSet,
+    fw: EventSet,
+    pco: &Relation,
+    all: bool,
+) -> Vec<(usize, Val)> {
     // The values that differ between executions of the same paths.
     let dynamic = |name: &str| match name {
         "rf" => Some(Val::Rel(std::rc::Rc::new(x.rf.clone()))),
@@ -181,9 +206,9 @@ fn base(x: &Execution, fw: EventSet, pco: &Relation, all: bool) -> Vec<(usize, V
     let locked = EventSet::from_fn(n, |e| lock_event(x, e));
     // herd7's memory events are its reads and writes, lock events included; the lock
     // events join `R` and `W` only where `lock.cat` puts them.
-    let m = x.reads() | x.writes();
-    let r = x.reads() - locked;
-    let w = x.writes() - locked;
+    let m = x.reads() | x.writes() | both;
+    let r = (x.reads() | both) - locked;
+    let w = (x.writes() | both) - locked;
     let f = x.fences();
     let rmw_set = tagged(Tag::Rmw);
     let annotated = x.set(|e| {
@@ -281,11 +306,13 @@ fn base(x: &Execution, fw: EventSet, pco: &Relation, all: bool) -> Vec<(usize, V
 /// `ww`: two writes in program order; `rw`: the write a read reads from before a write
 /// po-after the read; `wr`: a write before the write a po-later read reads from; `rr`:
 /// the writes two reads in program order read from.
-fn observed_co(x: &Execution) -> Relation {
+///
+/// `both` are the events that are both read and write, as in [`base`].
+fn observed_co(x: &Execution, both: EventSet) -> Relation {
     let n = x.len();
     let locked = EventSet::from_fn(n, |e| lock_event(x, e));
-    let r = x.reads() - locked;
-    let w = x.writes() - locked;
+    let r = (x.reads() | both) - locked;
+    let w = (x.writes() | both) - locked;
     let po_loc = x.po.inter(&x.loc());
     let invrf = x.rf.inverse();
     let id = Relation::identity(n);
@@ -319,19 +346,45 @@ impl CatModel {
         deadline: Option<std::time::Instant>,
         each: &mut dyn FnMut(Completion<'_>) -> bool,
     ) -> Result<(), EvalError> {
-        let tags = |t: &str| tag_events(x, t);
-        let (key, kept) = match KEPT.with(|k| k.borrow_mut().take()) {
-            Some((paths, kept)) if paths.matches(self.id, x) => (paths, Some(kept)),
-            _ => (Paths::of(self.id, x), None),
+        let (key, kept, mut merge) = match KEPT.with(|k| k.borrow_mut().take()) {
+            Some((paths, kept, merge)) if paths.matches(self.id, x) => (paths, Some(kept), merge),
+            _ => (
+                Paths::of(self.id, x),
+                None,
+                match self.dialect {
+                    Dialect::C11 => Merge::of(x),
+                    Dialect::Kernel => None,
+                },
+            ),
         };
+        // What the model sees: `x`, or herd7's view of it.
+        if let Some(m) = &mut merge {
+            m.set_rf(&x.rf);
+        }
+        let mapped;
+        let (view, both, fw, pco) = match &merge {
+            None => (x, EventSet::EMPTY, fw, pco),
+            Some(m) => {
+                mapped = m.relation(pco);
+                (&m.exec, m.both, m.set(fw), &mapped)
+            }
+        };
+        let tags = |t: &str| tag_events(view, t);
         let world = World {
-            exec: x,
-            n: x.len(),
-            base: base(x, fw, &pco.union(&observed_co(x)), kept.is_none()),
+            exec: view,
+            n: view.len(),
+            base: base(
+                view,
+                both,
+                fw,
+                &pco.union(&observed_co(view, both)),
+                kept.is_none(),
+            ),
             tag_events: &tags,
+            both,
         };
         let mut machine = Machine::new(&self.code, &world, deadline, kept);
-        let n = x.len();
+        let n = view.len();
         let mut error = None;
         let r = machine.run(&mut |leaf| {
             let rel = |slot: Option<Slot>| -> Result<Relation, EvalError> {
@@ -348,7 +401,10 @@ impl CatModel {
                 }
             };
             let (co, rf) = match (rel(self.co), rel(self.rf)) {
-                (Ok(co), Ok(rf)) => (co, rf),
+                (Ok(co), Ok(rf)) => match &merge {
+                    None => (co, rf),
+                    Some(m) => (m.co_back(&co, x.len()), m.rf_back(&rf, x.len())),
+                },
                 (Err(e), _) | (_, Err(e)) => {
                     error = Some(e);
                     return Go::Stop;
@@ -369,7 +425,7 @@ impl CatModel {
             }
         });
         let kept = machine.into_kept();
-        KEPT.with(|k| *k.borrow_mut() = Some((key, kept)));
+        KEPT.with(|k| *k.borrow_mut() = Some((key, kept, merge)));
         r?;
         match error {
             Some(e) => Err(e),
@@ -381,6 +437,10 @@ impl CatModel {
 impl MemoryModel for CatModel {
     fn name(&self) -> &'static str {
         self.name
+    }
+
+    fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// Judges a complete execution as the native models are judged: allowed when some
