@@ -755,3 +755,113 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// herd7's other C11 models, each a whole model (the Batty, Donaldson and Wickerson models
+/// `c11_orig.cat`, `c11_partialSC.cat` and `c11_simp.cat`, and `simple-c11.cat`), run by
+/// the interpreter in the C11 dialect, where it sees each read-modify-write as herd7's one
+/// event: herd7's answer, line for line, on the project's C11 litmus files and on
+/// generated C11 programs (`HAZMAT_CAT_C11_GENERATED` a model, 50 unless set, from seed
+/// `HAZMAT_CAT_C11_SEED`, 1 unless set).
+#[test]
+fn c11_models_interpreted_agree_with_herd7() {
+    let Some(herd7) = cat_oracle::herd7() else {
+        eprintln!("herd7 not found; nothing to check");
+        return;
+    };
+    let herdlib = cat_oracle::herdlib(&herd7);
+    let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests");
+    let mut files = hazmat_checker::harness::litmus_files(litmus.join("c11"));
+    files.extend(
+        hazmat_checker::harness::litmus_files(litmus.join("regressions"))
+            .into_iter()
+            .filter(|f| {
+                f.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("c11-"))
+            })
+            .filter(|f| f.with_extension("litmus.expected").is_file()),
+    );
+    let generated = env_number("HAZMAT_CAT_C11_GENERATED", 50);
+    let seed = env_number("HAZMAT_CAT_C11_SEED", 1) as u64;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("c11-models-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let config = hazmat_checker::generate::Config {
+        max_size: 6,
+        ..hazmat_checker::generate::Config::c11()
+    };
+    for i in 0..generated as u64 {
+        let name = format!("G{:016x}", seed + i);
+        let sketch = hazmat_checker::generate::from_seed(seed + i, config.clone());
+        let file = dir.join(format!("{name}.litmus"));
+        std::fs::write(&file, hazmat_litmus::print(&sketch.to_test(&name)))
+            .expect("a scratch file");
+        files.push(file);
+    }
+    let timeout = std::time::Duration::from_secs(30);
+    let mut problems = Vec::new();
+    let mut decided = 0;
+    for cat in [
+        "c11_orig.cat",
+        "c11_partialSC.cat",
+        "c11_simp.cat",
+        "simple-c11.cat",
+    ] {
+        let model = ModelFiles {
+            dir: herdlib.clone(),
+            cat: cat.into(),
+            bell: None,
+            macros: Some("c11.def".into()),
+            variants: Vec::new(),
+        };
+        let theirs = run_herd7(&herd7, &model, &files, 10.0);
+        let ours = model
+            .load(&herdlib)
+            .unwrap_or_else(|e| panic!("{cat} loads: {e}"))
+            .in_dialect(hazmat_checker::lower::Dialect::C11);
+        for (f, t) in files.iter().zip(&theirs) {
+            decided += usize::from(matches!(t, Answer::Decided(..)));
+            let answer = run_hazmat(&ours, f, timeout);
+            if let Some(d) = compare(&answer, t) {
+                // FIXME: hazmat does not replay herd7's numbering of the values of
+                // compare-exchanges (see `symbol`), so an out-of-thin-air value that one
+                // reads, which these models allow, prints under another name
+                // (litmus/tests/regressions/c11-cas-write-back-chain-expected-is-object.litmus).
+                if symbols_aside(&answer).is_some() && symbols_aside(&answer) == symbols_aside(t) {
+                    continue;
+                }
+                problems.push(format!("{cat} on {}: {d}", f.display()));
+            }
+        }
+    }
+    // The generated programs stay where they were written when one of them disagrees.
+    if problems
+        .iter()
+        .all(|p| !p.contains(&*dir.to_string_lossy()))
+    {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(
+        decided * 10 >= files.len() * 4 * 8,
+        "herd7 decides only {decided} of {} runs",
+        files.len() * 4
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A decided answer's text with every unsolved symbol (`S12`) named `S`.
+fn symbols_aside(a: &Answer) -> Option<String> {
+    let Answer::Decided(text, _) = a else {
+        return None;
+    };
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == 'S' && chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+            while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                chars.next();
+            }
+        }
+    }
+    Some(out)
+}
