@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release -p hazmat-checker --example oracle -- --cases 20000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --model rc11 --cases 20000 --out DIR
+//! cargo run --release -p hazmat-checker --example oracle -- --cat c11_partialSC.cat --cases 2000 --out DIR
 //! ```
 //!
 //! It runs what `tests/oracle.rs` runs (the code is shared: `tests/common/oracle.rs`), on
@@ -71,14 +72,21 @@ struct Args {
     /// rc11.cat -macros c11.def`).
     #[arg(long, default_value = "lkmm")]
     model: String,
+    /// A C11 model of herd7's library other than `rc11.cat` (`c11_partialSC.cat`,
+    /// `simple-c11.cat`...), run by herd7 with `-macros c11.def` and by hazmat's
+    /// interpreter in the C11 dialect, on programs of herd7's C11 dialect; `--model` is
+    /// then ignored.
+    #[arg(long)]
+    cat: Option<String>,
 }
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let (found, vocabulary) = match args.model.as_str() {
-        "lkmm" => (oracle::Herd7::find(), Config::lkmm()),
-        "rc11" => (oracle::Herd7::find_rc11(), Config::c11()),
-        other => anyhow::bail!("unknown model `{other}`; the models are lkmm, rc11"),
+    let (found, vocabulary) = match (&args.cat, args.model.as_str()) {
+        (Some(cat), _) => (oracle::Herd7::find_c11_cat(cat), Config::c11()),
+        (None, "lkmm") => (oracle::Herd7::find(), Config::lkmm()),
+        (None, "rc11") => (oracle::Herd7::find_rc11(), Config::c11()),
+        (None, other) => anyhow::bail!("unknown model `{other}`; the models are lkmm, rc11"),
     };
     let herd7 = match found {
         Ok(mut h) => {

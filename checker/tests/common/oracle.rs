@@ -47,6 +47,9 @@ pub(crate) struct Herd7 {
     args: Vec<String>,
     /// The model hazmat decides the same programs under.
     pub(crate) hazmat_model: &'static str,
+    /// The cat model hazmat's interpreter runs instead, when herd7 runs a cat file of its
+    /// own library other than `rc11.cat` ([`Herd7::find_c11_cat`]).
+    pub(crate) cat: Option<std::sync::Arc<hazmat_checker::models::cat::CatModel>>,
     /// herd7's budget per test, in CPU seconds (its `-timeout`); a test it does not decide
     /// within it is undecided.
     pub(crate) timeout: f64,
@@ -82,6 +85,7 @@ impl Herd7 {
                 "linux-kernel.cfg".into(),
             ],
             hazmat_model: "lkmm",
+            cat: None,
             timeout: 10.0,
         })
     }
@@ -105,8 +109,29 @@ impl Herd7 {
                 "c11.def".into(),
             ],
             hazmat_model: "rc11",
+            cat: None,
             timeout: 10.0,
         })
+    }
+
+    /// herd7 running the C11 model `cat` of its library (`-model CAT -macros c11.def`),
+    /// compared with hazmat's interpreter running the same file from the same library in
+    /// the C11 dialect, or why either is absent.
+    pub(crate) fn find_c11_cat(cat: &str) -> Result<Herd7, String> {
+        use hazmat_checker::models::cat::{Library, Spec, files::Disk, load};
+        let mut h = Herd7::find_rc11()?;
+        let lib = h.exe.parent().unwrap_or(Path::new(".")).join("herd");
+        let spec = Spec {
+            cat: cat.into(),
+            bell: None,
+            variants: Vec::new(),
+        };
+        let model = load(&Library::new().include(&lib), &Disk, &spec)
+            .map_err(|e| e.render().trim_end().to_string())?
+            .in_dialect(hazmat_checker::lower::Dialect::C11);
+        h.args[1] = cat.into();
+        h.cat = Some(std::sync::Arc::new(model));
+        Ok(h)
     }
 
     /// The command line that decides `file`, for messages.
@@ -254,6 +279,18 @@ pub(crate) fn hazmat(text: &str, timeout: Duration) -> Answer {
 
 /// hazmat's answer to the test `text`, decided under `model` within `timeout`.
 pub(crate) fn hazmat_under(model: &str, text: &str, timeout: Duration) -> Answer {
+    match hazmat_checker::model(model) {
+        Ok(m) => hazmat_with(m.as_ref(), text, timeout),
+        Err(e) => Answer::Rejected(e.to_string()),
+    }
+}
+
+/// hazmat's answer to the test `text`, decided by `model` within `timeout`.
+pub(crate) fn hazmat_with(
+    model: &dyn hazmat_checker::model::MemoryModel,
+    text: &str,
+    timeout: Duration,
+) -> Answer {
     let options = Options {
         limits: Limits {
             max_executions: None,
@@ -261,13 +298,13 @@ pub(crate) fn hazmat_under(model: &str, text: &str, timeout: Duration) -> Answer
         },
         speedcheck: false,
     };
-    let decided = std::panic::catch_unwind(|| {
-        let model = hazmat_checker::model(model).expect("the model exists");
-        check_source(text, model.as_ref(), &options).map(|c| {
+    // A panic is reported as such; no model keeps state that a panic leaves half made.
+    let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        check_source(text, model, &options).map(|c| {
             let unknown = c.outcome.unknown.clone();
             (c.herd_text(), unknown)
         })
-    });
+    }));
     match decided {
         Err(panic) => Answer::Panicked(
             panic
@@ -513,7 +550,10 @@ pub(crate) fn decide(
         let theirs = s.spawn(|| herd7.run(dir, &names));
         let ours: Vec<Answer> = cases
             .iter()
-            .map(|c| hazmat_under(herd7.hazmat_model, &c.text, timeout))
+            .map(|c| match &herd7.cat {
+                Some(m) => hazmat_with(m.as_ref(), &c.text, timeout),
+                None => hazmat_under(herd7.hazmat_model, &c.text, timeout),
+            })
             .collect();
         (
             theirs.join().expect("the herd7 runner does not panic"),
