@@ -759,7 +759,8 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
 /// herd7's other C11 models, each a whole model (the Batty, Donaldson and Wickerson models
 /// `c11_orig.cat`, `c11_partialSC.cat` and `c11_simp.cat`, and `simple-c11.cat`), run by
 /// the interpreter in the C11 dialect, where it sees each read-modify-write as herd7's one
-/// event: herd7's answer, line for line, on the project's C11 litmus files and on
+/// event: herd7's answer, line for line, on the project's C11 litmus files (the C11
+/// regressions with herd7's output) and on
 /// generated C11 programs (`HAZMAT_CAT_C11_GENERATED` a model, 50 unless set, from seed
 /// `HAZMAT_CAT_C11_SEED`, 1 unless set).
 #[test]
@@ -778,6 +779,9 @@ fn c11_models_interpreted_agree_with_herd7() {
                 f.file_name()
                     .is_some_and(|n| n.to_string_lossy().starts_with("c11-"))
             })
+            // FIXME: the regressions still open are left out: on
+            // c11-cas-write-back-chain-expected-is-object.litmus these models allow 320
+            // executions in hazmat and 350 in herd7.
             .filter(|f| f.with_extension("litmus.expected").is_file()),
     );
     let generated = env_number("HAZMAT_CAT_C11_GENERATED", 50);
@@ -825,7 +829,7 @@ fn c11_models_interpreted_agree_with_herd7() {
                 // FIXME: hazmat does not replay herd7's numbering of the values of
                 // compare-exchanges (see `symbol`), so an out-of-thin-air value that one
                 // reads, which these models allow, prints under another name
-                // (litmus/tests/regressions/c11-cas-write-back-chain-expected-is-object.litmus).
+                // (litmus/tests/regressions/c11-cas-thin-air-symbol-name.litmus).
                 if symbols_aside(&answer).is_some() && symbols_aside(&answer) == symbols_aside(t) {
                     continue;
                 }
