@@ -9,7 +9,8 @@
 //! atomic writes only in `c11_cos.cat`).
 //! A [`Merge`] presents a model run in the C11 dialect with herd7's view: every `rmw` pair
 //! becomes one event in `R`, `W`, `M` and `RMW`, with the tags of both halves; every base
-//! relation is mapped through the merge (a pair between the two halves of one
+//! relation is mapped through the merge, a data dependency into the merged event being
+//! an address dependency too, as in herd7 (a pair between the two halves of one
 //! read-modify-write, its program order or its dependencies, would relate the event to
 //! itself, which herd7's single event does not, and is dropped; a read that reads from its
 //! own read-modify-write is kept, as herd7 keeps it for its models to reject); and the
@@ -100,6 +101,10 @@ impl Merge {
         merge.exec.po = merge.relation(&x.po);
         merge.exec.addr = merge.relation(&x.addr);
         merge.exec.data = merge.relation(&x.data);
+        // herd7 makes the value a read-modify-write writes an address dependency of its
+        // one event too: a data dependency into it is also in `addr`.
+        let into_rmw = merge.exec.data.restrict_range(both);
+        merge.exec.addr.union_with(&into_rmw);
         merge.exec.ctrl = merge.relation(&x.ctrl);
         merge.exec.observed = merge.set(x.observed);
         Some(merge)
@@ -189,7 +194,7 @@ mod tests {
             co: Relation::empty(4),
             rmw: Relation::from_pairs(4, [(2, 3)]),
             addr: Relation::empty(4),
-            data: Relation::from_pairs(4, [(2, 3)]),
+            data: Relation::from_pairs(4, [(1, 3), (2, 3)]),
             ctrl: Relation::empty(4),
             observed: EventSet::singleton(0),
         };
@@ -198,7 +203,10 @@ mod tests {
         assert_eq!(m.both, EventSet::singleton(2));
         assert!(m.exec.events[2].has(Tag::AcqRel) && m.exec.events[2].has(Tag::Rmw));
         assert_eq!(m.exec.po, Relation::from_pairs(3, [(1, 2)]));
-        assert!(m.exec.data.is_empty() && m.exec.rmw.is_empty());
+        assert!(m.exec.rmw.is_empty());
+        // The load's value is written: `data` into the one event, and `addr` too.
+        assert_eq!(m.exec.data, Relation::from_pairs(3, [(1, 2)]));
+        assert_eq!(m.exec.addr, Relation::from_pairs(3, [(1, 2)]));
         assert_eq!(m.exec.observed, EventSet::singleton(0));
         m.set_rf(&x.rf);
         assert_eq!(m.exec.rf, Relation::from_pairs(3, [(0, 1), (2, 2)]));
