@@ -142,3 +142,70 @@ fn the_kernels_cfg_runs_the_native_model_unless_interpret_is_given() {
         assert_eq!(native[field], interpreted[field], "{field}");
     }
 }
+
+/// herd7's model library, beside the oracle, when present.
+fn herdlib() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracle/herd");
+    dir.join("c11.def").is_file().then_some(dir)
+}
+
+const XCHG: &str = "C XCHG
+{}
+P0(atomic_int *x) { int r0 = atomic_exchange_explicit(x, 1, memory_order_acq_rel); }
+P1(atomic_int *x) { int r0 = atomic_load_explicit(x, memory_order_relaxed); }
+exists (1:r0=1)
+";
+
+/// With herd7's C11 macros, a model of one's own sees an exchange as herd7's one event,
+/// both read and write with its order, and `rmw` empty; herd7's other C11 models run in
+/// the interpreter, rc11.cat natively.
+#[test]
+fn with_c11_macros_a_model_sees_one_event_per_read_modify_write() {
+    let Some(lib) = herdlib() else {
+        eprintln!("herd7's library not found; nothing to check");
+        return;
+    };
+    let test = temp_file("xchg.litmus", XCHG);
+    let model = temp_file(
+        "one-event.cat",
+        "C one-event\nflag ~empty (R & W & ACQ_REL & RMW) as one-event\n\
+         flag ~empty rmw as two-events\n",
+    );
+    let json = |cat: &str| -> serde_json::Value {
+        let out = hazmat(&[
+            "check",
+            "--json",
+            "-I",
+            s(&lib),
+            "--macros",
+            "c11.def",
+            "--cat",
+            cat,
+            s(&test),
+        ]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_str(stdout.trim()).expect("one JSON object")
+    };
+    let mine = json(s(&model));
+    assert_eq!(mine["model_source"]["kind"], "interpreted");
+    let flags = mine["flags"].to_string();
+    assert!(
+        flags.contains("one-event") && !flags.contains("two-events"),
+        "{mine}"
+    );
+    for (cat, kind) in [
+        ("c11_partialSC.cat", "interpreted"),
+        ("simple-c11.cat", "interpreted"),
+        ("rc11.cat", "native"),
+    ] {
+        let j = json(cat);
+        assert_eq!(j["model_source"]["kind"], kind, "{cat}: {j}");
+        assert_eq!(j["verdict"], "Sometimes", "{cat}: {j}");
+    }
+}
