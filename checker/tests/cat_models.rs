@@ -716,8 +716,15 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
                 f.file_name()
                     .is_some_and(|n| n.to_string_lossy().starts_with("c11-"))
             })
-            // The regressions still open (a FIXME, no herd7 output beside them) are left out.
-            .filter(|f| f.with_extension("litmus.expected").is_file()),
+            // The regressions still open (a FIXME, no herd7 output beside them) are left out,
+            // and so are those where herd7 7.58 loses executions to its solver: their
+            // `.expected` files hold hazmat's count, which the litmus harness holds both
+            // hazmat's RC11s to, and `tests/oracle.rs` checks that herd7 still loses them.
+            .filter(|f| f.with_extension("litmus.expected").is_file())
+            .filter(|f| {
+                !std::fs::read_to_string(f)
+                    .is_ok_and(|t| t.contains("herd7 7.58's output, for the record"))
+            }),
     );
     assert!(files.len() >= 10, "the C11 litmus files are missing");
     let model = ModelFiles {
