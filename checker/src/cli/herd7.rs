@@ -950,6 +950,12 @@ fn check_error(file: &str, source: &str, e: &CheckError) -> String {
     {
         return user_error(file, &format!("Unknown macro {name}"));
     }
+    if let CheckError::Lower(l) = e
+        && l.kind == hazmat_checker::lower::LowerErrorKind::ThreadNumbering
+    {
+        // herd7 words this one without its "(User error)".
+        return format!("Warning: File \"{file}\": Processes must be P0, P1, ...\n");
+    }
     let rendered = e.render(file, source);
     let first = rendered.lines().next().unwrap_or("");
     // `file:line:col: error: message` becomes herd7's located warning.
