@@ -696,10 +696,10 @@ fn interpreted_lkmm_agrees_with_the_native_one_on_generated_programs() {
     );
 }
 
-/// RC11 three ways on the C11 litmus files of the project (`litmus/tests/c11/` and the
-/// C11 regressions that hazmat passes): herd7 running `rc11.cat` with its C11 macros, hazmat's interpreter
-/// running the same file in the C11 dialect, and hazmat's native RC11 give one answer,
-/// line for line.
+/// RC11 three ways on the C11 litmus files of the project (`litmus/tests/c11/`, the hazptr
+/// twins of `litmus/tests/hazptr-c11/` and the C11 regressions that hazmat passes): herd7
+/// running `rc11.cat` with its C11 macros, hazmat's interpreter running the same file in the
+/// C11 dialect, and hazmat's native RC11 give one answer, line for line.
 #[test]
 fn rc11_interpreted_and_native_agree_with_herd7() {
     let Some(herd7) = cat_oracle::herd7() else {
@@ -709,6 +709,9 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
     let herdlib = cat_oracle::herdlib(&herd7);
     let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests");
     let mut files = hazmat_checker::harness::litmus_files(litmus.join("c11"));
+    files.extend(hazmat_checker::harness::litmus_files(
+        litmus.join("hazptr-c11"),
+    ));
     files.extend(
         hazmat_checker::harness::litmus_files(litmus.join("regressions"))
             .into_iter()
@@ -726,7 +729,7 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
                     .is_ok_and(|t| t.contains("herd7 7.58's output, for the record"))
             }),
     );
-    assert!(files.len() >= 10, "the C11 litmus files are missing");
+    assert!(files.len() >= 37, "the C11 litmus files are missing");
     let model = ModelFiles {
         dir: herdlib.clone(),
         cat: "rc11.cat".into(),
