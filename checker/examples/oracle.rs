@@ -152,12 +152,13 @@ fn main() -> anyhow::Result<()> {
     let report = oracle::run(&herd7, &settings, &scratch, |stats| {
         let t = &stats.total;
         println!(
-            "{:>7.1} s: {} programs, {} agree, {} disagree, {} undecided",
+            "{:>7.1} s: {} programs, {} agree, {} disagree, {} undecided, {} lost by herd7",
             start.elapsed().as_secs_f64(),
             t.programs,
             t.agree,
             t.disagree,
-            t.undecided
+            t.undecided,
+            t.herd7_lost
         );
     });
     let _ = std::fs::remove_dir_all(&scratch);

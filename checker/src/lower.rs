@@ -73,6 +73,9 @@ pub enum LowerErrorKind {
         /// The known primitives it was probably meant to be, nearest first (at most three).
         suggestions: Vec<String>,
     },
+    /// The threads are not `P0`, `P1`, ... in the order written, which herd7 refuses
+    /// ("Processes must be P0, P1, ..."); the error's span is the first misplaced name.
+    ThreadNumbering,
     /// Anything else.
     Other,
 }
@@ -179,12 +182,26 @@ pub fn lower_with_macros(
             }
         }
     }
-    let mut order: Vec<&ast::Thread> = test.threads.iter().collect();
-    order.sort_by_key(|t| t.id);
-    for (i, t) in order.iter().enumerate() {
-        if cx.thread_index.insert(t.id, i).is_some() {
-            return err(format!("thread P{} is defined twice", t.id), t.name_span);
+    for (i, t) in test.threads.iter().enumerate() {
+        if t.id as usize != i {
+            let message = if test.threads[..i].iter().any(|u| u.id == t.id) {
+                format!("thread P{} is defined twice", t.id)
+            } else {
+                format!(
+                    "threads must be P0, P1, ... in the order written, as herd7 requires: \
+                     P{} stands where P{i} should",
+                    t.id
+                )
+            };
+            return Err(LowerError {
+                message,
+                span: t.name_span,
+                kind: LowerErrorKind::ThreadNumbering,
+            });
         }
+    }
+    for (i, t) in test.threads.iter().enumerate() {
+        cx.thread_index.insert(t.id, i);
         for p in &t.params {
             let l = cx.loc(&p.name.name);
             if is_spinlock(&p.ty) {
@@ -222,7 +239,7 @@ pub fn lower_with_macros(
     }
     // Threads.
     let mut warnings = Vec::new();
-    for (i, t) in order.iter().enumerate() {
+    for (i, t) in test.threads.iter().enumerate() {
         let mut assigned = HashSet::new();
         assigned_names(&t.body, &mut assigned);
         let mut lw = ThreadLowering {
@@ -245,7 +262,7 @@ pub fn lower_with_macros(
         cx.threads[i].code = code;
     }
     // What herd7 refuses once it has expanded the macros.
-    for t in &order {
+    for t in &test.threads {
         let mut seen = HashSet::new();
         for p in &t.params {
             if !seen.insert(&p.name.name) {

@@ -386,7 +386,24 @@ fn check(args: CheckArgs) -> u8 {
     if args.judge {
         // A file that states results for other models only is not judged under this one,
         // nor run: it may be written in another dialect (a C11 test under the LKMM).
-        files.retain(|f| states_result_for(f, m.name()));
+        let before = files.len();
+        let mut others = Vec::new();
+        files.retain(|f| {
+            let keep = states_result_for(f, m.name());
+            if !keep {
+                others.push(f.display().to_string());
+            }
+            keep
+        });
+        if !others.is_empty() {
+            eprintln!(
+                "hazmat: {} of {before} file(s) state results for other models only and are not \
+                 judged under {} (`--model` chooses; the first: {})",
+                others.len(),
+                m.name(),
+                others[0]
+            );
+        }
     }
     if let Some(j) = args.jobs {
         // The global pool may be built once; a second build fails harmlessly.

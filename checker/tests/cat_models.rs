@@ -696,10 +696,10 @@ fn interpreted_lkmm_agrees_with_the_native_one_on_generated_programs() {
     );
 }
 
-/// RC11 three ways on the C11 litmus files of the project (`litmus/tests/c11/` and the
-/// C11 regressions that hazmat passes): herd7 running `rc11.cat` with its C11 macros, hazmat's interpreter
-/// running the same file in the C11 dialect, and hazmat's native RC11 give one answer,
-/// line for line.
+/// RC11 three ways on the C11 litmus files of the project (`litmus/tests/c11/`, the hazptr
+/// twins of `litmus/tests/hazptr-c11/` and the C11 regressions that hazmat passes): herd7
+/// running `rc11.cat` with its C11 macros, hazmat's interpreter running the same file in the
+/// C11 dialect, and hazmat's native RC11 give one answer, line for line.
 #[test]
 fn rc11_interpreted_and_native_agree_with_herd7() {
     let Some(herd7) = cat_oracle::herd7() else {
@@ -709,6 +709,9 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
     let herdlib = cat_oracle::herdlib(&herd7);
     let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests");
     let mut files = hazmat_checker::harness::litmus_files(litmus.join("c11"));
+    files.extend(hazmat_checker::harness::litmus_files(
+        litmus.join("hazptr-c11"),
+    ));
     files.extend(
         hazmat_checker::harness::litmus_files(litmus.join("regressions"))
             .into_iter()
@@ -716,10 +719,17 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
                 f.file_name()
                     .is_some_and(|n| n.to_string_lossy().starts_with("c11-"))
             })
-            // The regressions still open (a FIXME, no herd7 output beside them) are left out.
-            .filter(|f| f.with_extension("litmus.expected").is_file()),
+            // The regressions still open (a FIXME, no herd7 output beside them) are left out,
+            // and so are those where herd7 7.58 loses executions to its solver: their
+            // `.expected` files hold hazmat's count, which the litmus harness holds both
+            // hazmat's RC11s to, and `tests/oracle.rs` checks that herd7 still loses them.
+            .filter(|f| f.with_extension("litmus.expected").is_file())
+            .filter(|f| {
+                !std::fs::read_to_string(f)
+                    .is_ok_and(|t| t.contains("herd7 7.58's output, for the record"))
+            }),
     );
-    assert!(files.len() >= 10, "the C11 litmus files are missing");
+    assert!(files.len() >= 37, "the C11 litmus files are missing");
     let model = ModelFiles {
         dir: herdlib.clone(),
         cat: "rc11.cat".into(),
@@ -760,7 +770,7 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
 /// `c11_orig.cat`, `c11_partialSC.cat` and `c11_simp.cat`, and `simple-c11.cat`), run by
 /// the interpreter in the C11 dialect, where it sees each read-modify-write as herd7's one
 /// event: herd7's answer, line for line, on the project's C11 litmus files (the C11
-/// regressions with herd7's output) and on
+/// regressions included) and on
 /// generated C11 programs (`HAZMAT_CAT_C11_GENERATED` a model, 50 unless set, from seed
 /// `HAZMAT_CAT_C11_SEED`, 1 unless set).
 #[test]
@@ -779,10 +789,9 @@ fn c11_models_interpreted_agree_with_herd7() {
                 f.file_name()
                     .is_some_and(|n| n.to_string_lossy().starts_with("c11-"))
             })
-            // FIXME: the regressions still open are left out: on
-            // c11-cas-write-back-chain-expected-is-object.litmus these models allow 320
-            // executions in hazmat and 350 in herd7.
-            .filter(|f| f.with_extension("litmus.expected").is_file()),
+            // FIXME: on this one these models allow 320 executions in hazmat and 350 in
+            // herd7 (see its comment).
+            .filter(|f| !f.ends_with("c11-cas-write-back-chain-expected-is-object.litmus")),
     );
     let generated = env_number("HAZMAT_CAT_C11_GENERATED", 50);
     let seed = env_number("HAZMAT_CAT_C11_SEED", 1) as u64;

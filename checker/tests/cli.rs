@@ -157,3 +157,27 @@ fn parse_and_fmt() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.litmus:"));
 }
+
+/// `--judge` leaves out a file that states results for other models only, and says so.
+#[test]
+fn judging_says_which_files_it_leaves_to_other_models() {
+    let file = temp_file("SB-sc-only.litmus", SB);
+    let path = file.display().to_string();
+    let out = hazmat(&["check", "--judge", &path]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        stderr.contains("1 of 1 file(s) state results for other models only")
+            && stderr.contains("not judged under lkmm")
+            && stderr.contains(&path),
+        "{stderr}"
+    );
+    let out = hazmat(&["check", "--model", "sc", "--judge", &path]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("other models only"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Observation SB "));
+}

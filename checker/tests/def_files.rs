@@ -305,8 +305,30 @@ fn undefined_behaviour_and_assertions_are_reported_as_herd7_reports_them() {
         assert_eq!(ours_out, theirs_out, "{check}");
         assert_eq!(!theirs_out.is_empty(), result, "{check}: {theirs_out}");
         if !result {
+            // herd7's warning, word for word: scripts read it.
+            assert_eq!(
+                String::from_utf8_lossy(&ours.stderr),
+                String::from_utf8_lossy(&theirs.stderr),
+                "{check}"
+            );
             assert!(
-                String::from_utf8_lossy(&ours.stderr).contains("assertion `noext` fails"),
+                String::from_utf8_lossy(&ours.stderr)
+                    .contains("noext assertion failed, check input test."),
+                "{check}"
+            );
+            let checked = hazmat(
+                &[
+                    "check",
+                    "--cat",
+                    "./m.cat",
+                    "-I",
+                    &lib.display().to_string(),
+                    "t.litmus",
+                ],
+                &dir,
+            );
+            assert!(
+                String::from_utf8_lossy(&checked.stderr).contains("assertion `noext` fails"),
                 "{check}"
             );
         }

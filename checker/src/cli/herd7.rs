@@ -951,7 +951,16 @@ fn check_error(file: &str, source: &str, e: &CheckError) -> String {
     {
         return user_error(file, &format!("Unknown macro {name}"));
     }
+    if let CheckError::Lower(l) = e
+        && l.kind == hazmat_checker::lower::LowerErrorKind::ThreadNumbering
+    {
+        // herd7 words this one without its "(User error)".
+        return format!("Warning: File \"{file}\": Processes must be P0, P1, ...\n");
+    }
     let rendered = e.render(file, source);
+    if let Some(name) = hazmat_checker::models::cat::failed_assertion(&rendered) {
+        return user_error(file, &format!("{name} assertion failed, check input test."));
+    }
     let first = rendered.lines().next().unwrap_or("");
     // `file:line:col: error: message` becomes herd7's located warning.
     let message = first

@@ -134,6 +134,29 @@ impl Herd7 {
         Ok(h)
     }
 
+    /// How many candidates herd7 loses on the test `NAME.litmus` of `dir` ([`lost_in_debug_output`]),
+    /// from a run of its own with `-debug solver`.
+    pub(crate) fn lost_candidates(&self, dir: &Path, name: &str) -> usize {
+        let Ok(child) = Command::new(&self.exe)
+            .arg("-timeout")
+            .arg(format!("{}", self.timeout))
+            .args(&self.args)
+            .args(["-debug", "solver"])
+            .arg(format!("{name}.litmus"))
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+        else {
+            return 0;
+        };
+        match child.wait_with_output() {
+            Ok(out) => lost_in_debug_output(&String::from_utf8_lossy(&out.stderr)),
+            Err(_) => 0,
+        }
+    }
+
     /// The command line that decides `file`, for messages.
     pub(crate) fn command(&self, file: &str) -> String {
         format!("{} {} {file}", self.exe.display(), self.args.join(" "))
@@ -383,6 +406,9 @@ pub(crate) enum Compared {
     Undecided(String),
     /// They differ: how (the first kind is the main one), and a line saying it.
     Disagree(Vec<Kind>, String),
+    /// hazmat counts executions that herd7 7.58 loses to its solver, and they agree
+    /// otherwise (see [`Herd7::lost_candidates`]): a line saying so.
+    Herd7Lost(String),
 }
 
 /// Compares hazmat's answer with herd7's.
@@ -560,23 +586,117 @@ pub(crate) fn decide(
             ours,
         )
     });
-    for c in &cases {
-        let _ = std::fs::remove_file(dir.join(format!("{}.litmus", c.name)));
-    }
-    cases
+    let decided: Vec<Decided> = cases
         .into_iter()
         .zip(ours)
         .zip(theirs)
-        .map(|((case, hazmat), herd7)| {
-            let compared = compare(&hazmat, &herd7);
+        .map(|((case, hazmat), theirs)| {
+            let compared = classify(herd7, dir, &case.name, &hazmat, &theirs);
             Decided {
                 case,
                 hazmat,
-                herd7,
+                herd7: theirs,
                 compared,
             }
         })
-        .collect()
+        .collect();
+    for d in &decided {
+        let _ = std::fs::remove_file(dir.join(format!("{}.litmus", d.case.name)));
+    }
+    decided
+}
+
+/// Compares hazmat's answer with herd7's on the test `NAME.litmus` of `dir`, as
+/// [`compare`] does, but where hazmat only counts more executions, asks herd7's solver
+/// whether it lost them ([`Compared::Herd7Lost`]).
+pub(crate) fn classify(
+    herd7: &Herd7,
+    dir: &Path,
+    name: &str,
+    ours: &Answer,
+    theirs: &Answer,
+) -> Compared {
+    let compared = compare(ours, theirs);
+    if more_executions_only(&compared, ours, theirs) {
+        let lost = herd7.lost_candidates(dir, name);
+        if lost > 0 {
+            return Compared::Herd7Lost(format!(
+                "herd7 drops {lost} candidate(s) whose equations its own solution satisfies, \
+                 and hazmat counts more executions, agreeing otherwise"
+            ));
+        }
+    }
+    compared
+}
+
+/// Whether the answers differ only as they do where herd7 loses executions: the same
+/// verdict and flags, hazmat's states including herd7's, and hazmat's counts at least
+/// herd7's, one of them more.
+fn more_executions_only(compared: &Compared, ours: &Answer, theirs: &Answer) -> bool {
+    let Compared::Disagree(kinds, _) = compared else {
+        return false;
+    };
+    let (Answer::Decided { summary: o, .. }, Answer::Decided { summary: t, .. }) = (ours, theirs)
+    else {
+        return false;
+    };
+    kinds
+        .iter()
+        .all(|k| matches!(k, Kind::Witnesses | Kind::States))
+        && o.verdict == t.verdict
+        && o.flags == t.flags
+        && o.states.is_superset(&t.states)
+        && o.positive >= t.positive
+        && o.negative >= t.negative
+        && o.positive + o.negative > t.positive + t.negative
+}
+
+/// The candidates that herd7's solver debugging output (`-debug solver`) shows rejected as
+/// unsolvable although its own solution satisfies every equation left: the printed
+/// `Solutions: S1<-2, ...` line, then `Unsolved equations:` with lines such as `2:=S14`,
+/// then `Unsolvable system`. herd7 7.58 solves a cycle of equations in one pass, so an
+/// equation whose variable a later equation of the cycle solves stays "unsolved", and the
+/// candidate is dropped (herdtools7 iterates the pass to a fixpoint since April 2025).
+pub(crate) fn lost_in_debug_output(stderr: &str) -> usize {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let mut lost = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let Some(solutions) = line.strip_prefix("Solutions: ") else {
+            continue;
+        };
+        if lines.get(i + 1) != Some(&"Unsolved equations:") {
+            continue;
+        }
+        let mut known = BTreeMap::new();
+        for binding in solutions.split(", ") {
+            if let Some((var, value)) = binding.split_once("<-") {
+                known.insert(var.trim(), value.trim());
+            }
+        }
+        let value = |atom: &str| -> Option<String> {
+            let atom = atom.trim();
+            let v = known.get(atom).copied().unwrap_or(atom);
+            v.parse::<i64>().ok().map(|n| n.to_string())
+        };
+        let mut equations = 0;
+        let mut satisfied = true;
+        let mut end = None;
+        for (j, eq) in lines.iter().enumerate().skip(i + 2) {
+            if *eq == "Unsolvable system" {
+                end = Some(j);
+                break;
+            }
+            equations += 1;
+            satisfied &= eq
+                .split_once(":=")
+                .and_then(|(l, r)| Some(value(l)? == value(r)?))
+                .unwrap_or(false);
+        }
+        if end.is_some() && equations > 0 && satisfied {
+            lost += 1;
+        }
+    }
+    lost
 }
 
 /// Counts of programs and of how they compared.
@@ -590,6 +710,8 @@ pub(crate) struct Tally {
     pub(crate) disagree: u64,
     /// Programs one of them did not decide.
     pub(crate) undecided: u64,
+    /// Programs where herd7 loses executions to its solver ([`Compared::Herd7Lost`]).
+    pub(crate) herd7_lost: u64,
 }
 
 impl Tally {
@@ -599,6 +721,7 @@ impl Tally {
             Compared::Agree => self.agree += 1,
             Compared::Disagree(..) => self.disagree += 1,
             Compared::Undecided(_) => self.undecided += 1,
+            Compared::Herd7Lost(_) => self.herd7_lost += 1,
         }
     }
 }
@@ -629,13 +752,13 @@ impl Stats {
     /// The counts as a table: one row per class, then the kinds of disagreement.
     pub(crate) fn table(&self) -> String {
         let mut out = format!(
-            "{:<18} {:>8} {:>8} {:>8} {:>9}\n",
-            "class", "programs", "agree", "disagree", "undecided"
+            "{:<18} {:>8} {:>8} {:>8} {:>9} {:>11}\n",
+            "class", "programs", "agree", "disagree", "undecided", "herd7-lost"
         );
         let row = |out: &mut String, name: &str, t: &Tally| {
             out.push_str(&format!(
-                "{name:<18} {:>8} {:>8} {:>8} {:>9}\n",
-                t.programs, t.agree, t.disagree, t.undecided
+                "{name:<18} {:>8} {:>8} {:>8} {:>9} {:>11}\n",
+                t.programs, t.agree, t.disagree, t.undecided, t.herd7_lost
             ));
         };
         for c in Class::ALL {
@@ -704,6 +827,7 @@ pub(crate) fn finding(
         Compared::Disagree(_, detail) => detail.clone(),
         Compared::Agree => "they agree on the minimised program (a flaky disagreement)".into(),
         Compared::Undecided(why) => format!("undecided on the minimised program: {why}"),
+        Compared::Herd7Lost(why) => format!("on the minimised program, {why}"),
     };
     let (result, expected) = match &decided.herd7 {
         Answer::Decided { summary, text } => {

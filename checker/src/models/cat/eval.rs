@@ -73,6 +73,23 @@ pub struct EvalError {
     pub span: Span,
 }
 
+/// The message of a failing `assert` named `name`, which stops the test as in herd7.
+fn failed_assertion_message(name: &str) -> String {
+    format!(
+        "the assertion `{name}` fails on an execution of the test (herd7 stops with \
+         \"assertion failed, check input test\")"
+    )
+}
+
+/// The name of the assertion whose failure an error message reports, if it reports one:
+/// for herd7's wording of it, `NAME assertion failed, check input test.`
+pub fn failed_assertion(message: &str) -> Option<&str> {
+    let (_, rest) = message.split_once("the assertion `")?;
+    let (name, rest) = rest.split_once('`')?;
+    rest.starts_with(" fails on an execution of the test (herd7 stops with")
+        .then_some(name)
+}
+
 fn fail<T>(message: impl Into<String>, span: Span) -> Result<T, EvalError> {
     Err(EvalError {
         message: message.into(),
@@ -596,11 +613,7 @@ impl<'a> Machine<'a> {
             Role::Assert => {
                 if !holds {
                     return fail(
-                        format!(
-                            "the assertion `{}` fails on an execution of the test (herd7 stops \
-                             with \"assertion failed, check input test\")",
-                            name.as_deref().unwrap_or("assert")
-                        ),
+                        failed_assertion_message(name.as_deref().unwrap_or("assert")),
                         span,
                     );
                 }
@@ -1898,5 +1911,18 @@ mod tests {
         assert_eq!(**o, Relation::from_pairs(3, [(0, 2)]));
         let cycle = Relation::from_pairs(3, [(0, 1), (1, 2), (2, 0)]);
         assert_eq!(linearisations(s, &cycle, 3).map(|o| o.len()), Some(0));
+    }
+
+    #[test]
+    fn a_failed_assertion_is_told_by_its_message() {
+        let m = format!(
+            "the model cannot run: x.cat:3:1: error: {}",
+            super::failed_assertion_message("nopo")
+        );
+        assert_eq!(super::failed_assertion(&m), Some("nopo"));
+        assert_eq!(
+            super::failed_assertion("the assertion `x` is mentioned"),
+            None
+        );
     }
 }

@@ -17,6 +17,7 @@ pub use files::{Files, Library, Loaded, SourceFile};
 pub use parser::{normalized, parse};
 pub(crate) mod compile;
 pub(crate) mod eval;
+pub use eval::failed_assertion;
 pub mod load;
 mod merge;
 pub mod model;
