@@ -482,3 +482,52 @@ fn the_history_scripts_record_herd7s_outputs() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The files of herd7's library that the kernel's model includes count as the model: with
+/// an edited `cos-opt.cat` beside the kernel's files, hazmat as herd7 runs the edited model,
+/// as herd7 does, not its native LKMM; with the library's own copy, the native one.
+#[test]
+fn an_edited_library_file_is_another_model() {
+    let Some(shared) = shared() else {
+        eprintln!("../shared absent; nothing to check");
+        return;
+    };
+    let herdlib = shared.join("oracle/herd");
+    let dir = temp_dir("edited-lib");
+    for e in std::fs::read_dir(shared.join("conformance/lkmm-model"))
+        .expect("model files")
+        .flatten()
+    {
+        std::fs::copy(e.path(), dir.join(e.file_name())).expect("model file");
+    }
+    std::fs::write(dir.join("SB.litmus"), SB).expect("test file");
+    let original = std::fs::read_to_string(herdlib.join("cos-opt.cat")).expect("cos-opt.cat");
+    let hazmat = |dir: &Path| {
+        run(Command::new(env!("CARGO_BIN_EXE_hazmat"))
+            .args(["herd7", "-set-libdir"])
+            .arg(&herdlib)
+            .args(["-I", ".", "-conf", "linux-kernel.cfg", "SB.litmus"])
+            .current_dir(dir))
+    };
+    std::fs::write(dir.join("cos-opt.cat"), &original).expect("a copy");
+    let same = hazmat(&dir);
+    assert!(
+        !text(&same.stdout).contains("Flag edited"),
+        "{}",
+        text(&same.stderr)
+    );
+    assert!(text(&same.stdout).contains("Observation SB Sometimes 1 3"));
+    std::fs::write(
+        dir.join("cos-opt.cat"),
+        format!("{original}\nflag ~empty co as edited\n"),
+    )
+    .expect("an edited copy");
+    let edited = hazmat(&dir);
+    assert!(
+        text(&edited.stdout).contains("Flag edited"),
+        "{}",
+        text(&edited.stderr)
+    );
+    assert!(text(&edited.stdout).contains("Observation SB Sometimes 1 3"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -55,6 +55,9 @@ const KERNEL_FILES: &[(Role, &str, &str)] = &[
         "b33999f5b2be94a8f52ad2916db4e858",
     ),
     (Role::Cat, "lock.cat", "7da7d7307847e2c8834ae84550ca8cea"),
+    // herd7's library files that `lock.cat` includes.
+    (Role::Cat, "cross.cat", "f145b63cbed63d7c402ac8fec55d07e6"),
+    (Role::Cat, "cos-opt.cat", "630fdc4b87ad832eb966c3cb03cb941e"),
     (
         Role::Bell,
         "linux-kernel.bell",
@@ -697,11 +700,15 @@ fn choose_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
     };
     let mut native = kernel_file(&lib, model, Role::Cat)?;
     if native && Path::new(model).file_name().and_then(|n| n.to_str()) == Some("linux-kernel.cat") {
-        // The kernel's model includes lock.cat: an edited one is another model.
-        native = match lib.find(&Disk, "lock.cat") {
-            Ok(Found::Path(_)) => kernel_file(&lib, "lock.cat", Role::Cat)?,
-            _ => true,
-        };
+        // The kernel's model includes lock.cat, which includes two files of herd7's
+        // library: an edited one is another model.
+        native = true;
+        for included in ["lock.cat", "cross.cat", "cos-opt.cat"] {
+            native &= match lib.find(&Disk, included) {
+                Ok(Found::Path(_)) => kernel_file(&lib, included, Role::Cat)?,
+                _ => true,
+            };
+        }
     } else {
         native = false;
     }
