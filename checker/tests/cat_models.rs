@@ -696,6 +696,23 @@ fn interpreted_lkmm_agrees_with_the_native_one_on_generated_programs() {
     );
 }
 
+/// The project's C11 litmus files that herd7's answer is kept for: `litmus/tests/c11/` and
+/// the C11 regressions with herd7's output beside them (the regressions still open, with a
+/// FIXME and no `.expected` file, are left out).
+fn c11_files(litmus: &Path) -> Vec<PathBuf> {
+    let mut files = hazmat_checker::harness::litmus_files(litmus.join("c11"));
+    files.extend(
+        hazmat_checker::harness::litmus_files(litmus.join("regressions"))
+            .into_iter()
+            .filter(|f| {
+                f.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("c11-"))
+            })
+            .filter(|f| f.with_extension("litmus.expected").is_file()),
+    );
+    files
+}
+
 /// RC11 three ways on the C11 litmus files of the project (`litmus/tests/c11/`, the hazptr
 /// twins of `litmus/tests/hazptr-c11/` and the C11 regressions that hazmat passes): herd7
 /// running `rc11.cat` with its C11 macros, hazmat's interpreter running the same file in the
@@ -708,27 +725,16 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
     };
     let herdlib = cat_oracle::herdlib(&herd7);
     let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests");
-    let mut files = hazmat_checker::harness::litmus_files(litmus.join("c11"));
+    let mut files = c11_files(&litmus);
     files.extend(hazmat_checker::harness::litmus_files(
         litmus.join("hazptr-c11"),
     ));
-    files.extend(
-        hazmat_checker::harness::litmus_files(litmus.join("regressions"))
-            .into_iter()
-            .filter(|f| {
-                f.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("c11-"))
-            })
-            // The regressions still open (a FIXME, no herd7 output beside them) are left out,
-            // and so are those where herd7 7.58 loses executions to its solver: their
-            // `.expected` files hold hazmat's count, which the litmus harness holds both
-            // hazmat's RC11s to, and `tests/oracle.rs` checks that herd7 still loses them.
-            .filter(|f| f.with_extension("litmus.expected").is_file())
-            .filter(|f| {
-                !std::fs::read_to_string(f)
-                    .is_ok_and(|t| t.contains("herd7 7.58's output, for the record"))
-            }),
-    );
+    files.retain(|f| {
+        // Those where herd7 7.58 loses executions to its solver are left out: their
+        // `.expected` files hold hazmat's count, which the litmus harness holds both of
+        // hazmat's RC11s to, and `tests/oracle.rs` checks that herd7 still loses them.
+        !std::fs::read_to_string(f).is_ok_and(|t| t.contains("herd7 7.58's output, for the record"))
+    });
     assert!(files.len() >= 37, "the C11 litmus files are missing");
     let model = ModelFiles {
         dir: herdlib.clone(),
@@ -781,18 +787,10 @@ fn c11_models_interpreted_agree_with_herd7() {
     };
     let herdlib = cat_oracle::herdlib(&herd7);
     let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests");
-    let mut files = hazmat_checker::harness::litmus_files(litmus.join("c11"));
-    files.extend(
-        hazmat_checker::harness::litmus_files(litmus.join("regressions"))
-            .into_iter()
-            .filter(|f| {
-                f.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("c11-"))
-            })
-            // FIXME: on this one these models allow 320 executions in hazmat and 350 in
-            // herd7 (see its comment).
-            .filter(|f| !f.ends_with("c11-cas-write-back-chain-expected-is-object.litmus")),
-    );
+    let mut files = c11_files(&litmus);
+    // FIXME: on this one these models allow 320 executions in hazmat and 350 in herd7 (see
+    // its comment).
+    files.retain(|f| !f.ends_with("c11-cas-write-back-chain-expected-is-object.litmus"));
     let generated = env_number("HAZMAT_CAT_C11_GENERATED", 50);
     let seed = env_number("HAZMAT_CAT_C11_SEED", 1) as u64;
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
