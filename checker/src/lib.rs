@@ -183,6 +183,37 @@ pub fn check_source(
     check_source_with(source, model.dialect(), None, |p| {
         outcome::run(p, model, options)
     })
+    .map(|c| with_thin_air_warning(c, model))
+}
+
+/// `checked` with a warning where the model may allow executions hazmat drops for values
+/// it cannot solve ([`model::MemoryModel::keeps_thin_air`]): some were dropped, and the
+/// test has a compare-exchange, whose expected value herd7 may solve them through.
+fn with_thin_air_warning(mut checked: Checked, model: &dyn model::MemoryModel) -> Checked {
+    fn find(code: &[program::Instr]) -> Option<(usize, usize)> {
+        code.iter().find_map(|i| match &i.op {
+            program::Op::CompareExchange { .. } => Some(i.span),
+            program::Op::If { then, els, .. } => find(then).or_else(|| find(els)),
+            _ => None,
+        })
+    }
+    if checked.outcome.stats.removed.unsolvable == 0 || !model.keeps_thin_air() {
+        return checked;
+    }
+    if let Some((start, end)) = checked.program.threads.iter().find_map(|t| find(&t.code)) {
+        checked.warnings.push(lower::Warning {
+            message: format!(
+                "{} candidate execution(s) were left out because their values go round a \
+                 cycle hazmat cannot solve; herd7 solves some such cycles through a \
+                 compare-exchange's expected value, and this model may allow them, so the \
+                 counts may be smaller than herd7's",
+                checked.outcome.stats.removed.unsolvable
+            ),
+            span: hazmat_litmus::ast::Span::new(start, end),
+            notes: Vec::new(),
+        });
+    }
+    checked
 }
 
 /// Checks one litmus file as [`check_source`] does, its C macros read from a user's
@@ -196,6 +227,7 @@ pub fn check_source_with_macros(
     check_source_with(source, model.dialect(), Some(macros), |p| {
         outcome::run(p, model, options)
     })
+    .map(|c| with_thin_air_warning(c, model))
 }
 
 /// The warning for runs cut off by a `while` loop's unrolling, at the first loop of the

@@ -879,3 +879,41 @@ fn symbols_aside(a: &Answer) -> Option<String> {
     }
     Some(out)
 }
+
+/// Where hazmat drops candidates for values it cannot solve under a model that allows
+/// values out of thin air (herd7's `c11_base.cat` models), the test says so in a warning
+/// at its compare-exchange; under RC11, which forbids such cycles, it does not.
+#[test]
+fn dropped_thin_air_candidates_are_warned_of_under_c11_models() {
+    let Some(herd7) = cat_oracle::herd7() else {
+        eprintln!("herd7 not found; nothing to check");
+        return;
+    };
+    let herdlib = cat_oracle::herdlib(&herd7);
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../litmus/tests/regressions/c11-models-rmw-reads-write-back.litmus");
+    let source = std::fs::read_to_string(&file).expect("the regression");
+    let options = hazmat_checker::Options::default();
+    for (cat, warned) in [("c11_partialSC.cat", true), ("rc11.cat", false)] {
+        let model = ModelFiles {
+            dir: herdlib.clone(),
+            cat: cat.into(),
+            bell: None,
+            macros: Some("c11.def".into()),
+            variants: Vec::new(),
+        }
+        .load(&herdlib)
+        .expect("the model loads")
+        .in_dialect(hazmat_checker::lower::Dialect::C11);
+        let checked =
+            hazmat_checker::check_source(&source, &model, &options).expect("the test runs");
+        let warning = checked.warnings.iter().find(|w| {
+            w.message
+                .contains("values go round a cycle hazmat cannot solve")
+        });
+        assert_eq!(warning.is_some(), warned, "{cat}: {:?}", checked.warnings);
+        if let Some(w) = warning {
+            assert!(source[w.span.start..w.span.end].starts_with("atomic_compare_exchange"));
+        }
+    }
+}

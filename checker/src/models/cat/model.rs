@@ -443,6 +443,11 @@ impl MemoryModel for CatModel {
         self.dialect
     }
 
+    fn keeps_thin_air(&self) -> bool {
+        // RC11 forbids every cycle of `sb | rf`, so nothing it allows is dropped.
+        self.dialect == Dialect::C11 && !super::select::is_rc11(self, &[])
+    }
+
     /// Judges a complete execution as the native models are judged: allowed when some
     /// completion of it passes, with the flags of the first.
     fn judge(&self, execution: &Execution) -> Judgement {
