@@ -518,6 +518,14 @@ struct Search<'a> {
     /// Reads whose value is 0 without a write to read from: the lock reads, when the model
     /// completes candidates.
     known_reads: EventSet,
+    /// Whether a path of the combination stops at a write to an address that is no
+    /// location: herd7 stops the test if any candidate takes it, and its candidates do not
+    /// depend on which lock write a failed `spin_trylock` or `spin_is_locked` reads, since
+    /// lock reads are its model's; so a lock read with no lock write to read then still
+    /// goes on to the values, as a phantom, to reach that error.
+    escapes_by_write: bool,
+    /// How many lock reads of the current candidate read no write ([`Self::escapes_by_write`]).
+    phantom: u32,
     /// For each read of an `Rf` stage, the writes it may read.
     rf_options: Vec<Option<Vec<usize>>>,
     /// Whether a speed check may cut a partial execution none of whose completions can
@@ -660,6 +668,7 @@ impl<'a> Search<'a> {
             && paths
                 .iter()
                 .all(|p| p.cutoff.is_none() && p.escape.is_none());
+        let escapes_by_write = paths.iter().any(|p| p.escape.is_some_and(|e| !e.read));
         let mut search = Search {
             program,
             model,
@@ -681,6 +690,8 @@ impl<'a> Search<'a> {
             completes,
             finals: None,
             known_reads: EventSet::EMPTY,
+            escapes_by_write,
+            phantom: 0,
             rf_options: vec![None; n],
             lookahead,
             may_memo: vec![may::Memo::Unknown; n],
@@ -1167,6 +1178,14 @@ impl<'a> Search<'a> {
         let Some(c) = reads.get(j) else {
             return self.stage(i + 1, visit);
         };
+        if c.candidates.is_empty() && self.escapes_by_write {
+            self.phantom += 1;
+            self.known_reads.insert(c.read);
+            let r = self.rf_lock_reads(i, reads, j + 1, visit);
+            self.known_reads.remove(c.read);
+            self.phantom -= 1;
+            return r;
+        }
         for &w in &c.candidates {
             self.set_rf(c.read, w);
             let r = self.rf_lock_reads(i, reads, j + 1, visit);
@@ -1406,6 +1425,27 @@ impl<'a> Search<'a> {
             });
         } else if unsolved {
             return Err(Why::Unsolvable);
+        }
+        // A candidate with a lock read that reads no write is herd7's only on the way to a
+        // write at no location ([`Self::escapes_by_write`]): the error, or nothing.
+        if self.phantom > 0 {
+            self.bad = None;
+            for t in 0..self.paths.len() {
+                if let Some(escape) = self.paths[t].escape
+                    && !escape.read
+                {
+                    let message = match self.eval(t, escape.sym) {
+                        Known::Value(v) => paths::not_a_location(self.program, v),
+                        _ => "the address of this access cannot be computed".to_string(),
+                    };
+                    self.failure = Some(RunError {
+                        message,
+                        span: escape.source,
+                    });
+                    return Ok(());
+                }
+            }
+            return Err(Why::Nowhere);
         }
         // A run that goes round a loop once more than herd7 unrolls it is cut off, whatever
         // the model says of it, once some choice of final writes passes the filter.
