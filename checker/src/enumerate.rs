@@ -1342,6 +1342,22 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// Stops the search at thread `t`'s write to an address that is no location, as herd7
+    /// stops on it.
+    fn fail_at_escape(&mut self, t: usize) {
+        let Some(escape) = self.paths[t].escape else {
+            return;
+        };
+        let message = match self.eval(t, escape.sym) {
+            Known::Value(v) => paths::not_a_location(self.program, v),
+            _ => "the address of this access cannot be computed".to_string(),
+        };
+        self.failure = Some(RunError {
+            message,
+            span: escape.source,
+        });
+    }
+
     /// Solves every value once rf is complete; `Err` when the combination is not a
     /// candidate, with the reason.
     ///
@@ -1430,20 +1446,11 @@ impl<'a> Search<'a> {
         // write at no location ([`Self::escapes_by_write`]): the error, or nothing.
         if self.phantom > 0 {
             self.bad = None;
-            for t in 0..self.paths.len() {
-                if let Some(escape) = self.paths[t].escape
-                    && !escape.read
-                {
-                    let message = match self.eval(t, escape.sym) {
-                        Known::Value(v) => paths::not_a_location(self.program, v),
-                        _ => "the address of this access cannot be computed".to_string(),
-                    };
-                    self.failure = Some(RunError {
-                        message,
-                        span: escape.source,
-                    });
-                    return Ok(());
-                }
+            if let Some(t) =
+                (0..self.paths.len()).find(|&t| self.paths[t].escape.is_some_and(|e| !e.read))
+            {
+                self.fail_at_escape(t);
+                return Ok(());
             }
             return Err(Why::Nowhere);
         }
@@ -1467,14 +1474,7 @@ impl<'a> Search<'a> {
                 if escape.read {
                     return Err(Why::Nowhere);
                 }
-                let message = match self.eval(t, escape.sym) {
-                    Known::Value(v) => paths::not_a_location(self.program, v),
-                    _ => "the address of this access cannot be computed".to_string(),
-                };
-                self.failure = Some(RunError {
-                    message,
-                    span: escape.source,
-                });
+                self.fail_at_escape(t);
                 return Ok(());
             }
         }
