@@ -197,12 +197,19 @@ impl Tag {
         }
     }
 
+    /// C11's memory orders, weakest first.
+    pub const C11_ORDERS: [Tag; 6] = [
+        Tag::Rlx,
+        Tag::Con,
+        Tag::Acq,
+        Tag::Rel,
+        Tag::AcqRel,
+        Tag::SeqCst,
+    ];
+
     /// Whether the tag is one of C11's memory orders.
     pub fn is_c11_order(self) -> bool {
-        matches!(
-            self,
-            Tag::Rlx | Tag::Con | Tag::Acq | Tag::Rel | Tag::AcqRel | Tag::SeqCst
-        )
+        Tag::C11_ORDERS.contains(&self)
     }
 }
 

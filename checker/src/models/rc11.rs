@@ -73,15 +73,7 @@ fn orders(x: &Execution) -> Orders {
         releasing: any(&[Tag::Rel, Tag::AcqRel, Tag::SeqCst]),
         acquiring: any(&[Tag::Acq, Tag::AcqRel, Tag::SeqCst]),
         ordered: any(&[Tag::Rlx, Tag::Rel, Tag::Acq, Tag::AcqRel, Tag::SeqCst]),
-        atomic: any(&[
-            Tag::Rlx,
-            Tag::Con,
-            Tag::Acq,
-            Tag::Rel,
-            Tag::AcqRel,
-            Tag::SeqCst,
-        ])
-        .inter(accesses),
+        atomic: any(&Tag::C11_ORDERS).inter(accesses),
     }
 }
 
