@@ -69,6 +69,7 @@ fn run(file: &Path, speedcheck: bool) -> Result {
         limits: Limits {
             max_executions: None,
             deadline: Some(start + TIMEOUT),
+            ..Default::default()
         },
         speedcheck,
     };

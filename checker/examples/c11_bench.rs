@@ -58,6 +58,7 @@ fn hazmat(model: &dyn MemoryModel, texts: &[String]) -> (Vec<Option<String>>, f6
                 limits: hazmat_checker::enumerate::Limits {
                     max_executions: None,
                     deadline: Some(Instant::now() + Duration::from_secs(60)),
+                    ..Default::default()
                 },
                 speedcheck: false,
             };

@@ -36,6 +36,7 @@ fn run(model: &dyn MemoryModel, files: &[(PathBuf, String)]) -> (f64, Vec<(f64, 
             limits: hazmat_checker::enumerate::Limits {
                 max_executions: None,
                 deadline: Some(t + std::time::Duration::from_secs(60)),
+                ..Default::default()
             },
             speedcheck: false,
         };

@@ -48,10 +48,11 @@ struct Args {
 fn sizes(family: &str) -> Vec<usize> {
     match family {
         "value-chain" => vec![
-            0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30, 35, 40, 41, 42, 50, 60, 80, 100,
+            0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30, 35, 40, 41, 42, 50, 60, 80, 100, 150,
+            200, 250, 300, 339, 340,
         ],
-        "rw-chain" | "rr-chain" => (2..=20).step_by(2).collect(),
-        "treiber-push" => (1..=8).collect(),
+        "rw-chain" | "rr-chain" => (2..=20).step_by(2).chain([30, 40, 60, 80, 100]).collect(),
+        "treiber-push" => (1..=8).chain([10, 12]).collect(),
         _ => Vec::new(),
     }
 }
@@ -96,6 +97,7 @@ fn run_hazmat(
         limits: Limits {
             max_executions: None,
             deadline: Some(start + Duration::from_secs_f64(budget)),
+            ..Default::default()
         },
         speedcheck,
     };

@@ -42,7 +42,7 @@
 
 use crate::event::{Event, EventKind, Loc, Tag, Tags, Value};
 use crate::execution::Execution;
-use crate::model::{Judgement, MemoryModel};
+use crate::model::{JudgeAt, Judgement, MemoryModel};
 use crate::paths::{self, Assumption, Node, Path, truth};
 use crate::program::{Applied, Cell, Op, Operand, Program, Prop, Term, herd_binary, herd_unary};
 use crate::relation::{EventSet, MAX_EVENTS, Relation};
@@ -57,6 +57,10 @@ pub struct Limits {
     pub max_executions: Option<u64>,
     /// Stop at this instant.
     pub deadline: Option<Instant>,
+    /// The narrowest width, in words of 128 events, the search may use (one of
+    /// [`crate::relation::WIDTHS`]); by default the narrowest that holds each combination's
+    /// events. Tests set it to hold the wide engine to the narrow one on small tests.
+    pub min_width: usize,
 }
 
 /// Counts of one enumeration, for benchmarks and `--json`.
@@ -175,11 +179,12 @@ pub struct RunError {
 
 /// What the callback sees of one allowed execution.
 pub struct Allowed<'a> {
-    /// The execution.
-    pub execution: &'a Execution,
+    /// The execution, when it has at most 128 events: the width explanations, traces and
+    /// drawings take.
+    execution: Option<&'a Execution>,
     /// The model's judgement (flags).
     pub judgement: &'a Judgement,
-    search: &'a Search<'a>,
+    search: &'a dyn FinalValue,
 }
 
 impl Allowed<'_> {
@@ -187,6 +192,28 @@ impl Allowed<'_> {
     /// in coherence order to a location.
     pub fn value(&self, cell: Cell) -> Value {
         self.search.final_value(cell)
+    }
+
+    /// The execution, unless it has more than 128 events (the width explanations, traces
+    /// and drawings take).
+    pub fn execution(&self) -> Option<&Execution> {
+        self.execution
+    }
+}
+
+/// `x` as the one-word execution it is, when `W` is 1.
+fn narrow<const W: usize>(x: &Execution<W>) -> Option<&Execution> {
+    (x as &dyn std::any::Any).downcast_ref()
+}
+
+/// The final values of a search of any width.
+trait FinalValue {
+    fn final_value(&self, cell: Cell) -> Value;
+}
+
+impl<const W: usize> FinalValue for Search<'_, W> {
+    fn final_value(&self, cell: Cell) -> Value {
+        Search::final_value(self, cell)
     }
 }
 
@@ -284,13 +311,17 @@ pub fn enumerate(
             }
             continue;
         }
-        let mut search = Search::new(program, model, limits, goal, combo)?;
-        let stop = search.run(visit);
-        stats.candidates += search.stats.candidates;
-        stats.pruned += search.stats.pruned;
-        stats.allowed += search.stats.allowed;
-        stats.removed.add(&search.stats.removed);
-        if let Some(e) = search.failure.take() {
+        let (searched, failure, stop) = match width(program, &combo)?.max(limits.min_width) {
+            1 => search::<1>(program, model, model, limits, goal, combo, visit)?,
+            2 => search::<2>(program, model, model, limits, goal, combo, visit)?,
+            4 => search::<4>(program, model, model, limits, goal, combo, visit)?,
+            _ => search::<8>(program, model, model, limits, goal, combo, visit)?,
+        };
+        stats.candidates += searched.candidates;
+        stats.pruned += searched.pruned;
+        stats.allowed += searched.allowed;
+        stats.removed.add(&searched.removed);
+        if let Some(e) = failure {
             return Err(e);
         }
         if stop.is_some() {
@@ -305,6 +336,74 @@ pub fn enumerate(
             check_something_allowed(program, model, goal, &per_thread, &stats)?;
             return Ok((stats, None));
         }
+    }
+}
+
+/// The narrowest width of [`crate::relation::WIDTHS`] that holds the events of one
+/// combination of thread paths, or the error that names where the test outgrows the widest.
+fn width(program: &Program, paths: &[&Path]) -> Result<usize, RunError> {
+    let nlocs = program.locs.len();
+    let total = nlocs + paths.iter().map(|p| p.events.len()).sum::<usize>();
+    crate::relation::width_for(total).ok_or_else(|| {
+        // The access that the limit falls on, in thread order.
+        let span = paths
+            .iter()
+            .flat_map(|p| p.events.iter())
+            .nth(MAX_EVENTS - nlocs.min(MAX_EVENTS))
+            .map_or((0, 0), |e| e.source);
+        RunError {
+            message: format!(
+                "the test has {total} events in one execution; at most {MAX_EVENTS} are supported"
+            ),
+            span,
+        }
+    })
+}
+
+/// Searches the candidates of one combination of thread paths at width `W`: the counts,
+/// the error that stopped it if any, and the reason it stopped early if it did.
+fn search<'a, const W: usize>(
+    program: &'a Program,
+    model: &'a dyn MemoryModel,
+    judge: &'a dyn JudgeAt<W>,
+    limits: &'a Limits,
+    goal: Option<&'a Prop>,
+    combo: Vec<&'a Path>,
+    visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+) -> Result<(Stats, Option<RunError>, Option<Stop>), RunError> {
+    let mut search = Search::<W>::new(program, model, judge, limits, goal, combo)?;
+    let stop = search.run(visit);
+    Ok((search.stats, search.failure.take(), stop))
+}
+
+/// Enumerates as [`enumerate`] does, for callers that need each execution itself
+/// (explanations, traces and drawings), which take executions of at most 128 events: a
+/// wider one stops the enumeration with an error.
+pub fn enumerate_narrow(
+    program: &Program,
+    model: &dyn MemoryModel,
+    limits: &Limits,
+    goal: Option<&Prop>,
+    visit: &mut dyn FnMut(&Allowed<'_>, &Execution) -> Flow,
+) -> Result<(Stats, Option<Stop>), RunError> {
+    let mut wide = None;
+    let r = enumerate(program, model, limits, goal, &mut |x| match x.execution() {
+        Some(e) => visit(x, e),
+        None => {
+            wide = Some(RunError {
+                message: format!(
+                    "explanations, traces and drawings show executions of at most {} events, \
+                     and this test has more",
+                    EventSet::<1>::CAPACITY
+                ),
+                span: (0, 0),
+            });
+            Flow::Stop
+        }
+    })?;
+    match wide {
+        Some(e) => Err(e),
+        None => Ok(r),
     }
 }
 
@@ -483,13 +582,14 @@ struct LockPlan {
     reads: Vec<ReadChoice>,
 }
 
-struct Search<'a> {
+struct Search<'a, const W: usize> {
     program: &'a Program,
-    model: &'a dyn MemoryModel,
+    /// The model, as it judges executions of this width.
+    judge: &'a dyn JudgeAt<W>,
     limits: &'a Limits,
     goal: Option<&'a Prop>,
     paths: Vec<&'a Path>,
-    exec: Execution,
+    exec: Execution<W>,
     /// Global event of each path-local read, per thread.
     read_event: Vec<Vec<usize>>,
     /// Thread and path-local event of each global event (`None` for initial writes).
@@ -514,10 +614,10 @@ struct Search<'a> {
     /// the final writes of the observed locations.
     completes: bool,
     /// The final writes chosen, while the model completes a candidate.
-    finals: Option<EventSet>,
+    finals: Option<EventSet<W>>,
     /// Reads whose value is 0 without a write to read from: the lock reads, when the model
     /// completes candidates.
-    known_reads: EventSet,
+    known_reads: EventSet<W>,
     /// Whether a path of the combination stops at a write to an address that is no
     /// location: herd7 stops the test if any candidate takes it, and its candidates do not
     /// depend on which lock write a failed `spin_trylock` or `spin_is_locked` reads, since
@@ -537,30 +637,18 @@ struct Search<'a> {
 
 const NONE: usize = usize::MAX;
 
-impl<'a> Search<'a> {
+impl<'a, const W: usize> Search<'a, W> {
     fn new(
         program: &'a Program,
         model: &'a dyn MemoryModel,
+        judge: &'a dyn JudgeAt<W>,
         limits: &'a Limits,
         goal: Option<&'a Prop>,
         paths: Vec<&'a Path>,
-    ) -> Result<Search<'a>, RunError> {
+    ) -> Result<Search<'a, W>, RunError> {
         let nlocs = program.locs.len();
         let total = nlocs + paths.iter().map(|p| p.events.len()).sum::<usize>();
-        if total > MAX_EVENTS {
-            // The access that the limit falls on, in thread order.
-            let span = paths
-                .iter()
-                .flat_map(|p| p.events.iter())
-                .nth(MAX_EVENTS - nlocs.min(MAX_EVENTS))
-                .map_or((0, 0), |e| e.source);
-            return Err(RunError {
-                message: format!(
-                    "the test has {total} events in one execution; at most {MAX_EVENTS} are supported"
-                ),
-                span,
-            });
-        }
+        debug_assert!(total <= EventSet::<W>::CAPACITY);
         let mut events = Vec::with_capacity(total);
         let mut origin = Vec::with_capacity(total);
         for l in &program.locs {
@@ -600,8 +688,8 @@ impl<'a> Search<'a> {
                 });
                 origin.push(Some((t, i)));
             }
-            for (i, after) in program_order(p).into_iter().enumerate() {
-                po.set_successors(base + i, EventSet::from_bits(after.bits() << base));
+            for (i, after) in program_order(p, base).into_iter().enumerate() {
+                po.set_successors(base + i, after);
             }
             for (i, e) in p.events.iter().enumerate() {
                 let g = base + i;
@@ -613,7 +701,7 @@ impl<'a> Search<'a> {
                     (&mut data, e.data_dep),
                     (&mut ctrl, e.ctrl_dep),
                 ] {
-                    for k in EventSet::from_bits(mask as u128).iter() {
+                    for k in EventSet::<1>::from_bits_at(mask.into(), 0).iter() {
                         rel.add(reads[k], g);
                     }
                 }
@@ -671,7 +759,7 @@ impl<'a> Search<'a> {
         let escapes_by_write = paths.iter().any(|p| p.escape.is_some_and(|e| !e.read));
         let mut search = Search {
             program,
-            model,
+            judge,
             limits,
             goal,
             paths,
@@ -971,7 +1059,7 @@ impl<'a> Search<'a> {
             }
             // Judged once a location's reads-from and coherence are both placed.
             let before_co = matches!(self.stages[i], Stage::Co(_));
-            if !before_co && !self.model.judge(&self.exec).allowed() {
+            if !before_co && !self.judge.judge(&self.exec).allowed() {
                 self.stats.pruned += 1;
                 return None;
             }
@@ -1588,7 +1676,7 @@ impl<'a> Search<'a> {
         {
             return Some(Stop::Limit(format!("{max} executions")));
         }
-        let judgement = self.model.judge(&self.exec);
+        let judgement = self.judge.judge(&self.exec);
         if !judgement.allowed() {
             self.stats.removed.model += 1;
             return None;
@@ -1601,7 +1689,7 @@ impl<'a> Search<'a> {
         }
         self.stats.allowed += 1;
         let allowed = Allowed {
-            execution: &self.exec,
+            execution: narrow(&self.exec),
             judgement: &judgement,
             search: self,
         };
@@ -1643,7 +1731,7 @@ impl<'a> Search<'a> {
 
     /// Calls `f` with each choice of final writes whose `pco` is acyclic (set in
     /// [`Search::finals`] meanwhile) until it returns `false`.
-    fn for_each_final_choice(&mut self, f: &mut dyn FnMut(&mut Self, &Relation) -> bool) {
+    fn for_each_final_choice(&mut self, f: &mut dyn FnMut(&mut Self, &Relation<W>) -> bool) {
         let n = self.exec.events.len();
         let nlocs = self.program.locs.len();
         let writes_of = |ev: &[Event], l: usize| -> Vec<usize> {
@@ -1710,8 +1798,8 @@ impl<'a> Search<'a> {
     /// One choice of final writes: the filter and the goal, then the model's completions.
     fn judge_completions(
         &mut self,
-        finals: EventSet,
-        pco: &Relation,
+        finals: EventSet<W>,
+        pco: &Relation<W>,
         visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
     ) -> Option<Stop> {
         if let Some(filter) = &self.program.filter
@@ -1732,7 +1820,7 @@ impl<'a> Search<'a> {
         {
             return Some(Stop::Limit(format!("{max} executions")));
         }
-        let model = self.model;
+        let model = self.judge;
         let exec = self.exec.clone();
         let mut allowed = 0u64;
         let mut stop = None;
@@ -1747,7 +1835,7 @@ impl<'a> Search<'a> {
             self.exec.co = c.co.clone();
             self.exec.rf = c.rf.clone();
             let a = Allowed {
-                execution: &self.exec,
+                execution: narrow(&self.exec),
                 judgement: c.judgement,
                 search: self,
             };
@@ -1830,10 +1918,10 @@ impl<'a> Search<'a> {
 /// own instruction that depend on it (by address, data, or the control inside an
 /// instruction, transitively), as the read of an RMW comes before its write; two calls
 /// nested in one statement are otherwise unordered.
-fn program_order(p: &Path) -> Vec<EventSet> {
+fn program_order<const W: usize>(p: &Path, base: usize) -> Vec<EventSet<W>> {
     let n = p.events.len();
     // Within each instruction, the events each event must follow.
-    let mut before = vec![EventSet::EMPTY; n];
+    let mut before = vec![EventSet::<W>::EMPTY; n];
     for i in 0..n {
         let e = &p.events[i];
         let needs = e.addr_dep | e.data_dep | e.inner;
@@ -1854,7 +1942,7 @@ fn program_order(p: &Path) -> Vec<EventSet> {
             let mut after = EventSet::EMPTY;
             for (i, b) in before.iter().enumerate().skip(j + 1) {
                 if p.events[i].stmt != p.events[j].stmt || b.contains(j) {
-                    after.insert(i);
+                    after.insert(base + i);
                 }
             }
             after
@@ -1863,7 +1951,7 @@ fn program_order(p: &Path) -> Vec<EventSet> {
 }
 
 /// For each write (by position), the positions of the writes po-before it.
-fn same_thread_before(po: &Relation, writes: &[usize]) -> Vec<u64> {
+fn same_thread_before<const W: usize>(po: &Relation<W>, writes: &[usize]) -> Vec<u64> {
     writes
         .iter()
         .map(|&w| {

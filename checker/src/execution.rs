@@ -26,30 +26,30 @@ use crate::relation::{EventSet, Relation};
 /// - `addr`, `data` and `ctrl` are the syntactic dependencies through registers, before
 ///   the model's `carry-dep` extension.
 #[derive(Clone, Debug)]
-pub struct Execution {
+pub struct Execution<const W: usize = 1> {
     /// The events, initial writes first.
     pub events: Vec<Event>,
     /// Program order.
-    pub po: Relation,
+    pub po: Relation<W>,
     /// Reads-from: write to read.
-    pub rf: Relation,
+    pub rf: Relation<W>,
     /// Coherence order.
-    pub co: Relation,
+    pub co: Relation<W>,
     /// Read to write of each successful read-modify-write.
-    pub rmw: Relation,
+    pub rmw: Relation<W>,
     /// Address dependencies: read to the access whose address it computes.
-    pub addr: Relation,
+    pub addr: Relation<W>,
     /// Data dependencies: read to the write whose value it computes.
-    pub data: Relation,
+    pub data: Relation<W>,
     /// Control dependencies: read to every event po-after a branch on its value.
-    pub ctrl: Relation,
+    pub ctrl: Relation<W>,
     /// The initial writes of the locations whose final value the test reads (in its
     /// condition, `locations` or filter): their co-last writes are herd7's final writes,
     /// cat's `FW`.
-    pub observed: EventSet,
+    pub observed: EventSet<W>,
 }
 
-impl Execution {
+impl<const W: usize> Execution<W> {
     /// The number of events.
     pub fn len(&self) -> usize {
         self.events.len()
@@ -61,38 +61,38 @@ impl Execution {
     }
 
     /// The events that satisfy `pred`.
-    pub fn set(&self, pred: impl Fn(&Event) -> bool) -> EventSet {
-        EventSet::from_fn(self.len(), |e| pred(&self.events[e]))
+    pub fn set(&self, pred: impl Fn(&Event) -> bool) -> EventSet<W> {
+        EventSet::<W>::from_fn(self.len(), |e| pred(&self.events[e]))
     }
 
     /// The events carrying `tag`.
-    pub fn tagged(&self, tag: Tag) -> EventSet {
+    pub fn tagged(&self, tag: Tag) -> EventSet<W> {
         self.set(|e| e.has(tag))
     }
 
     /// The reads (cat's `R`, before `lock.cat` adds its lock reads).
-    pub fn reads(&self) -> EventSet {
+    pub fn reads(&self) -> EventSet<W> {
         self.set(|e| e.kind == EventKind::Read)
     }
 
     /// The writes (cat's `W`).
-    pub fn writes(&self) -> EventSet {
+    pub fn writes(&self) -> EventSet<W> {
         self.set(|e| e.kind == EventKind::Write)
     }
 
     /// The memory accesses (cat's `M`).
-    pub fn accesses(&self) -> EventSet {
+    pub fn accesses(&self) -> EventSet<W> {
         self.set(|e| e.kind != EventKind::Fence)
     }
 
     /// The fences (cat's `F`).
-    pub fn fences(&self) -> EventSet {
+    pub fn fences(&self) -> EventSet<W> {
         self.set(|e| e.kind == EventKind::Fence)
     }
 
     /// Pairs of memory accesses to the same location (cat's `loc`).
-    pub fn loc(&self) -> Relation {
-        Relation::from_fn(self.len(), |a, b| {
+    pub fn loc(&self) -> Relation<W> {
+        Relation::<W>::from_fn(self.len(), |a, b| {
             let (ea, eb) = (&self.events[a], &self.events[b]);
             ea.loc.is_some() && ea.loc == eb.loc
         })
@@ -100,23 +100,23 @@ impl Execution {
 
     /// Pairs of events of the same thread (cat's `int`); initial writes are internal to
     /// none.
-    pub fn int(&self) -> Relation {
-        Relation::from_fn(self.len(), |a, b| {
+    pub fn int(&self) -> Relation<W> {
+        Relation::<W>::from_fn(self.len(), |a, b| {
             let (ea, eb) = (&self.events[a], &self.events[b]);
             ea.thread.is_some() && ea.thread == eb.thread
         })
     }
 
     /// Pairs of events of different threads (cat's `ext`).
-    pub fn ext(&self) -> Relation {
-        Relation::from_fn(self.len(), |a, b| {
+    pub fn ext(&self) -> Relation<W> {
+        Relation::<W>::from_fn(self.len(), |a, b| {
             let (ea, eb) = (&self.events[a], &self.events[b]);
             ea.thread.is_none() || eb.thread.is_none() || ea.thread != eb.thread
         })
     }
 
     /// From-reads: cat's `fr = rf^-1 ; co`.
-    pub fn fr(&self) -> Relation {
+    pub fn fr(&self) -> Relation<W> {
         self.rf.inverse().seq(&self.co)
     }
 }

@@ -19,10 +19,10 @@
 //! Like the enumeration, this module does no I/O.
 
 use crate::CheckError;
-use crate::enumerate::{Flow, Limits, RunError, Stop, enumerate};
+use crate::enumerate::{Flow, Limits, RunError, Stop, enumerate, enumerate_narrow};
 use crate::execution::Execution;
 use crate::graph::{ExecutionGraph, event_text};
-use crate::model::{Judgement, MemoryModel};
+use crate::model::{JudgeAt, Judgement, MemoryModel};
 use crate::program::{Cell, Program, Prop, Quantifier};
 use crate::relation::Relation;
 use crate::report;
@@ -35,13 +35,15 @@ use std::fmt::Write as _;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AllCandidates;
 
+impl<const W: usize> JudgeAt<W> for AllCandidates {
+    fn judge(&self, _: &Execution<W>) -> Judgement {
+        Judgement::default()
+    }
+}
+
 impl MemoryModel for AllCandidates {
     fn name(&self) -> &'static str {
         "candidates"
-    }
-
-    fn judge(&self, _: &Execution) -> Judgement {
-        Judgement::default()
     }
 }
 
@@ -120,8 +122,8 @@ pub fn explain(
     state: &Prop,
     limits: &Limits,
 ) -> Result<Answer, RunError> {
-    let shown = |x: &crate::enumerate::Allowed<'_>, satisfies: bool, flags| Shown {
-        execution: x.execution.clone(),
+    let shown = |x: &crate::enumerate::Allowed<'_>, e: &Execution, satisfies: bool, flags| Shown {
+        execution: e.clone(),
         state: program.shown.iter().map(|&c| x.value(c)).collect(),
         satisfies,
         flags,
@@ -138,10 +140,10 @@ pub fn explain(
         _ => Ok(()),
     };
     let mut witness = None;
-    let (_, stop) = enumerate(program, model, limits, Some(state), &mut |x| {
+    let (_, stop) = enumerate_narrow(program, model, limits, Some(state), &mut |x, e| {
         if passes(x) {
             let sat = program.condition.prop.eval(&|c: Cell| x.value(c));
-            witness = Some(shown(x, sat, x.judgement.flags.clone()));
+            witness = Some(shown(x, e, sat, x.judgement.flags.clone()));
             Flow::Stop
         } else {
             Flow::Continue
@@ -152,14 +154,14 @@ pub fn explain(
         return Ok(Answer::Allowed(Box::new(w)));
     }
     let mut groups: Vec<(String, Group)> = Vec::new();
-    let (_, stop) = enumerate(program, &AllCandidates, limits, Some(state), &mut |x| {
+    let (_, stop) = enumerate_narrow(program, &AllCandidates, limits, Some(state), &mut |x, e| {
         if !passes(x) {
             return Flow::Continue;
         }
-        let judgement = model.judge(x.execution);
+        let judgement = JudgeAt::<1>::judge(model, e);
         let check = judgement.rejected_by.unwrap_or("(none)");
-        let violation = model.explain(x.execution);
-        let key = format!("{check} {}", shape(program, x.execution, &violation));
+        let violation = model.explain(e);
+        let key = format!("{check} {}", shape(program, e, &violation));
         if let Some((_, g)) = groups.iter_mut().find(|(k, _)| *k == key) {
             g.count += 1;
         } else {
@@ -169,7 +171,7 @@ pub fn explain(
                 Group {
                     check,
                     violation,
-                    first: shown(x, sat, Vec::new()),
+                    first: shown(x, e, sat, Vec::new()),
                     count: 1,
                 },
             ));

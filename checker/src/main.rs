@@ -522,6 +522,7 @@ fn check_file(
             deadline: args
                 .timeout
                 .map(|s| start + Duration::from_secs_f64(s.max(0.0))),
+            ..Default::default()
         },
         speedcheck: args.speedcheck,
     };
@@ -626,6 +627,7 @@ fn bench(args: BenchArgs) -> u8 {
                         deadline: args
                             .timeout
                             .map(|s| t + Duration::from_secs_f64(s.max(0.0))),
+                        ..Default::default()
                     },
                     speedcheck: args.speedcheck,
                 };
@@ -770,6 +772,7 @@ fn traces(
         deadline: args
             .timeout
             .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+        ..Default::default()
     };
     let (shown, total) =
         trace::executions(p, m, show, args.show_max, &limits).map_err(|e| e.message)?;
@@ -854,6 +857,7 @@ fn explain(args: ExplainArgs) -> u8 {
         deadline: args
             .timeout
             .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+        ..Default::default()
     };
     match hazmat_checker::explain::explain_source(
         &source,

@@ -36,17 +36,52 @@ impl Judgement {
 
 /// One way a model completes a candidate execution and allows it: the coherence order and
 /// reads-from it chose, and its judgement (flags).
-pub struct Completion<'a> {
+pub struct Completion<'a, const W: usize = 1> {
     /// The coherence order.
-    pub co: &'a Relation,
+    pub co: &'a Relation<W>,
     /// The reads-from relation, with the reads the model placed itself (lock reads).
-    pub rf: &'a Relation,
+    pub rf: &'a Relation<W>,
     /// The judgement.
     pub judgement: &'a Judgement,
 }
 
+/// How a model judges the executions of one width: `W` words of 128 events.
+pub trait JudgeAt<const W: usize> {
+    /// Judges one complete execution.
+    fn judge(&self, execution: &Execution<W>) -> Judgement;
+
+    /// For a model that [completes](MemoryModel::completes) candidates: calls `each` with every
+    /// completion of `execution` the model allows (until `each` returns `false`), given
+    /// the final writes of the locations the test observes and herd7's `pco` (the initial
+    /// writes before the others, the final writes after them).
+    /// A model that may take long on one execution stops with an error once `deadline`
+    /// has passed; the enumeration then reports the test undecided.
+    fn completions(
+        &self,
+        execution: &Execution<W>,
+        final_writes: EventSet<W>,
+        pco: &Relation<W>,
+        deadline: Option<Instant>,
+        each: &mut dyn FnMut(Completion<'_, W>) -> bool,
+    ) -> Result<(), String> {
+        let _ = (final_writes, pco, deadline);
+        let judgement = self.judge(execution);
+        if judgement.allowed() {
+            each(Completion {
+                co: &execution.co,
+                rf: &execution.rf,
+                judgement: &judgement,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// A memory model: a strategy the enumeration consults for each candidate execution.
-pub trait MemoryModel: Sync {
+///
+/// A model judges executions of every width the engine uses ([`JudgeAt`] for each of
+/// [`crate::relation::WIDTHS`]); one generic `impl<const W: usize> JudgeAt<W>` gives them all.
+pub trait MemoryModel: Sync + JudgeAt<1> + JudgeAt<2> + JudgeAt<4> + JudgeAt<8> {
     /// The model's name on the command line and in `Result(name):` lines.
     fn name(&self) -> &'static str;
 
@@ -65,9 +100,6 @@ pub trait MemoryModel: Sync {
         false
     }
 
-    /// Judges one complete execution.
-    fn judge(&self, execution: &Execution) -> Judgement;
-
     /// Whether every relation this model checks only grows when pairs are added to `rf` and
     /// `co`, so that a check failing on a partial execution fails on all its completions.
     fn monotone(&self) -> bool {
@@ -76,35 +108,9 @@ pub trait MemoryModel: Sync {
 
     /// Whether the model completes candidates itself, as herd7's model files do: it then
     /// gets executions with reads-from for ordinary reads only, and no coherence order,
-    /// through [`completions`](Self::completions), instead of [`judge`](Self::judge).
+    /// through [`completions`](JudgeAt::completions), instead of [`judge`](JudgeAt::judge).
     fn completes(&self) -> bool {
         false
-    }
-
-    /// For a model that [completes](Self::completes) candidates: calls `each` with every
-    /// completion of `execution` the model allows (until `each` returns `false`), given
-    /// the final writes of the locations the test observes and herd7's `pco` (the initial
-    /// writes before the others, the final writes after them).
-    /// A model that may take long on one execution stops with an error once `deadline`
-    /// has passed; the enumeration then reports the test undecided.
-    fn completions(
-        &self,
-        execution: &Execution,
-        final_writes: EventSet,
-        pco: &Relation,
-        deadline: Option<Instant>,
-        each: &mut dyn FnMut(Completion<'_>) -> bool,
-    ) -> Result<(), String> {
-        let _ = (final_writes, pco, deadline);
-        let judgement = self.judge(execution);
-        if judgement.allowed() {
-            each(Completion {
-                co: &execution.co,
-                rf: &execution.rf,
-                judgement: &judgement,
-            });
-        }
-        Ok(())
     }
 
     /// Whether the model allows every sequentially consistent execution, as every model of
@@ -115,7 +121,7 @@ pub trait MemoryModel: Sync {
         true
     }
 
-    /// Why the model rejects `execution`: the first failing check, as [`judge`](Self::judge)
+    /// Why the model rejects `execution`: the first failing check, as [`judge`](JudgeAt::judge)
     /// names it, with a concrete cycle in the base relations; `None` when the model allows
     /// the execution or cannot explain its checks.
     fn explain(&self, execution: &Execution) -> Option<Violation> {

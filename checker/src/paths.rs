@@ -160,9 +160,8 @@ const MAX_READS: u32 = 64;
 /// The most paths one thread may have.
 const MAX_PATHS: usize = 1 << 16;
 /// The most accesses and undecided branches one path may go through: the walk recurses at
-/// each, so this bounds its stack (a path longer than [`crate::relation::MAX_EVENTS`] could
-/// not be checked anyway).
-const MAX_DEPTH: usize = 4 * crate::relation::MAX_EVENTS;
+/// each, so this bounds its stack.
+const MAX_DEPTH: usize = 512;
 /// The most events all the paths of one thread may hold together: the memory bound of this
 /// stage (about 200 bytes an event, so some 800 MB at most).
 const MAX_PATH_EVENTS: usize = 1 << 22;

@@ -6,39 +6,70 @@
 //! `irreflexive` and `empty`.
 //! Litmus tests have few events, so a set is one `u128` and a relation is one `u128` row per
 //! event: every operation is a handful of word operations per row.
-//! An execution with more than [`MAX_EVENTS`] events is refused by the lowering before any
-//! relation is built.
+//! A larger execution gets wider sets, of as many words as its events need ([`WIDTHS`]);
+//! the engine, the native models and the relations are generic over that width, and each
+//! width is compiled apart, so that the narrow one keeps its one-word operations.
+//! An execution with more than [`MAX_EVENTS`] events is refused before any relation is
+//! built.
 
 use std::fmt;
 
+/// The widths, in 128-bit words, an execution's event sets and relations may take: the
+/// engine runs each combination of thread paths at the narrowest that holds its events.
+pub const WIDTHS: [usize; 4] = [1, 2, 4, 8];
+
 /// The most events one execution may have, initial writes included.
-pub const MAX_EVENTS: usize = 128;
+pub const MAX_EVENTS: usize = 128 * WIDTHS[WIDTHS.len() - 1];
 
-/// A set of events of one execution, as a bit set indexed by event number.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-pub struct EventSet(u128);
+/// The narrowest of [`WIDTHS`] that holds `n` events, if one does.
+pub fn width_for(n: usize) -> Option<usize> {
+    WIDTHS.into_iter().find(|w| n <= 128 * w)
+}
 
-impl EventSet {
+/// A set of events of one execution, as a bit set indexed by event number, `W` words of
+/// 128 bits wide (one by default, which holds the events of almost every litmus test).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventSet<const W: usize = 1>([u128; W]);
+
+impl<const W: usize> Default for EventSet<W> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl<const W: usize> EventSet<W> {
     /// The empty set.
-    pub const EMPTY: EventSet = EventSet(0);
+    pub const EMPTY: EventSet<W> = EventSet([0; W]);
+
+    /// The most events a set of this width holds.
+    pub const CAPACITY: usize = 128 * W;
 
     /// The set of the first `n` events, `0..n`.
-    pub fn full(n: usize) -> EventSet {
-        debug_assert!(n <= MAX_EVENTS);
-        if n == MAX_EVENTS {
-            EventSet(u128::MAX)
-        } else {
-            EventSet((1u128 << n) - 1)
+    pub fn full(n: usize) -> EventSet<W> {
+        debug_assert!(n <= Self::CAPACITY);
+        let mut s = Self::EMPTY;
+        for (i, w) in s.0.iter_mut().enumerate() {
+            let lo = i * 128;
+            *w = if n >= lo + 128 {
+                u128::MAX
+            } else if n > lo {
+                (1u128 << (n - lo)) - 1
+            } else {
+                0
+            };
         }
+        s
     }
 
     /// The set holding only event `e`.
-    pub fn singleton(e: usize) -> EventSet {
-        EventSet(1u128 << e)
+    pub fn singleton(e: usize) -> EventSet<W> {
+        let mut s = Self::EMPTY;
+        s.insert(e);
+        s
     }
 
     /// Builds a set from the events `0..n` that satisfy `pred`.
-    pub fn from_fn(n: usize, mut pred: impl FnMut(usize) -> bool) -> EventSet {
+    pub fn from_fn(n: usize, mut pred: impl FnMut(usize) -> bool) -> EventSet<W> {
         let mut s = EventSet::EMPTY;
         for e in 0..n {
             if pred(e) {
@@ -48,95 +79,114 @@ impl EventSet {
         s
     }
 
-    /// The raw bits: bit `e` is set when event `e` is in the set.
-    pub fn bits(self) -> u128 {
-        self.0
-    }
-
-    /// A set from raw bits.
-    pub fn from_bits(bits: u128) -> EventSet {
-        EventSet(bits)
+    /// The set of the events `offset + i` for every bit `i` set in `bits`.
+    pub fn from_bits_at(bits: u128, offset: usize) -> EventSet<W> {
+        let mut s = Self::EMPTY;
+        let (word, shift) = (offset / 128, offset % 128);
+        if bits == 0 {
+            return s;
+        }
+        s.0[word] = bits << shift;
+        if shift != 0 && word + 1 < W {
+            s.0[word + 1] = bits >> (128 - shift);
+        }
+        s
     }
 
     /// Whether event `e` is in the set.
     pub fn contains(self, e: usize) -> bool {
-        self.0 >> e & 1 == 1
+        self.0[e / 128] >> (e % 128) & 1 == 1
     }
 
     /// Adds event `e`.
     pub fn insert(&mut self, e: usize) {
-        self.0 |= 1u128 << e;
+        self.0[e / 128] |= 1u128 << (e % 128);
     }
 
     /// Removes event `e`.
     pub fn remove(&mut self, e: usize) {
-        self.0 &= !(1u128 << e);
+        self.0[e / 128] &= !(1u128 << (e % 128));
     }
 
     /// Whether the set is empty.
     pub fn is_empty(self) -> bool {
-        self.0 == 0
+        self.0.iter().all(|&w| w == 0)
     }
 
     /// The number of events in the set.
     pub fn len(self) -> usize {
-        self.0.count_ones() as usize
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    fn zip(self, other: EventSet<W>, f: impl Fn(u128, u128) -> u128) -> EventSet<W> {
+        let mut s = self;
+        for (a, b) in s.0.iter_mut().zip(other.0) {
+            *a = f(*a, b);
+        }
+        s
     }
 
     /// `self ∪ other`.
-    pub fn union(self, other: EventSet) -> EventSet {
-        EventSet(self.0 | other.0)
+    pub fn union(self, other: EventSet<W>) -> EventSet<W> {
+        self.zip(other, |a, b| a | b)
     }
 
     /// `self ∩ other`.
-    pub fn inter(self, other: EventSet) -> EventSet {
-        EventSet(self.0 & other.0)
+    pub fn inter(self, other: EventSet<W>) -> EventSet<W> {
+        self.zip(other, |a, b| a & b)
     }
 
     /// `self \ other`.
-    pub fn minus(self, other: EventSet) -> EventSet {
-        EventSet(self.0 & !other.0)
+    pub fn minus(self, other: EventSet<W>) -> EventSet<W> {
+        self.zip(other, |a, b| a & !b)
     }
 
     /// The smallest event in the set.
     pub fn first(self) -> Option<usize> {
-        (self.0 != 0).then(|| self.0.trailing_zeros() as usize)
+        self.0
+            .iter()
+            .position(|&w| w != 0)
+            .map(|i| i * 128 + self.0[i].trailing_zeros() as usize)
     }
 
     /// The events of the set in increasing order.
-    pub fn iter(self) -> EventSetIter {
-        EventSetIter(self.0)
+    pub fn iter(self) -> EventSetIter<W> {
+        EventSetIter {
+            words: self.0,
+            current: self.0[0],
+            at: 0,
+        }
     }
 }
 
-impl std::ops::BitOr for EventSet {
-    type Output = EventSet;
-    fn bitor(self, rhs: EventSet) -> EventSet {
+impl<const W: usize> std::ops::BitOr for EventSet<W> {
+    type Output = EventSet<W>;
+    fn bitor(self, rhs: EventSet<W>) -> EventSet<W> {
         self.union(rhs)
     }
 }
 
-impl std::ops::BitAnd for EventSet {
-    type Output = EventSet;
-    fn bitand(self, rhs: EventSet) -> EventSet {
+impl<const W: usize> std::ops::BitAnd for EventSet<W> {
+    type Output = EventSet<W>;
+    fn bitand(self, rhs: EventSet<W>) -> EventSet<W> {
         self.inter(rhs)
     }
 }
 
-impl std::ops::Sub for EventSet {
-    type Output = EventSet;
-    fn sub(self, rhs: EventSet) -> EventSet {
+impl<const W: usize> std::ops::Sub for EventSet<W> {
+    type Output = EventSet<W>;
+    fn sub(self, rhs: EventSet<W>) -> EventSet<W> {
         self.minus(rhs)
     }
 }
 
-impl std::ops::BitOrAssign for EventSet {
-    fn bitor_assign(&mut self, rhs: EventSet) {
-        self.0 |= rhs.0;
+impl<const W: usize> std::ops::BitOrAssign for EventSet<W> {
+    fn bitor_assign(&mut self, rhs: EventSet<W>) {
+        *self = self.union(rhs);
     }
 }
 
-impl fmt::Debug for EventSet {
+impl<const W: usize> fmt::Debug for EventSet<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_set().entries(self.iter()).finish()
     }
@@ -144,29 +194,44 @@ impl fmt::Debug for EventSet {
 
 /// Iterator over the events of an [`EventSet`], in increasing order.
 #[derive(Clone)]
-pub struct EventSetIter(u128);
+pub struct EventSetIter<const W: usize = 1> {
+    words: [u128; W],
+    /// The word being read, `words[at]` with the events already returned removed.
+    current: u128,
+    at: usize,
+}
 
-impl Iterator for EventSetIter {
+impl<const W: usize> Iterator for EventSetIter<W> {
     type Item = usize;
     fn next(&mut self) -> Option<usize> {
-        if self.0 == 0 {
-            return None;
+        while self.current == 0 {
+            self.at += 1;
+            if self.at >= W {
+                return None;
+            }
+            self.current = self.words[self.at];
         }
-        let e = self.0.trailing_zeros() as usize;
-        self.0 &= self.0 - 1;
-        Some(e)
+        let e = self.current.trailing_zeros() as usize;
+        self.current &= self.current - 1;
+        Some(self.at * 128 + e)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.0.count_ones() as usize;
+        let later: usize = self
+            .words
+            .iter()
+            .skip(self.at + 1)
+            .map(|w| w.count_ones() as usize)
+            .sum();
+        let n = self.current.count_ones() as usize + later;
         (n, Some(n))
     }
 }
 
-impl ExactSizeIterator for EventSetIter {}
+impl<const W: usize> ExactSizeIterator for EventSetIter<W> {}
 
-impl FromIterator<usize> for EventSet {
-    fn from_iter<I: IntoIterator<Item = usize>>(iter: I) -> EventSet {
+impl<const W: usize> FromIterator<usize> for EventSet<W> {
+    fn from_iter<I: IntoIterator<Item = usize>>(iter: I) -> EventSet<W> {
         let mut s = EventSet::EMPTY;
         for e in iter {
             s.insert(e);
@@ -178,37 +243,37 @@ impl FromIterator<usize> for EventSet {
 /// A binary relation over the events `0..n` of one execution: row `a` holds every `b` with
 /// `(a, b)` in the relation.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Relation {
-    rows: Rows,
+pub struct Relation<const W: usize = 1> {
+    rows: Rows<W>,
 }
 
 /// The rows of a relation: inline up to [`INLINE_EVENTS`] events, so that the relations of
 /// most litmus tests are built and dropped without an allocator call.
-type Rows = smallvec::SmallVec<[EventSet; INLINE_EVENTS]>;
+type Rows<const W: usize> = smallvec::SmallVec<[EventSet<W>; INLINE_EVENTS]>;
 
 /// How many events a relation holds without allocating.
 const INLINE_EVENTS: usize = 32;
 
-impl Relation {
+impl<const W: usize> Relation<W> {
     /// The empty relation over `n` events.
-    pub fn empty(n: usize) -> Relation {
+    pub fn empty(n: usize) -> Relation<W> {
         assert!(
-            n <= MAX_EVENTS,
-            "relation over {n} events exceeds MAX_EVENTS"
+            n <= EventSet::<W>::CAPACITY,
+            "relation over {n} events exceeds its width"
         );
         Relation {
-            rows: smallvec::smallvec![EventSet::EMPTY; n],
+            rows: smallvec::smallvec![EventSet::<W>::EMPTY; n],
         }
     }
 
     /// The identity on the events `0..n`.
-    pub fn identity(n: usize) -> Relation {
-        Relation::id_on(n, EventSet::full(n))
+    pub fn identity(n: usize) -> Relation<W> {
+        Relation::<W>::id_on(n, EventSet::<W>::full(n))
     }
 
     /// The identity restricted to `set`: cat's `[S]`.
-    pub fn id_on(n: usize, set: EventSet) -> Relation {
-        let mut r = Relation::empty(n);
+    pub fn id_on(n: usize, set: EventSet<W>) -> Relation<W> {
+        let mut r = Relation::<W>::empty(n);
         for e in set.iter() {
             r.rows[e].insert(e);
         }
@@ -216,8 +281,8 @@ impl Relation {
     }
 
     /// The cartesian product `from × to`: cat's `S1 * S2`.
-    pub fn cartesian(n: usize, from: EventSet, to: EventSet) -> Relation {
-        let mut r = Relation::empty(n);
+    pub fn cartesian(n: usize, from: EventSet<W>, to: EventSet<W>) -> Relation<W> {
+        let mut r = Relation::<W>::empty(n);
         for e in from.iter() {
             r.rows[e] = to;
         }
@@ -225,17 +290,17 @@ impl Relation {
     }
 
     /// Builds the relation of the pairs `(a, b)` of `0..n` that satisfy `pred`.
-    pub fn from_fn(n: usize, mut pred: impl FnMut(usize, usize) -> bool) -> Relation {
-        let mut r = Relation::empty(n);
+    pub fn from_fn(n: usize, mut pred: impl FnMut(usize, usize) -> bool) -> Relation<W> {
+        let mut r = Relation::<W>::empty(n);
         for a in 0..n {
-            r.rows[a] = EventSet::from_fn(n, |b| pred(a, b));
+            r.rows[a] = EventSet::<W>::from_fn(n, |b| pred(a, b));
         }
         r
     }
 
     /// Builds a relation from a list of pairs.
-    pub fn from_pairs(n: usize, pairs: impl IntoIterator<Item = (usize, usize)>) -> Relation {
-        let mut r = Relation::empty(n);
+    pub fn from_pairs(n: usize, pairs: impl IntoIterator<Item = (usize, usize)>) -> Relation<W> {
+        let mut r = Relation::<W>::empty(n);
         for (a, b) in pairs {
             r.add(a, b);
         }
@@ -263,18 +328,18 @@ impl Relation {
     }
 
     /// The events `b` with `(a, b)` in the relation.
-    pub fn successors(&self, a: usize) -> EventSet {
+    pub fn successors(&self, a: usize) -> EventSet<W> {
         self.rows[a]
     }
 
     /// Sets the successors of `a` to `set`.
-    pub fn set_successors(&mut self, a: usize, set: EventSet) {
+    pub fn set_successors(&mut self, a: usize, set: EventSet<W>) {
         self.rows[a] = set;
     }
 
     /// The events `a` with `(a, b)` in the relation.
-    pub fn predecessors(&self, b: usize) -> EventSet {
-        EventSet::from_fn(self.size(), |a| self.rows[a].contains(b))
+    pub fn predecessors(&self, b: usize) -> EventSet<W> {
+        EventSet::<W>::from_fn(self.size(), |a| self.rows[a].contains(b))
     }
 
     /// Whether the relation has no pair.
@@ -296,7 +361,7 @@ impl Relation {
     }
 
     /// The events with at least one successor: cat's `domain(r)`.
-    pub fn domain(&self) -> EventSet {
+    pub fn domain(&self) -> EventSet<W> {
         self.rows
             .iter()
             .enumerate()
@@ -306,27 +371,29 @@ impl Relation {
     }
 
     /// The events with at least one predecessor: cat's `range(r)`.
-    pub fn range(&self) -> EventSet {
-        self.rows.iter().fold(EventSet::EMPTY, |acc, r| acc | *r)
+    pub fn range(&self) -> EventSet<W> {
+        self.rows
+            .iter()
+            .fold(EventSet::<W>::EMPTY, |acc, r| acc | *r)
     }
 
     /// `self ∪ other`: cat's `r | s`.
-    pub fn union(&self, other: &Relation) -> Relation {
+    pub fn union(&self, other: &Relation<W>) -> Relation<W> {
         self.zip(other, |a, b| a | b)
     }
 
     /// `self ∩ other`: cat's `r & s`.
-    pub fn inter(&self, other: &Relation) -> Relation {
+    pub fn inter(&self, other: &Relation<W>) -> Relation<W> {
         self.zip(other, |a, b| a & b)
     }
 
     /// `self \ other`: cat's `r \ s`.
-    pub fn minus(&self, other: &Relation) -> Relation {
+    pub fn minus(&self, other: &Relation<W>) -> Relation<W> {
         self.zip(other, |a, b| a - b)
     }
 
     /// Adds every pair of `other` to `self`.
-    pub fn union_with(&mut self, other: &Relation) {
+    pub fn union_with(&mut self, other: &Relation<W>) {
         debug_assert_eq!(self.size(), other.size());
         for (a, b) in self.rows.iter_mut().zip(&other.rows) {
             *a |= *b;
@@ -334,7 +401,7 @@ impl Relation {
     }
 
     /// Keeps only the pairs also in `other`.
-    pub fn inter_with(&mut self, other: &Relation) {
+    pub fn inter_with(&mut self, other: &Relation<W>) {
         debug_assert_eq!(self.size(), other.size());
         for (a, b) in self.rows.iter_mut().zip(&other.rows) {
             *a = *a & *b;
@@ -342,7 +409,7 @@ impl Relation {
     }
 
     /// Removes every pair of `other` from `self`.
-    pub fn minus_with(&mut self, other: &Relation) {
+    pub fn minus_with(&mut self, other: &Relation<W>) {
         debug_assert_eq!(self.size(), other.size());
         for (a, b) in self.rows.iter_mut().zip(&other.rows) {
             *a = *a - *b;
@@ -350,22 +417,26 @@ impl Relation {
     }
 
     /// Keeps only the pairs whose first event is in `set`, in place: `[S] ; r`.
-    pub fn retain_domain(&mut self, set: EventSet) {
+    pub fn retain_domain(&mut self, set: EventSet<W>) {
         for (a, row) in self.rows.iter_mut().enumerate() {
             if !set.contains(a) {
-                *row = EventSet::EMPTY;
+                *row = EventSet::<W>::EMPTY;
             }
         }
     }
 
     /// Keeps only the pairs whose second event is in `set`, in place: `r ; [S]`.
-    pub fn retain_range(&mut self, set: EventSet) {
+    pub fn retain_range(&mut self, set: EventSet<W>) {
         for row in self.rows.iter_mut() {
             *row = *row & set;
         }
     }
 
-    fn zip(&self, other: &Relation, f: impl Fn(EventSet, EventSet) -> EventSet) -> Relation {
+    fn zip(
+        &self,
+        other: &Relation<W>,
+        f: impl Fn(EventSet<W>, EventSet<W>) -> EventSet<W>,
+    ) -> Relation<W> {
         debug_assert_eq!(self.size(), other.size());
         Relation {
             rows: self
@@ -378,8 +449,8 @@ impl Relation {
     }
 
     /// The inverse: cat's `r^-1`.
-    pub fn inverse(&self) -> Relation {
-        let mut r = Relation::empty(self.size());
+    pub fn inverse(&self) -> Relation<W> {
+        let mut r = Relation::<W>::empty(self.size());
         for (a, b) in self.pairs() {
             r.add(b, a);
         }
@@ -387,9 +458,9 @@ impl Relation {
     }
 
     /// Writes the inverse of `self` into `out`, a relation over as many events.
-    pub fn inverse_into(&self, out: &mut Relation) {
+    pub fn inverse_into(&self, out: &mut Relation<W>) {
         debug_assert_eq!(self.size(), out.size());
-        out.rows.iter_mut().for_each(|r| *r = EventSet::EMPTY);
+        out.rows.iter_mut().for_each(|r| *r = EventSet::<W>::EMPTY);
         for (a, b) in self.pairs() {
             out.add(b, a);
         }
@@ -400,38 +471,38 @@ impl Relation {
     ///
     /// # Complexity
     /// O(n · |pairs of self| / n) word operations: one union per pair of `self`.
-    pub fn seq(&self, other: &Relation) -> Relation {
+    pub fn seq(&self, other: &Relation<W>) -> Relation<W> {
         debug_assert_eq!(self.size(), other.size());
         let rows = self
             .rows
             .iter()
             .map(|row| {
                 row.iter()
-                    .fold(EventSet::EMPTY, |acc, b| acc | other.rows[b])
+                    .fold(EventSet::<W>::EMPTY, |acc, b| acc | other.rows[b])
             })
             .collect();
         Relation { rows }
     }
 
     /// Writes `self ; other` into `out`, a relation over as many events.
-    pub fn seq_into(&self, other: &Relation, out: &mut Relation) {
+    pub fn seq_into(&self, other: &Relation<W>, out: &mut Relation<W>) {
         debug_assert_eq!(self.size(), other.size());
         debug_assert_eq!(self.size(), out.size());
         for (row, o) in self.rows.iter().zip(out.rows.iter_mut()) {
             *o = row
                 .iter()
-                .fold(EventSet::EMPTY, |acc, b| acc | other.rows[b]);
+                .fold(EventSet::<W>::EMPTY, |acc, b| acc | other.rows[b]);
         }
     }
 
     /// Makes `self` a copy of `other`, a relation over as many events, without allocating.
-    pub fn copy_from(&mut self, other: &Relation) {
+    pub fn copy_from(&mut self, other: &Relation<W>) {
         debug_assert_eq!(self.size(), other.size());
         self.rows.copy_from_slice(&other.rows);
     }
 
     /// Restricts the domain to `set`: cat's `[S] ; r`.
-    pub fn restrict_domain(&self, set: EventSet) -> Relation {
+    pub fn restrict_domain(&self, set: EventSet<W>) -> Relation<W> {
         let rows = self
             .rows
             .iter()
@@ -440,7 +511,7 @@ impl Relation {
                 if set.contains(a) {
                     *row
                 } else {
-                    EventSet::EMPTY
+                    EventSet::<W>::EMPTY
                 }
             })
             .collect();
@@ -448,19 +519,31 @@ impl Relation {
     }
 
     /// Restricts the range to `set`: cat's `r ; [S]`.
-    pub fn restrict_range(&self, set: EventSet) -> Relation {
+    pub fn restrict_range(&self, set: EventSet<W>) -> Relation<W> {
         Relation {
             rows: self.rows.iter().map(|row| *row & set).collect(),
         }
     }
 
     /// Restricts both ends: cat's `[S1] ; r ; [S2]`.
-    pub fn restrict(&self, from: EventSet, to: EventSet) -> Relation {
-        self.restrict_domain(from).restrict_range(to)
+    pub fn restrict(&self, from: EventSet<W>, to: EventSet<W>) -> Relation<W> {
+        let rows = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(a, row)| {
+                if from.contains(a) {
+                    *row & to
+                } else {
+                    EventSet::EMPTY
+                }
+            })
+            .collect();
+        Relation { rows }
     }
 
     /// The reflexive closure: cat's `r?`.
-    pub fn optional(&self) -> Relation {
+    pub fn optional(&self) -> Relation<W> {
         let mut r = self.clone();
         r.add_identity();
         r
@@ -474,7 +557,7 @@ impl Relation {
     }
 
     /// The transitive closure: cat's `r+`.
-    pub fn plus(&self) -> Relation {
+    pub fn plus(&self) -> Relation<W> {
         let mut r = self.clone();
         r.close_transitively();
         r
@@ -500,7 +583,7 @@ impl Relation {
     }
 
     /// The reflexive-transitive closure: cat's `r*`.
-    pub fn star(&self) -> Relation {
+    pub fn star(&self) -> Relation<W> {
         let mut r = self.plus();
         r.add_identity();
         r
@@ -521,12 +604,12 @@ impl Relation {
     /// O(n²) word operations in the worst case.
     pub fn is_acyclic(&self) -> bool {
         let n = self.size();
-        let mut alive = EventSet::full(n);
+        let mut alive = EventSet::<W>::full(n);
         loop {
             // An event is a source when no alive event points to it.
             let targets = alive
                 .iter()
-                .fold(EventSet::EMPTY, |acc, a| acc | (self.rows[a] & alive));
+                .fold(EventSet::<W>::EMPTY, |acc, a| acc | (self.rows[a] & alive));
             let sources = alive - targets;
             if sources.is_empty() {
                 return alive.is_empty();
@@ -546,7 +629,7 @@ impl Relation {
         for start in 0..n {
             // Breadth-first search for a path from the successors of `start` back to it.
             let mut parent = vec![usize::MAX; n];
-            let mut seen = EventSet::EMPTY;
+            let mut seen = EventSet::<W>::EMPTY;
             let mut frontier: Vec<usize> = Vec::new();
             for b in self.rows[start].iter() {
                 parent[b] = start;
@@ -588,7 +671,7 @@ impl Relation {
     }
 }
 
-impl fmt::Debug for Relation {
+impl<const W: usize> fmt::Debug for Relation<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_set().entries(self.pairs()).finish()
     }
@@ -609,10 +692,78 @@ mod tests {
         assert_eq!((a | b).iter().collect::<Vec<_>>(), vec![0, 2, 3, 127]);
         assert_eq!((a & b).iter().collect::<Vec<_>>(), vec![2]);
         assert_eq!((a - b).iter().collect::<Vec<_>>(), vec![0, 127]);
-        assert_eq!(EventSet::full(128).len(), 128);
-        assert_eq!(EventSet::full(3).len(), 3);
+        assert_eq!(EventSet::<1>::full(128).len(), 128);
+        assert_eq!(EventSet::<1>::full(3).len(), 3);
         assert_eq!(a.first(), Some(0));
-        assert!(EventSet::EMPTY.first().is_none());
+        assert!(EventSet::<1>::EMPTY.first().is_none());
+    }
+
+    #[test]
+    fn wide_sets_cross_their_words() {
+        let a: EventSet<4> = [0, 127, 128, 300, 511].into_iter().collect();
+        let b: EventSet<4> = [127, 129, 511].into_iter().collect();
+        assert_eq!(
+            (a | b).iter().collect::<Vec<_>>(),
+            vec![0, 127, 128, 129, 300, 511]
+        );
+        assert_eq!((a & b).iter().collect::<Vec<_>>(), vec![127, 511]);
+        assert_eq!((a - b).iter().collect::<Vec<_>>(), vec![0, 128, 300]);
+        assert_eq!((b - a).first(), Some(129));
+        assert_eq!(a.len(), 5);
+        assert_eq!(a.iter().len(), 5);
+        for n in [0, 1, 127, 128, 129, 255, 256, 300, 512] {
+            let full = EventSet::<4>::full(n);
+            assert_eq!(full.len(), n);
+            assert_eq!(full.iter().last(), n.checked_sub(1));
+        }
+        for offset in [0, 5, 127, 128, 200, 383] {
+            let s = EventSet::<4>::from_bits_at(0b1011, offset);
+            let want: Vec<usize> = [0, 1, 3].iter().map(|i| i + offset).collect();
+            assert_eq!(s.iter().collect::<Vec<_>>(), want, "offset {offset}");
+        }
+        assert_eq!(crate::relation::width_for(128), Some(1));
+        assert_eq!(crate::relation::width_for(129), Some(2));
+        assert_eq!(crate::relation::width_for(300), Some(4));
+        assert_eq!(crate::relation::width_for(MAX_EVENTS + 1), None);
+    }
+
+    /// A relation of 4 words agrees with the same relation of one word, on every operator,
+    /// when its events fit in one; and a chain longer than one word closes and cycles.
+    #[test]
+    fn wide_relations_agree_with_narrow_ones() {
+        let pairs = [
+            (0, 1),
+            (1, 2),
+            (2, 0),
+            (3, 4),
+            (4, 5),
+            (5, 6),
+            (6, 3),
+            (7, 7),
+        ];
+        let other = [(1, 3), (2, 6), (5, 0), (7, 1)];
+        let n: Relation = Relation::from_pairs(9, pairs);
+        let w: Relation<4> = Relation::from_pairs(9, pairs);
+        let no: Relation = Relation::from_pairs(9, other);
+        let wo: Relation<4> = Relation::from_pairs(9, other);
+        let same = |a: &Relation, b: &Relation<4>| {
+            assert_eq!(a.pairs().collect::<Vec<_>>(), b.pairs().collect::<Vec<_>>());
+        };
+        same(&n.seq(&no), &w.seq(&wo));
+        same(&n.plus(), &w.plus());
+        same(&n.star(), &w.star());
+        same(&n.inverse(), &w.inverse());
+        same(&n.union(&no), &w.union(&wo));
+        same(&n.minus(&no), &w.minus(&wo));
+        assert_eq!(n.is_acyclic(), w.is_acyclic());
+        assert_eq!(n.shortest_cycle(), w.shortest_cycle());
+        // A path through 400 events, closed into a cycle by its last pair.
+        let mut long: Relation<4> = Relation::from_pairs(400, (0..399).map(|e| (e, e + 1)));
+        assert!(long.is_acyclic());
+        assert!(long.plus().contains(0, 399));
+        long.add(399, 0);
+        assert!(!long.is_acyclic());
+        assert_eq!(long.shortest_cycle().map(|c| c.len()), Some(400));
     }
 
     #[test]
@@ -671,7 +822,7 @@ mod tests {
             if mask.count_ones() > 5 {
                 continue;
             }
-            let r = Relation::from_pairs(
+            let r: Relation = Relation::from_pairs(
                 4,
                 all.iter()
                     .enumerate()

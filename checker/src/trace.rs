@@ -10,7 +10,7 @@
 //! each edge.
 //! The output depends only on the execution, so it is the same on every run.
 
-use crate::enumerate::{Flow, Limits, RunError, enumerate};
+use crate::enumerate::{Flow, Limits, RunError, enumerate_narrow};
 use crate::event::Value;
 use crate::execution::Execution;
 use crate::graph::{EdgeKind, ExecutionGraph, event_label, event_name};
@@ -90,7 +90,7 @@ pub fn executions(
     if show == Show::None {
         return Ok((kept, total));
     }
-    enumerate(program, model, limits, None, &mut |x| {
+    enumerate_narrow(program, model, limits, None, &mut |x, e| {
         let get = |c: Cell| x.value(c);
         if let Some(f) = &program.filter
             && !f.eval(&get)
@@ -108,7 +108,7 @@ pub fn executions(
             total += 1;
             if kept.len() < max {
                 kept.push(Shown {
-                    execution: x.execution.clone(),
+                    execution: e.clone(),
                     state: program.shown.iter().map(|&c| x.value(c)).collect(),
                     satisfies,
                     flags: x.judgement.flags.clone(),

@@ -64,6 +64,7 @@ fn disagreement(root: &Path, case: &Case, model: &CatModel) -> Option<String> {
         limits: hazmat_checker::enumerate::Limits {
             max_executions: None,
             deadline: Some(std::time::Instant::now() + timeout()),
+            ..Default::default()
         },
         speedcheck: false,
     };
@@ -646,6 +647,7 @@ fn interpreted_lkmm_agrees_with_the_native_one_on_generated_programs() {
             limits: hazmat_checker::enumerate::Limits {
                 max_executions: None,
                 deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(20)),
+                ..Default::default()
             },
             speedcheck: false,
         };

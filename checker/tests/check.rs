@@ -386,6 +386,7 @@ fn limits_make_a_test_unknown() {
         limits: Limits {
             max_executions: Some(1),
             deadline: None,
+            ..Default::default()
         },
         speedcheck: false,
     };

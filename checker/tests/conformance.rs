@@ -116,6 +116,7 @@ fn hazmat_text(file: &Path, speedcheck: bool) -> Result<String, String> {
         limits: hazmat_checker::enumerate::Limits {
             max_executions: None,
             deadline: Some(std::time::Instant::now() + TIMEOUT),
+            ..Default::default()
         },
         speedcheck,
     };

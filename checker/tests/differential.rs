@@ -46,6 +46,7 @@ fn options() -> Options {
         limits: Limits {
             max_executions: Some(2_000_000),
             deadline: None,
+            ..Default::default()
         },
         speedcheck: false,
     }
@@ -184,6 +185,7 @@ fn shuttle_agrees_with_sc_on_the_corpora() {
     let limits = Limits {
         max_executions: Some(MAX_INTERLEAVINGS),
         deadline: None,
+        ..Default::default()
     };
     let (mut compared, mut skipped) = (0, 0);
     for f in &files {

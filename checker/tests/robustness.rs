@@ -151,23 +151,37 @@ fn many_sequential_branches_get_an_error() {
 
 #[test]
 fn hundreds_of_threads_get_an_error() {
+    // 300 writes to one location: past what its coherence orders are tracked in.
     let mut threads = String::new();
     for i in 0..300 {
         threads.push_str(&thread(i, &format!("\tWRITE_ONCE(*x, {i});\n")));
     }
-    assert_error(check(test(&threads, "x=1"), "lkmm", no_limits()), "events");
+    assert_error(check(test(&threads, "x=1"), "lkmm", no_limits()), "writes");
 }
 
 #[test]
 fn too_many_events_get_an_error() {
-    let body = "\tWRITE_ONCE(*x, 1);\n".repeat(200);
-    let source = test(&thread(0, &body), "x=1");
-    let first = first_line_with(&source, "WRITE_ONCE");
-    let e = check(source, "sc", no_limits()).expect_err("too many events");
-    assert!(e.contains("at most 128"), "{e}");
-    // The place is the write the limit falls on: the 128th event, after the one initial
-    // write of `x`.
-    assert_eq!(error_line(&e), first + 126, "{e}");
+    // 520 threads, each writing its own location: 1,040 events with the initial writes.
+    let mut threads = String::new();
+    for i in 0..520 {
+        let _ = write!(
+            threads,
+            "P{i}(int *x{i})\n{{\n\tWRITE_ONCE(*x{i}, 1);\n}}\n\n"
+        );
+    }
+    let source = test(&threads, "x0=1");
+    let e = check(source.clone(), "sc", no_limits()).expect_err("too many events");
+    assert!(
+        e.contains("the test has 1040 events in one execution; at most 1024"),
+        "{e}"
+    );
+    // The place is the write the limit falls on: the 1025th event, after the 520 initial
+    // writes, is P504's.
+    assert_eq!(
+        error_line(&e),
+        first_line_with(&source, "WRITE_ONCE(*x504, 1)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -235,6 +249,7 @@ fn max_executions_ends_in_unknown_with_its_reason() {
             limits: Limits {
                 max_executions: Some(1_000),
                 deadline: None,
+                ..Default::default()
             },
             speedcheck: false,
         };
@@ -252,6 +267,7 @@ fn a_timeout_ends_in_unknown_with_its_reason() {
             limits: Limits {
                 max_executions: None,
                 deadline: Some(start + Duration::from_millis(300)),
+                ..Default::default()
             },
             speedcheck: false,
         };
@@ -276,6 +292,7 @@ fn the_shuttle_engine_obeys_the_limits() {
         limits: Limits {
             max_executions: Some(500),
             deadline: None,
+            ..Default::default()
         },
         speedcheck: false,
     };
@@ -289,6 +306,7 @@ fn the_shuttle_engine_obeys_the_limits() {
         limits: Limits {
             max_executions: None,
             deadline: Some(start + Duration::from_millis(300)),
+            ..Default::default()
         },
         speedcheck: false,
     };

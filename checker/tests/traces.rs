@@ -5,11 +5,12 @@
 //! Refresh the snapshots with `UPDATE_EXPECT=1 cargo test -p hazmat-checker --test traces`.
 
 use expect_test::expect_file;
-use hazmat_checker::enumerate::{Flow, Limits, enumerate};
+use hazmat_checker::enumerate::{Flow, Limits, enumerate_narrow};
 use hazmat_checker::explain::{AllCandidates, Answer, explain, explain_source};
 use hazmat_checker::harness::litmus_files;
 use hazmat_checker::lkmm::{Dynamic, Fixed, Sets};
 use hazmat_checker::lkmm_terms::Terms;
+use hazmat_checker::model::JudgeAt;
 use hazmat_checker::program::{Program, Prop, Quantifier};
 use hazmat_checker::trace::{self, Format, Show};
 use hazmat_checker::witness::CheckKind;
@@ -349,6 +350,7 @@ fn witness_terms_agree_with_the_models() {
         // Enough to see every shape of a small test, few enough to stay fast on big ones.
         max_executions: Some(400),
         deadline: None,
+        ..Default::default()
     };
     let mut candidates = 0u64;
     for file in term_corpus() {
@@ -362,8 +364,7 @@ fn witness_terms_agree_with_the_models() {
             continue;
         };
         let what = file.display().to_string();
-        let _ = enumerate(&p, &AllCandidates, &limits, None, &mut |c| {
-            let x = c.execution;
+        let _ = enumerate_narrow(&p, &AllCandidates, &limits, None, &mut |_, x| {
             candidates += 1;
             let s = Sets::new(x);
             let f = Fixed::new(x, &s);
@@ -376,7 +377,7 @@ fn witness_terms_agree_with_the_models() {
                 assert_eq!(t.rb.relation(), &d.rb, "{what}: rb");
             }
             for m in std::iter::once(&lkmm).chain(&others) {
-                let judged = m.judge(x).rejected_by;
+                let judged = JudgeAt::<1>::judge(m.as_ref(), x).rejected_by;
                 let explained = m.explain(x).map(|v| v.check);
                 assert_eq!(judged, explained, "{what} under {}", m.name());
             }

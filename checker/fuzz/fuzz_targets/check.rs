@@ -18,6 +18,7 @@ fn options(speedcheck: bool) -> Options {
         limits: Limits {
             max_executions: Some(500_000),
             deadline: Some(Instant::now() + Duration::from_secs(5)),
+            ..Default::default()
         },
         speedcheck,
     }

@@ -873,6 +873,7 @@ fn run_one(
             deadline: args
                 .timeout
                 .map(|s| start + Duration::from_secs_f64(s.min(1e9))),
+            ..Default::default()
         },
         speedcheck: args.speedcheck,
     };
@@ -997,6 +998,7 @@ fn draw(
         deadline: args
             .timeout
             .map(|s| Instant::now() + Duration::from_secs_f64(s.min(1e9))),
+        ..Default::default()
     };
     let (shown, total) =
         trace::executions(p, model, show, args.nshow.unwrap_or(usize::MAX), &limits)

@@ -68,7 +68,7 @@ pub(super) enum Memo {
     Done(May),
 }
 
-impl Search<'_> {
+impl<const W: usize> Search<'_, W> {
     /// Whether the goal may still hold in some completion of the partial execution:
     /// `false` only when it is false over the values every completion may take and no
     /// operator of the paths may lack a meaning.

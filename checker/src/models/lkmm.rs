@@ -51,7 +51,7 @@ use std::collections::BTreeMap;
 
 use crate::event::{Event, EventKind, Loc, Tag, Tags};
 use crate::execution::Execution;
-use crate::model::{Judgement, MemoryModel};
+use crate::model::{JudgeAt, Judgement, MemoryModel};
 use crate::relation::{EventSet, Relation};
 
 /// The Linux-kernel memory model, as `herd7 -conf linux-kernel.cfg` runs it.
@@ -89,23 +89,32 @@ pub const FLAGS: [&str; 14] = [
     "data-race",
 ];
 
-impl MemoryModel for Lkmm {
-    fn name(&self) -> &'static str {
-        "lkmm"
-    }
-
+impl<const W: usize> JudgeAt<W> for Lkmm {
     /// Judges `execution`, reusing this thread's last skeleton (the path-only [`Sets`] and
     /// [`Fixed`]) when the execution has the same events, `po` and `rmw`, as consecutive
     /// candidates of one combination of paths do.
-    fn judge(&self, execution: &Execution) -> Judgement {
+    fn judge(&self, execution: &Execution<W>) -> Judgement {
         SKELETON.with(|cell| {
             let mut cached = cell.borrow_mut();
-            if !cached.as_ref().is_some_and(|s| s.matches(execution)) {
-                *cached = Some(Skeleton::new(execution));
+            let reuse = cached
+                .as_ref()
+                .and_then(|s| s.downcast_ref::<Skeleton<W>>())
+                .is_some_and(|s| s.matches(execution));
+            if !reuse {
+                *cached = Some(Box::new(Skeleton::new(execution)));
             }
-            let skeleton = cached.as_ref().expect("just filled");
+            let skeleton = cached
+                .as_ref()
+                .and_then(|s| s.downcast_ref::<Skeleton<W>>())
+                .expect("just filled");
             judge_with(execution, &skeleton.sets, &skeleton.fixed)
         })
+    }
+}
+
+impl MemoryModel for Lkmm {
+    fn name(&self) -> &'static str {
+        "lkmm"
     }
 
     fn monotone(&self) -> bool {
@@ -122,22 +131,23 @@ impl MemoryModel for Lkmm {
 }
 
 thread_local! {
-    /// The last skeleton [`Lkmm::judge`] computed on this thread.
-    static SKELETON: RefCell<Option<Skeleton>> = const { RefCell::new(None) };
+    /// The last skeleton [`Lkmm::judge`] computed on this thread, of the width of the
+    /// execution it was computed for.
+    static SKELETON: RefCell<Option<Box<dyn std::any::Any>>> = const { RefCell::new(None) };
 }
 
 /// The path-only parts of the model for one combination of thread paths, with what they
 /// were computed from.
-struct Skeleton {
+struct Skeleton<const W: usize = 1> {
     events: Vec<(Option<usize>, EventKind, Option<Loc>, Tags)>,
-    po: Relation,
-    rmw: Relation,
-    sets: Sets,
-    fixed: Fixed,
+    po: Relation<W>,
+    rmw: Relation<W>,
+    sets: Sets<W>,
+    fixed: Fixed<W>,
 }
 
-impl Skeleton {
-    fn new(x: &Execution) -> Skeleton {
+impl<const W: usize> Skeleton<W> {
+    fn new(x: &Execution<W>) -> Skeleton<W> {
         let sets = Sets::new(x);
         let fixed = Fixed::new(x, &sets);
         Skeleton {
@@ -151,7 +161,7 @@ impl Skeleton {
 
     /// Whether `x` has the events, `po` and `rmw` this skeleton was computed from: the
     /// only inputs of [`Sets::new`] and [`Fixed::new`].
-    fn matches(&self, x: &Execution) -> bool {
+    fn matches(&self, x: &Execution<W>) -> bool {
         self.events.len() == x.events.len()
             && self.po == x.po
             && self.rmw == x.rmw
@@ -169,7 +179,7 @@ fn skeleton_key(e: &Event) -> (Option<usize>, EventKind, Option<Loc>, Tags) {
 
 /// Whether every read of `x` reads from a write and `co` orders every two writes to the
 /// same location: an execution the enumeration has finished choosing.
-pub fn is_complete(x: &Execution) -> bool {
+pub fn is_complete<const W: usize>(x: &Execution<W>) -> bool {
     if !(x.reads() - x.rf.range()).is_empty() {
         return false;
     }
@@ -186,7 +196,11 @@ pub fn is_complete(x: &Execution) -> bool {
 /// Judges one execution, reusing the parts of the model that depend on the thread paths
 /// only (`sets` and `fixed` may come from any execution with the same events, `po`, `rmw`
 /// and dependencies).
-pub fn judge_with(execution: &Execution, sets: &Sets, fixed: &Fixed) -> Judgement {
+pub fn judge_with<const W: usize>(
+    execution: &Execution<W>,
+    sets: &Sets<W>,
+    fixed: &Fixed<W>,
+) -> Judgement {
     let mut judgement = Judgement::default();
     for (name, ok) in [
         ("lock-nest", fixed.lock_nest_ok),
@@ -220,62 +234,62 @@ pub fn judge_with(execution: &Execution, sets: &Sets, fixed: &Fixed) -> Judgemen
 /// The event sets of the model: cat's sets after `linux-kernel.bell` and `lock.cat` have
 /// filtered and extended them.
 #[derive(Clone, Debug)]
-pub struct Sets {
+pub struct Sets<const W: usize = 1> {
     /// The number of events.
     pub n: usize,
     /// cat's `IW`: the initial writes.
-    pub iw: EventSet,
+    pub iw: EventSet<W>,
     /// cat's `R` after `lock.cat`: reads, including LKR, LF, RL and RU.
-    pub r: EventSet,
+    pub r: EventSet<W>,
     /// cat's `W` after `lock.cat`: writes, including LKW and UL.
-    pub w: EventSet,
+    pub w: EventSet<W>,
     /// cat's `M`: `R | W`.
-    pub m: EventSet,
+    pub m: EventSet<W>,
     /// bell's `Marked`: `(~M) | IW | ONCE | RELEASE | ACQUIRE | MB | RMW | LKR | LKW | UL |
     /// LF | RL | RU | Srcu-lock | Srcu-unlock`.
-    pub marked: EventSet,
+    pub marked: EventSet<W>,
     /// bell's `Plain`: `M \ Marked`.
-    pub plain: EventSet,
+    pub plain: EventSet<W>,
     /// cat's `RMW`: every event of a read-modify-write instruction, failed or not.
-    pub rmw_events: EventSet,
+    pub rmw_events: EventSet<W>,
     /// bell's `FailedRMW = RMW \ (domain(rmw) | range(rmw))`.
-    pub failed_rmw: EventSet,
+    pub failed_rmw: EventSet<W>,
     /// bell's `Acquire = ACQUIRE \ W \ FailedRMW`, with `lock.cat`'s `| LKR`.
-    pub acquire: EventSet,
+    pub acquire: EventSet<W>,
     /// bell's `Release = RELEASE \ R \ FailedRMW`, with `lock.cat`'s `| UL`.
-    pub release: EventSet,
+    pub release: EventSet<W>,
     /// bell's `Mb = MB \ FailedRMW`: `smp_mb()` and the events of fully ordered RMWs.
-    pub mb: EventSet,
+    pub mb: EventSet<W>,
     /// bell's `Noreturn = NORETURN \ W`.
-    pub noreturn: EventSet,
+    pub noreturn: EventSet<W>,
     /// cat's `R4rmb = R \ Noreturn`: the reads `smp_rmb()` orders.
-    pub r4rmb: EventSet,
+    pub r4rmb: EventSet<W>,
     /// `LKR`, the lock reads.
-    pub lkr: EventSet,
+    pub lkr: EventSet<W>,
     /// `LKW`, the lock writes.
-    pub lkw: EventSet,
+    pub lkw: EventSet<W>,
     /// `UL`, the unlocks.
-    pub ul: EventSet,
+    pub ul: EventSet<W>,
     /// `lock.cat`'s `LF = LF | RL`.
-    pub lf: EventSet,
+    pub lf: EventSet<W>,
     /// `RU`, the `spin_is_locked()` reads that return false.
-    pub ru: EventSet,
+    pub ru: EventSet<W>,
     /// `Srcu-lock`.
-    pub srcu_lock: EventSet,
+    pub srcu_lock: EventSet<W>,
     /// `Srcu-unlock`.
-    pub srcu_unlock: EventSet,
+    pub srcu_unlock: EventSet<W>,
     /// `Sync-srcu`.
-    pub sync_srcu: EventSet,
+    pub sync_srcu: EventSet<W>,
     /// `Sync-rcu`.
-    pub sync_rcu: EventSet,
+    pub sync_rcu: EventSet<W>,
     /// `lock.cat`'s `ALL-LOCKS = LKR | LKW | UL | LF | RU | Srcu-lock | Srcu-unlock |
     /// Sync-srcu`.
-    pub all_locks: EventSet,
+    pub all_locks: EventSet<W>,
 }
 
-impl Sets {
+impl<const W: usize> Sets<W> {
     /// Classifies the events of `x`.
-    pub fn new(x: &Execution) -> Sets {
+    pub fn new(x: &Execution<W>) -> Sets<W> {
         let n = x.len();
         let t = |tag| x.tagged(tag);
         let iw = t(Tag::Init);
@@ -342,20 +356,20 @@ impl Sets {
 }
 
 /// cat's `fencerel(S) = po ; [S] ; po`: the pairs of events po-separated by an event of `s`.
-pub fn fencerel(po: &Relation, s: EventSet) -> Relation {
+pub fn fencerel<const W: usize>(po: &Relation<W>, s: EventSet<W>) -> Relation<W> {
     po.restrict_range(s).seq(po)
 }
 
 /// `lock.cat`'s `lk-rmw = ([LKR] ; po-loc ; [LKW]) \ (po ; po)`: each lock read with the
 /// lock write right after it.
-pub fn lk_rmw(x: &Execution, sets: &Sets) -> Relation {
+pub fn lk_rmw<const W: usize>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
     po_loc.restrict(sets.lkr, sets.lkw).minus(&x.po.seq(&x.po))
 }
 
 /// `lock.cat`'s `critical = ([LKW] ; po-loc ; [UL]) \ (po-loc ; [LKW | UL] ; po-loc)`: each
 /// lock write with the unlock that ends its critical section.
-pub fn critical(x: &Execution, sets: &Sets) -> Relation {
+pub fn critical<const W: usize>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
     let between = po_loc.restrict_range(sets.lkw | sets.ul).seq(&po_loc);
     po_loc.restrict(sets.lkw, sets.ul).minus(&between)
@@ -364,7 +378,7 @@ pub fn critical(x: &Execution, sets: &Sets) -> Relation {
 /// `lock.cat`'s `rfi-lf = ([LKW] ; po-loc ; [LF]) \ ([LKW] ; po-loc ; [UL] ; po-loc)`:
 /// each failed lock attempt inside a critical section of the same lock, which reads from
 /// that section's lock write.
-pub fn rfi_lf(x: &Execution, sets: &Sets) -> Relation {
+pub fn rfi_lf<const W: usize>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
     let after_unlock = po_loc.restrict(sets.lkw, sets.ul).seq(&po_loc);
     po_loc.restrict(sets.lkw, sets.lf).minus(&after_unlock)
@@ -372,41 +386,41 @@ pub fn rfi_lf(x: &Execution, sets: &Sets) -> Relation {
 
 /// The parts of the model that depend on the thread paths only, not on `rf` or `co`.
 #[derive(Clone, Debug)]
-pub struct Fixed {
+pub struct Fixed<const W: usize = 1> {
     /// Program order.
-    pub po: Relation,
+    pub po: Relation<W>,
     /// cat's `loc`.
-    pub loc: Relation,
+    pub loc: Relation<W>,
     /// `po-loc = po & loc`.
-    pub po_loc: Relation,
+    pub po_loc: Relation<W>,
     /// cat's `int`.
-    pub int: Relation,
+    pub int: Relation<W>,
     /// cat's `ext`.
-    pub ext: Relation,
+    pub ext: Relation<W>,
     /// `rmw | lk-rmw`.
-    pub rmw: Relation,
+    pub rmw: Relation<W>,
     /// `lock.cat`'s `lk-rmw`.
-    pub lk_rmw: Relation,
+    pub lk_rmw: Relation<W>,
     /// `lock.cat`'s `critical`.
-    pub critical: Relation,
+    pub critical: Relation<W>,
     /// bell's `rcu-rscs`: each `rcu_read_lock()` with its matching `rcu_read_unlock()`.
-    pub rcu_rscs: Relation,
+    pub rcu_rscs: Relation<W>,
     /// cat's `acq-po = [Acquire] ; po ; [M]`.
-    pub acq_po: Relation,
+    pub acq_po: Relation<W>,
     /// cat's `po-rel = [M] ; po ; [Release]`.
-    pub po_rel: Relation,
+    pub po_rel: Relation<W>,
     /// cat's `rmb = [R4rmb] ; fencerel(Rmb) ; [R4rmb]`.
-    pub rmb: Relation,
+    pub rmb: Relation<W>,
     /// cat's `wmb = [W] ; fencerel(Wmb) ; [W]`.
-    pub wmb: Relation,
+    pub wmb: Relation<W>,
     /// cat's `mb` less its `po-unlock-lock-po` term, which depends on `rf`.
-    pub mb_static: Relation,
+    pub mb_static: Relation<W>,
     /// cat's `gp = po ; [Sync-rcu | Sync-srcu] ; po?`.
-    pub gp: Relation,
+    pub gp: Relation<W>,
     /// cat's `barrier`, for the mixed-accesses flag.
-    pub barrier: Relation,
+    pub barrier: Relation<W>,
     /// `fencerel(Rmb)`, for the lifetimes of plain reads.
-    pub fencerel_rmb: Relation,
+    pub fencerel_rmb: Relation<W>,
     /// The unmatched-lock check passes.
     pub unmatched_locks_ok: bool,
     /// The lock-nest check passes.
@@ -415,9 +429,9 @@ pub struct Fixed {
     pub nested_is_locked_ok: bool,
 }
 
-impl Fixed {
+impl<const W: usize> Fixed<W> {
     /// Computes the path-only parts of the model for `x`.
-    pub fn new(x: &Execution, s: &Sets) -> Fixed {
+    pub fn new(x: &Execution<W>, s: &Sets<W>) -> Fixed<W> {
         let n = s.n;
         let po = x.po.clone();
         let loc = x.loc();
@@ -521,7 +535,11 @@ impl Fixed {
 
 /// bell's `rcu-rscs`: the least fixpoint that matches each `rcu_read_lock()` with the
 /// po-next `rcu_read_unlock()` that no unmatched pair separates, innermost pairs first.
-pub fn rcu_rscs(po: &Relation, locks: EventSet, unlocks: EventSet) -> Relation {
+pub fn rcu_rscs<const W: usize>(
+    po: &Relation<W>,
+    locks: EventSet<W>,
+    unlocks: EventSet<W>,
+) -> Relation<W> {
     let mut matched = Relation::empty(po.size());
     loop {
         let unmatched_locks = locks - matched.domain();
@@ -539,56 +557,56 @@ pub fn rcu_rscs(po: &Relation, locks: EventSet, unlocks: EventSet) -> Relation {
 
 /// The relations of the model that depend on `rf` and `co`.
 #[derive(Clone, Debug)]
-pub struct Dynamic {
+pub struct Dynamic<const W: usize = 1> {
     /// `rf`.
-    pub rf: Relation,
+    pub rf: Relation<W>,
     /// `co`.
-    pub co: Relation,
+    pub co: Relation<W>,
     /// `fr = rf^-1 ; co`.
-    pub fr: Relation,
+    pub fr: Relation<W>,
     /// `rfe = rf & ext`.
-    pub rfe: Relation,
+    pub rfe: Relation<W>,
     /// `rfi = rf & int`.
-    pub rfi: Relation,
+    pub rfi: Relation<W>,
     /// cat's `addr` after bell's `carry-dep`.
-    pub addr: Relation,
+    pub addr: Relation<W>,
     /// cat's `data` after bell's `carry-dep`.
-    pub data: Relation,
+    pub data: Relation<W>,
     /// cat's `ctrl` after bell's `carry-dep`.
-    pub ctrl: Relation,
+    pub ctrl: Relation<W>,
     /// bell's `srcu-rscs = ([Srcu-lock] ; carry-srcu-data ; data ; [Srcu-unlock]) & loc`.
-    pub srcu_rscs: Relation,
+    pub srcu_rscs: Relation<W>,
     /// cat's `po-unlock-lock-po = po ; [UL] ; (po | rf) ; [LKR] ; po`.
-    pub po_unlock_lock_po: Relation,
+    pub po_unlock_lock_po: Relation<W>,
     /// cat's `strong-fence = mb | gp`, before the RCU extension.
-    pub strong_fence: Relation,
+    pub strong_fence: Relation<W>,
     /// cat's `nonrw-fence = strong-fence | po-rel | acq-po`.
-    pub nonrw_fence: Relation,
+    pub nonrw_fence: Relation<W>,
     /// cat's `fence = nonrw-fence | wmb | rmb`, before the RCU extension.
-    pub fence: Relation,
+    pub fence: Relation<W>,
     /// cat's `ppo = to-r | to-w | (fence & int) | (po-unlock-lock-po & int)`.
-    pub ppo: Relation,
+    pub ppo: Relation<W>,
     /// cat's `rmw-sequence = (rf ; rmw)*`.
-    pub rmw_sequence: Relation,
+    pub rmw_sequence: Relation<W>,
     /// cat's `cumul-fence = [Marked] ; (A-cumul(strong-fence | po-rel) | wmb |
     /// po-unlock-lock-po) ; [Marked] ; rmw-sequence`.
-    pub cumul_fence: Relation,
+    pub cumul_fence: Relation<W>,
     /// cat's `prop = [Marked] ; (overwrite & ext)? ; cumul-fence* ; [Marked] ; rfe? ;
     /// [Marked]`.
-    pub prop: Relation,
+    pub prop: Relation<W>,
     /// cat's `hb = [Marked] ; (ppo | rfe | ((prop \ id) & int)) ; [Marked]`.
-    pub hb: Relation,
+    pub hb: Relation<W>,
     /// cat's `pb = prop ; strong-fence ; hb* ; [Marked]`.
-    pub pb: Relation,
+    pub pb: Relation<W>,
     /// cat's `rcu-fence = po ; rcu-order ; po?`.
-    pub rcu_fence: Relation,
+    pub rcu_fence: Relation<W>,
     /// cat's `rb = prop ; rcu-fence ; hb* ; pb* ; [Marked]`.
-    pub rb: Relation,
+    pub rb: Relation<W>,
     /// cat's `com = rf | co | fr`.
-    pub com: Relation,
+    pub com: Relation<W>,
 }
 
-impl Dynamic {
+impl<const W: usize> Dynamic<W> {
     /// Computes the relations of `x` that depend on `rf` and `co`, or names the first
     /// check of `linux-kernel.cat` that fails (coherence, atomic, happens-before,
     /// propagation, rcu, in herd7's order; plain-coherence is
@@ -596,7 +614,7 @@ impl Dynamic {
     ///
     /// Each check runs as soon as the relations it needs exist, so a rejected execution
     /// costs only the relations up to its first failing check.
-    pub fn new(x: &Execution, s: &Sets, f: &Fixed) -> Result<Dynamic, &'static str> {
+    pub fn new(x: &Execution<W>, s: &Sets<W>, f: &Fixed<W>) -> Result<Dynamic<W>, &'static str> {
         let n = s.n;
         let rf = x.rf.clone();
         let co = x.co.clone();
@@ -674,7 +692,7 @@ impl Dynamic {
         ppo.union_with(&po_unlock_lock_po.inter(&f.int));
 
         // Propagation.
-        let a_cumul = |r: &Relation| rfe.restrict_range(marked).optional().seq(r);
+        let a_cumul = |r: &Relation<W>| rfe.restrict_range(marked).optional().seq(r);
         let rf_rmw = rf.seq(&f.rmw);
         let rmw_sequence = if rf_rmw.is_empty() {
             id.clone()
@@ -779,14 +797,14 @@ impl Dynamic {
 /// # Complexity
 /// Each round is a handful of compositions, O(n³ / 128) word operations; a round only adds
 /// pairs, so there are at most n² rounds and in practice two or three.
-pub fn rcu_order(
-    link: &Relation,
-    rcu_rscsi: &Relation,
-    srcu_rscsi: &Relation,
-    sync_rcu: EventSet,
-    sync_srcu: EventSet,
-    loc: &Relation,
-) -> Relation {
+pub fn rcu_order<const W: usize>(
+    link: &Relation<W>,
+    rcu_rscsi: &Relation<W>,
+    srcu_rscsi: &Relation<W>,
+    sync_rcu: EventSet<W>,
+    sync_srcu: EventSet<W>,
+    loc: &Relation<W>,
+) -> Relation<W> {
     let n = link.size();
     // rcu-gp ; rcu-link and rcu-link ; rcu-gp, and the same for srcu-gp.
     let gp_link = link.restrict_domain(sync_rcu);
@@ -827,19 +845,19 @@ pub fn rcu_order(
 /// (`pre-race`, a plain access and another access to the same location in other threads);
 /// when it has none, the constructor stops early and every relation is empty.
 #[derive(Clone, Debug)]
-pub struct PlainRelations {
+pub struct PlainRelations<const W: usize = 1> {
     /// cat's `pre-race = ext & ((Plain * M) | ((M \ IW) * Plain))`, restricted to `loc`
     /// (every use intersects it with `rf`, `co` or `fr`).
-    pub pre_race: Relation,
+    pub pre_race: Relation<W>,
     /// cat's `wr-incoh | rw-incoh | ww-incoh`: plain accesses that break coherence.
-    pub incoherent: Relation,
+    pub incoherent: Relation<W>,
     /// cat's `ww-race | wr-race | rw-race`.
-    pub race: Relation,
+    pub race: Relation<W>,
 }
 
-impl PlainRelations {
+impl<const W: usize> PlainRelations<W> {
     /// Computes the plain-access relations.
-    pub fn new(s: &Sets, f: &Fixed, d: &Dynamic) -> PlainRelations {
+    pub fn new(s: &Sets<W>, f: &Fixed<W>, d: &Dynamic<W>) -> PlainRelations<W> {
         let n = s.n;
         let pre_race = {
             let plain_any = Relation::cartesian(n, s.plain, s.m);
@@ -926,12 +944,12 @@ impl PlainRelations {
 }
 
 /// The flags an allowed execution raises, in the order of [`FLAGS`].
-pub fn flags(
-    x: &Execution,
-    s: &Sets,
-    f: &Fixed,
-    d: &Dynamic,
-    p: &PlainRelations,
+pub fn flags<const W: usize>(
+    x: &Execution<W>,
+    s: &Sets<W>,
+    f: &Fixed<W>,
+    d: &Dynamic<W>,
+    p: &PlainRelations<W>,
 ) -> Vec<&'static str> {
     let n = s.n;
     let id = Relation::identity(n);
@@ -980,7 +998,7 @@ pub fn flags(
 /// herd7's `FW` holds the final writes of the locations its final state shows, and every
 /// such location has one (its initial write at least), so the flag is raised exactly when
 /// a shown location carries a lock event.
-fn lock_final(x: &Execution, s: &Sets) -> bool {
+fn lock_final<const W: usize>(x: &Execution<W>, s: &Sets<W>) -> bool {
     s.all_locks.iter().any(|l| {
         x.events[l]
             .loc

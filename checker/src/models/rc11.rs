@@ -29,7 +29,7 @@
 
 use crate::event::Tag;
 use crate::execution::Execution;
-use crate::model::{Judgement, MemoryModel};
+use crate::model::{JudgeAt, Judgement, MemoryModel};
 use crate::relation::{EventSet, Relation};
 use crate::witness::{self, Term, Violation};
 
@@ -42,30 +42,30 @@ pub use crate::model::UNDEFINED;
 pub struct Rc11;
 
 /// The relations of RC11 over one execution.
-struct Terms {
-    hb: Relation,
-    eco: Relation,
-    myrmw: Relation,
-    rb: Relation,
-    psc: Relation,
-    sb_rf: Relation,
+struct Terms<const W: usize = 1> {
+    hb: Relation<W>,
+    eco: Relation<W>,
+    myrmw: Relation<W>,
+    rb: Relation<W>,
+    psc: Relation<W>,
+    sb_rf: Relation<W>,
 }
 
 /// The event sets of the C11 orders.
-struct Orders {
-    sc: EventSet,
+struct Orders<const W: usize = 1> {
+    sc: EventSet<W>,
     /// `REL | ACQ_REL | SC`: the events that may start a synchronisation.
-    releasing: EventSet,
+    releasing: EventSet<W>,
     /// `ACQ | ACQ_REL | SC`: the events that may end one.
-    acquiring: EventSet,
+    acquiring: EventSet<W>,
     /// `RLX | REL | ACQ | ACQ_REL | SC`: the orders a synchronising access may have (all but
     /// consume).
-    ordered: EventSet,
+    ordered: EventSet<W>,
     /// cat's `A`: accesses with an order.
-    atomic: EventSet,
+    atomic: EventSet<W>,
 }
 
-fn orders(x: &Execution) -> Orders {
+fn orders<const W: usize>(x: &Execution<W>) -> Orders<W> {
     let any = |tags: &[Tag]| x.set(|e| tags.iter().any(|t| e.has(*t)));
     let accesses = x.accesses();
     Orders {
@@ -78,7 +78,11 @@ fn orders(x: &Execution) -> Orders {
 }
 
 /// `hb`, from `sb` and the synchronises-with relation `sw`.
-fn happens_before(x: &Execution, o: &Orders, myrmw: &Relation) -> Relation {
+fn happens_before<const W: usize>(
+    x: &Execution<W>,
+    o: &Orders<W>,
+    myrmw: &Relation<W>,
+) -> Relation<W> {
     let n = x.len();
     let (reads, writes, fences) = (x.reads(), x.writes(), x.fences());
     let sb = &x.po;
@@ -98,7 +102,7 @@ fn happens_before(x: &Execution, o: &Orders, myrmw: &Relation) -> Relation {
     sb.union(&sw).plus()
 }
 
-fn terms(x: &Execution) -> Terms {
+fn terms<const W: usize>(x: &Execution<W>) -> Terms<W> {
     let n = x.len();
     let o = orders(x);
     let fences = x.fences();
@@ -142,7 +146,7 @@ fn terms(x: &Execution) -> Terms {
 
 /// Whether the execution has a data race: conflicting accesses of different threads, not
 /// both atomic, unordered by `hb` (initial writes race with nothing).
-fn races(x: &Execution, hb: &Relation, atomic: EventSet) -> bool {
+fn races<const W: usize>(x: &Execution<W>, hb: &Relation<W>, atomic: EventSet<W>) -> bool {
     let n = x.len();
     let writes = x.writes();
     let init = x.tagged(Tag::Init);
@@ -159,16 +163,8 @@ fn races(x: &Execution, hb: &Relation, atomic: EventSet) -> bool {
     !cnf.is_empty()
 }
 
-impl MemoryModel for Rc11 {
-    fn name(&self) -> &'static str {
-        "rc11"
-    }
-
-    fn dialect(&self) -> crate::c11::Dialect {
-        crate::c11::Dialect::C11
-    }
-
-    fn judge(&self, x: &Execution) -> Judgement {
+impl<const W: usize> JudgeAt<W> for Rc11 {
+    fn judge(&self, x: &Execution<W>) -> Judgement {
         let t = terms(x);
         let hb_eco = t.hb.union(&t.hb.seq(&t.eco));
         let rejected_by = if !hb_eco.is_irreflexive() {
@@ -190,6 +186,16 @@ impl MemoryModel for Rc11 {
         }
         Judgement { rejected_by, flags }
     }
+}
+
+impl MemoryModel for Rc11 {
+    fn name(&self) -> &'static str {
+        "rc11"
+    }
+
+    fn dialect(&self) -> crate::c11::Dialect {
+        crate::c11::Dialect::C11
+    }
 
     fn monotone(&self) -> bool {
         true
@@ -198,7 +204,7 @@ impl MemoryModel for Rc11 {
     fn explain(&self, x: &Execution) -> Option<Violation> {
         let t = terms(x);
         let n = x.len();
-        match self.judge(x).rejected_by? {
+        match JudgeAt::<1>::judge(self, x).rejected_by? {
             "coherence1" => {
                 let hb_eco = Term::seq(
                     n,

@@ -12,7 +12,7 @@
 //! read and the write of a read-modify-write (atomicity).
 
 use crate::execution::Execution;
-use crate::model::{Judgement, MemoryModel};
+use crate::model::{JudgeAt, Judgement, MemoryModel};
 use crate::relation::Relation;
 use crate::witness::{self, Term, Violation};
 
@@ -21,19 +21,15 @@ use crate::witness::{self, Term, Violation};
 pub struct Sc;
 
 /// `rmw ∩ (fre ; coe)`: cat's atomicity check, empty in every model hazmat has.
-pub(crate) fn atomicity_holds(x: &Execution, fr: &Relation) -> bool {
+pub(crate) fn atomicity_holds<const W: usize>(x: &Execution<W>, fr: &Relation<W>) -> bool {
     let ext = x.ext();
     let fre = fr.inter(&ext);
     let coe = x.co.inter(&ext);
     x.rmw.inter(&fre.seq(&coe)).is_empty()
 }
 
-impl MemoryModel for Sc {
-    fn name(&self) -> &'static str {
-        "sc"
-    }
-
-    fn judge(&self, x: &Execution) -> Judgement {
+impl<const W: usize> JudgeAt<W> for Sc {
+    fn judge(&self, x: &Execution<W>) -> Judgement {
         let fr = x.fr();
         let mut order = x.po.union(&x.rf);
         order.union_with(&x.co);
@@ -50,13 +46,19 @@ impl MemoryModel for Sc {
             flags: Vec::new(),
         }
     }
+}
+
+impl MemoryModel for Sc {
+    fn name(&self) -> &'static str {
+        "sc"
+    }
 
     fn monotone(&self) -> bool {
         true
     }
 
     fn explain(&self, x: &Execution) -> Option<Violation> {
-        match self.judge(x).rejected_by? {
+        match JudgeAt::<1>::judge(self, x).rejected_by? {
             "sc" => {
                 let mut parts = vec![Term::base("po", x.po.clone())];
                 parts.extend(witness::com_terms(x));

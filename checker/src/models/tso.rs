@@ -21,7 +21,7 @@
 
 use crate::event::{EventKind, Tag};
 use crate::execution::Execution;
-use crate::model::{Judgement, MemoryModel};
+use crate::model::{JudgeAt, Judgement, MemoryModel};
 use crate::relation::Relation;
 use crate::sc::atomicity_holds;
 use crate::witness::{self, Term, Violation};
@@ -30,12 +30,8 @@ use crate::witness::{self, Term, Violation};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tso;
 
-impl MemoryModel for Tso {
-    fn name(&self) -> &'static str {
-        "tso"
-    }
-
-    fn judge(&self, x: &Execution) -> Judgement {
+impl<const W: usize> JudgeAt<W> for Tso {
+    fn judge(&self, x: &Execution<W>) -> Judgement {
         let fr = x.fr();
         let mut com = x.rf.union(&x.co);
         com.union_with(&fr);
@@ -54,6 +50,12 @@ impl MemoryModel for Tso {
             flags: Vec::new(),
         }
     }
+}
+
+impl MemoryModel for Tso {
+    fn name(&self) -> &'static str {
+        "tso"
+    }
 
     fn monotone(&self) -> bool {
         true
@@ -61,7 +63,7 @@ impl MemoryModel for Tso {
 
     fn explain(&self, x: &Execution) -> Option<Violation> {
         let n = x.len();
-        match self.judge(x).rejected_by? {
+        match JudgeAt::<1>::judge(self, x).rejected_by? {
             "sc-per-location" => {
                 let mut parts = vec![Term::base("po", x.po.inter(&x.loc()))];
                 parts.extend(witness::com_terms(x));
@@ -117,7 +119,7 @@ fn ghb_term(x: &Execution) -> Term {
 }
 
 /// The global happens-before of x86-TSO.
-fn ghb(x: &Execution, fr: &Relation) -> Relation {
+fn ghb<const W: usize>(x: &Execution<W>, fr: &Relation<W>) -> Relation<W> {
     let reads = x.reads();
     let writes = x.writes();
     let accesses = x.accesses();

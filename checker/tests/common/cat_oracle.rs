@@ -166,6 +166,7 @@ pub(crate) fn run_hazmat(model: &dyn MemoryModel, file: &Path, timeout: Duration
         limits: hazmat_checker::enumerate::Limits {
             max_executions: None,
             deadline: Some(Instant::now() + timeout),
+            ..Default::default()
         },
         speedcheck: false,
     };

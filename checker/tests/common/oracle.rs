@@ -318,6 +318,7 @@ pub(crate) fn hazmat_with(
         limits: Limits {
             max_executions: None,
             deadline: Some(Instant::now() + timeout),
+            ..Default::default()
         },
         speedcheck: false,
     };

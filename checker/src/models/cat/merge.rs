@@ -52,7 +52,7 @@ impl Merge {
         let n = x.len();
         // The write half of each pair joins its read.
         let mut partner: Vec<Option<usize>> = vec![None; n];
-        let mut halves = EventSet::EMPTY;
+        let mut halves: EventSet = EventSet::EMPTY;
         for (r, w) in x.rmw.pairs() {
             partner[w] = Some(r);
             halves.insert(w);

@@ -20,7 +20,7 @@ use super::stage;
 use crate::c11::Dialect;
 use crate::event::{EventKind, Tag};
 use crate::execution::Execution;
-use crate::model::{Completion, Judgement, MemoryModel};
+use crate::model::{Completion, JudgeAt, Judgement, MemoryModel};
 use crate::relation::{EventSet, Relation};
 
 /// A model compiled from its cat files.
@@ -434,23 +434,16 @@ impl CatModel {
     }
 }
 
-impl MemoryModel for CatModel {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn dialect(&self) -> Dialect {
-        self.dialect
-    }
-
-    fn keeps_thin_air(&self) -> bool {
-        // RC11 forbids every cycle of `sb | rf`, so nothing it allows is dropped.
-        self.dialect == Dialect::C11 && !super::select::is_rc11(self, &[])
-    }
-
+impl<const W: usize> JudgeAt<W> for CatModel {
     /// Judges a complete execution as the native models are judged: allowed when some
     /// completion of it passes, with the flags of the first.
-    fn judge(&self, execution: &Execution) -> Judgement {
+    fn judge(&self, execution: &Execution<W>) -> Judgement {
+        let Some(execution) = narrow::<_, Execution>(execution) else {
+            return Judgement {
+                rejected_by: Some("model"),
+                flags: Vec::new(),
+            };
+        };
         let n = execution.len();
         let mut found = None;
         let r = self.run(
@@ -472,20 +465,60 @@ impl MemoryModel for CatModel {
         }
     }
 
-    fn completes(&self) -> bool {
-        true
-    }
-
     fn completions(
         &self,
-        execution: &Execution,
-        final_writes: EventSet,
-        pco: &Relation,
+        execution: &Execution<W>,
+        final_writes: EventSet<W>,
+        pco: &Relation<W>,
         deadline: Option<std::time::Instant>,
-        each: &mut dyn FnMut(Completion<'_>) -> bool,
+        each: &mut dyn FnMut(Completion<'_, W>) -> bool,
     ) -> Result<(), String> {
-        self.run(execution, final_writes, pco, deadline, each)
+        // The interpreter's values are one word wide: a wider execution is refused, with
+        // its size, rather than judged.
+        let (Some(execution), Some(final_writes), Some(pco)) =
+            (narrow(execution), narrow(&final_writes), narrow(pco))
+        else {
+            return Err(format!(
+                "the model cannot run: the cat interpreter judges executions of at most {} \
+                 events, and this one has {}",
+                EventSet::<1>::CAPACITY,
+                execution.len()
+            ));
+        };
+        let mut each = |c: Completion<'_, 1>| match (narrow(c.co), narrow(c.rf)) {
+            (Some(co), Some(rf)) => each(Completion {
+                co,
+                rf,
+                judgement: c.judgement,
+            }),
+            _ => false,
+        };
+        self.run(execution, *final_writes, pco, deadline, &mut each)
             .map_err(|e| format!("the model cannot run: {}", self.render_error(&e)))
+    }
+}
+
+/// `x` as the one-word value it is, when `W` is 1.
+fn narrow<T: std::any::Any, U: std::any::Any>(x: &T) -> Option<&U> {
+    (x as &dyn std::any::Any).downcast_ref::<U>()
+}
+
+impl MemoryModel for CatModel {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    fn keeps_thin_air(&self) -> bool {
+        // RC11 forbids every cycle of `sb | rf`, so nothing it allows is dropped.
+        self.dialect == Dialect::C11 && !super::select::is_rc11(self, &[])
+    }
+
+    fn completes(&self) -> bool {
+        true
     }
 
     /// A model file need not allow every sequentially consistent execution (it may be

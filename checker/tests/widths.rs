@@ -1,0 +1,136 @@
+//! The engine at every width gives the same answers: event sets and relations are as wide
+//! as each execution needs (`relation::WIDTHS`), and a test past one word (128 events) is
+//! decided as a small one is.
+
+use hazmat_checker::enumerate::Limits;
+use hazmat_checker::generate::families;
+use hazmat_checker::{CheckError, Checked, Options, check_source, harness::litmus_files, model};
+
+/// herd7's output without its `Time` line, with the enumeration's counts.
+fn answer(c: &Checked) -> String {
+    let mut s: String = c
+        .herd_text()
+        .lines()
+        .filter(|l| !l.starts_with("Time "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    s.push_str(&format!("{:?}\n", c.outcome.stats));
+    s
+}
+
+fn options(min_width: usize, speedcheck: bool) -> Options {
+    Options {
+        limits: Limits {
+            min_width,
+            ..Default::default()
+        },
+        speedcheck,
+    }
+}
+
+/// Every shipped litmus file, under the model its folder is judged by, gives the same
+/// output and the same counts at widths 1, 2 and 8.
+#[test]
+fn every_width_gives_the_shipped_corpus_the_same_answers() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../litmus/tests");
+    let lkmm = model("lkmm").expect("lkmm");
+    let rc11 = model("rc11").expect("rc11");
+    let mut compared = 0;
+    for file in litmus_files(dir) {
+        let source = std::fs::read_to_string(&file).expect("readable");
+        let m = if file.to_string_lossy().contains("c11") {
+            rc11.as_ref()
+        } else {
+            lkmm.as_ref()
+        };
+        let narrow = check_source(&source, m, &options(0, false));
+        for width in [2, 8] {
+            let wide = check_source(&source, m, &options(width, false));
+            match (&narrow, &wide) {
+                (Ok(n), Ok(w)) => assert_eq!(answer(n), answer(w), "{}", file.display()),
+                (Err(n), Err(w)) => {
+                    assert_eq!(n.to_string(), w.to_string(), "{}", file.display())
+                }
+                _ => panic!("{}: one width failed, the other did not", file.display()),
+            }
+        }
+        compared += 1;
+    }
+    assert!(compared > 100, "only {compared} files compared");
+}
+
+/// Message passing padded with a thread that writes 150 locations of its own: past one
+/// word of events, and answered as the test without the padding, in full and in a speed
+/// check.
+#[test]
+fn a_test_past_one_word_is_answered_as_its_core() {
+    let core_threads = "P0(int *x, int *y)\n{\n\tWRITE_ONCE(*x, 1);\n\tsmp_store_release(y, 1);\n}\n\n\
+         P1(int *x, int *y)\n{\n\tint r0;\n\tint r1;\n\n\tr0 = smp_load_acquire(y);\n\tr1 = READ_ONCE(*x);\n}\n";
+    let condition = "exists (1:r0=1 /\\ 1:r1=0)\n";
+    let core = format!("C MP\n\n{{\n}}\n\n{core_threads}\n{condition}");
+    let params: Vec<String> = (0..150).map(|i| format!("int *p{i}")).collect();
+    let writes: String = (0..150)
+        .map(|i| format!("\tWRITE_ONCE(*p{i}, 1);\n"))
+        .collect();
+    let padded = format!(
+        "C MP\n\n{{\n}}\n\n{core_threads}\nP2({})\n{{\n{writes}}}\n\n{condition}",
+        params.join(", ")
+    );
+    let lkmm = model("lkmm").expect("lkmm");
+    for speedcheck in [false, true] {
+        let small = check_source(&core, lkmm.as_ref(), &options(0, speedcheck)).expect("core");
+        let large = check_source(&padded, lkmm.as_ref(), &options(0, speedcheck)).expect("padded");
+        let observation = |c: &Checked| {
+            c.herd_text()
+                .lines()
+                .filter(|l| !l.starts_with("Time ") && !l.starts_with("Hash="))
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+        };
+        assert_eq!(observation(&small), observation(&large));
+        assert!(observation(&large).contains("Observation MP Never 0 "));
+        assert_eq!(
+            small.outcome.stats.candidates,
+            large.outcome.stats.candidates
+        );
+    }
+}
+
+/// A value-passing chain of 101 links (305 events) is decided by the speed check, with the
+/// witness that carries the value to the end.
+#[test]
+fn a_chain_of_three_hundred_events_is_decided() {
+    let lkmm = model("lkmm").expect("lkmm");
+    let c = check_source(
+        &families::value_chain(100),
+        lkmm.as_ref(),
+        &options(0, true),
+    )
+    .expect("the chain is checked");
+    let text = c.herd_text();
+    assert!(
+        text.contains("Observation value-chain-100 Sometimes 1 0"),
+        "{text}"
+    );
+}
+
+/// Past the widest width, the test is refused with its count of events, at the access the
+/// limit falls on.
+#[test]
+fn a_test_past_the_widest_width_is_refused_where_it_outgrows_it() {
+    let lkmm = model("lkmm").expect("lkmm");
+    let source = families::value_chain(400);
+    let Err(CheckError::Run(err)) = check_source(&source, lkmm.as_ref(), &options(0, true)) else {
+        panic!("a chain of 1205 events was not refused as too large");
+    };
+    assert!(
+        err.message
+            .contains("the test has 1205 events in one execution; at most 1024"),
+        "{}",
+        err.message
+    );
+    // 402 initial writes, P0's write, then a read and a write per thread: the 1025th event
+    // is P311's write.
+    let at = &source[err.span.0..err.span.1];
+    assert_eq!(at, "WRITE_ONCE(*x311, r0)");
+}
