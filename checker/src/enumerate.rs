@@ -734,18 +734,19 @@ impl<'a, const W: usize> Search<'a, W> {
         };
         // Orders of a location's writes are tracked as bits of a `u64`.
         for l in 0..nlocs {
-            let writes = exec
+            let mut writes = exec
                 .events
                 .iter()
-                .filter(|e| e.kind == EventKind::Write && e.loc == Some(Loc(l as u32)))
-                .count();
-            if writes > 64 {
+                .filter(|e| e.kind == EventKind::Write && e.loc == Some(Loc(l as u32)));
+            // The write the limit falls on, in thread order, and the count.
+            if let Some(past) = writes.nth(64) {
+                let count = 65 + writes.count();
                 return Err(RunError {
                     message: format!(
-                        "location `{}` has {writes} writes in one execution; at most 64 are supported",
+                        "location `{}` has {count} writes in one execution; at most 64 are supported",
                         program.locs[l].name
                     ),
-                    span: (0, 0),
+                    span: past.source.unwrap_or((0, 0)),
                 });
             }
         }

@@ -156,7 +156,18 @@ fn hundreds_of_threads_get_an_error() {
     for i in 0..300 {
         threads.push_str(&thread(i, &format!("\tWRITE_ONCE(*x, {i});\n")));
     }
-    assert_error(check(test(&threads, "x=1"), "lkmm", no_limits()), "writes");
+    let source = test(&threads, "x=1");
+    let e = check(source.clone(), "lkmm", no_limits()).expect_err("too many writes");
+    assert!(
+        e.contains("location `x` has 301 writes in one execution; at most 64"),
+        "{e}"
+    );
+    // The place is the write the limit falls on: the 65th, after the initial one, is P63's.
+    assert_eq!(
+        error_line(&e),
+        first_line_with(&source, "WRITE_ONCE(*x, 63)"),
+        "{e}"
+    );
 }
 
 #[test]
