@@ -52,7 +52,7 @@ fn sizes(family: &str) -> Vec<usize> {
             200, 250, 300, 339, 340,
         ],
         "rw-chain" | "rr-chain" => (2..=20).step_by(2).chain([30, 40, 60, 80, 100]).collect(),
-        "treiber-push" => (1..=8).chain([10, 12]).collect(),
+        "treiber-push" => (1..=8).chain([10, 12, 16, 20]).collect(),
         _ => Vec::new(),
     }
 }

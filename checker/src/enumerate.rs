@@ -1092,6 +1092,11 @@ impl<'a, const W: usize> Search<'a, W> {
         j: usize,
         visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
     ) -> Option<Stop> {
+        // The reads of one location are chosen in one stage, by this recursion: the
+        // deadline is checked here too, since a stage may hold many of them.
+        if let Some(s) = self.tick() {
+            return Some(s);
+        }
         let Some(c) = choices.get(j) else {
             return self.stage(i + 1, visit);
         };
@@ -1129,6 +1134,9 @@ impl<'a, const W: usize> Search<'a, W> {
         placed: u64,
         visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
     ) -> Option<Stop> {
+        if let Some(s) = self.tick() {
+            return Some(s);
+        }
         if order.len() == plan.writes.len() {
             let chain: Vec<usize> = std::iter::once(plan.init)
                 .chain(order.iter().map(|&p| plan.writes[p]))
@@ -1206,6 +1214,9 @@ impl<'a, const W: usize> Search<'a, W> {
         placed: u64,
         visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
     ) -> Option<Stop> {
+        if let Some(s) = self.tick() {
+            return Some(s);
+        }
         if order.len() == plan.lkws.len() {
             let mut chain = vec![plan.init];
             for &p in order.iter() {
@@ -1264,6 +1275,9 @@ impl<'a, const W: usize> Search<'a, W> {
         j: usize,
         visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
     ) -> Option<Stop> {
+        if let Some(s) = self.tick() {
+            return Some(s);
+        }
         let Some(c) = reads.get(j) else {
             return self.stage(i + 1, visit);
         };

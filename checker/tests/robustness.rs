@@ -295,6 +295,28 @@ fn a_timeout_ends_in_unknown_with_its_reason() {
     }
 }
 
+/// Seventeen pushes on a Treiber stack: in a speed check, every read of `top` is chosen in
+/// one stage (they read one location) with more values than the look-ahead bounds, so the
+/// deadline must be checked between the reads of a stage, not only between stages.
+#[test]
+fn a_timeout_stops_a_search_within_one_stage() {
+    let start = Instant::now();
+    let options = Options {
+        limits: Limits {
+            deadline: Some(start + Duration::from_millis(300)),
+            ..Default::default()
+        },
+        speedcheck: true,
+    };
+    let source = hazmat_checker::generate::families::treiber_push(17);
+    let c = check(source, "lkmm", options).expect("the test is valid");
+    assert_eq!(c.outcome.unknown.as_deref(), Some("timeout"));
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "too slow to stop"
+    );
+}
+
 #[test]
 fn the_shuttle_engine_obeys_the_limits() {
     let source = blowup();

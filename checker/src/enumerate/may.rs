@@ -27,7 +27,7 @@ use crate::paths::{Node, SymId};
 use crate::program::{Applied, Cell, Operand, Prop, Term, herd_binary, herd_unary};
 
 /// The most values a set holds before the analysis gives up on it.
-const MAX_VALUES: usize = 8;
+const MAX_VALUES: usize = 16;
 
 /// The values something may take: a few, or any.
 #[derive(Clone, Debug, PartialEq, Eq)]
