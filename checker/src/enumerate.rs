@@ -57,9 +57,10 @@ pub struct Limits {
     pub max_executions: Option<u64>,
     /// Stop at this instant.
     pub deadline: Option<Instant>,
-    /// The narrowest width, in words of 128 events, the search may use (one of
-    /// [`crate::relation::WIDTHS`]); by default the narrowest that holds each combination's
-    /// events. Tests set it to hold the wide engine to the narrow one on small tests.
+    /// The narrowest width, in words of 128 events, the search may use (rounded up to one
+    /// of [`crate::relation::WIDTHS`], and at most the widest); by default the narrowest
+    /// that holds each combination's events. Tests set it to hold the wide engine to the
+    /// narrow one on small tests.
     pub min_width: usize,
 }
 
@@ -311,10 +312,11 @@ pub fn enumerate(
             }
             continue;
         }
+        // The narrowest width that holds the events, and at least the one asked for.
         let (searched, failure, stop) = match width(program, &combo)?.max(limits.min_width) {
-            1 => search::<1>(program, model, model, limits, goal, combo, visit)?,
+            0 | 1 => search::<1>(program, model, model, limits, goal, combo, visit)?,
             2 => search::<2>(program, model, model, limits, goal, combo, visit)?,
-            4 => search::<4>(program, model, model, limits, goal, combo, visit)?,
+            3 | 4 => search::<4>(program, model, model, limits, goal, combo, visit)?,
             _ => search::<8>(program, model, model, limits, goal, combo, visit)?,
         };
         stats.candidates += searched.candidates;

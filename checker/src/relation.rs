@@ -16,6 +16,8 @@ use std::fmt;
 
 /// The widths, in 128-bit words, an execution's event sets and relations may take: the
 /// engine runs each combination of thread paths at the narrowest that holds its events.
+/// The enumeration's dispatch and [`crate::model::MemoryModel`]'s supertraits name the same
+/// widths, each compiled apart; `tests/widths.rs` runs the shipped corpus at each.
 pub const WIDTHS: [usize; 4] = [1, 2, 4, 8];
 
 /// The most events one execution may have, initial writes included.
