@@ -45,7 +45,7 @@ use crate::execution::Execution;
 use crate::model::{JudgeAt, Judgement, MemoryModel};
 use crate::paths::{self, Assumption, Node, Path, truth};
 use crate::program::{Applied, Cell, Op, Operand, Program, Prop, Term, herd_binary, herd_unary};
-use crate::relation::{EventSet, MAX_EVENTS, Relation};
+use crate::relation::{EventSet, Relation, as_width};
 use std::time::Instant;
 
 mod may;
@@ -202,11 +202,6 @@ impl Allowed<'_> {
     }
 }
 
-/// `x` as the one-word execution it is, when `W` is 1.
-fn narrow<const W: usize>(x: &Execution<W>) -> Option<&Execution> {
-    (x as &dyn std::any::Any).downcast_ref()
-}
-
 /// The final values of a search of any width.
 trait FinalValue {
     fn final_value(&self, cell: Cell) -> Value;
@@ -313,7 +308,7 @@ pub fn enumerate(
             continue;
         }
         // The narrowest width that holds the events, and at least the one asked for.
-        let (searched, failure, stop) = match width(program, &combo)?.max(limits.min_width) {
+        let (searched, failure, stop) = match width(program, model, &combo)?.max(limits.min_width) {
             0 | 1 => search::<1>(program, model, model, limits, goal, combo, visit)?,
             2 => search::<2>(program, model, model, limits, goal, combo, visit)?,
             3 | 4 => search::<4>(program, model, model, limits, goal, combo, visit)?,
@@ -342,24 +337,34 @@ pub fn enumerate(
 }
 
 /// The narrowest width of [`crate::relation::WIDTHS`] that holds the events of one
-/// combination of thread paths, or the error that names where the test outgrows the widest.
-fn width(program: &Program, paths: &[&Path]) -> Result<usize, RunError> {
+/// combination of thread paths, or the error that names where the test outgrows the widest
+/// the model judges ([`MemoryModel::widest`]).
+fn width(program: &Program, model: &dyn MemoryModel, paths: &[&Path]) -> Result<usize, RunError> {
     let nlocs = program.locs.len();
     let total = nlocs + paths.iter().map(|p| p.events.len()).sum::<usize>();
-    crate::relation::width_for(total).ok_or_else(|| {
-        // The access that the limit falls on, in thread order.
-        let span = paths
-            .iter()
-            .flat_map(|p| p.events.iter())
-            .nth(MAX_EVENTS - nlocs.min(MAX_EVENTS))
-            .map_or((0, 0), |e| e.source);
-        RunError {
-            message: format!(
-                "the test has {total} events in one execution; at most {MAX_EVENTS} are supported"
-            ),
-            span,
+    let limit = 128 * model.widest();
+    match crate::relation::width_for(total) {
+        Some(w) if total <= limit => Ok(w),
+        _ => {
+            // The access that the limit falls on, in thread order.
+            let span = paths
+                .iter()
+                .flat_map(|p| p.events.iter())
+                .nth(limit - nlocs.min(limit))
+                .map_or((0, 0), |e| e.source);
+            let by = if limit < crate::relation::MAX_EVENTS {
+                format!(" under model `{}`", model.name())
+            } else {
+                String::new()
+            };
+            Err(RunError {
+                message: format!(
+                    "the test has {total} events in one execution; at most {limit} are supported{by}"
+                ),
+                span,
+            })
         }
-    })
+    }
 }
 
 /// Searches the candidates of one combination of thread paths at width `W`: the counts,
@@ -1706,7 +1711,7 @@ impl<'a, const W: usize> Search<'a, W> {
         }
         self.stats.allowed += 1;
         let allowed = Allowed {
-            execution: narrow(&self.exec),
+            execution: as_width(&self.exec),
             judgement: &judgement,
             search: self,
         };
@@ -1852,7 +1857,7 @@ impl<'a, const W: usize> Search<'a, W> {
             self.exec.co = c.co.clone();
             self.exec.rf = c.rf.clone();
             let a = Allowed {
-                execution: narrow(&self.exec),
+                execution: as_width(&self.exec),
                 judgement: c.judgement,
                 search: self,
             };

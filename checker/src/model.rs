@@ -113,6 +113,13 @@ pub trait MemoryModel: Sync + JudgeAt<1> + JudgeAt<2> + JudgeAt<4> + JudgeAt<8> 
         false
     }
 
+    /// The widest execution the model judges, in words of 128 events (one of
+    /// [`crate::relation::WIDTHS`]): the enumeration refuses a test with more events, at
+    /// the access the limit falls on, before it judges any.
+    fn widest(&self) -> usize {
+        crate::relation::WIDTHS[crate::relation::WIDTHS.len() - 1]
+    }
+
     /// Whether the model allows every sequentially consistent execution, as every model of
     /// a real machine or language does.
     /// The enumeration then knows that a program with no `filter` and no lock has an

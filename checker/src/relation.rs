@@ -28,6 +28,12 @@ pub fn width_for(n: usize) -> Option<usize> {
     WIDTHS.into_iter().find(|w| n <= 128 * w)
 }
 
+/// `x` as a value of type `U`, when it is one: a one-word set, relation or execution seen
+/// through code generic over the width (`U` being the one-word type, `T` the generic one).
+pub(crate) fn as_width<T: std::any::Any, U: std::any::Any>(x: &T) -> Option<&U> {
+    (x as &dyn std::any::Any).downcast_ref::<U>()
+}
+
 /// A set of events of one execution, as a bit set indexed by event number, `W` words of
 /// 128 bits wide (one by default, which holds the events of almost every litmus test).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

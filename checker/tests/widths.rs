@@ -134,3 +134,37 @@ fn a_test_past_the_widest_width_is_refused_where_it_outgrows_it() {
     let at = &source[err.span.0..err.span.1];
     assert_eq!(at, "WRITE_ONCE(*x311, r0)");
 }
+
+/// A model file is interpreted on one-word executions only: a test past 128 events is
+/// refused before any is judged, at the access the limit falls on, naming the model.
+#[test]
+fn a_model_file_refuses_a_test_past_one_word() {
+    use hazmat_checker::models::cat::files::InMemory;
+    use hazmat_checker::models::cat::{Library, Spec, load};
+    let fs = InMemory::new().with("m/lb.cat", "\"lb\"\nacyclic po | rf as lb\n");
+    let spec = Spec {
+        cat: "lb.cat".into(),
+        bell: None,
+        variants: Vec::new(),
+    };
+    let lb =
+        load(&Library::new().include("m"), &fs, &spec).unwrap_or_else(|e| panic!("{}", e.render()));
+    let small = check_source(&families::value_chain(3), &lb, &options(0, false))
+        .expect("a small chain is checked");
+    assert!(
+        small
+            .herd_text()
+            .contains("Observation value-chain-3 Sometimes 1 15")
+    );
+    // 44 initial writes, P0's write, then a read and a write per thread: the 129th event
+    // is P42's write.
+    let source = families::value_chain(42);
+    let Err(CheckError::Run(err)) = check_source(&source, &lb, &options(0, true)) else {
+        panic!("a chain of 131 events was not refused under a model file");
+    };
+    assert_eq!(
+        err.message,
+        "the test has 131 events in one execution; at most 128 are supported under model `lb`"
+    );
+    assert_eq!(&source[err.span.0..err.span.1], "WRITE_ONCE(*x42, r0)");
+}

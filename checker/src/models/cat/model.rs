@@ -21,7 +21,7 @@ use crate::c11::Dialect;
 use crate::event::{EventKind, Tag};
 use crate::execution::Execution;
 use crate::model::{Completion, JudgeAt, Judgement, MemoryModel};
-use crate::relation::{EventSet, Relation};
+use crate::relation::{EventSet, Relation, as_width};
 
 /// A model compiled from its cat files.
 #[derive(Debug)]
@@ -437,8 +437,10 @@ impl CatModel {
 impl<const W: usize> JudgeAt<W> for CatModel {
     /// Judges a complete execution as the native models are judged: allowed when some
     /// completion of it passes, with the flags of the first.
+    /// The enumeration gives the interpreter no execution wider than one word
+    /// ([`MemoryModel::widest`]); one would be rejected here.
     fn judge(&self, execution: &Execution<W>) -> Judgement {
-        let Some(execution) = narrow::<_, Execution>(execution) else {
+        let Some(execution) = as_width::<_, Execution>(execution) else {
             return Judgement {
                 rejected_by: Some("model"),
                 flags: Vec::new(),
@@ -473,10 +475,10 @@ impl<const W: usize> JudgeAt<W> for CatModel {
         deadline: Option<std::time::Instant>,
         each: &mut dyn FnMut(Completion<'_, W>) -> bool,
     ) -> Result<(), String> {
-        // The interpreter's values are one word wide: a wider execution is refused, with
-        // its size, rather than judged.
+        // The interpreter's values are one word wide, and the enumeration gives it no wider
+        // execution ([`MemoryModel::widest`]); one would be refused here, with its size.
         let (Some(execution), Some(final_writes), Some(pco)) =
-            (narrow(execution), narrow(&final_writes), narrow(pco))
+            (as_width(execution), as_width(&final_writes), as_width(pco))
         else {
             return Err(format!(
                 "the model cannot run: the cat interpreter judges executions of at most {} \
@@ -485,7 +487,7 @@ impl<const W: usize> JudgeAt<W> for CatModel {
                 execution.len()
             ));
         };
-        let mut each = |c: Completion<'_, 1>| match (narrow(c.co), narrow(c.rf)) {
+        let mut each = |c: Completion<'_, 1>| match (as_width(c.co), as_width(c.rf)) {
             (Some(co), Some(rf)) => each(Completion {
                 co,
                 rf,
@@ -498,11 +500,6 @@ impl<const W: usize> JudgeAt<W> for CatModel {
     }
 }
 
-/// `x` as the one-word value it is, when `W` is 1.
-fn narrow<T: std::any::Any, U: std::any::Any>(x: &T) -> Option<&U> {
-    (x as &dyn std::any::Any).downcast_ref::<U>()
-}
-
 impl MemoryModel for CatModel {
     fn name(&self) -> &'static str {
         self.name
@@ -510,6 +507,11 @@ impl MemoryModel for CatModel {
 
     fn dialect(&self) -> Dialect {
         self.dialect
+    }
+
+    /// The interpreter's values are one word wide.
+    fn widest(&self) -> usize {
+        1
     }
 
     fn keeps_thin_air(&self) -> bool {
