@@ -72,6 +72,7 @@ fn run(file: &Path, speedcheck: bool) -> Result {
             ..Default::default()
         },
         speedcheck,
+        ..Default::default()
     };
     let model = hazmat_checker::model("lkmm").expect("the lkmm model exists");
     let text = check_source(&source, model.as_ref(), &options)

@@ -61,6 +61,7 @@ fn hazmat(model: &dyn MemoryModel, texts: &[String]) -> (Vec<Option<String>>, f6
                     ..Default::default()
                 },
                 speedcheck: false,
+                ..Default::default()
             };
             hazmat_checker::check_source(text, model, &options)
                 .ok()

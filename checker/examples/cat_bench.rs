@@ -39,6 +39,7 @@ fn run(model: &dyn MemoryModel, files: &[(PathBuf, String)]) -> (f64, Vec<(f64, 
                 ..Default::default()
             },
             speedcheck: false,
+            ..Default::default()
         };
         let decided = hazmat_checker::check_source(source, model, &options)
             .is_ok_and(|c| c.outcome.unknown.is_none());

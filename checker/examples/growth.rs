@@ -48,8 +48,8 @@ struct Args {
 fn sizes(family: &str) -> Vec<usize> {
     match family {
         "value-chain" => vec![
-            0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30, 35, 40, 41, 42, 50, 60, 80, 100, 150,
-            200, 250, 300, 339, 340,
+            0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30, 35, 40, 41, 42, 50, 60, 80, 100, 127,
+            128, 150, 200, 250, 300, 339, 340,
         ],
         "rw-chain" | "rr-chain" => (2..=20).step_by(2).chain([30, 40, 60, 80, 100]).collect(),
         "treiber-push" => (1..=8).chain([10, 12, 16, 20]).collect(),
@@ -100,6 +100,7 @@ fn run_hazmat(
             ..Default::default()
         },
         speedcheck,
+        ..Default::default()
     };
     match hazmat_checker::check_source(source, &hazmat_checker::lkmm::Lkmm, &options) {
         Ok(c) if c.outcome.unknown.is_some() => (None, Err("timeout".into())),

@@ -5,6 +5,7 @@
 //! cargo run --release -p hazmat-checker --example oracle -- --cases 20000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --model rc11 --cases 20000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --cat c11_partialSC.cat --cases 2000 --out DIR
+//! cargo run --release -p hazmat-checker --example oracle -- --vars 5 --without plain,lock,rcu --cases 3000 --out DIR
 //! ```
 //!
 //! It runs what `tests/oracle.rs` runs (the code is shared: `tests/common/oracle.rs`), on
@@ -64,6 +65,10 @@ struct Args {
     /// The most primitives per program (accesses, fences, lock and SRCU calls, `if`s).
     #[arg(long, default_value_t = Config::lkmm().max_size)]
     size: usize,
+    /// The most shared variables per program (more make more programs that split into
+    /// pieces counted one by one).
+    #[arg(long)]
+    vars: Option<usize>,
     /// Each tool's budget per program, in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
@@ -97,6 +102,7 @@ fn main() -> anyhow::Result<()> {
     };
     let mut config = Config {
         max_size: args.size.min(vocabulary.max_size),
+        max_vars: args.vars.unwrap_or(vocabulary.max_vars),
         ..vocabulary
     };
     let class = |name: &str| {

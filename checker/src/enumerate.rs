@@ -119,7 +119,7 @@ pub struct Removed {
 }
 
 impl Removed {
-    fn add(&mut self, other: &Removed) {
+    pub(crate) fn add(&mut self, other: &Removed) {
         self.model += other.model;
         self.atomicity += other.atomicity;
         self.filter += other.filter;
@@ -200,16 +200,37 @@ impl Allowed<'_> {
     pub fn execution(&self) -> Option<&Execution> {
         self.execution
     }
+
+    /// How threads use a location in this execution: the number of writes to it by
+    /// threads, and whether a read reads one of them.
+    pub(crate) fn traffic(&self, loc: Loc) -> (usize, bool) {
+        self.search.traffic(loc)
+    }
 }
 
 /// The final values of a search of any width.
 trait FinalValue {
     fn final_value(&self, cell: Cell) -> Value;
+    fn traffic(&self, loc: Loc) -> (usize, bool);
 }
 
 impl<const W: usize> FinalValue for Search<'_, W> {
     fn final_value(&self, cell: Cell) -> Value {
         Search::final_value(self, cell)
+    }
+
+    fn traffic(&self, loc: Loc) -> (usize, bool) {
+        let x = &self.exec;
+        let writes = (0..x.len()).filter(|&w| {
+            x.events[w].is_write() && x.events[w].thread.is_some() && x.events[w].loc == Some(loc)
+        });
+        let mut n = 0;
+        let mut read = false;
+        for w in writes {
+            n += 1;
+            read |= !x.rf.successors(w).is_empty();
+        }
+        (n, read)
     }
 }
 

@@ -17,9 +17,9 @@ pub struct Summary {
     /// The state lines, as printed (trailing spaces aside).
     pub states: BTreeSet<String>,
     /// The count of executions satisfying the condition.
-    pub positive: u64,
+    pub positive: u128,
     /// The count of executions not satisfying it.
-    pub negative: u64,
+    pub negative: u128,
     /// The flags, in the order of their `Flag` lines.
     pub flags: Vec<String>,
 }

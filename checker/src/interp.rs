@@ -152,6 +152,7 @@ fn summarise(program: &Program, found: Found, unknown: Option<String>) -> Outcom
         },
         unknown,
         cut_short: false,
+        pieces: 1,
         // The shuttle engine always explores every interleaving: its counts are whole.
         speedcheck: None,
     }

@@ -25,6 +25,7 @@ pub mod model;
 pub mod models;
 pub mod outcome;
 pub(crate) mod paths;
+pub(crate) mod pieces;
 pub(crate) mod primitive;
 pub mod program;
 pub mod relation;

@@ -525,6 +525,7 @@ fn check_file(
             ..Default::default()
         },
         speedcheck: args.speedcheck,
+        ..Default::default()
     };
     let checked = match &model_source.macros {
         Some(macros) => hazmat_checker::check_source_with_macros(&source, macros, m, &options),
@@ -630,6 +631,7 @@ fn bench(args: BenchArgs) -> u8 {
                         ..Default::default()
                     },
                     speedcheck: args.speedcheck,
+                    ..Default::default()
                 };
                 let r = check_source(src, m.as_ref(), &options).ok();
                 BenchOne {

@@ -106,6 +106,20 @@ pub trait MemoryModel: Sync + JudgeAt<1> + JudgeAt<2> + JudgeAt<4> + JudgeAt<8> 
         false
     }
 
+    /// Whether the model's verdict on a test split in two parts factors into verdicts on
+    /// each part, whenever the parts communicate through a single read of a single write
+    /// and every access is marked: true when each of the model's checks (acyclic,
+    /// irreflexive, empty) is over relations built from `rf`, `co`, `fr` and relations
+    /// inside one thread, by union, sequence, closure, inverse, and intersection or
+    /// difference with such relations or with same-location and other-thread tests, but no
+    /// product of sets that relates plain accesses across threads. Then every cycle, and
+    /// every pair a check relates, lies inside one part, since going from one part to the
+    /// other and back takes both a read of the write and a read of the initial value by
+    /// the one read; see [`crate::pieces`].
+    fn factors(&self) -> bool {
+        false
+    }
+
     /// Whether the model completes candidates itself, as herd7's model files do: it then
     /// gets executions with reads-from for ordinary reads only, and no coherence order,
     /// through [`completions`](JudgeAt::completions), instead of [`judge`](JudgeAt::judge).

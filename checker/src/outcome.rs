@@ -46,6 +46,9 @@ pub struct Options {
     /// are cut and the enumeration stops at the first that does, so the verdict says
     /// whether the condition can hold but the states and counts are partial.
     pub speedcheck: bool,
+    /// Enumerate the whole test even when it splits into pieces that can be counted one by
+    /// one ([`crate::pieces`]); tests set it to hold the two to the same outcome.
+    pub whole: bool,
 }
 
 /// The result of checking one program under one model.
@@ -54,9 +57,9 @@ pub struct Outcome {
     /// The distinct final states, each over [`Program::shown`], in herd7's order.
     pub states: Vec<Vec<Value>>,
     /// Allowed executions satisfying the proposition.
-    pub positive: u64,
+    pub positive: u128,
     /// Allowed executions not satisfying it.
-    pub negative: u64,
+    pub negative: u128,
     /// Flags raised by allowed executions, in the order first raised.
     pub flags: Vec<&'static str>,
     /// Enumeration counts.
@@ -67,6 +70,9 @@ pub struct Outcome {
     pub cut_short: bool,
     /// The condition's quantifier when the run was a speed check, whose counts are partial.
     pub speedcheck: Option<Quantifier>,
+    /// The number of pieces the test was counted in ([`crate::pieces`]): 1 when the whole
+    /// test was enumerated.
+    pub pieces: usize,
 }
 
 impl Outcome {
@@ -125,6 +131,9 @@ pub fn run(
     model: &dyn MemoryModel,
     options: &Options,
 ) -> Result<Outcome, RunError> {
+    if let Some(split) = crate::pieces::run(program, model, options) {
+        return split;
+    }
     let mut states: BTreeSet<Vec<Value>> = BTreeSet::new();
     let mut positive = 0;
     let mut negative = 0;
@@ -182,6 +191,7 @@ pub fn run(
         unknown,
         cut_short,
         speedcheck: options.speedcheck.then_some(quantifier),
+        pieces: 1,
     })
 }
 

@@ -195,13 +195,23 @@ pub fn json(
         "verdict": if o.unknown.is_some() { "Unknown" } else { o.verdict().as_str() },
         "unknown": o.unknown,
         "states": o.states.iter().map(|s| state_line(p, s)).collect::<Vec<_>>(),
-        "positive": o.positive,
-        "negative": o.negative,
+        "positive": count(o.positive),
+        "negative": count(o.negative),
         "flags": o.flags,
         "time": seconds,
         "hash": hash,
         "stats": o.stats,
+        "pieces": o.pieces,
     })
+}
+
+/// A number of executions in JSON: a number up to `u64::MAX`, a decimal string past it
+/// (which JSON numbers of most readers cannot hold exactly).
+fn count(n: u128) -> serde_json::Value {
+    match u64::try_from(n) {
+        Ok(n) => n.into(),
+        Err(_) => n.to_string().into(),
+    }
 }
 
 /// One row of the summary table.
@@ -212,7 +222,7 @@ pub struct SummaryRow {
     /// The verdict word, `Unknown`, or `error`.
     pub verdict: String,
     /// Positive and negative counts.
-    pub counts: Option<(u64, u64)>,
+    pub counts: Option<(u128, u128)>,
     /// The expectation for the model, if the file states one.
     pub expected: Option<String>,
     /// `agree`, `DISAGREE`, or empty when not judged.

@@ -67,6 +67,7 @@ fn disagreement(root: &Path, case: &Case, model: &CatModel) -> Option<String> {
             ..Default::default()
         },
         speedcheck: false,
+        ..Default::default()
     };
     let start = std::time::Instant::now();
     if std::env::var_os("HAZMAT_CAT_VERBOSE").is_some() {
@@ -650,6 +651,7 @@ fn interpreted_lkmm_agrees_with_the_native_one_on_generated_programs() {
                 ..Default::default()
             },
             speedcheck: false,
+            ..Default::default()
         };
         match hazmat_checker::check_source(text, model, &options) {
             Ok(c) if c.outcome.unknown.is_none() => {

@@ -389,6 +389,7 @@ fn limits_make_a_test_unknown() {
             ..Default::default()
         },
         speedcheck: false,
+        ..Default::default()
     };
     let c = check_source(MP, m.as_ref(), &options).expect("test checks");
     assert_eq!(c.outcome.unknown.as_deref(), Some("1 executions"));

@@ -119,6 +119,7 @@ fn hazmat_text(file: &Path, speedcheck: bool) -> Result<String, String> {
             ..Default::default()
         },
         speedcheck,
+        ..Default::default()
     };
     let model = hazmat_checker::model("lkmm").map_err(|e| e.to_string())?;
     let checked = hazmat_checker::check_source(&source, model.as_ref(), &options)

@@ -49,6 +49,7 @@ fn options() -> Options {
             ..Default::default()
         },
         speedcheck: false,
+        ..Default::default()
     }
 }
 

@@ -173,12 +173,11 @@ fn hundreds_of_threads_get_an_error() {
 #[test]
 fn too_many_events_get_an_error() {
     // 520 threads, each writing its own location: 1,040 events with the initial writes.
+    // The writes are plain, so that the test does not split into pieces counted one by
+    // one (each of which would be small).
     let mut threads = String::new();
     for i in 0..520 {
-        let _ = write!(
-            threads,
-            "P{i}(int *x{i})\n{{\n\tWRITE_ONCE(*x{i}, 1);\n}}\n\n"
-        );
+        let _ = write!(threads, "P{i}(int *x{i})\n{{\n\t*x{i} = 1;\n}}\n\n");
     }
     let source = test(&threads, "x0=1");
     let e = check(source.clone(), "sc", no_limits()).expect_err("too many events");
@@ -190,9 +189,27 @@ fn too_many_events_get_an_error() {
     // writes, is P504's.
     assert_eq!(
         error_line(&e),
-        first_line_with(&source, "WRITE_ONCE(*x504, 1)"),
+        first_line_with(&source, "*x504 = 1;"),
         "{e}"
     );
+}
+
+#[test]
+fn a_test_that_splits_is_not_held_to_the_event_ceiling() {
+    // The same 520 threads with marked writes split into 520 pieces of two events (and
+    // the initial writes), each enumerated alone.
+    let mut threads = String::new();
+    for i in 0..520 {
+        let _ = write!(
+            threads,
+            "P{i}(int *x{i})\n{{\n\tWRITE_ONCE(*x{i}, 1);\n}}\n\n"
+        );
+    }
+    let source = test(&threads, "x0=1");
+    let c = check(source, "sc", no_limits()).expect("decided piece by piece");
+    assert_eq!(c.outcome.pieces, 520);
+    let out = c.herd_text();
+    assert!(out.contains("Observation t Always 1 0"), "{out}");
 }
 
 #[test]
@@ -263,6 +280,7 @@ fn max_executions_ends_in_unknown_with_its_reason() {
                 ..Default::default()
             },
             speedcheck: false,
+            ..Default::default()
         };
         let c = check(blowup(), m, options).expect("the test is valid");
         assert_eq!(c.outcome.unknown.as_deref(), Some("1000 executions"), "{m}");
@@ -281,6 +299,7 @@ fn a_timeout_ends_in_unknown_with_its_reason() {
                 ..Default::default()
             },
             speedcheck: false,
+            ..Default::default()
         };
         let c = check(blowup(), m, options).expect("the test is valid");
         let why = c.outcome.unknown.expect("the timeout stops the check");
@@ -307,6 +326,7 @@ fn a_timeout_stops_a_search_within_one_stage() {
             ..Default::default()
         },
         speedcheck: true,
+        ..Default::default()
     };
     let source = hazmat_checker::generate::families::treiber_push(17);
     let c = check(source, "lkmm", options).expect("the test is valid");
@@ -328,6 +348,7 @@ fn the_shuttle_engine_obeys_the_limits() {
             ..Default::default()
         },
         speedcheck: false,
+        ..Default::default()
     };
     let c = Engine::Shuttle
         .check_source(&source, sc.as_ref(), &bounded)
@@ -342,6 +363,7 @@ fn the_shuttle_engine_obeys_the_limits() {
             ..Default::default()
         },
         speedcheck: false,
+        ..Default::default()
     };
     let c = Engine::Shuttle
         .check_source(&source, sc.as_ref(), &timed)

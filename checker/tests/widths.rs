@@ -18,6 +18,8 @@ fn answer(c: &Checked) -> String {
     s
 }
 
+/// The whole enumeration at `min_width` or wider: a test that splits into pieces is not
+/// split, since these tests hold the enumeration's widths to each other.
 fn options(min_width: usize, speedcheck: bool) -> Options {
     Options {
         limits: Limits {
@@ -25,6 +27,7 @@ fn options(min_width: usize, speedcheck: bool) -> Options {
             ..Default::default()
         },
         speedcheck,
+        whole: true,
     }
 }
 

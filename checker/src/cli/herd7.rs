@@ -876,6 +876,7 @@ fn run_one(
             ..Default::default()
         },
         speedcheck: args.speedcheck,
+        ..Default::default()
     };
     let checked = match macros {
         Some(m) => hazmat_checker::check_source_with_macros(&source, m, model, &options),

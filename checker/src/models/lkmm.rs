@@ -121,6 +121,10 @@ impl MemoryModel for Lkmm {
         true
     }
 
+    fn factors(&self) -> bool {
+        true
+    }
+
     fn explain(&self, execution: &Execution) -> Option<crate::witness::Violation> {
         crate::lkmm_terms::explain(execution)
     }

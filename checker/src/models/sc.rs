@@ -57,6 +57,10 @@ impl MemoryModel for Sc {
         true
     }
 
+    fn factors(&self) -> bool {
+        true
+    }
+
     fn explain(&self, x: &Execution) -> Option<Violation> {
         match JudgeAt::<1>::judge(self, x).rejected_by? {
             "sc" => {

@@ -61,6 +61,10 @@ impl MemoryModel for Tso {
         true
     }
 
+    fn factors(&self) -> bool {
+        true
+    }
+
     fn explain(&self, x: &Execution) -> Option<Violation> {
         let n = x.len();
         match JudgeAt::<1>::judge(self, x).rejected_by? {

@@ -169,6 +169,7 @@ pub(crate) fn run_hazmat(model: &dyn MemoryModel, file: &Path, timeout: Duration
             ..Default::default()
         },
         speedcheck: false,
+        ..Default::default()
     };
     match hazmat_checker::check_source(&source, model, &options) {
         Ok(c) if c.outcome.unknown.is_some() => Answer::Timeout,

@@ -87,8 +87,8 @@ pub(crate) fn load_cases(root: &Path) -> Result<Vec<Case>, String> {
                 expected: Summary {
                     verdict: v["verdict"].as_str().unwrap_or_default().to_string(),
                     states,
-                    positive: v["positive"].as_u64().unwrap_or(u64::MAX),
-                    negative: v["negative"].as_u64().unwrap_or(u64::MAX),
+                    positive: v["positive"].as_u64().map_or(u128::MAX, u128::from),
+                    negative: v["negative"].as_u64().map_or(u128::MAX, u128::from),
                     flags: v["flags"]
                         .as_array()
                         .map(|a| {

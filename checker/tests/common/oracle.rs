@@ -321,6 +321,7 @@ pub(crate) fn hazmat_with(
             ..Default::default()
         },
         speedcheck: false,
+        ..Default::default()
     };
     // A panic is reported as such; no model keeps state that a panic leaves half made.
     let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
