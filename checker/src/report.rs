@@ -234,19 +234,27 @@ pub struct SummaryRow {
 /// The summary table of a run over many files, with a totals line.
 pub fn summary(rows: &[SummaryRow]) -> String {
     let w = rows.iter().map(|r| r.file.len()).max().unwrap_or(4).max(4);
+    let counts: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| {
+            r.counts.map_or((String::new(), String::new()), |(p, n)| {
+                (p.to_string(), n.to_string())
+            })
+        })
+        .collect();
+    // Counts are as wide as the widest (a test counted piece by piece may have 39 digits).
+    let pw = counts.iter().map(|c| c.0.len()).max().unwrap_or(0).max(8);
+    let nw = counts.iter().map(|c| c.1.len()).max().unwrap_or(0).max(8);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<w$}  {:<9}  {:>8}  {:>8}  {:<18}  {:<8}  {:>7}",
+        "{:<w$}  {:<9}  {:>pw$}  {:>nw$}  {:<18}  {:<8}  {:>7}",
         "file", "verdict", "positive", "negative", "expected", "judged", "seconds"
     );
-    for r in rows {
-        let (p, n) = r.counts.map_or((String::new(), String::new()), |(p, n)| {
-            (p.to_string(), n.to_string())
-        });
+    for (r, (p, n)) in rows.iter().zip(counts) {
         let _ = writeln!(
             s,
-            "{:<w$}  {:<9}  {:>8}  {:>8}  {:<18}  {:<8}  {:>7.3}",
+            "{:<w$}  {:<9}  {:>pw$}  {:>nw$}  {:<18}  {:<8}  {:>7.3}",
             r.file,
             r.verdict,
             p,
