@@ -214,6 +214,23 @@ fn sketch(program: &Program) -> Option<Option<Vec<(u128, u128)>>> {
     Some((all.len() <= 128).then_some(all))
 }
 
+/// The group of thread `t` in the union-find forest `g` (each thread's parent; a root is
+/// its own), shortening its path.
+fn find(g: &mut [usize], t: usize) -> usize {
+    let mut r = t;
+    while g[r] != r {
+        r = g[r];
+    }
+    g[t] = r;
+    r
+}
+
+/// Puts the groups of threads `a` and `b` together, under the smaller root.
+fn join(g: &mut [usize], a: usize, b: usize) {
+    let (a, b) = (find(g, a), find(g, b));
+    g[a.max(b)] = a.min(b);
+}
+
 /// Whether no cut can be kept, from the threads' reads and writes as bits ([`sketch`]):
 /// when the threads are connected by pairs that share two locations, or that access one
 /// location that has two writers, or one writer and two other accessors (so it is no
@@ -221,18 +238,7 @@ fn sketch(program: &Program) -> Option<Option<Vec<(u128, u128)>>> {
 fn entangled(bits: &[(u128, u128)]) -> bool {
     let n = bits.len();
     let mut group: Vec<usize> = (0..n).collect();
-    fn find(g: &mut [usize], t: usize) -> usize {
-        let mut r = t;
-        while g[r] != r {
-            r = g[r];
-        }
-        g[t] = r;
-        r
-    }
-    let mut join = |a: usize, b: usize| {
-        let (a, b) = (find(&mut group, a), find(&mut group, b));
-        group[a.max(b)] = a.min(b);
-    };
+    let mut join = |a: usize, b: usize| join(&mut group, a, b);
     let access: Vec<u128> = bits.iter().map(|b| b.0 | b.1).collect();
     let all = access.iter().fold(0u128, |m, b| m | b);
     for l in ones(all) {
@@ -342,18 +348,6 @@ fn plan(program: &Program, uses: &[Uses]) -> Option<Plan> {
     }
     // Threads that write one location go together.
     let mut group: Vec<usize> = (0..n).collect();
-    fn find(g: &mut [usize], t: usize) -> usize {
-        let mut r = t;
-        while g[r] != r {
-            r = g[r];
-        }
-        g[t] = r;
-        r
-    }
-    fn join(g: &mut [usize], a: usize, b: usize) {
-        let (a, b) = (find(g, a), find(g, b));
-        g[a.max(b)] = a.min(b);
-    }
     for ws in &writers {
         for &w in ws.iter().skip(1) {
             join(&mut group, ws[0], w);
