@@ -81,6 +81,17 @@ pub struct Stats {
     pub removed: Removed,
 }
 
+impl Stats {
+    /// Adds the counts of another enumeration, or of one combination of thread paths.
+    pub(crate) fn add(&mut self, other: &Stats) {
+        self.path_combinations += other.path_combinations;
+        self.candidates += other.candidates;
+        self.pruned += other.pruned;
+        self.allowed += other.allowed;
+        self.removed.add(&other.removed);
+    }
+}
+
 /// The reasons a candidate leaves the enumeration, each with the number of times it did:
 /// the only reasons there are (see the module's documentation).
 ///
@@ -119,7 +130,7 @@ pub struct Removed {
 }
 
 impl Removed {
-    pub(crate) fn add(&mut self, other: &Removed) {
+    fn add(&mut self, other: &Removed) {
         self.model += other.model;
         self.atomicity += other.atomicity;
         self.filter += other.filter;
@@ -335,10 +346,7 @@ pub fn enumerate(
             3 | 4 => search::<4>(program, model, model, limits, goal, combo, visit)?,
             _ => search::<8>(program, model, model, limits, goal, combo, visit)?,
         };
-        stats.candidates += searched.candidates;
-        stats.pruned += searched.pruned;
-        stats.allowed += searched.allowed;
-        stats.removed.add(&searched.removed);
+        stats.add(&searched);
         if let Some(e) = failure {
             return Err(e);
         }

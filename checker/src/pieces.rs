@@ -238,7 +238,6 @@ fn join(g: &mut [usize], a: usize, b: usize) {
 fn entangled(bits: &[(u128, u128)]) -> bool {
     let n = bits.len();
     let mut group: Vec<usize> = (0..n).collect();
-    let mut join = |a: usize, b: usize| join(&mut group, a, b);
     let access: Vec<u128> = bits.iter().map(|b| b.0 | b.1).collect();
     let all = access.iter().fold(0u128, |m, b| m | b);
     for l in ones(all) {
@@ -248,14 +247,14 @@ fn entangled(bits: &[(u128, u128)]) -> bool {
         if writers >= 2 || (writers == 1 && count >= 3) {
             let first = accessors.next().expect("an accessor");
             for t in accessors {
-                join(first, t);
+                join(&mut group, first, t);
             }
         }
     }
     for t in 0..n {
         for u in t + 1..n {
             if (access[t] & access[u]).count_ones() >= 2 {
-                join(t, u);
+                join(&mut group, t, u);
             }
         }
     }
@@ -719,21 +718,12 @@ impl Piece<'_> {
         if failed {
             return Err(GiveUp);
         }
-        add(stats, &s);
+        stats.add(&s);
         Ok(match stop {
             Some(Stop::Limit(why)) => Runs::Stopped(why),
             Some(Stop::Done) | None => Runs::Done(found),
         })
     }
-}
-
-/// Adds one piece's counts to the run's.
-fn add(stats: &mut Stats, s: &Stats) {
-    stats.path_combinations += s.path_combinations;
-    stats.candidates += s.candidates;
-    stats.pruned += s.pruned;
-    stats.allowed += s.allowed;
-    stats.removed.add(&s.removed);
 }
 
 #[cfg(test)]
