@@ -216,8 +216,17 @@ pub fn judge_with<const W: usize>(
             return judgement;
         }
     }
-    let dynamic = match Dynamic::new(execution, sets, fixed) {
-        Ok(d) => d,
+    // The plain-access checks and the SRCU flags are the only users of the relations
+    // once the checks have passed; without plain races or SRCU they are not kept.
+    let keep = !fixed.pre_race.is_empty() || !(sets.srcu_lock | sets.srcu_unlock).is_empty();
+    let dynamic = match Dynamic::checked(execution, sets, fixed, keep) {
+        Ok(Some(d)) => d,
+        Ok(None) => {
+            if is_complete(execution) {
+                judgement.flags = flags_without_plain_or_srcu(execution, sets, fixed);
+            }
+            return judgement;
+        }
         Err(check) => {
             judgement.rejected_by = Some(check);
             return judgement;
@@ -425,6 +434,12 @@ pub struct Fixed<const W: usize = 1> {
     pub barrier: Relation<W>,
     /// `fencerel(Rmb)`, for the lifetimes of plain reads.
     pub fencerel_rmb: Relation<W>,
+    /// cat's `pre-race = ext & ((Plain * M) | ((M \ IW) * Plain))`, restricted to `loc`
+    /// (every use intersects it with `rf`, `co` or `fr`).
+    pub pre_race: Relation<W>,
+    /// The flags of [`FLAGS`] that the thread paths alone raise (the others are false
+    /// here, and [`flags`] works them out for each execution).
+    pub path_flags: [bool; FLAGS.len()],
     /// The unmatched-lock check passes.
     pub unmatched_locks_ok: bool,
     /// The lock-nest check passes.
@@ -512,10 +527,45 @@ impl<const W: usize> Fixed<W> {
         barrier.union_with(&po.restrict_range(s.release));
         barrier.union_with(&po.restrict_domain(s.acquire));
 
+        let rcu_rscs = rcu_rscs(&po, t(Tag::RcuLock), t(Tag::RcuUnlock));
+        let ext = x.ext();
+        let pre_race = {
+            let plain_any = Relation::cartesian(n, s.plain, s.m);
+            let any_plain = Relation::cartesian(n, s.m - s.iw, s.plain);
+            plain_any.union(&any_plain).inter(&ext).inter(&loc)
+        };
+        let mixed_accesses = {
+            let po_loc_nb = po_loc.minus(&barrier);
+            let plain_w = s.plain & s.w;
+            !po_loc_nb.restrict(plain_w, s.marked).is_empty()
+                || !po_loc_nb.restrict(s.marked, plain_w).is_empty()
+        };
+        // In the order of FLAGS; the SRCU flags, lock-final and data-race depend on the
+        // execution.
+        let path_flags = [
+            !(t(Tag::RcuLock) - rcu_rscs.domain()).is_empty(),
+            !(t(Tag::RcuUnlock) - rcu_rscs.range()).is_empty(),
+            false,
+            false,
+            false,
+            !rcu_rscs.inter(&fencerel(&po, s.sync_srcu)).is_empty(),
+            false,
+            !loc.restrict(s.m - s.iw - s.all_locks, s.all_locks)
+                .is_empty(),
+            !(s.lkw - lk_rmw.range()).is_empty(),
+            !(s.lkr - lk_rmw.domain()).is_empty(),
+            false,
+            !(s.ul - critical.range()).is_empty(),
+            mixed_accesses,
+            false,
+        ];
+
         Fixed {
-            rcu_rscs: rcu_rscs(&po, t(Tag::RcuLock), t(Tag::RcuUnlock)),
+            rcu_rscs,
             int: x.int(),
-            ext: x.ext(),
+            ext,
+            pre_race,
+            path_flags,
             po,
             loc,
             po_loc,
@@ -619,6 +669,17 @@ impl<const W: usize> Dynamic<W> {
     /// Each check runs as soon as the relations it needs exist, so a rejected execution
     /// costs only the relations up to its first failing check.
     pub fn new(x: &Execution<W>, s: &Sets<W>, f: &Fixed<W>) -> Result<Dynamic<W>, &'static str> {
+        Ok(Dynamic::checked(x, s, f, true)?.expect("kept"))
+    }
+
+    /// Runs the checks of [`Dynamic::new`], and returns the relations only when `keep` is
+    /// set: a caller that needs the verdict alone saves building (and moving) them.
+    fn checked(
+        x: &Execution<W>,
+        s: &Sets<W>,
+        f: &Fixed<W>,
+        keep: bool,
+    ) -> Result<Option<Dynamic<W>>, &'static str> {
         let n = s.n;
         let rf = x.rf.clone();
         let co = x.co.clone();
@@ -766,7 +827,10 @@ impl<const W: usize> Dynamic<W> {
             return Err("rcu");
         }
 
-        Ok(Dynamic {
+        if !keep {
+            return Ok(None);
+        }
+        Ok(Some(Dynamic {
             rf,
             co,
             fr,
@@ -789,7 +853,7 @@ impl<const W: usize> Dynamic<W> {
             rcu_fence,
             rb,
             com,
-        })
+        }))
     }
 }
 
@@ -863,11 +927,7 @@ impl<const W: usize> PlainRelations<W> {
     /// Computes the plain-access relations.
     pub fn new(s: &Sets<W>, f: &Fixed<W>, d: &Dynamic<W>) -> PlainRelations<W> {
         let n = s.n;
-        let pre_race = {
-            let plain_any = Relation::cartesian(n, s.plain, s.m);
-            let any_plain = Relation::cartesian(n, s.m - s.iw, s.plain);
-            plain_any.union(&any_plain).inter(&f.ext).inter(&f.loc)
-        };
+        let pre_race = f.pre_race.clone();
         if pre_race.is_empty() {
             return PlainRelations {
                 incoherent: pre_race.clone(),
@@ -947,6 +1007,28 @@ impl<const W: usize> PlainRelations<W> {
     }
 }
 
+/// The flags an allowed execution raises when it has no potential race
+/// (`Fixed::pre_race` is empty) and no SRCU event: [`flags`] without the relations it
+/// would not read.
+fn flags_without_plain_or_srcu<const W: usize>(
+    x: &Execution<W>,
+    s: &Sets<W>,
+    f: &Fixed<W>,
+) -> Vec<&'static str> {
+    let mut raised = f.path_flags;
+    raised[10] = lock_final(x, s);
+    raised_names(raised)
+}
+
+fn raised_names(raised: [bool; FLAGS.len()]) -> Vec<&'static str> {
+    FLAGS
+        .iter()
+        .zip(raised)
+        .filter(|(_, on)| *on)
+        .map(|(name, _)| *name)
+        .collect()
+}
+
 /// The flags an allowed execution raises, in the order of [`FLAGS`].
 pub fn flags<const W: usize>(
     x: &Execution<W>,
@@ -955,45 +1037,23 @@ pub fn flags<const W: usize>(
     d: &Dynamic<W>,
     p: &PlainRelations<W>,
 ) -> Vec<&'static str> {
-    let n = s.n;
-    let id = Relation::identity(n);
-    let rcu_lock = x.tagged(Tag::RcuLock);
-    let rcu_unlock = x.tagged(Tag::RcuUnlock);
-    let value = |e: usize| x.events[e].value;
-    let mixed_accesses = {
-        let po_loc_nb = f.po_loc.minus(&f.barrier);
-        let plain_w = s.plain & s.w;
-        !po_loc_nb.restrict(plain_w, s.marked).is_empty()
-            || !po_loc_nb.restrict(s.marked, plain_w).is_empty()
-    };
-    let raised = [
-        !(rcu_lock - f.rcu_rscs.domain()).is_empty(),
-        !(rcu_unlock - f.rcu_rscs.range()).is_empty(),
-        !(s.srcu_lock - d.srcu_rscs.domain()).is_empty(),
-        !(s.srcu_unlock - d.srcu_rscs.range()).is_empty(),
-        !d.srcu_rscs
+    let mut raised = f.path_flags;
+    if !(s.srcu_lock | s.srcu_unlock).is_empty() {
+        let value = |e: usize| x.events[e].value;
+        let id = Relation::identity(s.n);
+        raised[2] = !(s.srcu_lock - d.srcu_rscs.domain()).is_empty();
+        raised[3] = !(s.srcu_unlock - d.srcu_rscs.range()).is_empty();
+        raised[4] = !d
+            .srcu_rscs
             .inverse()
             .seq(&d.srcu_rscs)
             .minus(&id)
-            .is_empty(),
-        !f.rcu_rscs.inter(&fencerel(&f.po, s.sync_srcu)).is_empty(),
-        d.srcu_rscs.pairs().any(|(a, b)| value(a) != value(b)),
-        !f.loc
-            .restrict(s.m - s.iw - s.all_locks, s.all_locks)
-            .is_empty(),
-        !(s.lkw - f.lk_rmw.range()).is_empty(),
-        !(s.lkr - f.lk_rmw.domain()).is_empty(),
-        lock_final(x, s),
-        !(s.ul - f.critical.range()).is_empty(),
-        mixed_accesses,
-        !p.race.is_empty(),
-    ];
-    FLAGS
-        .iter()
-        .zip(raised)
-        .filter(|(_, on)| *on)
-        .map(|(name, _)| *name)
-        .collect()
+            .is_empty();
+        raised[6] = d.srcu_rscs.pairs().any(|(a, b)| value(a) != value(b));
+    }
+    raised[10] = lock_final(x, s);
+    raised[13] = !p.race.is_empty();
+    raised_names(raised)
 }
 
 /// `lock.cat`'s `flag ~empty [FW] ; loc ; [ALL-LOCKS] as lock-final`: the test shows the
