@@ -681,10 +681,9 @@ impl<const W: usize> Dynamic<W> {
         keep: bool,
     ) -> Result<Option<Dynamic<W>>, &'static str> {
         let n = s.n;
-        let rf = x.rf.clone();
-        let co = x.co.clone();
-        let fr = rf.inverse().seq(&co);
-        let com = rf.union(&co).union(&fr);
+        let (rf, co) = (&x.rf, &x.co);
+        let fr = rf.inverse().seq(co);
+        let com = rf.union(co).union(&fr);
         // acyclic po-loc | com as coherence
         if !f.po_loc.union(&com).is_acyclic() {
             return Err("coherence");
@@ -706,7 +705,7 @@ impl<const W: usize> Dynamic<W> {
         let srcu_rscs = if s.srcu_lock.is_empty() || s.srcu_unlock.is_empty() {
             Relation::empty(n)
         } else {
-            let carry_srcu_data = x.data.restrict_range(not_srcu_unlock).seq(&rf).star();
+            let carry_srcu_data = x.data.restrict_range(not_srcu_unlock).seq(rf).star();
             carry_srcu_data
                 .restrict_domain(s.srcu_lock)
                 .seq(&x.data.restrict_range(s.srcu_unlock))
@@ -728,7 +727,7 @@ impl<const W: usize> Dynamic<W> {
         let po_unlock_lock_po = if s.ul.is_empty() || s.lkr.is_empty() {
             Relation::empty(n)
         } else {
-            let po_or_rf = f.po.union(&rf);
+            let po_or_rf = f.po.union(rf);
             f.po.restrict_range(s.ul)
                 .seq(&po_or_rf.restrict_range(s.lkr))
                 .seq(&f.po)
@@ -831,8 +830,8 @@ impl<const W: usize> Dynamic<W> {
             return Ok(None);
         }
         Ok(Some(Dynamic {
-            rf,
-            co,
+            rf: rf.clone(),
+            co: co.clone(),
             fr,
             rfe,
             rfi,
