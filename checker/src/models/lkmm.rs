@@ -184,17 +184,24 @@ fn skeleton_key(e: &Event) -> (Option<usize>, EventKind, Option<Loc>, Tags) {
 /// Whether every read of `x` reads from a write and `co` orders every two writes to the
 /// same location: an execution the enumeration has finished choosing.
 pub fn is_complete<const W: usize>(x: &Execution<W>) -> bool {
-    if !(x.reads() - x.rf.range()).is_empty() {
-        return false;
-    }
+    complete_with(x, co_pairs(x))
+}
+
+/// [`is_complete`], given the number of pairs of writes to the same location (which the
+/// events alone fix: [`co_pairs`]).
+fn complete_with<const W: usize>(x: &Execution<W>, co_pairs: usize) -> bool {
+    (x.reads() - x.rf.range()).is_empty() && x.co.len() == co_pairs
+}
+
+/// The number of pairs of distinct writes to the same location: the size of a total `co`.
+fn co_pairs<const W: usize>(x: &Execution<W>) -> usize {
     let mut writes_per_loc: BTreeMap<Loc, usize> = BTreeMap::new();
     for e in &x.events {
         if let (EventKind::Write, Some(loc)) = (e.kind, e.loc) {
             *writes_per_loc.entry(loc).or_default() += 1;
         }
     }
-    let pairs: usize = writes_per_loc.values().map(|k| k * (k - 1) / 2).sum();
-    x.co.len() == pairs
+    writes_per_loc.values().map(|k| k * (k - 1) / 2).sum()
 }
 
 /// Judges one execution, reusing the parts of the model that depend on the thread paths
@@ -222,7 +229,7 @@ pub fn judge_with<const W: usize>(
     let dynamic = match Dynamic::checked(execution, sets, fixed, keep) {
         Ok(Some(d)) => d,
         Ok(None) => {
-            if is_complete(execution) {
+            if complete_with(execution, fixed.co_pairs) {
                 judgement.flags = flags_without_plain_or_srcu(execution, sets, fixed);
             }
             return judgement;
@@ -238,7 +245,7 @@ pub fn judge_with<const W: usize>(
         return judgement;
     }
     // Flags only matter for complete executions; partial ones are judged for pruning.
-    if is_complete(execution) {
+    if complete_with(execution, fixed.co_pairs) {
         judgement.flags = flags(execution, sets, fixed, &dynamic, &plain);
     }
     judgement
@@ -437,6 +444,8 @@ pub struct Fixed<const W: usize = 1> {
     /// cat's `pre-race = ext & ((Plain * M) | ((M \ IW) * Plain))`, restricted to `loc`
     /// (every use intersects it with `rf`, `co` or `fr`).
     pub pre_race: Relation<W>,
+    /// The number of pairs of writes to the same location, which a complete `co` orders.
+    pub co_pairs: usize,
     /// The flags of [`FLAGS`] that the thread paths alone raise (the others are false
     /// here, and [`flags`] works them out for each execution).
     pub path_flags: [bool; FLAGS.len()],
@@ -565,6 +574,7 @@ impl<const W: usize> Fixed<W> {
             int: x.int(),
             ext,
             pre_race,
+            co_pairs: co_pairs(x),
             path_flags,
             po,
             loc,
@@ -788,8 +798,7 @@ impl<const W: usize> Dynamic<W> {
         let hb_star = hb_plus.optional();
         let pb = prop.seq(&strong_fence).seq(&hb_star).restrict_range(marked);
         // acyclic pb as propagation
-        let pb_plus = pb.plus();
-        if !pb_plus.is_irreflexive() {
+        if !pb.is_acyclic() {
             return Err("propagation");
         }
 
@@ -798,7 +807,7 @@ impl<const W: usize> Dynamic<W> {
         let (rcu_fence, rb) = if (s.sync_rcu | s.sync_srcu).is_empty() {
             (Relation::empty(n), Relation::empty(n))
         } else {
-            let pb_star = pb_plus.optional();
+            let pb_star = pb.star();
             let rcu_link =
                 f.po.optional()
                     .seq(&hb_star)
