@@ -590,6 +590,39 @@ impl<const W: usize> Relation<W> {
         }
     }
 
+    /// The transitive closure, when the relation is acyclic; `None` when it has a cycle.
+    /// The same as `plus()` checked irreflexive, for less work on the sparse, mostly
+    /// forward relations of an execution.
+    ///
+    /// # Complexity
+    /// Each event's row is the union of its successors' rows, taken once every successor
+    /// has its own: one pass from the last event to the first finishes the relations whose
+    /// pairs go from lower to higher events (program order does), and each further pass
+    /// finishes at least one event, so O(n + pairs) word operations for such a relation,
+    /// and O(n²) at worst.
+    pub fn plus_if_acyclic(&self) -> Option<Relation<W>> {
+        let n = self.size();
+        let mut out = Relation::<W>::empty(n);
+        let mut done = EventSet::<W>::EMPTY;
+        let mut left = n;
+        while left > 0 {
+            let before = left;
+            for a in (0..n).rev() {
+                let succ = self.rows[a];
+                if done.contains(a) || !(succ - done).is_empty() {
+                    continue;
+                }
+                out.rows[a] = succ.iter().fold(succ, |acc, b| acc | out.rows[b]);
+                done.insert(a);
+                left -= 1;
+            }
+            if left == before {
+                return None;
+            }
+        }
+        Some(out)
+    }
+
     /// The reflexive-transitive closure: cat's `r*`.
     pub fn star(&self) -> Relation<W> {
         let mut r = self.plus();
@@ -839,6 +872,50 @@ mod tests {
             );
             assert_eq!(r.is_acyclic(), r.plus().is_irreflexive(), "{r:?}");
             assert_eq!(r.is_acyclic(), r.shortest_cycle().is_none(), "{r:?}");
+            let acyclic_plus = r.plus_if_acyclic();
+            assert_eq!(acyclic_plus.is_some(), r.is_acyclic(), "{r:?}");
+            if let Some(p) = acyclic_plus {
+                assert_eq!(p, r.plus(), "{r:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_closure_of_an_acyclic_relation_is_its_transitive_closure() {
+        // Random relations over 1 to 300 events, one word and three words wide, sparse and
+        // dense, pairs in both directions: the closure agrees with Warshall's, and a cycle
+        // gives none.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..400 {
+            let n = 1 + (next() % if round % 4 == 0 { 300 } else { 40 }) as usize;
+            let pairs = (next() % (2 * n as u64 + 1)) as usize;
+            let forward = round % 2 == 0;
+            let edges: Vec<(usize, usize)> = (0..pairs)
+                .map(|_| {
+                    let (a, b) = ((next() % n as u64) as usize, (next() % n as u64) as usize);
+                    if forward && a > b { (b, a) } else { (a, b) }
+                })
+                .collect();
+            if n <= 128 {
+                let r: Relation<1> = Relation::from_pairs(n, edges.iter().copied());
+                let got = r.plus_if_acyclic();
+                assert_eq!(got.is_some(), r.is_acyclic(), "n {n}, {edges:?}");
+                if let Some(p) = got {
+                    assert_eq!(p, r.plus(), "n {n}, {edges:?}");
+                }
+            }
+            let r: Relation<4> = Relation::from_pairs(n, edges.iter().copied());
+            let got = r.plus_if_acyclic();
+            assert_eq!(got.is_some(), r.is_acyclic(), "n {n}, {edges:?}");
+            if let Some(p) = got {
+                assert_eq!(p, r.plus(), "n {n}, {edges:?}");
+            }
         }
     }
 }

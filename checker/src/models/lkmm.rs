@@ -790,11 +790,10 @@ impl<const W: usize> Dynamic<W> {
         let mut hb = ppo.union(&rfe);
         hb.union_with(&prop.minus(&id).inter(&f.int));
         let hb = hb.restrict(marked, marked);
-        // acyclic hb as happens-before: hb+ is irreflexive, and hb* is needed anyway.
-        let hb_plus = hb.plus();
-        if !hb_plus.is_irreflexive() {
+        // acyclic hb as happens-before; its closure is needed anyway, for hb*.
+        let Some(hb_plus) = hb.plus_if_acyclic() else {
             return Err("happens-before");
-        }
+        };
         let hb_star = hb_plus.optional();
         let pb = prop.seq(&strong_fence).seq(&hb_star).restrict_range(marked);
         // acyclic pb as propagation
