@@ -1014,6 +1014,26 @@ impl<const W: usize> PlainRelations<W> {
     }
 }
 
+/// Where the flags that depend on the execution sit in [`FLAGS`].
+const UNMATCHED_SRCU_LOCK: usize = 2;
+const UNMATCHED_SRCU_UNLOCK: usize = 3;
+const MULTIPLE_SRCU_MATCHES: usize = 4;
+const SRCU_BAD_VALUE_MATCH: usize = 6;
+const LOCK_FINAL: usize = 10;
+const DATA_RACE: usize = 13;
+
+/// The flags the thread paths raise ([`Fixed::path_flags`]) with `lock-final`, which the
+/// locations the test shows decide.
+fn path_and_final_flags<const W: usize>(
+    x: &Execution<W>,
+    s: &Sets<W>,
+    f: &Fixed<W>,
+) -> [bool; FLAGS.len()] {
+    let mut raised = f.path_flags;
+    raised[LOCK_FINAL] = lock_final(x, s);
+    raised
+}
+
 /// The flags an allowed execution raises when it has no potential race
 /// (`Fixed::pre_race` is empty) and no SRCU event: [`flags`] without the relations it
 /// would not read.
@@ -1022,9 +1042,7 @@ fn flags_without_plain_or_srcu<const W: usize>(
     s: &Sets<W>,
     f: &Fixed<W>,
 ) -> Vec<&'static str> {
-    let mut raised = f.path_flags;
-    raised[10] = lock_final(x, s);
-    raised_names(raised)
+    raised_names(path_and_final_flags(x, s, f))
 }
 
 fn raised_names(raised: [bool; FLAGS.len()]) -> Vec<&'static str> {
@@ -1044,22 +1062,21 @@ pub fn flags<const W: usize>(
     d: &Dynamic<W>,
     p: &PlainRelations<W>,
 ) -> Vec<&'static str> {
-    let mut raised = f.path_flags;
+    let mut raised = path_and_final_flags(x, s, f);
     if !(s.srcu_lock | s.srcu_unlock).is_empty() {
         let value = |e: usize| x.events[e].value;
         let id = Relation::identity(s.n);
-        raised[2] = !(s.srcu_lock - d.srcu_rscs.domain()).is_empty();
-        raised[3] = !(s.srcu_unlock - d.srcu_rscs.range()).is_empty();
-        raised[4] = !d
+        raised[UNMATCHED_SRCU_LOCK] = !(s.srcu_lock - d.srcu_rscs.domain()).is_empty();
+        raised[UNMATCHED_SRCU_UNLOCK] = !(s.srcu_unlock - d.srcu_rscs.range()).is_empty();
+        raised[MULTIPLE_SRCU_MATCHES] = !d
             .srcu_rscs
             .inverse()
             .seq(&d.srcu_rscs)
             .minus(&id)
             .is_empty();
-        raised[6] = d.srcu_rscs.pairs().any(|(a, b)| value(a) != value(b));
+        raised[SRCU_BAD_VALUE_MATCH] = d.srcu_rscs.pairs().any(|(a, b)| value(a) != value(b));
     }
-    raised[10] = lock_final(x, s);
-    raised[13] = !p.race.is_empty();
+    raised[DATA_RACE] = !p.race.is_empty();
     raised_names(raised)
 }
 
@@ -1218,6 +1235,17 @@ mod tests {
         b.rf = vec![(1, ry), (0, rx)];
         b.co = vec![vec![0, wx], vec![1, wy]];
         b
+    }
+
+    #[test]
+    fn the_flags_set_per_execution_are_where_flags_names_them() {
+        let at = |i: usize| FLAGS[i];
+        assert_eq!(at(UNMATCHED_SRCU_LOCK), "unmatched-srcu-lock");
+        assert_eq!(at(UNMATCHED_SRCU_UNLOCK), "unmatched-srcu-unlock");
+        assert_eq!(at(MULTIPLE_SRCU_MATCHES), "multiple-srcu-matches");
+        assert_eq!(at(SRCU_BAD_VALUE_MATCH), "srcu-bad-value-match");
+        assert_eq!(at(LOCK_FINAL), "lock-final");
+        assert_eq!(at(DATA_RACE), "data-race");
     }
 
     #[test]
