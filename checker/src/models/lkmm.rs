@@ -444,6 +444,9 @@ pub struct Fixed<const W: usize = 1> {
     /// cat's `pre-race = ext & ((Plain * M) | ((M \ IW) * Plain))`, restricted to `loc`
     /// (every use intersects it with `rf`, `co` or `fr`).
     pub pre_race: Relation<W>,
+    /// The fences, when the test has no lock events (no `po-unlock-lock-po`); `None`
+    /// otherwise, and [`Dynamic`] computes them for each execution.
+    pub lockless_fences: Option<Fences<W>>,
     /// The number of pairs of writes to the same location, which a complete `co` orders.
     pub co_pairs: usize,
     /// The flags of [`FLAGS`] that the thread paths alone raise (the others are false
@@ -569,7 +572,8 @@ impl<const W: usize> Fixed<W> {
             false,
         ];
 
-        Fixed {
+        let mut fixed = Fixed {
+            lockless_fences: None,
             rcu_rscs,
             int: x.int(),
             ext,
@@ -593,7 +597,13 @@ impl<const W: usize> Fixed<W> {
             unmatched_locks_ok,
             lock_nest_ok,
             nested_is_locked_ok,
+        };
+        // po-unlock-lock-po, the fences' one term that depends on rf, needs both an unlock
+        // and a lock read.
+        if s.ul.is_empty() || s.lkr.is_empty() {
+            fixed.lockless_fences = Some(Fences::new(x, s, &fixed, &Relation::empty(n)));
         }
+        fixed
     }
 }
 
@@ -616,6 +626,53 @@ pub fn rcu_rscs<const W: usize>(
             return matched;
         }
         matched = next;
+    }
+}
+
+/// cat's fences, which depend on `rf` only through `po-unlock-lock-po`: computed once per
+/// combination of paths for a test without lock events ([`Fixed::lockless_fences`]), and
+/// for each execution otherwise.
+#[derive(Clone, Debug)]
+pub struct Fences<const W: usize = 1> {
+    /// cat's `strong-fence = mb | gp`, before the RCU extension.
+    pub strong: Relation<W>,
+    /// cat's `nonrw-fence = strong-fence | po-rel | acq-po`.
+    pub nonrw: Relation<W>,
+    /// cat's `fence = nonrw-fence | wmb | rmb`, before the RCU extension.
+    pub all: Relation<W>,
+    /// `fence & int`, ppo's term.
+    pub internal: Relation<W>,
+    /// `strong-fence | po-rel`, the argument of cumul-fence's `A-cumul`.
+    pub strong_or_release: Relation<W>,
+}
+
+impl<const W: usize> Fences<W> {
+    /// The fences of `x`, given its `po-unlock-lock-po`.
+    pub fn new(
+        x: &Execution<W>,
+        s: &Sets<W>,
+        f: &Fixed<W>,
+        po_unlock_lock_po: &Relation<W>,
+    ) -> Fences<W> {
+        let mut mb = f.mb_static.clone();
+        if !po_unlock_lock_po.is_empty() {
+            mb.union_with(
+                &po_unlock_lock_po
+                    .restrict(s.m, x.tagged(Tag::AfterUnlockLock))
+                    .seq(&f.po)
+                    .restrict_range(s.m),
+            );
+        }
+        let strong = mb.union(&f.gp);
+        let nonrw = strong.union(&f.po_rel).union(&f.acq_po);
+        let all = nonrw.union(&f.wmb).union(&f.rmb);
+        Fences {
+            internal: all.inter(&f.int),
+            strong_or_release: strong.union(&f.po_rel),
+            strong,
+            nonrw,
+            all,
+        }
     }
 }
 
@@ -742,16 +799,16 @@ impl<const W: usize> Dynamic<W> {
                 .seq(&po_or_rf.restrict_range(s.lkr))
                 .seq(&f.po)
         };
-        let mut mb = f.mb_static.clone();
-        mb.union_with(
-            &po_unlock_lock_po
-                .restrict(s.m, x.tagged(Tag::AfterUnlockLock))
-                .seq(&f.po)
-                .restrict_range(s.m),
-        );
-        let strong_fence = mb.union(&f.gp);
-        let nonrw_fence = strong_fence.union(&f.po_rel).union(&f.acq_po);
-        let fence = nonrw_fence.union(&f.wmb).union(&f.rmb);
+        // Without lock events they depend on the paths alone, and `Fixed` has them.
+        let with_locks;
+        let fences = match &f.lockless_fences {
+            Some(fences) => fences,
+            None => {
+                with_locks = Fences::new(x, s, f, &po_unlock_lock_po);
+                &with_locks
+            }
+        };
+        let (strong_fence, fence) = (&fences.strong, &fences.all);
 
         // Preserved program order.
         let dep = addr.union(&data);
@@ -762,7 +819,7 @@ impl<const W: usize> Dynamic<W> {
         let mut to_r = addr.restrict_range(s.r);
         to_r.union_with(&dep.restrict_range(marked).seq(&rfi));
         let mut ppo = to_r.union(&to_w);
-        ppo.union_with(&fence.inter(&f.int));
+        ppo.union_with(&fences.internal);
         ppo.union_with(&po_unlock_lock_po.inter(&f.int));
 
         // Propagation.
@@ -773,7 +830,7 @@ impl<const W: usize> Dynamic<W> {
         } else {
             rf_rmw.star()
         };
-        let mut cumul_inner = a_cumul(&strong_fence.union(&f.po_rel));
+        let mut cumul_inner = a_cumul(&fences.strong_or_release);
         cumul_inner.union_with(&f.wmb);
         cumul_inner.union_with(&po_unlock_lock_po);
         let cumul_fence = cumul_inner.restrict(marked, marked).seq(&rmw_sequence);
@@ -795,7 +852,7 @@ impl<const W: usize> Dynamic<W> {
             return Err("happens-before");
         };
         let hb_star = hb_plus.optional();
-        let pb = prop.seq(&strong_fence).seq(&hb_star).restrict_range(marked);
+        let pb = prop.seq(strong_fence).seq(&hb_star).restrict_range(marked);
         // acyclic pb as propagation
         if !pb.is_acyclic() {
             return Err("propagation");
@@ -848,9 +905,9 @@ impl<const W: usize> Dynamic<W> {
             ctrl,
             srcu_rscs,
             po_unlock_lock_po,
-            strong_fence,
-            nonrw_fence,
-            fence,
+            strong_fence: strong_fence.clone(),
+            nonrw_fence: fences.nonrw.clone(),
+            fence: fence.clone(),
             ppo,
             rmw_sequence,
             cumul_fence,
