@@ -182,14 +182,9 @@ fn skeleton_key(e: &Event) -> (Option<usize>, EventKind, Option<Loc>, Tags) {
 }
 
 /// Whether every read of `x` reads from a write and `co` orders every two writes to the
-/// same location: an execution the enumeration has finished choosing.
-pub fn is_complete<const W: usize>(x: &Execution<W>) -> bool {
-    complete_with(x, co_pairs(x))
-}
-
-/// [`is_complete`], given the number of pairs of writes to the same location (which the
-/// events alone fix: [`co_pairs`]).
-fn complete_with<const W: usize>(x: &Execution<W>, co_pairs: usize) -> bool {
+/// same location (`co_pairs` of them, which the events alone fix: [`co_pairs`]): an
+/// execution the enumeration has finished choosing.
+fn is_complete<const W: usize>(x: &Execution<W>, co_pairs: usize) -> bool {
     (x.reads() - x.rf.range()).is_empty() && x.co.len() == co_pairs
 }
 
@@ -229,7 +224,7 @@ pub fn judge_with<const W: usize>(
     let dynamic = match Dynamic::checked(execution, sets, fixed, keep) {
         Ok(Some(d)) => d,
         Ok(None) => {
-            if complete_with(execution, fixed.co_pairs) {
+            if is_complete(execution, fixed.co_pairs) {
                 judgement.flags = flags_without_plain_or_srcu(execution, sets, fixed);
             }
             return judgement;
@@ -245,7 +240,7 @@ pub fn judge_with<const W: usize>(
         return judgement;
     }
     // Flags only matter for complete executions; partial ones are judged for pruning.
-    if complete_with(execution, fixed.co_pairs) {
+    if is_complete(execution, fixed.co_pairs) {
         judgement.flags = flags(execution, sets, fixed, &dynamic, &plain);
     }
     judgement
@@ -699,12 +694,8 @@ pub struct Dynamic<const W: usize = 1> {
     pub srcu_rscs: Relation<W>,
     /// cat's `po-unlock-lock-po = po ; [UL] ; (po | rf) ; [LKR] ; po`.
     pub po_unlock_lock_po: Relation<W>,
-    /// cat's `strong-fence = mb | gp`, before the RCU extension.
-    pub strong_fence: Relation<W>,
-    /// cat's `nonrw-fence = strong-fence | po-rel | acq-po`.
-    pub nonrw_fence: Relation<W>,
-    /// cat's `fence = nonrw-fence | wmb | rmb`, before the RCU extension.
-    pub fence: Relation<W>,
+    /// The fences, before the RCU extension.
+    pub fences: Fences<W>,
     /// cat's `ppo = to-r | to-w | (fence & int) | (po-unlock-lock-po & int)`.
     pub ppo: Relation<W>,
     /// cat's `rmw-sequence = (rf ; rmw)*`.
@@ -808,7 +799,7 @@ impl<const W: usize> Dynamic<W> {
                 &with_locks
             }
         };
-        let (strong_fence, fence) = (&fences.strong, &fences.all);
+        let strong_fence = &fences.strong;
 
         // Preserved program order.
         let dep = addr.union(&data);
@@ -905,9 +896,7 @@ impl<const W: usize> Dynamic<W> {
             ctrl,
             srcu_rscs,
             po_unlock_lock_po,
-            strong_fence: strong_fence.clone(),
-            nonrw_fence: fences.nonrw.clone(),
-            fence: fence.clone(),
+            fences: fences.clone(),
             ppo,
             rmw_sequence,
             cumul_fence,
@@ -1002,8 +991,8 @@ impl<const W: usize> PlainRelations<W> {
         let marked = s.marked;
         let xbstar = d.hb.union(&d.pb).union(&d.rb).star();
         // The fence and strong-fence of the cat file after `rcu-fence` joins them.
-        let fence = d.fence.union(&d.rcu_fence);
-        let strong_fence = d.strong_fence.union(&d.rcu_fence);
+        let fence = d.fences.all.union(&d.rcu_fence);
+        let strong_fence = d.fences.strong.union(&d.rcu_fence);
 
         // vis = cumul-fence* ; rfe? ; [Marked] ;
         //       ((strong-fence ; [Marked] ; xbstar) | (xbstar & int))
@@ -1020,12 +1009,13 @@ impl<const W: usize> PlainRelations<W> {
             );
         let not_noreturn = EventSet::full(n) - s.noreturn;
         let w_pre_bounded = d.addr.union(&fence).optional().restrict_domain(marked);
-        let mut r_pre_inner = d.addr.union(&d.nonrw_fence);
+        let mut r_pre_inner = d.addr.union(&d.fences.nonrw);
         r_pre_inner.union_with(&f.fencerel_rmb.restrict(s.r4rmb, not_noreturn));
         let r_pre_bounded = r_pre_inner.optional().restrict_domain(marked);
         let w_post_bounded = fence.optional().restrict_range(marked).seq(&d.rmw_sequence);
         let r_post_bounded = d
-            .nonrw_fence
+            .fences
+            .nonrw
             .union(&f.fencerel_rmb.restrict(not_noreturn, s.r4rmb))
             .optional()
             .restrict_range(marked);
