@@ -45,7 +45,7 @@ use crate::execution::Execution;
 use crate::model::{JudgeAt, Judgement, MemoryModel};
 use crate::paths::{self, Assumption, Node, Path, truth};
 use crate::program::{Applied, Cell, Op, Operand, Program, Prop, Term, herd_binary, herd_unary};
-use crate::relation::{EventSet, Relation, as_width};
+use crate::relation::{EventSet, Relation, Width, Words, as_width};
 use std::time::Instant;
 
 mod may;
@@ -225,7 +225,7 @@ trait FinalValue {
     fn traffic(&self, loc: Loc) -> (usize, bool);
 }
 
-impl<const W: usize> FinalValue for Search<'_, W> {
+impl<W: Width> FinalValue for Search<'_, W> {
     fn final_value(&self, cell: Cell) -> Value {
         Search::final_value(self, cell)
     }
@@ -341,10 +341,10 @@ pub fn enumerate(
         }
         // The narrowest width that holds the events, and at least the one asked for.
         let (searched, failure, stop) = match width(program, model, &combo)?.max(limits.min_width) {
-            0 | 1 => search::<1>(program, model, model, limits, goal, combo, visit)?,
-            2 => search::<2>(program, model, model, limits, goal, combo, visit)?,
-            3 | 4 => search::<4>(program, model, model, limits, goal, combo, visit)?,
-            _ => search::<8>(program, model, model, limits, goal, combo, visit)?,
+            0 | 1 => search::<Words<1>>(program, model, model, limits, goal, combo, visit)?,
+            2 => search::<Words<2>>(program, model, model, limits, goal, combo, visit)?,
+            3 | 4 => search::<Words<4>>(program, model, model, limits, goal, combo, visit)?,
+            _ => search::<Words<8>>(program, model, model, limits, goal, combo, visit)?,
         };
         stats.add(&searched);
         if let Some(e) = failure {
@@ -381,7 +381,7 @@ fn width(program: &Program, model: &dyn MemoryModel, paths: &[&Path]) -> Result<
                 .flat_map(|p| p.events.iter())
                 .nth(limit - nlocs.min(limit))
                 .map_or((0, 0), |e| e.source);
-            let by = if limit < crate::relation::MAX_EVENTS {
+            let by = if limit < crate::relation::MAX_FIXED_EVENTS {
                 format!(" under model `{}`", model.name())
             } else {
                 String::new()
@@ -398,7 +398,7 @@ fn width(program: &Program, model: &dyn MemoryModel, paths: &[&Path]) -> Result<
 
 /// Searches the candidates of one combination of thread paths at width `W`: the counts,
 /// the error that stopped it if any, and the reason it stopped early if it did.
-fn search<'a, const W: usize>(
+fn search<'a, W: Width>(
     program: &'a Program,
     model: &'a dyn MemoryModel,
     judge: &'a dyn JudgeAt<W>,
@@ -430,7 +430,7 @@ pub fn enumerate_narrow(
                 message: format!(
                     "explanations, traces and drawings show executions of at most {} events, \
                      and this test has more",
-                    EventSet::<1>::CAPACITY
+                    EventSet::<Words<1>>::CAPACITY
                 ),
                 span: (0, 0),
             });
@@ -618,7 +618,7 @@ struct LockPlan {
     reads: Vec<ReadChoice>,
 }
 
-struct Search<'a, const W: usize> {
+struct Search<'a, W: Width> {
     program: &'a Program,
     /// The model, as it judges executions of this width.
     judge: &'a dyn JudgeAt<W>,
@@ -673,7 +673,7 @@ struct Search<'a, const W: usize> {
 
 const NONE: usize = usize::MAX;
 
-impl<'a, const W: usize> Search<'a, W> {
+impl<'a, W: Width> Search<'a, W> {
     fn new(
         program: &'a Program,
         model: &'a dyn MemoryModel,
@@ -737,7 +737,7 @@ impl<'a, const W: usize> Search<'a, W> {
                     (&mut data, e.data_dep),
                     (&mut ctrl, e.ctrl_dep),
                 ] {
-                    for k in EventSet::<1>::from_bits_at(mask.into(), 0).iter() {
+                    for k in EventSet::<Words<1>>::from_bits_at(mask.into(), 0).iter() {
                         rel.add(reads[k], g);
                     }
                 }
@@ -1969,7 +1969,7 @@ impl<'a, const W: usize> Search<'a, W> {
 /// own instruction that depend on it (by address, data, or the control inside an
 /// instruction, transitively), as the read of an RMW comes before its write; two calls
 /// nested in one statement are otherwise unordered.
-fn program_order<const W: usize>(p: &Path, base: usize) -> Vec<EventSet<W>> {
+fn program_order<W: Width>(p: &Path, base: usize) -> Vec<EventSet<W>> {
     let n = p.events.len();
     // Within each instruction, the events each event must follow.
     let mut before = vec![EventSet::<W>::EMPTY; n];
@@ -2002,7 +2002,7 @@ fn program_order<const W: usize>(p: &Path, base: usize) -> Vec<EventSet<W>> {
 }
 
 /// For each write (by position), the positions of the writes po-before it.
-fn same_thread_before<const W: usize>(po: &Relation<W>, writes: &[usize]) -> Vec<u64> {
+fn same_thread_before<W: Width>(po: &Relation<W>, writes: &[usize]) -> Vec<u64> {
     writes
         .iter()
         .map(|&w| {

@@ -8,7 +8,7 @@
 //! these base relations, exactly as the cat files derive them from herd7's.
 
 use crate::event::{Event, EventKind, Tag};
-use crate::relation::{EventSet, Relation};
+use crate::relation::{EventSet, Relation, Width, Words};
 
 /// One candidate execution.
 ///
@@ -26,7 +26,7 @@ use crate::relation::{EventSet, Relation};
 /// - `addr`, `data` and `ctrl` are the syntactic dependencies through registers, before
 ///   the model's `carry-dep` extension.
 #[derive(Clone, Debug)]
-pub struct Execution<const W: usize = 1> {
+pub struct Execution<W: Width = Words<1>> {
     /// The events, initial writes first.
     pub events: Vec<Event>,
     /// Program order.
@@ -49,7 +49,7 @@ pub struct Execution<const W: usize = 1> {
     pub observed: EventSet<W>,
 }
 
-impl<const W: usize> Execution<W> {
+impl<W: Width> Execution<W> {
     /// The number of events.
     pub fn len(&self) -> usize {
         self.events.len()

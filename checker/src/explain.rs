@@ -24,7 +24,7 @@ use crate::execution::Execution;
 use crate::graph::{ExecutionGraph, event_text};
 use crate::model::{JudgeAt, Judgement, MemoryModel};
 use crate::program::{Cell, Program, Prop, Quantifier};
-use crate::relation::Relation;
+use crate::relation::{Relation, Width, Words};
 use crate::report;
 use crate::trace::{self, Shown};
 use crate::witness::Violation;
@@ -35,7 +35,7 @@ use std::fmt::Write as _;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AllCandidates;
 
-impl<const W: usize> JudgeAt<W> for AllCandidates {
+impl<W: Width> JudgeAt<W> for AllCandidates {
     fn judge(&self, _: &Execution<W>) -> Judgement {
         Judgement::default()
     }
@@ -158,7 +158,7 @@ pub fn explain(
         if !passes(x) {
             return Flow::Continue;
         }
-        let judgement = JudgeAt::<1>::judge(model, e);
+        let judgement = JudgeAt::<Words<1>>::judge(model, e);
         let check = judgement.rejected_by.unwrap_or("(none)");
         let violation = model.explain(e);
         let key = format!("{check} {}", shape(program, e, &violation));

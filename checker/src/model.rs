@@ -8,7 +8,7 @@
 //! completions at once.
 
 use crate::execution::Execution;
-use crate::relation::{EventSet, Relation};
+use crate::relation::{EventSet, Relation, Width, Words};
 use crate::witness::Violation;
 use std::time::Instant;
 
@@ -36,7 +36,7 @@ impl Judgement {
 
 /// One way a model completes a candidate execution and allows it: the coherence order and
 /// reads-from it chose, and its judgement (flags).
-pub struct Completion<'a, const W: usize = 1> {
+pub struct Completion<'a, W: Width = Words<1>> {
     /// The coherence order.
     pub co: &'a Relation<W>,
     /// The reads-from relation, with the reads the model placed itself (lock reads).
@@ -46,7 +46,7 @@ pub struct Completion<'a, const W: usize = 1> {
 }
 
 /// How a model judges the executions of one width: `W` words of 128 events.
-pub trait JudgeAt<const W: usize> {
+pub trait JudgeAt<W: Width> {
     /// Judges one complete execution.
     fn judge(&self, execution: &Execution<W>) -> Judgement;
 
@@ -80,8 +80,10 @@ pub trait JudgeAt<const W: usize> {
 /// A memory model: a strategy the enumeration consults for each candidate execution.
 ///
 /// A model judges executions of every width the engine uses ([`JudgeAt`] for each of
-/// [`crate::relation::WIDTHS`]); one generic `impl<const W: usize> JudgeAt<W>` gives them all.
-pub trait MemoryModel: Sync + JudgeAt<1> + JudgeAt<2> + JudgeAt<4> + JudgeAt<8> {
+/// [`crate::relation::WIDTHS`]); one generic `impl<W: Width> JudgeAt<W>` gives them all.
+pub trait MemoryModel:
+    Sync + JudgeAt<Words<1>> + JudgeAt<Words<2>> + JudgeAt<Words<4>> + JudgeAt<Words<8>>
+{
     /// The model's name on the command line and in `Result(name):` lines.
     fn name(&self) -> &'static str;
 

@@ -7,21 +7,24 @@
 //! Litmus tests have few events, so a set is one `u128` and a relation is one `u128` row per
 //! event: every operation is a handful of word operations per row.
 //! A larger execution gets wider sets, of as many words as its events need ([`WIDTHS`]);
-//! the engine, the native models and the relations are generic over that width, and each
-//! width is compiled apart, so that the narrow one keeps its one-word operations.
-//! An execution with more than [`MAX_EVENTS`] events is refused before any relation is
-//! built.
+//! the engine, the native models and the relations are generic over that width (the
+//! [`Width`] of their sets), and each width is compiled apart, so that the narrow one keeps
+//! its one-word operations.
+//! An execution with more than [`MAX_FIXED_EVENTS`] events is refused before any relation
+//! is built.
 
 use std::fmt;
 
-/// The widths, in 128-bit words, an execution's event sets and relations may take: the
-/// engine runs each combination of thread paths at the narrowest that holds its events.
+/// The widths, in 128-bit words, an execution's event sets and relations may take when
+/// their width is fixed: the engine runs each combination of thread paths at the narrowest
+/// that holds its events, and at [`Growable`] width past the widest.
 /// The enumeration's dispatch and [`crate::model::MemoryModel`]'s supertraits name the same
 /// widths, each compiled apart; `tests/widths.rs` runs the shipped corpus at each.
 pub const WIDTHS: [usize; 4] = [1, 2, 4, 8];
 
-/// The most events one execution may have, initial writes included.
-pub const MAX_EVENTS: usize = 128 * WIDTHS[WIDTHS.len() - 1];
+/// The most events one execution may have at a fixed width, initial writes included; a
+/// larger one gets [`Growable`] sets.
+pub const MAX_FIXED_EVENTS: usize = 128 * WIDTHS[WIDTHS.len() - 1];
 
 /// The narrowest of [`WIDTHS`] that holds `n` events, if one does.
 pub fn width_for(n: usize) -> Option<usize> {
@@ -34,29 +37,102 @@ pub(crate) fn as_width<T: std::any::Any, U: std::any::Any>(x: &T) -> Option<&U> 
     (x as &dyn std::any::Any).downcast_ref::<U>()
 }
 
-/// A set of events of one execution, as a bit set indexed by event number, `W` words of
-/// 128 bits wide (one by default, which holds the events of almost every litmus test).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct EventSet<const W: usize = 1>([u128; W]);
+/// `N` words of 128 bits: the storage of an event set of fixed width, which holds the
+/// events `0..128 * N`.
+pub type Words<const N: usize> = [u128; N];
 
-impl<const W: usize> Default for EventSet<W> {
+/// As many words of 128 bits as the set's largest event needs: the storage of an event set
+/// with no fixed width, for executions past [`MAX_FIXED_EVENTS`].
+/// It holds no zero word at its end, so that equal sets have equal storage.
+pub type Growable = Vec<u128>;
+
+/// The storage of an event set: [`Words`] of a fixed width, or [`Growable`].
+/// The engine, the native models and the relations are generic over it.
+pub trait Width:
+    Clone + Copy + PartialEq + Eq + std::hash::Hash + PartialOrd + Ord + Send + Sync + 'static
+{
+    /// The storage of the empty set.
+    const EMPTY: Self;
+    /// The most events a set of this width holds.
+    const CAPACITY: usize;
+    /// The words, lowest events first.
+    fn words(&self) -> &[u128];
+    /// The words, to change in place; a change that may leave zero words at the end is
+    /// followed by [`Width::trim`].
+    fn words_mut(&mut self) -> &mut [u128];
+    /// Makes sure that word `i` is stored (for a fixed width, it always is).
+    fn reach(&mut self, i: usize);
+    /// Drops the zero words at the end of a growable set.
+    fn trim(&mut self);
+}
+
+impl<const N: usize> Width for Words<N> {
+    const EMPTY: Self = [0; N];
+    const CAPACITY: usize = 128 * N;
+    #[inline(always)]
+    fn words(&self) -> &[u128] {
+        self
+    }
+    #[inline(always)]
+    fn words_mut(&mut self) -> &mut [u128] {
+        self
+    }
+    #[inline(always)]
+    fn reach(&mut self, i: usize) {
+        debug_assert!(i < N, "word {i} of a set {N} words wide");
+    }
+    #[inline(always)]
+    fn trim(&mut self) {}
+}
+
+#[cfg(any())]
+impl Width for Growable {
+    const EMPTY: Self = Vec::new();
+    const CAPACITY: usize = usize::MAX;
+    fn words(&self) -> &[u128] {
+        self
+    }
+    fn words_mut(&mut self) -> &mut [u128] {
+        self
+    }
+    fn reach(&mut self, i: usize) {
+        if self.len() <= i {
+            self.resize(i + 1, 0);
+        }
+    }
+    fn trim(&mut self) {
+        while self.last() == Some(&0) {
+            self.pop();
+        }
+    }
+}
+
+/// A set of events of one execution, as a bit set indexed by event number, of the width `W`
+/// (one word of 128 events by default, which holds the events of almost every litmus test).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventSet<W: Width = Words<1>>(W);
+
+impl<W: Width> Default for EventSet<W> {
     fn default() -> Self {
         Self::EMPTY
     }
 }
 
-impl<const W: usize> EventSet<W> {
+impl<W: Width> EventSet<W> {
     /// The empty set.
-    pub const EMPTY: EventSet<W> = EventSet([0; W]);
+    pub const EMPTY: EventSet<W> = EventSet(W::EMPTY);
 
     /// The most events a set of this width holds.
-    pub const CAPACITY: usize = 128 * W;
+    pub const CAPACITY: usize = W::CAPACITY;
 
     /// The set of the first `n` events, `0..n`.
     pub fn full(n: usize) -> EventSet<W> {
         debug_assert!(n <= Self::CAPACITY);
         let mut s = Self::EMPTY;
-        for (i, w) in s.0.iter_mut().enumerate() {
+        if n > 0 {
+            s.0.reach((n - 1) / 128);
+        }
+        for (i, w) in s.0.words_mut().iter_mut().enumerate() {
             let lo = i * 128;
             *w = if n >= lo + 128 {
                 u128::MAX
@@ -94,107 +170,159 @@ impl<const W: usize> EventSet<W> {
         if bits == 0 {
             return s;
         }
-        s.0[word] = bits << shift;
-        if shift != 0 && word + 1 < W {
-            s.0[word + 1] = bits >> (128 - shift);
+        let high = if shift == 0 { 0 } else { bits >> (128 - shift) };
+        s.0.reach(if high != 0 { word + 1 } else { word });
+        let words = s.0.words_mut();
+        words[word] = bits << shift;
+        if high != 0 && word + 1 < words.len() {
+            words[word + 1] = high;
         }
+        s.0.trim();
         s
     }
 
     /// Whether event `e` is in the set.
-    pub fn contains(self, e: usize) -> bool {
-        self.0[e / 128] >> (e % 128) & 1 == 1
+    #[inline]
+    pub fn contains(&self, e: usize) -> bool {
+        self.0
+            .words()
+            .get(e / 128)
+            .is_some_and(|w| w >> (e % 128) & 1 == 1)
     }
 
     /// Adds event `e`.
+    #[inline]
     pub fn insert(&mut self, e: usize) {
-        self.0[e / 128] |= 1u128 << (e % 128);
+        self.0.reach(e / 128);
+        self.0.words_mut()[e / 128] |= 1u128 << (e % 128);
     }
 
     /// Removes event `e`.
+    #[inline]
     pub fn remove(&mut self, e: usize) {
-        self.0[e / 128] &= !(1u128 << (e % 128));
+        if let Some(w) = self.0.words_mut().get_mut(e / 128) {
+            *w &= !(1u128 << (e % 128));
+            self.0.trim();
+        }
     }
 
     /// Whether the set is empty.
-    pub fn is_empty(self) -> bool {
-        self.0.iter().all(|&w| w == 0)
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.words().iter().all(|&w| w == 0)
     }
 
     /// The number of events in the set.
-    pub fn len(self) -> usize {
-        self.0.iter().map(|w| w.count_ones() as usize).sum()
-    }
-
-    fn zip(self, other: EventSet<W>, f: impl Fn(u128, u128) -> u128) -> EventSet<W> {
-        let mut s = self;
-        for (a, b) in s.0.iter_mut().zip(other.0) {
-            *a = f(*a, b);
-        }
-        s
+    pub fn len(&self) -> usize {
+        self.0.words().iter().map(|w| w.count_ones() as usize).sum()
     }
 
     /// `self ∪ other`.
-    pub fn union(self, other: EventSet<W>) -> EventSet<W> {
-        self.zip(other, |a, b| a | b)
+    #[inline]
+    pub fn union(mut self, other: EventSet<W>) -> EventSet<W> {
+        self.union_with(&other);
+        self
+    }
+
+    /// Adds every event of `other`.
+    #[inline]
+    pub fn union_with(&mut self, other: &EventSet<W>) {
+        let o = other.0.words();
+        if let Some(last) = o.len().checked_sub(1) {
+            self.0.reach(last);
+        }
+        for (a, b) in self.0.words_mut().iter_mut().zip(o) {
+            *a |= b;
+        }
     }
 
     /// `self ∩ other`.
-    pub fn inter(self, other: EventSet<W>) -> EventSet<W> {
-        self.zip(other, |a, b| a & b)
+    #[inline]
+    pub fn inter(mut self, other: EventSet<W>) -> EventSet<W> {
+        self.inter_with(&other);
+        self
+    }
+
+    /// Keeps only the events also in `other`.
+    #[inline]
+    pub fn inter_with(&mut self, other: &EventSet<W>) {
+        let o = other.0.words();
+        let s = self.0.words_mut();
+        let common = s.len().min(o.len());
+        for (a, b) in s[..common].iter_mut().zip(o) {
+            *a &= b;
+        }
+        s[common..].iter_mut().for_each(|a| *a = 0);
+        self.0.trim();
     }
 
     /// `self \ other`.
-    pub fn minus(self, other: EventSet<W>) -> EventSet<W> {
-        self.zip(other, |a, b| a & !b)
+    #[inline]
+    pub fn minus(mut self, other: EventSet<W>) -> EventSet<W> {
+        self.minus_with(&other);
+        self
+    }
+
+    /// Removes every event of `other`.
+    #[inline]
+    pub fn minus_with(&mut self, other: &EventSet<W>) {
+        for (a, b) in self.0.words_mut().iter_mut().zip(other.0.words()) {
+            *a &= !b;
+        }
+        self.0.trim();
     }
 
     /// The smallest event in the set.
-    pub fn first(self) -> Option<usize> {
-        self.0
+    pub fn first(&self) -> Option<usize> {
+        let words = self.0.words();
+        words
             .iter()
             .position(|&w| w != 0)
-            .map(|i| i * 128 + self.0[i].trailing_zeros() as usize)
+            .map(|i| i * 128 + words[i].trailing_zeros() as usize)
     }
 
     /// The events of the set in increasing order.
-    pub fn iter(self) -> EventSetIter<W> {
+    pub fn iter(&self) -> EventSetIter<W> {
         EventSetIter {
+            current: self.0.words().first().copied().unwrap_or(0),
             words: self.0,
-            current: self.0[0],
             at: 0,
         }
     }
 }
 
-impl<const W: usize> std::ops::BitOr for EventSet<W> {
+impl<W: Width> std::ops::BitOr for EventSet<W> {
     type Output = EventSet<W>;
+    #[inline]
     fn bitor(self, rhs: EventSet<W>) -> EventSet<W> {
         self.union(rhs)
     }
 }
 
-impl<const W: usize> std::ops::BitAnd for EventSet<W> {
+impl<W: Width> std::ops::BitAnd for EventSet<W> {
     type Output = EventSet<W>;
+    #[inline]
     fn bitand(self, rhs: EventSet<W>) -> EventSet<W> {
         self.inter(rhs)
     }
 }
 
-impl<const W: usize> std::ops::Sub for EventSet<W> {
+impl<W: Width> std::ops::Sub for EventSet<W> {
     type Output = EventSet<W>;
+    #[inline]
     fn sub(self, rhs: EventSet<W>) -> EventSet<W> {
         self.minus(rhs)
     }
 }
 
-impl<const W: usize> std::ops::BitOrAssign for EventSet<W> {
+impl<W: Width> std::ops::BitOrAssign for EventSet<W> {
+    #[inline]
     fn bitor_assign(&mut self, rhs: EventSet<W>) {
-        *self = self.union(rhs);
+        self.union_with(&rhs);
     }
 }
 
-impl<const W: usize> fmt::Debug for EventSet<W> {
+impl<W: Width> fmt::Debug for EventSet<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_set().entries(self.iter()).finish()
     }
@@ -202,22 +330,19 @@ impl<const W: usize> fmt::Debug for EventSet<W> {
 
 /// Iterator over the events of an [`EventSet`], in increasing order.
 #[derive(Clone)]
-pub struct EventSetIter<const W: usize = 1> {
-    words: [u128; W],
+pub struct EventSetIter<W: Width = Words<1>> {
+    words: W,
     /// The word being read, `words[at]` with the events already returned removed.
     current: u128,
     at: usize,
 }
 
-impl<const W: usize> Iterator for EventSetIter<W> {
+impl<W: Width> Iterator for EventSetIter<W> {
     type Item = usize;
     fn next(&mut self) -> Option<usize> {
         while self.current == 0 {
             self.at += 1;
-            if self.at >= W {
-                return None;
-            }
-            self.current = self.words[self.at];
+            self.current = *self.words.words().get(self.at)?;
         }
         let e = self.current.trailing_zeros() as usize;
         self.current &= self.current - 1;
@@ -227,6 +352,7 @@ impl<const W: usize> Iterator for EventSetIter<W> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         let later: usize = self
             .words
+            .words()
             .iter()
             .skip(self.at + 1)
             .map(|w| w.count_ones() as usize)
@@ -236,9 +362,9 @@ impl<const W: usize> Iterator for EventSetIter<W> {
     }
 }
 
-impl<const W: usize> ExactSizeIterator for EventSetIter<W> {}
+impl<W: Width> ExactSizeIterator for EventSetIter<W> {}
 
-impl<const W: usize> FromIterator<usize> for EventSet<W> {
+impl<W: Width> FromIterator<usize> for EventSet<W> {
     fn from_iter<I: IntoIterator<Item = usize>>(iter: I) -> EventSet<W> {
         let mut s = EventSet::EMPTY;
         for e in iter {
@@ -251,18 +377,18 @@ impl<const W: usize> FromIterator<usize> for EventSet<W> {
 /// A binary relation over the events `0..n` of one execution: row `a` holds every `b` with
 /// `(a, b)` in the relation.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Relation<const W: usize = 1> {
+pub struct Relation<W: Width = Words<1>> {
     rows: Rows<W>,
 }
 
 /// The rows of a relation: inline up to [`INLINE_EVENTS`] events, so that the relations of
 /// most litmus tests are built and dropped without an allocator call.
-type Rows<const W: usize> = smallvec::SmallVec<[EventSet<W>; INLINE_EVENTS]>;
+type Rows<W> = smallvec::SmallVec<[EventSet<W>; INLINE_EVENTS]>;
 
 /// How many events a relation holds without allocating.
 const INLINE_EVENTS: usize = 32;
 
-impl<const W: usize> Relation<W> {
+impl<W: Width> Relation<W> {
     /// The empty relation over `n` events.
     pub fn empty(n: usize) -> Relation<W> {
         assert!(
@@ -712,7 +838,7 @@ impl<const W: usize> Relation<W> {
     }
 }
 
-impl<const W: usize> fmt::Debug for Relation<W> {
+impl<W: Width> fmt::Debug for Relation<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_set().entries(self.pairs()).finish()
     }
@@ -733,16 +859,16 @@ mod tests {
         assert_eq!((a | b).iter().collect::<Vec<_>>(), vec![0, 2, 3, 127]);
         assert_eq!((a & b).iter().collect::<Vec<_>>(), vec![2]);
         assert_eq!((a - b).iter().collect::<Vec<_>>(), vec![0, 127]);
-        assert_eq!(EventSet::<1>::full(128).len(), 128);
-        assert_eq!(EventSet::<1>::full(3).len(), 3);
+        assert_eq!(EventSet::<Words<1>>::full(128).len(), 128);
+        assert_eq!(EventSet::<Words<1>>::full(3).len(), 3);
         assert_eq!(a.first(), Some(0));
-        assert!(EventSet::<1>::EMPTY.first().is_none());
+        assert!(EventSet::<Words<1>>::EMPTY.first().is_none());
     }
 
     #[test]
     fn wide_sets_cross_their_words() {
-        let a: EventSet<4> = [0, 127, 128, 300, 511].into_iter().collect();
-        let b: EventSet<4> = [127, 129, 511].into_iter().collect();
+        let a: EventSet<Words<4>> = [0, 127, 128, 300, 511].into_iter().collect();
+        let b: EventSet<Words<4>> = [127, 129, 511].into_iter().collect();
         assert_eq!(
             (a | b).iter().collect::<Vec<_>>(),
             vec![0, 127, 128, 129, 300, 511]
@@ -753,19 +879,19 @@ mod tests {
         assert_eq!(a.len(), 5);
         assert_eq!(a.iter().len(), 5);
         for n in [0, 1, 127, 128, 129, 255, 256, 300, 512] {
-            let full = EventSet::<4>::full(n);
+            let full = EventSet::<Words<4>>::full(n);
             assert_eq!(full.len(), n);
             assert_eq!(full.iter().last(), n.checked_sub(1));
         }
         for offset in [0, 5, 127, 128, 200, 383] {
-            let s = EventSet::<4>::from_bits_at(0b1011, offset);
+            let s = EventSet::<Words<4>>::from_bits_at(0b1011, offset);
             let want: Vec<usize> = [0, 1, 3].iter().map(|i| i + offset).collect();
             assert_eq!(s.iter().collect::<Vec<_>>(), want, "offset {offset}");
         }
         assert_eq!(crate::relation::width_for(128), Some(1));
         assert_eq!(crate::relation::width_for(129), Some(2));
         assert_eq!(crate::relation::width_for(300), Some(4));
-        assert_eq!(crate::relation::width_for(MAX_EVENTS + 1), None);
+        assert_eq!(crate::relation::width_for(MAX_FIXED_EVENTS + 1), None);
     }
 
     /// A relation of 4 words agrees with the same relation of one word, on every operator,
@@ -784,10 +910,10 @@ mod tests {
         ];
         let other = [(1, 3), (2, 6), (5, 0), (7, 1)];
         let n: Relation = Relation::from_pairs(9, pairs);
-        let w: Relation<4> = Relation::from_pairs(9, pairs);
+        let w: Relation<Words<4>> = Relation::from_pairs(9, pairs);
         let no: Relation = Relation::from_pairs(9, other);
-        let wo: Relation<4> = Relation::from_pairs(9, other);
-        let same = |a: &Relation, b: &Relation<4>| {
+        let wo: Relation<Words<4>> = Relation::from_pairs(9, other);
+        let same = |a: &Relation, b: &Relation<Words<4>>| {
             assert_eq!(a.pairs().collect::<Vec<_>>(), b.pairs().collect::<Vec<_>>());
         };
         same(&n.seq(&no), &w.seq(&wo));
@@ -799,7 +925,7 @@ mod tests {
         assert_eq!(n.is_acyclic(), w.is_acyclic());
         assert_eq!(n.shortest_cycle(), w.shortest_cycle());
         // A path through 400 events, closed into a cycle by its last pair.
-        let mut long: Relation<4> = Relation::from_pairs(400, (0..399).map(|e| (e, e + 1)));
+        let mut long: Relation<Words<4>> = Relation::from_pairs(400, (0..399).map(|e| (e, e + 1)));
         assert!(long.is_acyclic());
         assert!(long.plus().contains(0, 399));
         long.add(399, 0);
@@ -903,14 +1029,14 @@ mod tests {
                 })
                 .collect();
             if n <= 128 {
-                let r: Relation<1> = Relation::from_pairs(n, edges.iter().copied());
+                let r: Relation<Words<1>> = Relation::from_pairs(n, edges.iter().copied());
                 let got = r.plus_if_acyclic();
                 assert_eq!(got.is_some(), r.is_acyclic(), "n {n}, {edges:?}");
                 if let Some(p) = got {
                     assert_eq!(p, r.plus(), "n {n}, {edges:?}");
                 }
             }
-            let r: Relation<4> = Relation::from_pairs(n, edges.iter().copied());
+            let r: Relation<Words<4>> = Relation::from_pairs(n, edges.iter().copied());
             let got = r.plus_if_acyclic();
             assert_eq!(got.is_some(), r.is_acyclic(), "n {n}, {edges:?}");
             if let Some(p) = got {

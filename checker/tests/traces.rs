@@ -12,6 +12,7 @@ use hazmat_checker::lkmm::{Dynamic, Fixed, Sets};
 use hazmat_checker::lkmm_terms::Terms;
 use hazmat_checker::model::JudgeAt;
 use hazmat_checker::program::{Program, Prop, Quantifier};
+use hazmat_checker::relation::Words;
 use hazmat_checker::trace::{self, Format, Show};
 use hazmat_checker::witness::CheckKind;
 use hazmat_checker::{judge, lower::lower, model};
@@ -377,7 +378,7 @@ fn witness_terms_agree_with_the_models() {
                 assert_eq!(t.rb.relation(), &d.rb, "{what}: rb");
             }
             for m in std::iter::once(&lkmm).chain(&others) {
-                let judged = JudgeAt::<1>::judge(m.as_ref(), x).rejected_by;
+                let judged = JudgeAt::<Words<1>>::judge(m.as_ref(), x).rejected_by;
                 let explained = m.explain(x).map(|v| v.check);
                 assert_eq!(judged, explained, "{what} under {}", m.name());
             }

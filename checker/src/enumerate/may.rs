@@ -25,6 +25,7 @@ use super::{NONE, Search, kleene};
 use crate::event::{EventKind, Tag, Value};
 use crate::paths::{Node, SymId};
 use crate::program::{Applied, Cell, Operand, Prop, Term, herd_binary, herd_unary};
+use crate::relation::Width;
 
 /// The most values a set holds before the analysis gives up on it.
 const MAX_VALUES: usize = 16;
@@ -68,7 +69,7 @@ pub(super) enum Memo {
     Done(May),
 }
 
-impl<const W: usize> Search<'_, W> {
+impl<W: Width> Search<'_, W> {
     /// Whether the goal may still hold in some completion of the partial execution:
     /// `false` only when it is false over the values every completion may take and no
     /// operator of the paths may lack a meaning.

@@ -52,7 +52,7 @@ use std::collections::BTreeMap;
 use crate::event::{Event, EventKind, Loc, Tag, Tags};
 use crate::execution::Execution;
 use crate::model::{JudgeAt, Judgement, MemoryModel};
-use crate::relation::{EventSet, Relation};
+use crate::relation::{EventSet, Relation, Width, Words};
 
 /// The Linux-kernel memory model, as `herd7 -conf linux-kernel.cfg` runs it.
 #[derive(Clone, Copy, Debug, Default)]
@@ -89,7 +89,7 @@ pub const FLAGS: [&str; 14] = [
     "data-race",
 ];
 
-impl<const W: usize> JudgeAt<W> for Lkmm {
+impl<W: Width> JudgeAt<W> for Lkmm {
     /// Judges `execution`, reusing this thread's last skeleton (the path-only [`Sets`] and
     /// [`Fixed`]) when the execution has the same events, `po` and `rmw`, as consecutive
     /// candidates of one combination of paths do.
@@ -142,7 +142,7 @@ thread_local! {
 
 /// The path-only parts of the model for one combination of thread paths, with what they
 /// were computed from.
-struct Skeleton<const W: usize = 1> {
+struct Skeleton<W: Width = Words<1>> {
     events: Vec<(Option<usize>, EventKind, Option<Loc>, Tags)>,
     po: Relation<W>,
     rmw: Relation<W>,
@@ -150,7 +150,7 @@ struct Skeleton<const W: usize = 1> {
     fixed: Fixed<W>,
 }
 
-impl<const W: usize> Skeleton<W> {
+impl<W: Width> Skeleton<W> {
     fn new(x: &Execution<W>) -> Skeleton<W> {
         let sets = Sets::new(x);
         let fixed = Fixed::new(x, &sets);
@@ -184,12 +184,12 @@ fn skeleton_key(e: &Event) -> (Option<usize>, EventKind, Option<Loc>, Tags) {
 /// Whether every read of `x` reads from a write and `co` orders every two writes to the
 /// same location (`co_pairs` of them, which the events alone fix: [`co_pairs`]): an
 /// execution the enumeration has finished choosing.
-fn is_complete<const W: usize>(x: &Execution<W>, co_pairs: usize) -> bool {
+fn is_complete<W: Width>(x: &Execution<W>, co_pairs: usize) -> bool {
     (x.reads() - x.rf.range()).is_empty() && x.co.len() == co_pairs
 }
 
 /// The number of pairs of distinct writes to the same location: the size of a total `co`.
-fn co_pairs<const W: usize>(x: &Execution<W>) -> usize {
+fn co_pairs<W: Width>(x: &Execution<W>) -> usize {
     let mut writes_per_loc: BTreeMap<Loc, usize> = BTreeMap::new();
     for e in &x.events {
         if let (EventKind::Write, Some(loc)) = (e.kind, e.loc) {
@@ -202,7 +202,7 @@ fn co_pairs<const W: usize>(x: &Execution<W>) -> usize {
 /// Judges one execution, reusing the parts of the model that depend on the thread paths
 /// only (`sets` and `fixed` may come from any execution with the same events, `po`, `rmw`
 /// and dependencies).
-pub fn judge_with<const W: usize>(
+pub fn judge_with<W: Width>(
     execution: &Execution<W>,
     sets: &Sets<W>,
     fixed: &Fixed<W>,
@@ -249,7 +249,7 @@ pub fn judge_with<const W: usize>(
 /// The event sets of the model: cat's sets after `linux-kernel.bell` and `lock.cat` have
 /// filtered and extended them.
 #[derive(Clone, Debug)]
-pub struct Sets<const W: usize = 1> {
+pub struct Sets<W: Width = Words<1>> {
     /// The number of events.
     pub n: usize,
     /// cat's `IW`: the initial writes.
@@ -302,7 +302,7 @@ pub struct Sets<const W: usize = 1> {
     pub all_locks: EventSet<W>,
 }
 
-impl<const W: usize> Sets<W> {
+impl<W: Width> Sets<W> {
     /// Classifies the events of `x`.
     pub fn new(x: &Execution<W>) -> Sets<W> {
         let n = x.len();
@@ -371,20 +371,20 @@ impl<const W: usize> Sets<W> {
 }
 
 /// cat's `fencerel(S) = po ; [S] ; po`: the pairs of events po-separated by an event of `s`.
-pub fn fencerel<const W: usize>(po: &Relation<W>, s: EventSet<W>) -> Relation<W> {
+pub fn fencerel<W: Width>(po: &Relation<W>, s: EventSet<W>) -> Relation<W> {
     po.restrict_range(s).seq(po)
 }
 
 /// `lock.cat`'s `lk-rmw = ([LKR] ; po-loc ; [LKW]) \ (po ; po)`: each lock read with the
 /// lock write right after it.
-pub fn lk_rmw<const W: usize>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
+pub fn lk_rmw<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
     po_loc.restrict(sets.lkr, sets.lkw).minus(&x.po.seq(&x.po))
 }
 
 /// `lock.cat`'s `critical = ([LKW] ; po-loc ; [UL]) \ (po-loc ; [LKW | UL] ; po-loc)`: each
 /// lock write with the unlock that ends its critical section.
-pub fn critical<const W: usize>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
+pub fn critical<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
     let between = po_loc.restrict_range(sets.lkw | sets.ul).seq(&po_loc);
     po_loc.restrict(sets.lkw, sets.ul).minus(&between)
@@ -393,7 +393,7 @@ pub fn critical<const W: usize>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W>
 /// `lock.cat`'s `rfi-lf = ([LKW] ; po-loc ; [LF]) \ ([LKW] ; po-loc ; [UL] ; po-loc)`:
 /// each failed lock attempt inside a critical section of the same lock, which reads from
 /// that section's lock write.
-pub fn rfi_lf<const W: usize>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
+pub fn rfi_lf<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
     let after_unlock = po_loc.restrict(sets.lkw, sets.ul).seq(&po_loc);
     po_loc.restrict(sets.lkw, sets.lf).minus(&after_unlock)
@@ -401,7 +401,7 @@ pub fn rfi_lf<const W: usize>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
 
 /// The parts of the model that depend on the thread paths only, not on `rf` or `co`.
 #[derive(Clone, Debug)]
-pub struct Fixed<const W: usize = 1> {
+pub struct Fixed<W: Width = Words<1>> {
     /// Program order.
     pub po: Relation<W>,
     /// cat's `loc`.
@@ -455,7 +455,7 @@ pub struct Fixed<const W: usize = 1> {
     pub nested_is_locked_ok: bool,
 }
 
-impl<const W: usize> Fixed<W> {
+impl<W: Width> Fixed<W> {
     /// Computes the path-only parts of the model for `x`.
     pub fn new(x: &Execution<W>, s: &Sets<W>) -> Fixed<W> {
         let n = s.n;
@@ -604,7 +604,7 @@ impl<const W: usize> Fixed<W> {
 
 /// bell's `rcu-rscs`: the least fixpoint that matches each `rcu_read_lock()` with the
 /// po-next `rcu_read_unlock()` that no unmatched pair separates, innermost pairs first.
-pub fn rcu_rscs<const W: usize>(
+pub fn rcu_rscs<W: Width>(
     po: &Relation<W>,
     locks: EventSet<W>,
     unlocks: EventSet<W>,
@@ -628,7 +628,7 @@ pub fn rcu_rscs<const W: usize>(
 /// combination of paths for a test without lock events ([`Fixed::lockless_fences`]), and
 /// for each execution otherwise.
 #[derive(Clone, Debug)]
-pub struct Fences<const W: usize = 1> {
+pub struct Fences<W: Width = Words<1>> {
     /// cat's `strong-fence = mb | gp`, before the RCU extension.
     pub strong: Relation<W>,
     /// cat's `nonrw-fence = strong-fence | po-rel | acq-po`.
@@ -641,7 +641,7 @@ pub struct Fences<const W: usize = 1> {
     pub strong_or_release: Relation<W>,
 }
 
-impl<const W: usize> Fences<W> {
+impl<W: Width> Fences<W> {
     /// The fences of `x`, given its `po-unlock-lock-po`.
     pub fn new(
         x: &Execution<W>,
@@ -673,7 +673,7 @@ impl<const W: usize> Fences<W> {
 
 /// The relations of the model that depend on `rf` and `co`.
 #[derive(Clone, Debug)]
-pub struct Dynamic<const W: usize = 1> {
+pub struct Dynamic<W: Width = Words<1>> {
     /// `rf`.
     pub rf: Relation<W>,
     /// `co`.
@@ -718,7 +718,7 @@ pub struct Dynamic<const W: usize = 1> {
     pub com: Relation<W>,
 }
 
-impl<const W: usize> Dynamic<W> {
+impl<W: Width> Dynamic<W> {
     /// Computes the relations of `x` that depend on `rf` and `co`, or names the first
     /// check of `linux-kernel.cat` that fails (coherence, atomic, happens-before,
     /// propagation, rcu, in herd7's order; plain-coherence is
@@ -918,7 +918,7 @@ impl<const W: usize> Dynamic<W> {
 /// # Complexity
 /// Each round is a handful of compositions, O(n³ / 128) word operations; a round only adds
 /// pairs, so there are at most n² rounds and in practice two or three.
-pub fn rcu_order<const W: usize>(
+pub fn rcu_order<W: Width>(
     link: &Relation<W>,
     rcu_rscsi: &Relation<W>,
     srcu_rscsi: &Relation<W>,
@@ -966,7 +966,7 @@ pub fn rcu_order<const W: usize>(
 /// (`pre-race`, a plain access and another access to the same location in other threads);
 /// when it has none, the constructor stops early and every relation is empty.
 #[derive(Clone, Debug)]
-pub struct PlainRelations<const W: usize = 1> {
+pub struct PlainRelations<W: Width = Words<1>> {
     /// cat's `pre-race = ext & ((Plain * M) | ((M \ IW) * Plain))`, restricted to `loc`
     /// (every use intersects it with `rf`, `co` or `fr`).
     pub pre_race: Relation<W>,
@@ -976,7 +976,7 @@ pub struct PlainRelations<const W: usize = 1> {
     pub race: Relation<W>,
 }
 
-impl<const W: usize> PlainRelations<W> {
+impl<W: Width> PlainRelations<W> {
     /// Computes the plain-access relations.
     pub fn new(s: &Sets<W>, f: &Fixed<W>, d: &Dynamic<W>) -> PlainRelations<W> {
         let n = s.n;
@@ -1071,7 +1071,7 @@ const DATA_RACE: usize = 13;
 
 /// The flags the thread paths raise ([`Fixed::path_flags`]) with `lock-final`, which the
 /// locations the test shows decide.
-fn path_and_final_flags<const W: usize>(
+fn path_and_final_flags<W: Width>(
     x: &Execution<W>,
     s: &Sets<W>,
     f: &Fixed<W>,
@@ -1084,7 +1084,7 @@ fn path_and_final_flags<const W: usize>(
 /// The flags an allowed execution raises when it has no potential race
 /// (`Fixed::pre_race` is empty) and no SRCU event: [`flags`] without the relations it
 /// would not read.
-fn flags_without_plain_or_srcu<const W: usize>(
+fn flags_without_plain_or_srcu<W: Width>(
     x: &Execution<W>,
     s: &Sets<W>,
     f: &Fixed<W>,
@@ -1102,7 +1102,7 @@ fn raised_names(raised: [bool; FLAGS.len()]) -> Vec<&'static str> {
 }
 
 /// The flags an allowed execution raises, in the order of [`FLAGS`].
-pub fn flags<const W: usize>(
+pub fn flags<W: Width>(
     x: &Execution<W>,
     s: &Sets<W>,
     f: &Fixed<W>,
@@ -1133,7 +1133,7 @@ pub fn flags<const W: usize>(
 /// herd7's `FW` holds the final writes of the locations its final state shows, and every
 /// such location has one (its initial write at least), so the flag is raised exactly when
 /// a shown location carries a lock event.
-fn lock_final<const W: usize>(x: &Execution<W>, s: &Sets<W>) -> bool {
+fn lock_final<W: Width>(x: &Execution<W>, s: &Sets<W>) -> bool {
     s.all_locks.iter().any(|l| {
         x.events[l]
             .loc

@@ -30,7 +30,7 @@
 use crate::event::Tag;
 use crate::execution::Execution;
 use crate::model::{JudgeAt, Judgement, MemoryModel};
-use crate::relation::{EventSet, Relation};
+use crate::relation::{EventSet, Relation, Width, Words};
 use crate::witness::{self, Term, Violation};
 
 /// The flag of an execution whose behaviour is undefined (a data race), as herd7 prints
@@ -42,7 +42,7 @@ pub use crate::model::UNDEFINED;
 pub struct Rc11;
 
 /// The relations of RC11 over one execution.
-struct Terms<const W: usize = 1> {
+struct Terms<W: Width = Words<1>> {
     hb: Relation<W>,
     eco: Relation<W>,
     myrmw: Relation<W>,
@@ -52,7 +52,7 @@ struct Terms<const W: usize = 1> {
 }
 
 /// The event sets of the C11 orders.
-struct Orders<const W: usize = 1> {
+struct Orders<W: Width = Words<1>> {
     sc: EventSet<W>,
     /// `REL | ACQ_REL | SC`: the events that may start a synchronisation.
     releasing: EventSet<W>,
@@ -65,7 +65,7 @@ struct Orders<const W: usize = 1> {
     atomic: EventSet<W>,
 }
 
-fn orders<const W: usize>(x: &Execution<W>) -> Orders<W> {
+fn orders<W: Width>(x: &Execution<W>) -> Orders<W> {
     let any = |tags: &[Tag]| x.set(|e| tags.iter().any(|t| e.has(*t)));
     let accesses = x.accesses();
     Orders {
@@ -78,11 +78,7 @@ fn orders<const W: usize>(x: &Execution<W>) -> Orders<W> {
 }
 
 /// `hb`, from `sb` and the synchronises-with relation `sw`.
-fn happens_before<const W: usize>(
-    x: &Execution<W>,
-    o: &Orders<W>,
-    myrmw: &Relation<W>,
-) -> Relation<W> {
+fn happens_before<W: Width>(x: &Execution<W>, o: &Orders<W>, myrmw: &Relation<W>) -> Relation<W> {
     let n = x.len();
     let (reads, writes, fences) = (x.reads(), x.writes(), x.fences());
     let sb = &x.po;
@@ -102,7 +98,7 @@ fn happens_before<const W: usize>(
     sb.union(&sw).plus()
 }
 
-fn terms<const W: usize>(x: &Execution<W>) -> Terms<W> {
+fn terms<W: Width>(x: &Execution<W>) -> Terms<W> {
     let n = x.len();
     let o = orders(x);
     let fences = x.fences();
@@ -146,7 +142,7 @@ fn terms<const W: usize>(x: &Execution<W>) -> Terms<W> {
 
 /// Whether the execution has a data race: conflicting accesses of different threads, not
 /// both atomic, unordered by `hb` (initial writes race with nothing).
-fn races<const W: usize>(x: &Execution<W>, hb: &Relation<W>, atomic: EventSet<W>) -> bool {
+fn races<W: Width>(x: &Execution<W>, hb: &Relation<W>, atomic: EventSet<W>) -> bool {
     let n = x.len();
     let writes = x.writes();
     let init = x.tagged(Tag::Init);
@@ -163,7 +159,7 @@ fn races<const W: usize>(x: &Execution<W>, hb: &Relation<W>, atomic: EventSet<W>
     !cnf.is_empty()
 }
 
-impl<const W: usize> JudgeAt<W> for Rc11 {
+impl<W: Width> JudgeAt<W> for Rc11 {
     fn judge(&self, x: &Execution<W>) -> Judgement {
         let t = terms(x);
         let hb_eco = t.hb.union(&t.hb.seq(&t.eco));
@@ -204,7 +200,7 @@ impl MemoryModel for Rc11 {
     fn explain(&self, x: &Execution) -> Option<Violation> {
         let t = terms(x);
         let n = x.len();
-        match JudgeAt::<1>::judge(self, x).rejected_by? {
+        match JudgeAt::<Words<1>>::judge(self, x).rejected_by? {
             "coherence1" => {
                 let hb_eco = Term::seq(
                     n,

@@ -13,7 +13,7 @@
 
 use crate::execution::Execution;
 use crate::model::{JudgeAt, Judgement, MemoryModel};
-use crate::relation::Relation;
+use crate::relation::{Relation, Width, Words};
 use crate::witness::{self, Term, Violation};
 
 /// The sequential-consistency model.
@@ -21,14 +21,14 @@ use crate::witness::{self, Term, Violation};
 pub struct Sc;
 
 /// `rmw ∩ (fre ; coe)`: cat's atomicity check, empty in every model hazmat has.
-pub(crate) fn atomicity_holds<const W: usize>(x: &Execution<W>, fr: &Relation<W>) -> bool {
+pub(crate) fn atomicity_holds<W: Width>(x: &Execution<W>, fr: &Relation<W>) -> bool {
     let ext = x.ext();
     let fre = fr.inter(&ext);
     let coe = x.co.inter(&ext);
     x.rmw.inter(&fre.seq(&coe)).is_empty()
 }
 
-impl<const W: usize> JudgeAt<W> for Sc {
+impl<W: Width> JudgeAt<W> for Sc {
     fn judge(&self, x: &Execution<W>) -> Judgement {
         let fr = x.fr();
         let mut order = x.po.union(&x.rf);
@@ -62,7 +62,7 @@ impl MemoryModel for Sc {
     }
 
     fn explain(&self, x: &Execution) -> Option<Violation> {
-        match JudgeAt::<1>::judge(self, x).rejected_by? {
+        match JudgeAt::<Words<1>>::judge(self, x).rejected_by? {
             "sc" => {
                 let mut parts = vec![Term::base("po", x.po.clone())];
                 parts.extend(witness::com_terms(x));

@@ -22,7 +22,7 @@
 use crate::event::{EventKind, Tag};
 use crate::execution::Execution;
 use crate::model::{JudgeAt, Judgement, MemoryModel};
-use crate::relation::Relation;
+use crate::relation::{Relation, Width, Words};
 use crate::sc::atomicity_holds;
 use crate::witness::{self, Term, Violation};
 
@@ -30,7 +30,7 @@ use crate::witness::{self, Term, Violation};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tso;
 
-impl<const W: usize> JudgeAt<W> for Tso {
+impl<W: Width> JudgeAt<W> for Tso {
     fn judge(&self, x: &Execution<W>) -> Judgement {
         let fr = x.fr();
         let mut com = x.rf.union(&x.co);
@@ -67,7 +67,7 @@ impl MemoryModel for Tso {
 
     fn explain(&self, x: &Execution) -> Option<Violation> {
         let n = x.len();
-        match JudgeAt::<1>::judge(self, x).rejected_by? {
+        match JudgeAt::<Words<1>>::judge(self, x).rejected_by? {
             "sc-per-location" => {
                 let mut parts = vec![Term::base("po", x.po.inter(&x.loc()))];
                 parts.extend(witness::com_terms(x));
@@ -123,7 +123,7 @@ fn ghb_term(x: &Execution) -> Term {
 }
 
 /// The global happens-before of x86-TSO.
-fn ghb<const W: usize>(x: &Execution<W>, fr: &Relation<W>) -> Relation<W> {
+fn ghb<W: Width>(x: &Execution<W>, fr: &Relation<W>) -> Relation<W> {
     let reads = x.reads();
     let writes = x.writes();
     let accesses = x.accesses();

@@ -1645,7 +1645,7 @@ impl<'a> Machine<'a> {
                 });
             }
             empty = match &acc {
-                None => domain.is_some_and(EventSet::is_empty),
+                None => domain.is_some_and(|d| d.is_empty()),
                 Some(r) => r.is_empty(),
             };
         }

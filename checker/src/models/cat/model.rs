@@ -21,7 +21,7 @@ use crate::c11::Dialect;
 use crate::event::{EventKind, Tag};
 use crate::execution::Execution;
 use crate::model::{Completion, JudgeAt, Judgement, MemoryModel};
-use crate::relation::{EventSet, Relation, as_width};
+use crate::relation::{EventSet, Relation, Width, Words, as_width};
 
 /// A model compiled from its cat files.
 #[derive(Debug)]
@@ -434,7 +434,7 @@ impl CatModel {
     }
 }
 
-impl<const W: usize> JudgeAt<W> for CatModel {
+impl<W: Width> JudgeAt<W> for CatModel {
     /// Judges a complete execution as the native models are judged: allowed when some
     /// completion of it passes, with the flags of the first.
     /// The enumeration gives the interpreter no execution wider than one word
@@ -483,11 +483,11 @@ impl<const W: usize> JudgeAt<W> for CatModel {
             return Err(format!(
                 "the model cannot run: the cat interpreter judges executions of at most {} \
                  events, and this one has {}",
-                EventSet::<1>::CAPACITY,
+                EventSet::<Words<1>>::CAPACITY,
                 execution.len()
             ));
         };
-        let mut each = |c: Completion<'_, 1>| match (as_width(c.co), as_width(c.rf)) {
+        let mut each = |c: Completion<'_, Words<1>>| match (as_width(c.co), as_width(c.rf)) {
             (Some(co), Some(rf)) => each(Completion {
                 co,
                 rf,
