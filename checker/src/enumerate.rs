@@ -45,7 +45,7 @@ use crate::execution::Execution;
 use crate::model::{JudgeAt, Judgement, MemoryModel};
 use crate::paths::{self, Assumption, Node, Path, truth};
 use crate::program::{Applied, Cell, Op, Operand, Program, Prop, Term, herd_binary, herd_unary};
-use crate::relation::{EventSet, Relation, Width, Words, as_width};
+use crate::relation::{EventSet, Growable, Relation, Width, Words, as_width};
 use std::time::Instant;
 
 mod may;
@@ -58,9 +58,9 @@ pub struct Limits {
     /// Stop at this instant.
     pub deadline: Option<Instant>,
     /// The narrowest width, in words of 128 events, the search may use (rounded up to one
-    /// of [`crate::relation::WIDTHS`], and at most the widest); by default the narrowest
-    /// that holds each combination's events. Tests set it to hold the wide engine to the
-    /// narrow one on small tests.
+    /// of [`crate::relation::WIDTHS`]; past the widest, the growable width); by default the
+    /// narrowest that holds each combination's events. Tests set it to hold the wide
+    /// engines to the narrow one on small tests.
     pub min_width: usize,
 }
 
@@ -344,7 +344,8 @@ pub fn enumerate(
             0 | 1 => search::<Words<1>>(program, model, model, limits, goal, combo, visit)?,
             2 => search::<Words<2>>(program, model, model, limits, goal, combo, visit)?,
             3 | 4 => search::<Words<4>>(program, model, model, limits, goal, combo, visit)?,
-            _ => search::<Words<8>>(program, model, model, limits, goal, combo, visit)?,
+            5..=8 => search::<Words<8>>(program, model, model, limits, goal, combo, visit)?,
+            _ => search::<Growable>(program, model, model, limits, goal, combo, visit)?,
         };
         stats.add(&searched);
         if let Some(e) = failure {
@@ -366,33 +367,30 @@ pub fn enumerate(
 }
 
 /// The narrowest width of [`crate::relation::WIDTHS`] that holds the events of one
-/// combination of thread paths, or the error that names where the test outgrows the widest
-/// the model judges ([`MemoryModel::widest`]).
+/// combination of thread paths (past the widest, a larger number: the growable width), or
+/// the error that names where the test outgrows the most events the model judges
+/// ([`MemoryModel::most_events`]).
 fn width(program: &Program, model: &dyn MemoryModel, paths: &[&Path]) -> Result<usize, RunError> {
     let nlocs = program.locs.len();
     let total = nlocs + paths.iter().map(|p| p.events.len()).sum::<usize>();
-    let limit = 128 * model.widest();
-    match crate::relation::width_for(total) {
-        Some(w) if total <= limit => Ok(w),
-        _ => {
+    match model.most_events() {
+        Some(limit) if total > limit => {
             // The access that the limit falls on, in thread order.
             let span = paths
                 .iter()
                 .flat_map(|p| p.events.iter())
                 .nth(limit - nlocs.min(limit))
                 .map_or((0, 0), |e| e.source);
-            let by = if limit < crate::relation::MAX_FIXED_EVENTS {
-                format!(" under model `{}`", model.name())
-            } else {
-                String::new()
-            };
             Err(RunError {
                 message: format!(
-                    "the test has {total} events in one execution; at most {limit} are supported{by}"
+                    "the test has {total} events in one execution; at most {limit} are \
+                     supported under model `{}`",
+                    model.name()
                 ),
                 span,
             })
         }
+        _ => Ok(crate::relation::width_for(total).unwrap_or(usize::MAX)),
     }
 }
 
@@ -1227,7 +1225,7 @@ impl<'a, W: Width> Search<'a, W> {
     fn set_chain(&mut self, chain: &[usize]) {
         let mut after = EventSet::EMPTY;
         for &w in chain.iter().rev() {
-            self.exec.co.set_successors(w, after);
+            self.exec.co.set_successors(w, after.clone());
             after.insert(w);
         }
     }
@@ -1757,7 +1755,7 @@ impl<'a, W: Width> Search<'a, W> {
     fn complete_by_model(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
         let mut stop = None;
         self.for_each_final_choice(&mut |me, pco| {
-            let finals = me.finals.unwrap_or_default();
+            let finals = me.finals.clone().unwrap_or_default();
             stop = me.judge_completions(finals, pco, visit);
             stop.is_none()
         });
@@ -1938,7 +1936,7 @@ impl<'a, W: Width> Search<'a, W> {
             Cell::Loc(l) => {
                 let loc = Some(l);
                 let ev = &self.exec.events;
-                if let Some(f) = self.finals
+                if let Some(f) = &self.finals
                     && let Some(w) = f.iter().find(|&w| ev[w].loc == loc)
                 {
                     return ev[w].value;
@@ -1984,7 +1982,7 @@ fn program_order<W: Width>(p: &Path, base: usize) -> Vec<EventSet<W>> {
             let feeds = f.read.is_some_and(|k| needs >> k & 1 == 1);
             if feeds || (e.rmw_with_prev && j + 1 == i) {
                 before[i].insert(j);
-                before[i] = before[i] | before[j];
+                before[i] = before[i].clone() | before[j].clone();
             }
         }
     }

@@ -8,7 +8,7 @@
 //! completions at once.
 
 use crate::execution::Execution;
-use crate::relation::{EventSet, Relation, Width, Words};
+use crate::relation::{EventSet, Growable, Relation, Width, Words};
 use crate::witness::Violation;
 use std::time::Instant;
 
@@ -82,7 +82,12 @@ pub trait JudgeAt<W: Width> {
 /// A model judges executions of every width the engine uses ([`JudgeAt`] for each of
 /// [`crate::relation::WIDTHS`]); one generic `impl<W: Width> JudgeAt<W>` gives them all.
 pub trait MemoryModel:
-    Sync + JudgeAt<Words<1>> + JudgeAt<Words<2>> + JudgeAt<Words<4>> + JudgeAt<Words<8>>
+    Sync
+    + JudgeAt<Words<1>>
+    + JudgeAt<Words<2>>
+    + JudgeAt<Words<4>>
+    + JudgeAt<Words<8>>
+    + JudgeAt<Growable>
 {
     /// The model's name on the command line and in `Result(name):` lines.
     fn name(&self) -> &'static str;
@@ -129,11 +134,12 @@ pub trait MemoryModel:
         false
     }
 
-    /// The widest execution the model judges, in words of 128 events (one of
-    /// [`crate::relation::WIDTHS`]): the enumeration refuses a test with more events, at
-    /// the access the limit falls on, before it judges any.
-    fn widest(&self) -> usize {
-        crate::relation::WIDTHS[crate::relation::WIDTHS.len() - 1]
+    /// The most events of an execution the model judges, if it has a limit: the
+    /// enumeration refuses a test with more, at the access the limit falls on, before it
+    /// judges any. The native models have none: past the widest fixed width, they judge
+    /// executions of [`Growable`](crate::relation::Growable) width.
+    fn most_events(&self) -> Option<usize> {
+        None
     }
 
     /// Whether the model allows every sequentially consistent execution, as every model of

@@ -49,7 +49,7 @@ pub type Growable = Vec<u128>;
 /// The storage of an event set: [`Words`] of a fixed width, or [`Growable`].
 /// The engine, the native models and the relations are generic over it.
 pub trait Width:
-    Clone + Copy + PartialEq + Eq + std::hash::Hash + PartialOrd + Ord + Send + Sync + 'static
+    Clone + PartialEq + Eq + std::hash::Hash + PartialOrd + Ord + Send + Sync + 'static
 {
     /// The storage of the empty set.
     const EMPTY: Self;
@@ -85,7 +85,6 @@ impl<const N: usize> Width for Words<N> {
     fn trim(&mut self) {}
 }
 
-#[cfg(any())]
 impl Width for Growable {
     const EMPTY: Self = Vec::new();
     const CAPACITY: usize = usize::MAX;
@@ -272,6 +271,17 @@ impl<W: Width> EventSet<W> {
         self.0.trim();
     }
 
+    /// Whether every event of `self` is in `other`.
+    #[inline]
+    pub fn is_subset(&self, other: &EventSet<W>) -> bool {
+        let o = other.0.words();
+        self.0
+            .words()
+            .iter()
+            .enumerate()
+            .all(|(i, a)| a & !o.get(i).copied().unwrap_or(0) == 0)
+    }
+
     /// The smallest event in the set.
     pub fn first(&self) -> Option<usize> {
         let words = self.0.words();
@@ -285,7 +295,7 @@ impl<W: Width> EventSet<W> {
     pub fn iter(&self) -> EventSetIter<W> {
         EventSetIter {
             current: self.0.words().first().copied().unwrap_or(0),
-            words: self.0,
+            words: self.0.clone(),
             at: 0,
         }
     }
@@ -418,7 +428,7 @@ impl<W: Width> Relation<W> {
     pub fn cartesian(n: usize, from: EventSet<W>, to: EventSet<W>) -> Relation<W> {
         let mut r = Relation::<W>::empty(n);
         for e in from.iter() {
-            r.rows[e] = to;
+            r.rows[e] = to.clone();
         }
         r
     }
@@ -463,7 +473,7 @@ impl<W: Width> Relation<W> {
 
     /// The events `b` with `(a, b)` in the relation.
     pub fn successors(&self, a: usize) -> EventSet<W> {
-        self.rows[a]
+        self.rows[a].clone()
     }
 
     /// Sets the successors of `a` to `set`.
@@ -506,31 +516,32 @@ impl<W: Width> Relation<W> {
 
     /// The events with at least one predecessor: cat's `range(r)`.
     pub fn range(&self) -> EventSet<W> {
-        self.rows
-            .iter()
-            .fold(EventSet::<W>::EMPTY, |acc, r| acc | *r)
+        self.rows.iter().fold(EventSet::<W>::EMPTY, |mut acc, r| {
+            acc.union_with(r);
+            acc
+        })
     }
 
     /// `self ∪ other`: cat's `r | s`.
     pub fn union(&self, other: &Relation<W>) -> Relation<W> {
-        self.zip(other, |a, b| a | b)
+        self.zip(other, EventSet::union_with)
     }
 
     /// `self ∩ other`: cat's `r & s`.
     pub fn inter(&self, other: &Relation<W>) -> Relation<W> {
-        self.zip(other, |a, b| a & b)
+        self.zip(other, EventSet::inter_with)
     }
 
     /// `self \ other`: cat's `r \ s`.
     pub fn minus(&self, other: &Relation<W>) -> Relation<W> {
-        self.zip(other, |a, b| a - b)
+        self.zip(other, EventSet::minus_with)
     }
 
     /// Adds every pair of `other` to `self`.
     pub fn union_with(&mut self, other: &Relation<W>) {
         debug_assert_eq!(self.size(), other.size());
         for (a, b) in self.rows.iter_mut().zip(&other.rows) {
-            *a |= *b;
+            a.union_with(b);
         }
     }
 
@@ -538,7 +549,7 @@ impl<W: Width> Relation<W> {
     pub fn inter_with(&mut self, other: &Relation<W>) {
         debug_assert_eq!(self.size(), other.size());
         for (a, b) in self.rows.iter_mut().zip(&other.rows) {
-            *a = *a & *b;
+            a.inter_with(b);
         }
     }
 
@@ -546,7 +557,7 @@ impl<W: Width> Relation<W> {
     pub fn minus_with(&mut self, other: &Relation<W>) {
         debug_assert_eq!(self.size(), other.size());
         for (a, b) in self.rows.iter_mut().zip(&other.rows) {
-            *a = *a - *b;
+            a.minus_with(b);
         }
     }
 
@@ -562,22 +573,22 @@ impl<W: Width> Relation<W> {
     /// Keeps only the pairs whose second event is in `set`, in place: `r ; [S]`.
     pub fn retain_range(&mut self, set: EventSet<W>) {
         for row in self.rows.iter_mut() {
-            *row = *row & set;
+            row.inter_with(&set);
         }
     }
 
-    fn zip(
-        &self,
-        other: &Relation<W>,
-        f: impl Fn(EventSet<W>, EventSet<W>) -> EventSet<W>,
-    ) -> Relation<W> {
+    fn zip(&self, other: &Relation<W>, f: impl Fn(&mut EventSet<W>, &EventSet<W>)) -> Relation<W> {
         debug_assert_eq!(self.size(), other.size());
         Relation {
             rows: self
                 .rows
                 .iter()
                 .zip(&other.rows)
-                .map(|(a, b)| f(*a, *b))
+                .map(|(a, b)| {
+                    let mut a = a.clone();
+                    f(&mut a, b);
+                    a
+                })
                 .collect(),
         }
     }
@@ -611,8 +622,10 @@ impl<W: Width> Relation<W> {
             .rows
             .iter()
             .map(|row| {
-                row.iter()
-                    .fold(EventSet::<W>::EMPTY, |acc, b| acc | other.rows[b])
+                row.iter().fold(EventSet::<W>::EMPTY, |mut acc, b| {
+                    acc.union_with(&other.rows[b]);
+                    acc
+                })
             })
             .collect();
         Relation { rows }
@@ -623,16 +636,17 @@ impl<W: Width> Relation<W> {
         debug_assert_eq!(self.size(), other.size());
         debug_assert_eq!(self.size(), out.size());
         for (row, o) in self.rows.iter().zip(out.rows.iter_mut()) {
-            *o = row
-                .iter()
-                .fold(EventSet::<W>::EMPTY, |acc, b| acc | other.rows[b]);
+            *o = EventSet::<W>::EMPTY;
+            for b in row.iter() {
+                o.union_with(&other.rows[b]);
+            }
         }
     }
 
     /// Makes `self` a copy of `other`, a relation over as many events, without allocating.
     pub fn copy_from(&mut self, other: &Relation<W>) {
         debug_assert_eq!(self.size(), other.size());
-        self.rows.copy_from_slice(&other.rows);
+        self.rows.clone_from_slice(&other.rows);
     }
 
     /// Restricts the domain to `set`: cat's `[S] ; r`.
@@ -643,7 +657,7 @@ impl<W: Width> Relation<W> {
             .enumerate()
             .map(|(a, row)| {
                 if set.contains(a) {
-                    *row
+                    row.clone()
                 } else {
                     EventSet::<W>::EMPTY
                 }
@@ -655,7 +669,15 @@ impl<W: Width> Relation<W> {
     /// Restricts the range to `set`: cat's `r ; [S]`.
     pub fn restrict_range(&self, set: EventSet<W>) -> Relation<W> {
         Relation {
-            rows: self.rows.iter().map(|row| *row & set).collect(),
+            rows: self
+                .rows
+                .iter()
+                .map(|row| {
+                    let mut row = row.clone();
+                    row.inter_with(&set);
+                    row
+                })
+                .collect(),
         }
     }
 
@@ -667,7 +689,9 @@ impl<W: Width> Relation<W> {
             .enumerate()
             .map(|(a, row)| {
                 if from.contains(a) {
-                    *row & to
+                    let mut row = row.clone();
+                    row.inter_with(&to);
+                    row
                 } else {
                     EventSet::EMPTY
                 }
@@ -704,13 +728,13 @@ impl<W: Width> Relation<W> {
     pub fn close_transitively(&mut self) {
         let rows = &mut self.rows;
         for k in 0..rows.len() {
-            let row_k = rows[k];
+            let row_k = rows[k].clone();
             if row_k.is_empty() {
                 continue;
             }
             for row in rows.iter_mut() {
                 if row.contains(k) {
-                    *row |= row_k;
+                    row.union_with(&row_k);
                 }
             }
         }
@@ -734,11 +758,15 @@ impl<W: Width> Relation<W> {
         while left > 0 {
             let before = left;
             for a in (0..n).rev() {
-                let succ = self.rows[a];
-                if done.contains(a) || !(succ - done).is_empty() {
+                let succ = &self.rows[a];
+                if done.contains(a) || !succ.is_subset(&done) {
                     continue;
                 }
-                out.rows[a] = succ.iter().fold(succ, |acc, b| acc | out.rows[b]);
+                let mut closed = succ.clone();
+                for b in succ.iter() {
+                    closed.union_with(&out.rows[b]);
+                }
+                out.rows[a] = closed;
                 done.insert(a);
                 left -= 1;
             }
@@ -776,8 +804,12 @@ impl<W: Width> Relation<W> {
             // An event is a source when no alive event points to it.
             let targets = alive
                 .iter()
-                .fold(EventSet::<W>::EMPTY, |acc, a| acc | (self.rows[a] & alive));
-            let sources = alive - targets;
+                .fold(EventSet::<W>::EMPTY, |mut acc, a| {
+                    acc.union_with(&self.rows[a]);
+                    acc
+                })
+                .inter(alive.clone());
+            let sources = alive.clone() - targets;
             if sources.is_empty() {
                 return alive.is_empty();
             }
@@ -807,7 +839,7 @@ impl<W: Width> Relation<W> {
             while !found && !frontier.is_empty() {
                 let mut next = Vec::new();
                 for &a in &frontier {
-                    for b in (self.rows[a] - seen).iter() {
+                    for b in (self.rows[a].clone() - seen.clone()).iter() {
                         parent[b] = a;
                         seen.insert(b);
                         next.push(b);

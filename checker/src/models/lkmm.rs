@@ -220,7 +220,8 @@ pub fn judge_with<W: Width>(
     }
     // The plain-access checks and the SRCU flags are the only users of the relations
     // once the checks have passed; without plain races or SRCU they are not kept.
-    let keep = !fixed.pre_race.is_empty() || !(sets.srcu_lock | sets.srcu_unlock).is_empty();
+    let keep = !fixed.pre_race.is_empty()
+        || !(sets.srcu_lock.clone() | sets.srcu_unlock.clone()).is_empty();
     let dynamic = match Dynamic::checked(execution, sets, fixed, keep) {
         Ok(Some(d)) => d,
         Ok(None) => {
@@ -310,7 +311,7 @@ impl<W: Width> Sets<W> {
         let iw = t(Tag::Init);
         let r = x.reads();
         let w = x.writes();
-        let m = r | w;
+        let m = r.clone() | w.clone();
         let lkr = t(Tag::Lkr);
         let lkw = t(Tag::Lkw);
         let ul = t(Tag::Ul);
@@ -320,31 +321,31 @@ impl<W: Width> Sets<W> {
         let srcu_unlock = t(Tag::SrcuUnlock);
         let sync_srcu = t(Tag::SyncSrcu);
         let rmw_events = t(Tag::Rmw);
-        let not_m = EventSet::full(n) - m;
+        let not_m = EventSet::full(n) - m.clone();
         let marked = not_m
-            | iw
+            | iw.clone()
             | t(Tag::Once)
             | t(Tag::Release)
             | t(Tag::Acquire)
             | t(Tag::Mb)
-            | rmw_events
-            | lkr
-            | lkw
-            | ul
-            | lf
-            | ru
-            | srcu_lock
-            | srcu_unlock;
-        let plain = m - marked;
-        let failed_rmw = rmw_events - (x.rmw.domain() | x.rmw.range());
-        let acquire = (t(Tag::Acquire) - w - failed_rmw) | lkr;
-        let release = (t(Tag::Release) - r - failed_rmw) | ul;
-        let mb = t(Tag::Mb) - failed_rmw;
-        let noreturn = t(Tag::Noreturn) - w;
+            | rmw_events.clone()
+            | lkr.clone()
+            | lkw.clone()
+            | ul.clone()
+            | lf.clone()
+            | ru.clone()
+            | srcu_lock.clone()
+            | srcu_unlock.clone();
+        let plain = m.clone() - marked.clone();
+        let failed_rmw = rmw_events.clone() - (x.rmw.domain() | x.rmw.range());
+        let acquire = (t(Tag::Acquire) - w.clone() - failed_rmw.clone()) | lkr.clone();
+        let release = (t(Tag::Release) - r.clone() - failed_rmw.clone()) | ul.clone();
+        let mb = t(Tag::Mb) - failed_rmw.clone();
+        let noreturn = t(Tag::Noreturn) - w.clone();
         Sets {
             n,
             iw,
-            r,
+            r: r.clone(),
             w,
             m,
             marked,
@@ -354,16 +355,16 @@ impl<W: Width> Sets<W> {
             acquire,
             release,
             mb,
-            noreturn,
+            noreturn: noreturn.clone(),
             r4rmb: r - noreturn,
-            lkr,
-            lkw,
-            ul,
-            lf,
-            ru,
-            srcu_lock,
-            srcu_unlock,
-            sync_srcu,
+            lkr: lkr.clone(),
+            lkw: lkw.clone(),
+            ul: ul.clone(),
+            lf: lf.clone(),
+            ru: ru.clone(),
+            srcu_lock: srcu_lock.clone(),
+            srcu_unlock: srcu_unlock.clone(),
+            sync_srcu: sync_srcu.clone(),
             sync_rcu: t(Tag::SyncRcu),
             all_locks: lkr | lkw | ul | lf | ru | srcu_lock | srcu_unlock | sync_srcu,
         }
@@ -379,15 +380,21 @@ pub fn fencerel<W: Width>(po: &Relation<W>, s: EventSet<W>) -> Relation<W> {
 /// lock write right after it.
 pub fn lk_rmw<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
-    po_loc.restrict(sets.lkr, sets.lkw).minus(&x.po.seq(&x.po))
+    po_loc
+        .restrict(sets.lkr.clone(), sets.lkw.clone())
+        .minus(&x.po.seq(&x.po))
 }
 
 /// `lock.cat`'s `critical = ([LKW] ; po-loc ; [UL]) \ (po-loc ; [LKW | UL] ; po-loc)`: each
 /// lock write with the unlock that ends its critical section.
 pub fn critical<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
-    let between = po_loc.restrict_range(sets.lkw | sets.ul).seq(&po_loc);
-    po_loc.restrict(sets.lkw, sets.ul).minus(&between)
+    let between = po_loc
+        .restrict_range(sets.lkw.clone() | sets.ul.clone())
+        .seq(&po_loc);
+    po_loc
+        .restrict(sets.lkw.clone(), sets.ul.clone())
+        .minus(&between)
 }
 
 /// `lock.cat`'s `rfi-lf = ([LKW] ; po-loc ; [LF]) \ ([LKW] ; po-loc ; [UL] ; po-loc)`:
@@ -395,8 +402,12 @@ pub fn critical<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
 /// that section's lock write.
 pub fn rfi_lf<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
-    let after_unlock = po_loc.restrict(sets.lkw, sets.ul).seq(&po_loc);
-    po_loc.restrict(sets.lkw, sets.lf).minus(&after_unlock)
+    let after_unlock = po_loc
+        .restrict(sets.lkw.clone(), sets.ul.clone())
+        .seq(&po_loc);
+    po_loc
+        .restrict(sets.lkw.clone(), sets.lf.clone())
+        .minus(&after_unlock)
 }
 
 /// The parts of the model that depend on the thread paths only, not on `rf` or `co`.
@@ -468,84 +479,94 @@ impl<W: Width> Fixed<W> {
         let t = |tag| x.tagged(tag);
 
         // lock.cat's checks.
-        let ul_between = po_loc.restrict_range(s.ul).seq(&po_loc);
-        let lock_nest_ok = po_loc.restrict(s.lkw, s.lkr).minus(&ul_between).is_empty();
-        let nested_is_locked_ok = po_loc.restrict(s.lkw, s.ru).minus(&ul_between).is_empty();
-        let unmatched_lkw = s.lkw - critical.domain();
+        let ul_between = po_loc.restrict_range(s.ul.clone()).seq(&po_loc);
+        let lock_nest_ok = po_loc
+            .restrict(s.lkw.clone(), s.lkr.clone())
+            .minus(&ul_between)
+            .is_empty();
+        let nested_is_locked_ok = po_loc
+            .restrict(s.lkw.clone(), s.ru.clone())
+            .minus(&ul_between)
+            .is_empty();
+        let unmatched_lkw = s.lkw.clone() - critical.domain();
         let unmatched_locks_ok = loc
-            .restrict(unmatched_lkw, unmatched_lkw)
+            .restrict(unmatched_lkw.clone(), unmatched_lkw)
             .minus(&Relation::identity(n))
             .is_empty();
 
-        let acq_po = po.restrict(s.acquire, s.m);
-        let po_rel = po.restrict(s.m, s.release);
+        let acq_po = po.restrict(s.acquire.clone(), s.m.clone());
+        let po_rel = po.restrict(s.m.clone(), s.release.clone());
         let fencerel_rmb = fencerel(&po, t(Tag::Rmb));
-        let rmb = fencerel_rmb.restrict(s.r4rmb, s.r4rmb);
-        let wmb = fencerel(&po, t(Tag::Wmb)).restrict(s.w, s.w);
+        let rmb = fencerel_rmb.restrict(s.r4rmb.clone(), s.r4rmb.clone());
+        let wmb = fencerel(&po, t(Tag::Wmb)).restrict(s.w.clone(), s.w.clone());
         let po_opt = po.optional();
-        let mut mb_static = fencerel(&po, s.mb).restrict(s.m, s.m);
-        mb_static.union_with(&po.restrict(s.m, s.mb & s.r));
-        mb_static.union_with(&po.restrict(s.mb & s.w, s.m));
+        let mut mb_static = fencerel(&po, s.mb.clone()).restrict(s.m.clone(), s.m.clone());
+        mb_static.union_with(&po.restrict(s.m.clone(), s.mb.clone() & s.r.clone()));
+        mb_static.union_with(&po.restrict(s.mb.clone() & s.w.clone(), s.m.clone()));
         // [M] ; fencerel(Before-atomic) ; [RMW] ; po? ; [M]
         mb_static.union_with(
             &fencerel(&po, t(Tag::BeforeAtomic))
-                .restrict(s.m, s.rmw_events)
+                .restrict(s.m.clone(), s.rmw_events.clone())
                 .seq(&po_opt)
-                .restrict_range(s.m),
+                .restrict_range(s.m.clone()),
         );
         // [M] ; po? ; [RMW] ; fencerel(After-atomic) ; [M]
         mb_static.union_with(
             &po_opt
-                .restrict(s.m, s.rmw_events)
+                .restrict(s.m.clone(), s.rmw_events.clone())
                 .seq(&fencerel(&po, t(Tag::AfterAtomic)))
-                .restrict_range(s.m),
+                .restrict_range(s.m.clone()),
         );
         // [M] ; po? ; [LKW] ; fencerel(After-spinlock) ; [M]
         mb_static.union_with(
             &po_opt
-                .restrict(s.m, s.lkw)
+                .restrict(s.m.clone(), s.lkw.clone())
                 .seq(&fencerel(&po, t(Tag::AfterSpinlock)))
-                .restrict_range(s.m),
+                .restrict_range(s.m.clone()),
         );
         // [M] ; po? ; [Srcu-unlock] ; fencerel(After-srcu-read-unlock) ; [M]
         mb_static.union_with(
             &po_opt
-                .restrict(s.m, s.srcu_unlock)
+                .restrict(s.m.clone(), s.srcu_unlock.clone())
                 .seq(&fencerel(&po, t(Tag::AfterSrcuReadUnlock)))
-                .restrict_range(s.m),
+                .restrict_range(s.m.clone()),
         );
-        let gp = po.restrict_range(s.sync_rcu | s.sync_srcu).seq(&po_opt);
+        let gp = po
+            .restrict_range(s.sync_rcu.clone() | s.sync_srcu.clone())
+            .seq(&po_opt);
 
         let barrier_set = t(Tag::Barrier)
             | t(Tag::Rmb)
             | t(Tag::Wmb)
-            | s.mb
-            | s.sync_rcu
-            | s.sync_srcu
+            | s.mb.clone()
+            | s.sync_rcu.clone()
+            | s.sync_srcu.clone()
             | t(Tag::BeforeAtomic)
             | t(Tag::AfterAtomic)
-            | s.acquire
-            | s.release
+            | s.acquire.clone()
+            | s.release.clone()
             | t(Tag::RcuLock)
             | t(Tag::RcuUnlock)
-            | s.srcu_lock
-            | s.srcu_unlock;
+            | s.srcu_lock.clone()
+            | s.srcu_unlock.clone();
         let mut barrier = fencerel(&po, barrier_set);
-        barrier.union_with(&po.restrict_range(s.release));
-        barrier.union_with(&po.restrict_domain(s.acquire));
+        barrier.union_with(&po.restrict_range(s.release.clone()));
+        barrier.union_with(&po.restrict_domain(s.acquire.clone()));
 
         let rcu_rscs = rcu_rscs(&po, t(Tag::RcuLock), t(Tag::RcuUnlock));
         let ext = x.ext();
         let pre_race = {
-            let plain_any = Relation::cartesian(n, s.plain, s.m);
-            let any_plain = Relation::cartesian(n, s.m - s.iw, s.plain);
+            let plain_any = Relation::cartesian(n, s.plain.clone(), s.m.clone());
+            let any_plain = Relation::cartesian(n, s.m.clone() - s.iw.clone(), s.plain.clone());
             plain_any.union(&any_plain).inter(&ext).inter(&loc)
         };
         let mixed_accesses = {
             let po_loc_nb = po_loc.minus(&barrier);
-            let plain_w = s.plain & s.w;
-            !po_loc_nb.restrict(plain_w, s.marked).is_empty()
-                || !po_loc_nb.restrict(s.marked, plain_w).is_empty()
+            let plain_w = s.plain.clone() & s.w.clone();
+            !po_loc_nb
+                .restrict(plain_w.clone(), s.marked.clone())
+                .is_empty()
+                || !po_loc_nb.restrict(s.marked.clone(), plain_w).is_empty()
         };
         // In the order of FLAGS; the SRCU flags, lock-final and data-race depend on the
         // execution.
@@ -555,14 +576,19 @@ impl<W: Width> Fixed<W> {
             false,
             false,
             false,
-            !rcu_rscs.inter(&fencerel(&po, s.sync_srcu)).is_empty(),
-            false,
-            !loc.restrict(s.m - s.iw - s.all_locks, s.all_locks)
+            !rcu_rscs
+                .inter(&fencerel(&po, s.sync_srcu.clone()))
                 .is_empty(),
-            !(s.lkw - lk_rmw.range()).is_empty(),
-            !(s.lkr - lk_rmw.domain()).is_empty(),
             false,
-            !(s.ul - critical.range()).is_empty(),
+            !loc.restrict(
+                s.m.clone() - s.iw.clone() - s.all_locks.clone(),
+                s.all_locks.clone(),
+            )
+            .is_empty(),
+            !(s.lkw.clone() - lk_rmw.range()).is_empty(),
+            !(s.lkr.clone() - lk_rmw.domain()).is_empty(),
+            false,
+            !(s.ul.clone() - critical.range()).is_empty(),
             mixed_accesses,
             false,
         ];
@@ -611,10 +637,10 @@ pub fn rcu_rscs<W: Width>(
 ) -> Relation<W> {
     let mut matched = Relation::empty(po.size());
     loop {
-        let unmatched_locks = locks - matched.domain();
-        let unmatched_unlocks = unlocks - matched.range();
-        let unmatched = unmatched_locks | unmatched_unlocks;
-        let unmatched_po = po.restrict(unmatched, unmatched);
+        let unmatched_locks = locks.clone() - matched.domain();
+        let unmatched_unlocks = unlocks.clone() - matched.range();
+        let unmatched = unmatched_locks.clone() | unmatched_unlocks.clone();
+        let unmatched_po = po.restrict(unmatched.clone(), unmatched);
         let l2u = po.restrict(unmatched_locks, unmatched_unlocks);
         let next = matched.union(&l2u.minus(&unmatched_po.seq(&unmatched_po)));
         if next == matched {
@@ -653,9 +679,9 @@ impl<W: Width> Fences<W> {
         if !po_unlock_lock_po.is_empty() {
             mb.union_with(
                 &po_unlock_lock_po
-                    .restrict(s.m, x.tagged(Tag::AfterUnlockLock))
+                    .restrict(s.m.clone(), x.tagged(Tag::AfterUnlockLock))
                     .seq(&f.po)
-                    .restrict_range(s.m),
+                    .restrict_range(s.m.clone()),
             );
         }
         let strong = mb.union(&f.gp);
@@ -755,18 +781,22 @@ impl<W: Width> Dynamic<W> {
         let rfe = rf.inter(&f.ext);
         let rfi = rf.inter(&f.int);
         let id = Relation::identity(n);
-        let marked = s.marked;
+        let marked = s.marked.clone();
 
         // bell: srcu-rscs, then carry-dep.  Both are skipped when their inputs are empty,
         // as they are in most tests.
-        let not_srcu_unlock = EventSet::full(n) - s.srcu_unlock;
+        let not_srcu_unlock = EventSet::full(n) - s.srcu_unlock.clone();
         let srcu_rscs = if s.srcu_lock.is_empty() || s.srcu_unlock.is_empty() {
             Relation::empty(n)
         } else {
-            let carry_srcu_data = x.data.restrict_range(not_srcu_unlock).seq(rf).star();
+            let carry_srcu_data = x
+                .data
+                .restrict_range(not_srcu_unlock.clone())
+                .seq(rf)
+                .star();
             carry_srcu_data
-                .restrict_domain(s.srcu_lock)
-                .seq(&x.data.restrict_range(s.srcu_unlock))
+                .restrict_domain(s.srcu_lock.clone())
+                .seq(&x.data.restrict_range(s.srcu_unlock.clone()))
                 .inter(&f.loc)
         };
         let carry_base = x.data.restrict_range(not_srcu_unlock).seq(&rfi);
@@ -786,8 +816,8 @@ impl<W: Width> Dynamic<W> {
             Relation::empty(n)
         } else {
             let po_or_rf = f.po.union(rf);
-            f.po.restrict_range(s.ul)
-                .seq(&po_or_rf.restrict_range(s.lkr))
+            f.po.restrict_range(s.ul.clone())
+                .seq(&po_or_rf.restrict_range(s.lkr.clone()))
                 .seq(&f.po)
         };
         // Without lock events they depend on the paths alone, and `Fixed` has them.
@@ -803,18 +833,18 @@ impl<W: Width> Dynamic<W> {
 
         // Preserved program order.
         let dep = addr.union(&data);
-        let rwdep = dep.union(&ctrl).restrict_range(s.w);
+        let rwdep = dep.union(&ctrl).restrict_range(s.w.clone());
         let overwrite = co.union(&fr);
         let mut to_w = rwdep.union(&overwrite.inter(&f.int));
-        to_w.union_with(&addr.restrict_range(s.plain).seq(&f.wmb));
-        let mut to_r = addr.restrict_range(s.r);
-        to_r.union_with(&dep.restrict_range(marked).seq(&rfi));
+        to_w.union_with(&addr.restrict_range(s.plain.clone()).seq(&f.wmb));
+        let mut to_r = addr.restrict_range(s.r.clone());
+        to_r.union_with(&dep.restrict_range(marked.clone()).seq(&rfi));
         let mut ppo = to_r.union(&to_w);
         ppo.union_with(&fences.internal);
         ppo.union_with(&po_unlock_lock_po.inter(&f.int));
 
         // Propagation.
-        let a_cumul = |r: &Relation<W>| rfe.restrict_range(marked).optional().seq(r);
+        let a_cumul = |r: &Relation<W>| rfe.restrict_range(marked.clone()).optional().seq(r);
         let rf_rmw = rf.seq(&f.rmw);
         let rmw_sequence = if rf_rmw.is_empty() {
             id.clone()
@@ -824,26 +854,31 @@ impl<W: Width> Dynamic<W> {
         let mut cumul_inner = a_cumul(&fences.strong_or_release);
         cumul_inner.union_with(&f.wmb);
         cumul_inner.union_with(&po_unlock_lock_po);
-        let cumul_fence = cumul_inner.restrict(marked, marked).seq(&rmw_sequence);
+        let cumul_fence = cumul_inner
+            .restrict(marked.clone(), marked.clone())
+            .seq(&rmw_sequence);
         let prop = overwrite
             .inter(&f.ext)
             .optional()
-            .restrict_domain(marked)
+            .restrict_domain(marked.clone())
             .seq(&cumul_fence.star())
-            .restrict_range(marked)
+            .restrict_range(marked.clone())
             .seq(&rfe.optional())
-            .restrict_range(marked);
+            .restrict_range(marked.clone());
 
         // Happens-before and propagation.
         let mut hb = ppo.union(&rfe);
         hb.union_with(&prop.minus(&id).inter(&f.int));
-        let hb = hb.restrict(marked, marked);
+        let hb = hb.restrict(marked.clone(), marked.clone());
         // acyclic hb as happens-before; its closure is needed anyway, for hb*.
         let Some(hb_plus) = hb.plus_if_acyclic() else {
             return Err("happens-before");
         };
         let hb_star = hb_plus.optional();
-        let pb = prop.seq(strong_fence).seq(&hb_star).restrict_range(marked);
+        let pb = prop
+            .seq(strong_fence)
+            .seq(&hb_star)
+            .restrict_range(marked.clone());
         // acyclic pb as propagation
         if !pb.is_acyclic() {
             return Err("propagation");
@@ -851,7 +886,7 @@ impl<W: Width> Dynamic<W> {
 
         // RCU.  Every term of rcu-order holds a grace period, so without one rcu-fence
         // and rb are empty.
-        let (rcu_fence, rb) = if (s.sync_rcu | s.sync_srcu).is_empty() {
+        let (rcu_fence, rb) = if (s.sync_rcu.clone() | s.sync_srcu.clone()).is_empty() {
             (Relation::empty(n), Relation::empty(n))
         } else {
             let pb_star = pb.star();
@@ -865,8 +900,8 @@ impl<W: Width> Dynamic<W> {
                 &rcu_link,
                 &f.rcu_rscs.inverse(),
                 &srcu_rscs.inverse(),
-                s.sync_rcu,
-                s.sync_srcu,
+                s.sync_rcu.clone(),
+                s.sync_srcu.clone(),
                 &f.loc,
             );
             let rcu_fence = f.po.seq(&rcu_order).seq(&f.po.optional());
@@ -928,16 +963,16 @@ pub fn rcu_order<W: Width>(
 ) -> Relation<W> {
     let n = link.size();
     // rcu-gp ; rcu-link and rcu-link ; rcu-gp, and the same for srcu-gp.
-    let gp_link = link.restrict_domain(sync_rcu);
-    let sgp_link = link.restrict_domain(sync_srcu);
-    let link_gp = link.restrict_range(sync_rcu);
-    let link_sgp = link.restrict_range(sync_srcu);
+    let gp_link = link.restrict_domain(sync_rcu.clone());
+    let sgp_link = link.restrict_domain(sync_srcu.clone());
+    let link_gp = link.restrict_range(sync_rcu.clone());
+    let link_sgp = link.restrict_range(sync_srcu.clone());
     let rscsi_link = rcu_rscsi.seq(link);
     let srscsi_link = srcu_rscsi.seq(link);
     let link_rscsi = link.seq(rcu_rscsi);
     let link_srscsi = link.seq(srcu_rscsi);
 
-    let mut base = Relation::id_on(n, sync_rcu | sync_srcu);
+    let mut base = Relation::id_on(n, sync_rcu.clone() | sync_srcu.clone());
     base.union_with(&gp_link.seq(rcu_rscsi));
     base.union_with(&sgp_link.seq(srcu_rscsi).inter(loc));
     base.union_with(&rscsi_link.restrict_range(sync_rcu));
@@ -988,7 +1023,7 @@ impl<W: Width> PlainRelations<W> {
                 pre_race,
             };
         }
-        let marked = s.marked;
+        let marked = s.marked.clone();
         let xbstar = d.hb.union(&d.pb).union(&d.rb).star();
         // The fence and strong-fence of the cat file after `rcu-fence` joins them.
         let fence = d.fences.all.union(&d.rcu_fence);
@@ -1000,25 +1035,35 @@ impl<W: Width> PlainRelations<W> {
             .cumul_fence
             .star()
             .seq(&d.rfe.optional())
-            .restrict_range(marked)
+            .restrict_range(marked.clone())
             .seq(
                 &strong_fence
-                    .restrict_range(marked)
+                    .restrict_range(marked.clone())
                     .seq(&xbstar)
                     .union(&xbstar.inter(&f.int)),
             );
-        let not_noreturn = EventSet::full(n) - s.noreturn;
-        let w_pre_bounded = d.addr.union(&fence).optional().restrict_domain(marked);
+        let not_noreturn = EventSet::full(n) - s.noreturn.clone();
+        let w_pre_bounded = d
+            .addr
+            .union(&fence)
+            .optional()
+            .restrict_domain(marked.clone());
         let mut r_pre_inner = d.addr.union(&d.fences.nonrw);
-        r_pre_inner.union_with(&f.fencerel_rmb.restrict(s.r4rmb, not_noreturn));
-        let r_pre_bounded = r_pre_inner.optional().restrict_domain(marked);
-        let w_post_bounded = fence.optional().restrict_range(marked).seq(&d.rmw_sequence);
+        r_pre_inner.union_with(
+            &f.fencerel_rmb
+                .restrict(s.r4rmb.clone(), not_noreturn.clone()),
+        );
+        let r_pre_bounded = r_pre_inner.optional().restrict_domain(marked.clone());
+        let w_post_bounded = fence
+            .optional()
+            .restrict_range(marked.clone())
+            .seq(&d.rmw_sequence);
         let r_post_bounded = d
             .fences
             .nonrw
-            .union(&f.fencerel_rmb.restrict(not_noreturn, s.r4rmb))
+            .union(&f.fencerel_rmb.restrict(not_noreturn, s.r4rmb.clone()))
             .optional()
-            .restrict_range(marked);
+            .restrict_range(marked.clone());
 
         let strong_xb = strong_fence.seq(&xbstar);
         let post_vis = w_post_bounded.seq(&vis);
@@ -1035,8 +1080,8 @@ impl<W: Width> PlainRelations<W> {
         incoherent.union_with(&pre_fr.inter(&wr_vis.inverse()));
         incoherent.union_with(&pre_co.inter(&ww_vis.inverse()));
 
-        let marked_w = Relation::cartesian(n, marked, s.w);
-        let w_marked = Relation::cartesian(n, s.w, marked);
+        let marked_w = Relation::cartesian(n, marked.clone(), s.w.clone());
+        let w_marked = Relation::cartesian(n, s.w.clone(), marked);
         let ww_nonrace = ww_vis
             .inter(&marked_w.union(&rw_xbstar))
             .inter(&w_marked.union(&wr_vis));
@@ -1110,11 +1155,11 @@ pub fn flags<W: Width>(
     p: &PlainRelations<W>,
 ) -> Vec<&'static str> {
     let mut raised = path_and_final_flags(x, s, f);
-    if !(s.srcu_lock | s.srcu_unlock).is_empty() {
+    if !(s.srcu_lock.clone() | s.srcu_unlock.clone()).is_empty() {
         let value = |e: usize| x.events[e].value;
         let id = Relation::identity(s.n);
-        raised[UNMATCHED_SRCU_LOCK] = !(s.srcu_lock - d.srcu_rscs.domain()).is_empty();
-        raised[UNMATCHED_SRCU_UNLOCK] = !(s.srcu_unlock - d.srcu_rscs.range()).is_empty();
+        raised[UNMATCHED_SRCU_LOCK] = !(s.srcu_lock.clone() - d.srcu_rscs.domain()).is_empty();
+        raised[UNMATCHED_SRCU_UNLOCK] = !(s.srcu_unlock.clone() - d.srcu_rscs.range()).is_empty();
         raised[MULTIPLE_SRCU_MATCHES] = !d
             .srcu_rscs
             .inverse()

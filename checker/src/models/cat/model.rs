@@ -476,7 +476,7 @@ impl<W: Width> JudgeAt<W> for CatModel {
         each: &mut dyn FnMut(Completion<'_, W>) -> bool,
     ) -> Result<(), String> {
         // The interpreter's values are one word wide, and the enumeration gives it no wider
-        // execution ([`MemoryModel::widest`]); one would be refused here, with its size.
+        // execution ([`MemoryModel::most_events`]); one would be refused here, with its size.
         let (Some(execution), Some(final_writes), Some(pco)) =
             (as_width(execution), as_width(&final_writes), as_width(pco))
         else {
@@ -510,8 +510,8 @@ impl MemoryModel for CatModel {
     }
 
     /// The interpreter's values are one word wide.
-    fn widest(&self) -> usize {
-        1
+    fn most_events(&self) -> Option<usize> {
+        Some(EventSet::<Words<1>>::CAPACITY)
     }
 
     fn keeps_thin_air(&self) -> bool {
