@@ -203,7 +203,7 @@ impl ExecutionGraph {
         add(&immediate(&x.po), EdgeKind::Po, "po");
         add(&x.rf, EdgeKind::Rf, "rf");
         add(
-            &co_imm.restrict_domain(EventSet::full(x.len()) - init),
+            &co_imm.restrict_domain(&(EventSet::full(x.len()) - init)),
             EdgeKind::Co,
             "co",
         );

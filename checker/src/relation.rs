@@ -412,11 +412,11 @@ impl<W: Width> Relation<W> {
 
     /// The identity on the events `0..n`.
     pub fn identity(n: usize) -> Relation<W> {
-        Relation::<W>::id_on(n, EventSet::<W>::full(n))
+        Relation::<W>::id_on(n, &EventSet::<W>::full(n))
     }
 
     /// The identity restricted to `set`: cat's `[S]`.
-    pub fn id_on(n: usize, set: EventSet<W>) -> Relation<W> {
+    pub fn id_on(n: usize, set: &EventSet<W>) -> Relation<W> {
         let mut r = Relation::<W>::empty(n);
         for e in set.iter() {
             r.rows[e].insert(e);
@@ -425,7 +425,7 @@ impl<W: Width> Relation<W> {
     }
 
     /// The cartesian product `from × to`: cat's `S1 * S2`.
-    pub fn cartesian(n: usize, from: EventSet<W>, to: EventSet<W>) -> Relation<W> {
+    pub fn cartesian(n: usize, from: &EventSet<W>, to: &EventSet<W>) -> Relation<W> {
         let mut r = Relation::<W>::empty(n);
         for e in from.iter() {
             r.rows[e] = to.clone();
@@ -562,7 +562,7 @@ impl<W: Width> Relation<W> {
     }
 
     /// Keeps only the pairs whose first event is in `set`, in place: `[S] ; r`.
-    pub fn retain_domain(&mut self, set: EventSet<W>) {
+    pub fn retain_domain(&mut self, set: &EventSet<W>) {
         for (a, row) in self.rows.iter_mut().enumerate() {
             if !set.contains(a) {
                 *row = EventSet::<W>::EMPTY;
@@ -571,9 +571,9 @@ impl<W: Width> Relation<W> {
     }
 
     /// Keeps only the pairs whose second event is in `set`, in place: `r ; [S]`.
-    pub fn retain_range(&mut self, set: EventSet<W>) {
+    pub fn retain_range(&mut self, set: &EventSet<W>) {
         for row in self.rows.iter_mut() {
-            row.inter_with(&set);
+            row.inter_with(set);
         }
     }
 
@@ -650,7 +650,7 @@ impl<W: Width> Relation<W> {
     }
 
     /// Restricts the domain to `set`: cat's `[S] ; r`.
-    pub fn restrict_domain(&self, set: EventSet<W>) -> Relation<W> {
+    pub fn restrict_domain(&self, set: &EventSet<W>) -> Relation<W> {
         let rows = self
             .rows
             .iter()
@@ -667,14 +667,14 @@ impl<W: Width> Relation<W> {
     }
 
     /// Restricts the range to `set`: cat's `r ; [S]`.
-    pub fn restrict_range(&self, set: EventSet<W>) -> Relation<W> {
+    pub fn restrict_range(&self, set: &EventSet<W>) -> Relation<W> {
         Relation {
             rows: self
                 .rows
                 .iter()
                 .map(|row| {
                     let mut row = row.clone();
-                    row.inter_with(&set);
+                    row.inter_with(set);
                     row
                 })
                 .collect(),
@@ -682,7 +682,7 @@ impl<W: Width> Relation<W> {
     }
 
     /// Restricts both ends: cat's `[S1] ; r ; [S2]`.
-    pub fn restrict(&self, from: EventSet<W>, to: EventSet<W>) -> Relation<W> {
+    pub fn restrict(&self, from: &EventSet<W>, to: &EventSet<W>) -> Relation<W> {
         let rows = self
             .rows
             .iter()
@@ -690,7 +690,7 @@ impl<W: Width> Relation<W> {
             .map(|(a, row)| {
                 if from.contains(a) {
                     let mut row = row.clone();
-                    row.inter_with(&to);
+                    row.inter_with(to);
                     row
                 } else {
                     EventSet::EMPTY
@@ -995,11 +995,11 @@ mod tests {
         let r = rel(3, &[(0, 1), (1, 2), (0, 2)]);
         let s0 = EventSet::singleton(0);
         let s2 = EventSet::singleton(2);
-        assert_eq!(r.restrict_domain(s0), rel(3, &[(0, 1), (0, 2)]));
-        assert_eq!(r.restrict_range(s2), rel(3, &[(1, 2), (0, 2)]));
-        assert_eq!(r.restrict(s0, s2), rel(3, &[(0, 2)]));
-        assert_eq!(Relation::cartesian(3, s0, s2), rel(3, &[(0, 2)]));
-        assert_eq!(Relation::id_on(3, s2), rel(3, &[(2, 2)]));
+        assert_eq!(r.restrict_domain(&s0), rel(3, &[(0, 1), (0, 2)]));
+        assert_eq!(r.restrict_range(&s2), rel(3, &[(1, 2), (0, 2)]));
+        assert_eq!(r.restrict(&s0, &s2), rel(3, &[(0, 2)]));
+        assert_eq!(Relation::cartesian(3, &s0, &s2), rel(3, &[(0, 2)]));
+        assert_eq!(Relation::id_on(3, &s2), rel(3, &[(2, 2)]));
     }
 
     #[test]

@@ -202,7 +202,7 @@ impl Term {
     pub fn id(n: usize, set: EventSet) -> Term {
         Term(Rc::new(Node {
             op: Op::Id,
-            rel: Relation::id_on(n, set),
+            rel: Relation::id_on(n, &set),
             args: Vec::new(),
         }))
     }
@@ -268,7 +268,7 @@ impl Term {
     /// cat's `[from] ; t ; [to]`.
     pub fn restrict(t: Term, from: EventSet, to: EventSet) -> Term {
         let n = t.0.rel.size();
-        Term::mask(t, &Relation::cartesian(n, from, to))
+        Term::mask(t, &Relation::cartesian(n, &from, &to))
     }
 
     /// The relation the term denotes.

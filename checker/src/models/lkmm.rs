@@ -373,7 +373,7 @@ impl<W: Width> Sets<W> {
 
 /// cat's `fencerel(S) = po ; [S] ; po`: the pairs of events po-separated by an event of `s`.
 pub fn fencerel<W: Width>(po: &Relation<W>, s: EventSet<W>) -> Relation<W> {
-    po.restrict_range(s).seq(po)
+    po.restrict_range(&s).seq(po)
 }
 
 /// `lock.cat`'s `lk-rmw = ([LKR] ; po-loc ; [LKW]) \ (po ; po)`: each lock read with the
@@ -381,7 +381,7 @@ pub fn fencerel<W: Width>(po: &Relation<W>, s: EventSet<W>) -> Relation<W> {
 pub fn lk_rmw<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
     po_loc
-        .restrict(sets.lkr.clone(), sets.lkw.clone())
+        .restrict(&sets.lkr, &sets.lkw)
         .minus(&x.po.seq(&x.po))
 }
 
@@ -390,11 +390,9 @@ pub fn lk_rmw<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
 pub fn critical<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
     let between = po_loc
-        .restrict_range(sets.lkw.clone() | sets.ul.clone())
+        .restrict_range(&(sets.lkw.clone() | sets.ul.clone()))
         .seq(&po_loc);
-    po_loc
-        .restrict(sets.lkw.clone(), sets.ul.clone())
-        .minus(&between)
+    po_loc.restrict(&sets.lkw, &sets.ul).minus(&between)
 }
 
 /// `lock.cat`'s `rfi-lf = ([LKW] ; po-loc ; [LF]) \ ([LKW] ; po-loc ; [UL] ; po-loc)`:
@@ -402,12 +400,8 @@ pub fn critical<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
 /// that section's lock write.
 pub fn rfi_lf<W: Width>(x: &Execution<W>, sets: &Sets<W>) -> Relation<W> {
     let po_loc = x.po.inter(&x.loc());
-    let after_unlock = po_loc
-        .restrict(sets.lkw.clone(), sets.ul.clone())
-        .seq(&po_loc);
-    po_loc
-        .restrict(sets.lkw.clone(), sets.lf.clone())
-        .minus(&after_unlock)
+    let after_unlock = po_loc.restrict(&sets.lkw, &sets.ul).seq(&po_loc);
+    po_loc.restrict(&sets.lkw, &sets.lf).minus(&after_unlock)
 }
 
 /// The parts of the model that depend on the thread paths only, not on `rf` or `co`.
@@ -479,60 +473,57 @@ impl<W: Width> Fixed<W> {
         let t = |tag| x.tagged(tag);
 
         // lock.cat's checks.
-        let ul_between = po_loc.restrict_range(s.ul.clone()).seq(&po_loc);
+        let ul_between = po_loc.restrict_range(&s.ul).seq(&po_loc);
         let lock_nest_ok = po_loc
-            .restrict(s.lkw.clone(), s.lkr.clone())
+            .restrict(&s.lkw, &s.lkr)
             .minus(&ul_between)
             .is_empty();
-        let nested_is_locked_ok = po_loc
-            .restrict(s.lkw.clone(), s.ru.clone())
-            .minus(&ul_between)
-            .is_empty();
+        let nested_is_locked_ok = po_loc.restrict(&s.lkw, &s.ru).minus(&ul_between).is_empty();
         let unmatched_lkw = s.lkw.clone() - critical.domain();
         let unmatched_locks_ok = loc
-            .restrict(unmatched_lkw.clone(), unmatched_lkw)
+            .restrict(&unmatched_lkw, &unmatched_lkw)
             .minus(&Relation::identity(n))
             .is_empty();
 
-        let acq_po = po.restrict(s.acquire.clone(), s.m.clone());
-        let po_rel = po.restrict(s.m.clone(), s.release.clone());
+        let acq_po = po.restrict(&s.acquire, &s.m);
+        let po_rel = po.restrict(&s.m, &s.release);
         let fencerel_rmb = fencerel(&po, t(Tag::Rmb));
-        let rmb = fencerel_rmb.restrict(s.r4rmb.clone(), s.r4rmb.clone());
-        let wmb = fencerel(&po, t(Tag::Wmb)).restrict(s.w.clone(), s.w.clone());
+        let rmb = fencerel_rmb.restrict(&s.r4rmb, &s.r4rmb);
+        let wmb = fencerel(&po, t(Tag::Wmb)).restrict(&s.w, &s.w);
         let po_opt = po.optional();
-        let mut mb_static = fencerel(&po, s.mb.clone()).restrict(s.m.clone(), s.m.clone());
-        mb_static.union_with(&po.restrict(s.m.clone(), s.mb.clone() & s.r.clone()));
-        mb_static.union_with(&po.restrict(s.mb.clone() & s.w.clone(), s.m.clone()));
+        let mut mb_static = fencerel(&po, s.mb.clone()).restrict(&s.m, &s.m);
+        mb_static.union_with(&po.restrict(&s.m, &(s.mb.clone() & s.r.clone())));
+        mb_static.union_with(&po.restrict(&(s.mb.clone() & s.w.clone()), &s.m));
         // [M] ; fencerel(Before-atomic) ; [RMW] ; po? ; [M]
         mb_static.union_with(
             &fencerel(&po, t(Tag::BeforeAtomic))
-                .restrict(s.m.clone(), s.rmw_events.clone())
+                .restrict(&s.m, &s.rmw_events)
                 .seq(&po_opt)
-                .restrict_range(s.m.clone()),
+                .restrict_range(&s.m),
         );
         // [M] ; po? ; [RMW] ; fencerel(After-atomic) ; [M]
         mb_static.union_with(
             &po_opt
-                .restrict(s.m.clone(), s.rmw_events.clone())
+                .restrict(&s.m, &s.rmw_events)
                 .seq(&fencerel(&po, t(Tag::AfterAtomic)))
-                .restrict_range(s.m.clone()),
+                .restrict_range(&s.m),
         );
         // [M] ; po? ; [LKW] ; fencerel(After-spinlock) ; [M]
         mb_static.union_with(
             &po_opt
-                .restrict(s.m.clone(), s.lkw.clone())
+                .restrict(&s.m, &s.lkw)
                 .seq(&fencerel(&po, t(Tag::AfterSpinlock)))
-                .restrict_range(s.m.clone()),
+                .restrict_range(&s.m),
         );
         // [M] ; po? ; [Srcu-unlock] ; fencerel(After-srcu-read-unlock) ; [M]
         mb_static.union_with(
             &po_opt
-                .restrict(s.m.clone(), s.srcu_unlock.clone())
+                .restrict(&s.m, &s.srcu_unlock)
                 .seq(&fencerel(&po, t(Tag::AfterSrcuReadUnlock)))
-                .restrict_range(s.m.clone()),
+                .restrict_range(&s.m),
         );
         let gp = po
-            .restrict_range(s.sync_rcu.clone() | s.sync_srcu.clone())
+            .restrict_range(&(s.sync_rcu.clone() | s.sync_srcu.clone()))
             .seq(&po_opt);
 
         let barrier_set = t(Tag::Barrier)
@@ -550,23 +541,21 @@ impl<W: Width> Fixed<W> {
             | s.srcu_lock.clone()
             | s.srcu_unlock.clone();
         let mut barrier = fencerel(&po, barrier_set);
-        barrier.union_with(&po.restrict_range(s.release.clone()));
-        barrier.union_with(&po.restrict_domain(s.acquire.clone()));
+        barrier.union_with(&po.restrict_range(&s.release));
+        barrier.union_with(&po.restrict_domain(&s.acquire));
 
         let rcu_rscs = rcu_rscs(&po, t(Tag::RcuLock), t(Tag::RcuUnlock));
         let ext = x.ext();
         let pre_race = {
-            let plain_any = Relation::cartesian(n, s.plain.clone(), s.m.clone());
-            let any_plain = Relation::cartesian(n, s.m.clone() - s.iw.clone(), s.plain.clone());
+            let plain_any = Relation::cartesian(n, &s.plain, &s.m);
+            let any_plain = Relation::cartesian(n, &(s.m.clone() - s.iw.clone()), &s.plain);
             plain_any.union(&any_plain).inter(&ext).inter(&loc)
         };
         let mixed_accesses = {
             let po_loc_nb = po_loc.minus(&barrier);
             let plain_w = s.plain.clone() & s.w.clone();
-            !po_loc_nb
-                .restrict(plain_w.clone(), s.marked.clone())
-                .is_empty()
-                || !po_loc_nb.restrict(s.marked.clone(), plain_w).is_empty()
+            !po_loc_nb.restrict(&plain_w, &s.marked).is_empty()
+                || !po_loc_nb.restrict(&s.marked, &plain_w).is_empty()
         };
         // In the order of FLAGS; the SRCU flags, lock-final and data-race depend on the
         // execution.
@@ -581,8 +570,8 @@ impl<W: Width> Fixed<W> {
                 .is_empty(),
             false,
             !loc.restrict(
-                s.m.clone() - s.iw.clone() - s.all_locks.clone(),
-                s.all_locks.clone(),
+                &(s.m.clone() - s.iw.clone() - s.all_locks.clone()),
+                &s.all_locks,
             )
             .is_empty(),
             !(s.lkw.clone() - lk_rmw.range()).is_empty(),
@@ -640,8 +629,8 @@ pub fn rcu_rscs<W: Width>(
         let unmatched_locks = locks.clone() - matched.domain();
         let unmatched_unlocks = unlocks.clone() - matched.range();
         let unmatched = unmatched_locks.clone() | unmatched_unlocks.clone();
-        let unmatched_po = po.restrict(unmatched.clone(), unmatched);
-        let l2u = po.restrict(unmatched_locks, unmatched_unlocks);
+        let unmatched_po = po.restrict(&unmatched, &unmatched);
+        let l2u = po.restrict(&unmatched_locks, &unmatched_unlocks);
         let next = matched.union(&l2u.minus(&unmatched_po.seq(&unmatched_po)));
         if next == matched {
             return matched;
@@ -679,9 +668,9 @@ impl<W: Width> Fences<W> {
         if !po_unlock_lock_po.is_empty() {
             mb.union_with(
                 &po_unlock_lock_po
-                    .restrict(s.m.clone(), x.tagged(Tag::AfterUnlockLock))
+                    .restrict(&s.m, &x.tagged(Tag::AfterUnlockLock))
                     .seq(&f.po)
-                    .restrict_range(s.m.clone()),
+                    .restrict_range(&s.m),
             );
         }
         let strong = mb.union(&f.gp);
@@ -789,17 +778,13 @@ impl<W: Width> Dynamic<W> {
         let srcu_rscs = if s.srcu_lock.is_empty() || s.srcu_unlock.is_empty() {
             Relation::empty(n)
         } else {
-            let carry_srcu_data = x
-                .data
-                .restrict_range(not_srcu_unlock.clone())
-                .seq(rf)
-                .star();
+            let carry_srcu_data = x.data.restrict_range(&not_srcu_unlock).seq(rf).star();
             carry_srcu_data
-                .restrict_domain(s.srcu_lock.clone())
-                .seq(&x.data.restrict_range(s.srcu_unlock.clone()))
+                .restrict_domain(&s.srcu_lock)
+                .seq(&x.data.restrict_range(&s.srcu_unlock))
                 .inter(&f.loc)
         };
-        let carry_base = x.data.restrict_range(not_srcu_unlock).seq(&rfi);
+        let carry_base = x.data.restrict_range(&not_srcu_unlock).seq(&rfi);
         let (addr, data, ctrl) = if carry_base.is_empty() {
             (x.addr.clone(), x.data.clone(), x.ctrl.clone())
         } else {
@@ -816,8 +801,8 @@ impl<W: Width> Dynamic<W> {
             Relation::empty(n)
         } else {
             let po_or_rf = f.po.union(rf);
-            f.po.restrict_range(s.ul.clone())
-                .seq(&po_or_rf.restrict_range(s.lkr.clone()))
+            f.po.restrict_range(&s.ul)
+                .seq(&po_or_rf.restrict_range(&s.lkr))
                 .seq(&f.po)
         };
         // Without lock events they depend on the paths alone, and `Fixed` has them.
@@ -833,18 +818,18 @@ impl<W: Width> Dynamic<W> {
 
         // Preserved program order.
         let dep = addr.union(&data);
-        let rwdep = dep.union(&ctrl).restrict_range(s.w.clone());
+        let rwdep = dep.union(&ctrl).restrict_range(&s.w);
         let overwrite = co.union(&fr);
         let mut to_w = rwdep.union(&overwrite.inter(&f.int));
-        to_w.union_with(&addr.restrict_range(s.plain.clone()).seq(&f.wmb));
-        let mut to_r = addr.restrict_range(s.r.clone());
-        to_r.union_with(&dep.restrict_range(marked.clone()).seq(&rfi));
+        to_w.union_with(&addr.restrict_range(&s.plain).seq(&f.wmb));
+        let mut to_r = addr.restrict_range(&s.r);
+        to_r.union_with(&dep.restrict_range(&marked).seq(&rfi));
         let mut ppo = to_r.union(&to_w);
         ppo.union_with(&fences.internal);
         ppo.union_with(&po_unlock_lock_po.inter(&f.int));
 
         // Propagation.
-        let a_cumul = |r: &Relation<W>| rfe.restrict_range(marked.clone()).optional().seq(r);
+        let a_cumul = |r: &Relation<W>| rfe.restrict_range(&marked).optional().seq(r);
         let rf_rmw = rf.seq(&f.rmw);
         let rmw_sequence = if rf_rmw.is_empty() {
             id.clone()
@@ -854,31 +839,26 @@ impl<W: Width> Dynamic<W> {
         let mut cumul_inner = a_cumul(&fences.strong_or_release);
         cumul_inner.union_with(&f.wmb);
         cumul_inner.union_with(&po_unlock_lock_po);
-        let cumul_fence = cumul_inner
-            .restrict(marked.clone(), marked.clone())
-            .seq(&rmw_sequence);
+        let cumul_fence = cumul_inner.restrict(&marked, &marked).seq(&rmw_sequence);
         let prop = overwrite
             .inter(&f.ext)
             .optional()
-            .restrict_domain(marked.clone())
+            .restrict_domain(&marked)
             .seq(&cumul_fence.star())
-            .restrict_range(marked.clone())
+            .restrict_range(&marked)
             .seq(&rfe.optional())
-            .restrict_range(marked.clone());
+            .restrict_range(&marked);
 
         // Happens-before and propagation.
         let mut hb = ppo.union(&rfe);
         hb.union_with(&prop.minus(&id).inter(&f.int));
-        let hb = hb.restrict(marked.clone(), marked.clone());
+        let hb = hb.restrict(&marked, &marked);
         // acyclic hb as happens-before; its closure is needed anyway, for hb*.
         let Some(hb_plus) = hb.plus_if_acyclic() else {
             return Err("happens-before");
         };
         let hb_star = hb_plus.optional();
-        let pb = prop
-            .seq(strong_fence)
-            .seq(&hb_star)
-            .restrict_range(marked.clone());
+        let pb = prop.seq(strong_fence).seq(&hb_star).restrict_range(&marked);
         // acyclic pb as propagation
         if !pb.is_acyclic() {
             return Err("propagation");
@@ -909,7 +889,7 @@ impl<W: Width> Dynamic<W> {
                 .seq(&rcu_fence)
                 .seq(&hb_star)
                 .seq(&pb_star)
-                .restrict_range(marked);
+                .restrict_range(&marked);
             (rcu_fence, rb)
         };
         // irreflexive rb as rcu
@@ -963,20 +943,20 @@ pub fn rcu_order<W: Width>(
 ) -> Relation<W> {
     let n = link.size();
     // rcu-gp ; rcu-link and rcu-link ; rcu-gp, and the same for srcu-gp.
-    let gp_link = link.restrict_domain(sync_rcu.clone());
-    let sgp_link = link.restrict_domain(sync_srcu.clone());
-    let link_gp = link.restrict_range(sync_rcu.clone());
-    let link_sgp = link.restrict_range(sync_srcu.clone());
+    let gp_link = link.restrict_domain(&sync_rcu);
+    let sgp_link = link.restrict_domain(&sync_srcu);
+    let link_gp = link.restrict_range(&sync_rcu);
+    let link_sgp = link.restrict_range(&sync_srcu);
     let rscsi_link = rcu_rscsi.seq(link);
     let srscsi_link = srcu_rscsi.seq(link);
     let link_rscsi = link.seq(rcu_rscsi);
     let link_srscsi = link.seq(srcu_rscsi);
 
-    let mut base = Relation::id_on(n, sync_rcu.clone() | sync_srcu.clone());
+    let mut base = Relation::id_on(n, &(sync_rcu.clone() | sync_srcu.clone()));
     base.union_with(&gp_link.seq(rcu_rscsi));
     base.union_with(&sgp_link.seq(srcu_rscsi).inter(loc));
-    base.union_with(&rscsi_link.restrict_range(sync_rcu));
-    base.union_with(&srscsi_link.restrict_range(sync_srcu).inter(loc));
+    base.union_with(&rscsi_link.restrict_range(&sync_rcu));
+    base.union_with(&srscsi_link.restrict_range(&sync_srcu).inter(loc));
 
     let mut order = base.clone();
     loop {
@@ -1035,35 +1015,28 @@ impl<W: Width> PlainRelations<W> {
             .cumul_fence
             .star()
             .seq(&d.rfe.optional())
-            .restrict_range(marked.clone())
+            .restrict_range(&marked)
             .seq(
                 &strong_fence
-                    .restrict_range(marked.clone())
+                    .restrict_range(&marked)
                     .seq(&xbstar)
                     .union(&xbstar.inter(&f.int)),
             );
         let not_noreturn = EventSet::full(n) - s.noreturn.clone();
-        let w_pre_bounded = d
-            .addr
-            .union(&fence)
-            .optional()
-            .restrict_domain(marked.clone());
+        let w_pre_bounded = d.addr.union(&fence).optional().restrict_domain(&marked);
         let mut r_pre_inner = d.addr.union(&d.fences.nonrw);
-        r_pre_inner.union_with(
-            &f.fencerel_rmb
-                .restrict(s.r4rmb.clone(), not_noreturn.clone()),
-        );
-        let r_pre_bounded = r_pre_inner.optional().restrict_domain(marked.clone());
+        r_pre_inner.union_with(&f.fencerel_rmb.restrict(&s.r4rmb, &not_noreturn));
+        let r_pre_bounded = r_pre_inner.optional().restrict_domain(&marked);
         let w_post_bounded = fence
             .optional()
-            .restrict_range(marked.clone())
+            .restrict_range(&marked)
             .seq(&d.rmw_sequence);
         let r_post_bounded = d
             .fences
             .nonrw
-            .union(&f.fencerel_rmb.restrict(not_noreturn, s.r4rmb.clone()))
+            .union(&f.fencerel_rmb.restrict(&not_noreturn, &s.r4rmb))
             .optional()
-            .restrict_range(marked.clone());
+            .restrict_range(&marked);
 
         let strong_xb = strong_fence.seq(&xbstar);
         let post_vis = w_post_bounded.seq(&vis);
@@ -1080,8 +1053,8 @@ impl<W: Width> PlainRelations<W> {
         incoherent.union_with(&pre_fr.inter(&wr_vis.inverse()));
         incoherent.union_with(&pre_co.inter(&ww_vis.inverse()));
 
-        let marked_w = Relation::cartesian(n, marked.clone(), s.w.clone());
-        let w_marked = Relation::cartesian(n, s.w.clone(), marked);
+        let marked_w = Relation::cartesian(n, &marked, &s.w);
+        let w_marked = Relation::cartesian(n, &s.w, &marked);
         let ww_nonrace = ww_vis
             .inter(&marked_w.union(&rw_xbstar))
             .inter(&w_marked.union(&wr_vis));

@@ -57,7 +57,7 @@ impl Terms {
         let carry_dep = Term::star(Term::seq(
             n,
             vec![
-                base("data", &x.data.restrict_range(not_srcu_unlock)),
+                base("data", &x.data.restrict_range(&not_srcu_unlock)),
                 rfi.clone(),
             ],
         ));
@@ -125,8 +125,8 @@ impl Terms {
             n,
             vec![
                 Term::restrict(fencerel(&f.po, s.mb), s.m, s.m),
-                base("po", &f.po.restrict(s.m, s.mb & s.r)),
-                base("po", &f.po.restrict(s.mb & s.w, s.m)),
+                base("po", &f.po.restrict(&s.m, &(s.mb & s.r))),
+                base("po", &f.po.restrict(&(s.mb & s.w), &s.m)),
                 before_atomic,
                 after(s.rmw_events, Tag::AfterAtomic),
                 after(s.lkw, Tag::AfterSpinlock),
@@ -250,11 +250,11 @@ impl Terms {
                     po(),
                 ],
             );
-            let not_srcu_unlock_data = x.data.restrict_range(not_srcu_unlock);
+            let not_srcu_unlock_data = x.data.restrict_range(&not_srcu_unlock);
             let carry_srcu_data = not_srcu_unlock_data.seq(&x.rf).star();
             let srcu_rscs = carry_srcu_data
-                .restrict_domain(s.srcu_lock)
-                .seq(&x.data.restrict_range(s.srcu_unlock))
+                .restrict_domain(&s.srcu_lock)
+                .seq(&x.data.restrict_range(&s.srcu_unlock))
                 .inter(&f.loc);
             let rcu_rscsi = f.rcu_rscs.inverse();
             let srcu_rscsi = srcu_rscs.inverse();

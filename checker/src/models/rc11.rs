@@ -85,15 +85,15 @@ fn happens_before<W: Width>(x: &Execution<W>, o: &Orders<W>, myrmw: &Relation<W>
     let sb_loc = sb.inter(&x.loc());
     // rs = [W]; (sb & loc)?; [W & ordered]; (rf; myrmw)*
     let ordered_writes = writes.clone().inter(o.ordered.clone());
-    let mut head = Relation::id_on(n, ordered_writes.clone());
-    head.union_with(&sb_loc.restrict(writes, ordered_writes));
+    let mut head = Relation::id_on(n, &ordered_writes);
+    head.union_with(&sb_loc.restrict(&writes, &ordered_writes));
     let rs = head.seq(&x.rf.seq(myrmw).star());
     // sw = [releasing]; ([F]; sb)?; rs; rf; [R & ordered]; (sb; [F])?; [acquiring]
-    let mut pre = Relation::id_on(n, o.releasing.clone());
-    pre.union_with(&sb.restrict_domain(o.releasing.clone().inter(fences.clone())));
+    let mut pre = Relation::id_on(n, &o.releasing);
+    pre.union_with(&sb.restrict_domain(&o.releasing.clone().inter(fences.clone())));
     let synchronising_reads = reads.inter(o.ordered.clone());
-    let mut post = Relation::id_on(n, synchronising_reads.clone().inter(o.acquiring.clone()));
-    post.union_with(&sb.restrict(synchronising_reads, fences.inter(o.acquiring.clone())));
+    let mut post = Relation::id_on(n, &synchronising_reads.clone().inter(o.acquiring.clone()));
+    post.union_with(&sb.restrict(&synchronising_reads, &fences.inter(o.acquiring.clone())));
     let sw = pre.seq(&rs).seq(&x.rf).seq(&post);
     sb.union(&sw).plus()
 }
@@ -104,7 +104,7 @@ fn terms<W: Width>(x: &Execution<W>) -> Terms<W> {
     let fences = x.fences();
     let sb = &x.po;
     let loc = x.loc();
-    let mut myrmw = Relation::id_on(n, x.tagged(Tag::Rmw));
+    let mut myrmw = Relation::id_on(n, &x.tagged(Tag::Rmw));
     myrmw.union_with(&x.rmw);
     let hb = happens_before(x, &o, &myrmw);
     let mo = &x.co;
@@ -120,14 +120,14 @@ fn terms<W: Width>(x: &Execution<W>) -> Terms<W> {
     scb.union_with(&rb);
     // pscb = ([SC] | [F & SC]; hb?); scb; ([SC] | hb?; [F & SC])
     let sc_fences = fences.inter(o.sc.clone());
-    let mut left = Relation::id_on(n, o.sc.clone());
-    left.union_with(&hb.restrict_domain(sc_fences.clone()));
-    let mut right = Relation::id_on(n, o.sc);
-    right.union_with(&hb.restrict_range(sc_fences.clone()));
+    let mut left = Relation::id_on(n, &o.sc);
+    left.union_with(&hb.restrict_domain(&sc_fences));
+    let mut right = Relation::id_on(n, &o.sc);
+    right.union_with(&hb.restrict_range(&sc_fences));
     let mut psc = left.seq(&scb).seq(&right);
     // pscf = [F & SC]; (hb | hb; eco; hb); [F & SC]
     let mut between = hb.union(&hb.seq(&eco).seq(&hb));
-    between = between.restrict(sc_fences.clone(), sc_fences);
+    between = between.restrict(&sc_fences, &sc_fences);
     psc.union_with(&between);
     let sb_rf = sb.union(&x.rf);
     Terms {
@@ -147,15 +147,15 @@ fn races<W: Width>(x: &Execution<W>, hb: &Relation<W>, atomic: EventSet<W>) -> b
     let writes = x.writes();
     let init = x.tagged(Tag::Init);
     let accesses = x.accesses();
-    let mut cnf = Relation::cartesian(n, writes.clone(), accesses.clone());
-    cnf.union_with(&Relation::cartesian(n, accesses.clone(), writes));
+    let mut cnf = Relation::cartesian(n, &writes, &accesses);
+    cnf.union_with(&Relation::cartesian(n, &accesses, &writes));
     cnf.inter_with(&x.loc());
     cnf.inter_with(&x.ext());
     let plain = accesses.minus(init);
-    cnf = cnf.restrict(plain.clone(), plain);
+    cnf = cnf.restrict(&plain, &plain);
     cnf.minus_with(hb);
     cnf.minus_with(&hb.inverse());
-    cnf.minus_with(&Relation::cartesian(n, atomic.clone(), atomic));
+    cnf.minus_with(&Relation::cartesian(n, &atomic, &atomic));
     !cnf.is_empty()
 }
 

@@ -101,8 +101,8 @@ fn ghb_term(x: &Execution) -> Term {
             && (e.has(Tag::Mb) || e.has(Tag::SyncRcu) || e.has(Tag::SyncSrcu))
     });
     let kept =
-        x.po.restrict(reads, accesses)
-            .union(&x.po.restrict(writes, writes));
+        x.po.restrict(&reads, &accesses)
+            .union(&x.po.restrict(&writes, &writes));
     let g = ghb(x, &fr);
     let mut parts = vec![
         Term::base("po", kept),
@@ -132,18 +132,14 @@ fn ghb<W: Width>(x: &Execution<W>, fr: &Relation<W>) -> Relation<W> {
         EventKind::Fence => e.has(Tag::Mb) || e.has(Tag::SyncRcu) || e.has(Tag::SyncSrcu),
         _ => e.has(Tag::Rmw) || e.has(Tag::Lkr) || e.has(Tag::Lkw),
     });
-    let mut ppo = x.po.restrict(reads, accesses.clone());
-    ppo.union_with(&x.po.restrict(writes.clone(), writes));
+    let mut ppo = x.po.restrict(&reads, &accesses);
+    ppo.union_with(&x.po.restrict(&writes, &writes));
     // Accesses on both sides of a full fence, and accesses ordered with a locked access.
-    let to_full = x.po.restrict_range(full.clone());
-    let from_full = x.po.restrict_domain(full);
-    ppo.union_with(
-        &to_full
-            .seq(&from_full)
-            .restrict(accesses.clone(), accesses.clone()),
-    );
-    ppo.union_with(&to_full.restrict_domain(accesses.clone()));
-    ppo.union_with(&from_full.restrict_range(accesses));
+    let to_full = x.po.restrict_range(&full);
+    let from_full = x.po.restrict_domain(&full);
+    ppo.union_with(&to_full.seq(&from_full).restrict(&accesses, &accesses));
+    ppo.union_with(&to_full.restrict_domain(&accesses));
+    ppo.union_with(&from_full.restrict_range(&accesses));
     let ext = x.ext();
     let mut g = ppo;
     g.union_with(&x.rf.inter(&ext));

@@ -1454,7 +1454,7 @@ impl<'a> Machine<'a> {
             Builtin::Fencerel => {
                 let s = self.set_of(&arg, span)?;
                 let po = &x.po;
-                Val::Rel(Rc::new(po.restrict_range(s).seq(po)))
+                Val::Rel(Rc::new(po.restrict_range(&s).seq(po)))
             }
             Builtin::Classes => {
                 let r = self.rel(&arg, span)?;
@@ -1539,7 +1539,7 @@ impl<'a> Machine<'a> {
                 Val::Set(s) => Val::Set(EventSet::full(n).minus(s)),
                 Val::Empty => Val::Set(EventSet::full(n)),
                 Val::Rel(r) => {
-                    let full = Relation::cartesian(n, EventSet::full(n), EventSet::full(n));
+                    let full = Relation::cartesian(n, &EventSet::full(n), &EventSet::full(n));
                     Val::Rel(Rc::new(full.minus(&r)))
                 }
                 v => {
@@ -1551,7 +1551,7 @@ impl<'a> Machine<'a> {
             },
             Op1::ToId => {
                 let s = self.set_of(&a, span)?;
-                Val::Rel(Rc::new(Relation::id_on(n, s)))
+                Val::Rel(Rc::new(Relation::id_on(n, &s)))
             }
             Op1::Plus | Op1::Star | Op1::Opt | Op1::Inv => {
                 let r = self.rel(&a, span)?;
@@ -1615,7 +1615,7 @@ impl<'a> Machine<'a> {
                     None => domain = Some(domain.map_or(set, |d| d & set)),
                     Some(r) => {
                         let mut r = self.owned(r);
-                        Rc::make_mut(&mut r).retain_range(set);
+                        Rc::make_mut(&mut r).retain_range(&set);
                         acc = Some(r);
                     }
                 }
@@ -1630,7 +1630,7 @@ impl<'a> Machine<'a> {
                     None => match domain {
                         Some(d) => {
                             let mut r = self.owned(r);
-                            Rc::make_mut(&mut r).retain_domain(d);
+                            Rc::make_mut(&mut r).retain_domain(&d);
                             r
                         }
                         None => r,
@@ -1656,7 +1656,7 @@ impl<'a> Machine<'a> {
             }
             _ if empty => self.empty_rel.clone(),
             Some(r) => r,
-            None => Rc::new(Relation::id_on(self.world.n, domain.unwrap_or_default())),
+            None => Rc::new(Relation::id_on(self.world.n, &domain.unwrap_or_default())),
         }))
     }
 
@@ -1681,7 +1681,7 @@ impl<'a> Machine<'a> {
                     Some(b) => self.set_of(&b, span)?,
                     None => return fail("`*` needs two sets", span),
                 };
-                Ok(Val::Rel(Rc::new(Relation::cartesian(n, a, b))))
+                Ok(Val::Rel(Rc::new(Relation::cartesian(n, &a, &b))))
             }
             Op2::Add => {
                 let Some(set) = it.next() else {

@@ -103,7 +103,7 @@ impl Merge {
         merge.exec.data = merge.relation(&x.data);
         // herd7 makes the value a read-modify-write writes an address dependency of its
         // one event too: a data dependency into it is also in `addr`.
-        let into_rmw = merge.exec.data.restrict_range(both);
+        let into_rmw = merge.exec.data.restrict_range(&both);
         merge.exec.addr.union_with(&into_rmw);
         merge.exec.ctrl = merge.relation(&x.ctrl);
         merge.exec.observed = merge.set(x.observed);

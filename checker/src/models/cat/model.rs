@@ -278,8 +278,8 @@ fn base(
                         // but not to one another.
                         "ext" => Val::Rel(std::rc::Rc::new(x.ext().minus(&Relation::cartesian(
                             n,
-                            tagged(Tag::Init),
-                            tagged(Tag::Init),
+                            &tagged(Tag::Init),
+                            &tagged(Tag::Init),
                         )))),
                         "po" => Val::Rel(std::rc::Rc::new(x.po.clone())),
                         "rmw" => Val::Rel(std::rc::Rc::new(rmw.clone())),
@@ -288,7 +288,7 @@ fn base(
                         "ctrl" => Val::Rel(std::rc::Rc::new(x.ctrl.clone())),
                         // herd7's same-access relation of mixed-size tests: in C, every access is
                         // one event, so it relates each memory event to itself.
-                        "sm" => Val::Rel(std::rc::Rc::new(Relation::id_on(n, m))),
+                        "sm" => Val::Rel(std::rc::Rc::new(Relation::id_on(n, &m))),
                         // `B` (branch events), `amo`: none in C's events.
                         _ => Val::Empty,
                     },
@@ -316,10 +316,10 @@ fn observed_co(x: &Execution, both: EventSet) -> Relation {
     let po_loc = x.po.inter(&x.loc());
     let invrf = x.rf.inverse();
     let id = Relation::identity(n);
-    let ww = po_loc.restrict(w, w);
-    let rw = x.rf.seq(&po_loc.restrict(r, w));
-    let wr = po_loc.restrict(w, r).seq(&invrf).minus(&id);
-    let rr = x.rf.seq(&po_loc.restrict(r, r)).seq(&invrf).minus(&id);
+    let ww = po_loc.restrict(&w, &w);
+    let rw = x.rf.seq(&po_loc.restrict(&r, &w));
+    let wr = po_loc.restrict(&w, &r).seq(&invrf).minus(&id);
+    let rr = x.rf.seq(&po_loc.restrict(&r, &r)).seq(&invrf).minus(&id);
     ww.union(&rw).union(&wr).union(&rr)
 }
 
