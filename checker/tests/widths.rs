@@ -179,3 +179,44 @@ fn a_model_file_refuses_a_test_past_one_word() {
     );
     assert_eq!(&source[err.span.0..err.span.1], "WRITE_ONCE(*x42, r0)");
 }
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Generated programs of the whole LKMM vocabulary (locks, RCU, SRCU, plain accesses,
+/// loops, filters...) under the LKMM, SC and TSO, and of herd7's C11 dialect under RC11,
+/// give the same output and counts at one word and at the growable width.
+/// `HAZMAT_WIDTHS_CASES` sets the number of programs of each vocabulary (default 600) and
+/// `HAZMAT_WIDTHS_SEED` the first seed.
+#[test]
+fn generated_programs_are_answered_alike_at_one_word_and_growable() {
+    use hazmat_checker::generate::{self, Config};
+    let cases = env("HAZMAT_WIDTHS_CASES", 600);
+    let seed = env("HAZMAT_WIDTHS_SEED", 2_100_000);
+    let kernel: Vec<(&str, Box<dyn model::MemoryModel>)> = ["lkmm", "sc", "tso"]
+        .into_iter()
+        .map(|m| (m, model(m).expect("a native model")))
+        .collect();
+    let c11 = [("rc11", model("rc11").expect("rc11"))];
+    let mut compared = 0;
+    for (config, models) in [(Config::lkmm(), &kernel[..]), (Config::c11(), &c11[..])] {
+        for s in seed..seed + cases {
+            let name = format!("G{s}");
+            let text = hazmat_litmus::print(&generate::from_seed(s, config.clone()).to_test(&name));
+            for (m, model) in models {
+                let run = |width| match check_source(&text, model.as_ref(), &options(width, false))
+                {
+                    Ok(c) => answer(&c),
+                    Err(e) => format!("error: {e}"),
+                };
+                assert_eq!(run(0), run(16), "seed {s} under {m}:\n{text}");
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, cases * 4);
+}
