@@ -928,6 +928,60 @@ mod tests {
 
     /// A relation of 4 words agrees with the same relation of one word, on every operator,
     /// when its events fit in one; and a chain longer than one word closes and cycles.
+    /// Growable sets give the same events as fixed-width ones under every operation, and
+    /// equal sets are equal however they were built (no zero word is kept at the end).
+    #[test]
+    fn growable_sets_agree_with_fixed_ones_and_are_canonical() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |bound: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % bound as u64) as usize
+        };
+        for _ in 0..300 {
+            let n = 1 + next(1024);
+            let events = |next: &mut dyn FnMut(usize) -> usize| -> Vec<usize> {
+                (0..next(12)).map(|_| next(n)).collect()
+            };
+            let (ea, eb) = (events(&mut next), events(&mut next));
+            let fixed = |e: &[usize]| -> EventSet<Words<8>> { e.iter().copied().collect() };
+            let grow = |e: &[usize]| -> EventSet<Growable> { e.iter().copied().collect() };
+            let same = |f: &EventSet<Words<8>>, g: &EventSet<Growable>| {
+                assert_eq!(f.iter().collect::<Vec<_>>(), g.iter().collect::<Vec<_>>());
+                assert_eq!(f.len(), g.len());
+                assert_eq!(f.first(), g.first());
+                assert_eq!(f.is_empty(), g.is_empty());
+                assert_ne!(g.0.last(), Some(&0), "a zero word kept");
+            };
+            let (fa, fb, ga, gb) = (fixed(&ea), fixed(&eb), grow(&ea), grow(&eb));
+            same(&(fa | fb), &(ga.clone() | gb.clone()));
+            same(&(fa & fb), &(ga.clone() & gb.clone()));
+            same(&(fa - fb), &(ga.clone() - gb.clone()));
+            same(&(fb - fa), &(gb.clone() - ga.clone()));
+            assert_eq!(fa.is_subset(&fb), ga.is_subset(&gb));
+            assert_eq!(fa.cmp(&fb), ga.cmp(&gb), "order of {ea:?} and {eb:?}");
+            same(&EventSet::full(n), &EventSet::full(n));
+            let offset = next(n.saturating_sub(124).max(1));
+            same(
+                &EventSet::from_bits_at(0b1011 << 120, offset),
+                &EventSet::from_bits_at(0b1011 << 120, offset),
+            );
+            // Built apart, emptied apart: equal.
+            let mut g = ga.clone();
+            for &e in &ea {
+                g.remove(e);
+            }
+            assert_eq!(g, EventSet::<Growable>::EMPTY);
+            assert_eq!(ga.clone() - ga.clone(), EventSet::EMPTY);
+            assert_eq!(ga.clone() & EventSet::EMPTY, EventSet::EMPTY);
+            assert_eq!(
+                (ga.clone() | gb.clone()) - gb.clone(),
+                ga.clone() - gb.clone()
+            );
+        }
+    }
+
     #[test]
     fn wide_relations_agree_with_narrow_ones() {
         let pairs = [
