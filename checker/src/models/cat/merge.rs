@@ -21,17 +21,17 @@
 
 use crate::event::{Event, Tags};
 use crate::execution::Execution;
-use crate::relation::{EventSet, Relation};
+use crate::relation::{EventSet, Relation, Width, Words};
 
 /// An execution's events as herd7 has them, and the way back to hazmat's.
 #[derive(Debug)]
-pub(crate) struct Merge {
+pub(crate) struct Merge<W: Width = Words<1>> {
     /// herd7's view: the events, program order, dependencies and final-write candidates
     /// mapped; `rf` is set for each execution by [`Merge::set_rf`]; `co` and `rmw` are
     /// empty.
-    pub(crate) exec: Execution,
+    pub(crate) exec: Execution<W>,
     /// The events that are both read and write.
-    pub(crate) both: EventSet,
+    pub(crate) both: EventSet<W>,
     /// For each of hazmat's events, its event in herd7's view.
     of: Vec<usize>,
     /// For each event of herd7's view, the read it stands for (itself if none other).
@@ -40,19 +40,19 @@ pub(crate) struct Merge {
     write: Vec<usize>,
 }
 
-impl Merge {
+impl<W: Width> Merge<W> {
     /// herd7's view of `x`, or `None` when `x` has no read-modify-write (the view is then
     /// `x` itself). Each pair of `x.rmw` must be the halves of one C11
     /// read-modify-write, as the C11 dialect builds them; the merged event takes the
     /// read's place in the numbering.
-    pub(crate) fn of(x: &Execution) -> Option<Merge> {
+    pub(crate) fn of(x: &Execution<W>) -> Option<Merge<W>> {
         if x.rmw.is_empty() {
             return None;
         }
         let n = x.len();
         // The write half of each pair joins its read.
         let mut partner: Vec<Option<usize>> = vec![None; n];
-        let mut halves: EventSet = EventSet::EMPTY;
+        let mut halves: EventSet<W> = EventSet::EMPTY;
         for (r, w) in x.rmw.pairs() {
             partner[w] = Some(r);
             halves.insert(w);
@@ -103,15 +103,15 @@ impl Merge {
         merge.exec.data = merge.relation(&x.data);
         // herd7 makes the value a read-modify-write writes an address dependency of its
         // one event too: a data dependency into it is also in `addr`.
-        let into_rmw = merge.exec.data.restrict_range(&both);
+        let into_rmw = merge.exec.data.restrict_range(&merge.both);
         merge.exec.addr.union_with(&into_rmw);
         merge.exec.ctrl = merge.relation(&x.ctrl);
-        merge.exec.observed = merge.set(x.observed);
+        merge.exec.observed = merge.set(&x.observed);
         Some(merge)
     }
 
     /// `r` over herd7's events, without the pairs that the merge makes reflexive.
-    pub(crate) fn relation(&self, r: &Relation) -> Relation {
+    pub(crate) fn relation(&self, r: &Relation<W>) -> Relation<W> {
         let mut out = Relation::empty(self.exec.len());
         for (a, b) in r.pairs() {
             let (a, b) = (self.of[a], self.of[b]);
@@ -123,7 +123,7 @@ impl Merge {
     }
 
     /// `s` over herd7's events.
-    pub(crate) fn set(&self, s: EventSet) -> EventSet {
+    pub(crate) fn set(&self, s: &EventSet<W>) -> EventSet<W> {
         let mut out = EventSet::EMPTY;
         for e in s.iter() {
             out.insert(self.of[e]);
@@ -133,7 +133,7 @@ impl Merge {
 
     /// Sets the view's reads-from to `rf`, hazmat's, every pair kept (a read-modify-write
     /// that reads its own write reads from itself).
-    pub(crate) fn set_rf(&mut self, rf: &Relation) {
+    pub(crate) fn set_rf(&mut self, rf: &Relation<W>) {
         let mut out = Relation::empty(self.exec.len());
         for (w, r) in rf.pairs() {
             out.add(self.of[w], self.of[r]);
@@ -142,7 +142,7 @@ impl Merge {
     }
 
     /// A coherence order over herd7's events as one over hazmat's: each event is its write.
-    pub(crate) fn co_back(&self, co: &Relation, n: usize) -> Relation {
+    pub(crate) fn co_back(&self, co: &Relation<W>, n: usize) -> Relation<W> {
         let mut out = Relation::empty(n);
         for (a, b) in co.pairs() {
             out.add(self.write[a], self.write[b]);
@@ -151,7 +151,7 @@ impl Merge {
     }
 
     /// A reads-from over herd7's events as one over hazmat's: from the write, to the read.
-    pub(crate) fn rf_back(&self, rf: &Relation, n: usize) -> Relation {
+    pub(crate) fn rf_back(&self, rf: &Relation<W>, n: usize) -> Relation<W> {
         let mut out = Relation::empty(n);
         for (w, r) in rf.pairs() {
             out.add(self.write[w], self.read[r]);
@@ -182,7 +182,7 @@ mod tests {
     #[test]
     fn an_exchange_becomes_one_event_and_comes_back_as_two() {
         let rmw = [Tag::Rmw, Tag::AcqRel];
-        let x = Execution {
+        let x: Execution = Execution {
             events: vec![
                 ev(None, EventKind::Write, &[Tag::Init]),
                 ev(Some(0), EventKind::Read, &[Tag::Rlx]),
@@ -213,13 +213,13 @@ mod tests {
         assert_eq!(m.rf_back(&m.exec.rf, 4), x.rf);
         let co = Relation::from_pairs(3, [(0, 2)]);
         assert_eq!(m.co_back(&co, 4), Relation::from_pairs(4, [(0, 3)]));
-        assert_eq!(m.set(EventSet::singleton(3)), EventSet::singleton(2));
+        assert_eq!(m.set(&EventSet::singleton(3)), EventSet::singleton(2));
     }
 
     /// Without a read-modify-write there is nothing to merge.
     #[test]
     fn no_rmw_no_merge() {
-        let x = Execution {
+        let x: Execution = Execution {
             events: vec![ev(None, EventKind::Write, &[Tag::Init])],
             po: Relation::empty(1),
             rf: Relation::empty(1),

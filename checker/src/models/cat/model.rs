@@ -21,7 +21,7 @@ use crate::c11::Dialect;
 use crate::event::{EventKind, Tag};
 use crate::execution::Execution;
 use crate::model::{Completion, JudgeAt, Judgement, MemoryModel};
-use crate::relation::{EventSet, Relation, Width, Words, as_width};
+use crate::relation::{EventSet, Relation, Width};
 
 /// A model compiled from its cat files.
 #[derive(Debug)]
@@ -89,7 +89,7 @@ impl CatModel {
 /// What an execution's fixed bindings depend on: the model, and what the thread paths
 /// fix (the events without their values, program order, the dependencies, `rmw`).
 #[derive(PartialEq)]
-struct Paths {
+struct Paths<W: Width> {
     model: usize,
     events: Vec<(
         Option<usize>,
@@ -97,13 +97,13 @@ struct Paths {
         Option<crate::event::Loc>,
         crate::event::Tags,
     )>,
-    relations: [Relation; 5],
-    observed: EventSet,
+    relations: [Relation<W>; 5],
+    observed: EventSet<W>,
 }
 
-impl Paths {
+impl<W: Width> Paths<W> {
     /// Whether `x`, judged by model `model`, has these paths.
-    fn matches(&self, model: usize, x: &Execution) -> bool {
+    fn matches(&self, model: usize, x: &Execution<W>) -> bool {
         self.model == model
             && self.observed == x.observed
             && self.events.len() == x.events.len()
@@ -119,7 +119,7 @@ impl Paths {
             && self.relations[4] == x.ctrl
     }
 
-    fn of(model: usize, x: &Execution) -> Paths {
+    fn of(model: usize, x: &Execution<W>) -> Paths<W> {
         Paths {
             model,
             events: x
@@ -134,17 +134,44 @@ impl Paths {
                 x.data.clone(),
                 x.ctrl.clone(),
             ],
-            observed: x.observed,
+            observed: x.observed.clone(),
         }
     }
 }
 
+/// What judging an execution of width `W` leaves for the next: the values of its fixed
+/// bindings, what they depend on, and herd7's view of the execution, for a model in the
+/// C11 dialect.
+type Left<W> = (Paths<W>, Kept<W>, Option<Merge<W>>);
+
 thread_local! {
-    /// The values of the fixed bindings of the last execution this thread judged, and
-    /// what they depend on: the enumeration judges every candidate of one combination of
-    /// thread paths in a row; with herd7's view of them, for a model in the C11 dialect.
-    static KEPT: std::cell::RefCell<Option<(Paths, Kept, Option<Merge>)>> =
+    /// What the last execution this thread judged left ([`Left`], at that execution's
+    /// width): the enumeration judges every candidate of one combination of thread paths
+    /// in a row, at one width. The box is made when the thread first judges an execution
+    /// of a width, and kept while the width stays.
+    static KEPT: std::cell::RefCell<Option<Box<dyn std::any::Any>>> =
         const { std::cell::RefCell::new(None) };
+}
+
+/// Takes what the last execution this thread judged left, if it had width `W`.
+fn take_left<W: Width>() -> Option<Left<W>> {
+    KEPT.with(|k| {
+        k.borrow_mut()
+            .as_mut()?
+            .downcast_mut::<Option<Left<W>>>()?
+            .take()
+    })
+}
+
+/// Keeps what an execution of width `W` left, for the next execution this thread judges.
+fn keep_left<W: Width>(left: Left<W>) {
+    KEPT.with(|k| {
+        let mut k = k.borrow_mut();
+        match k.as_mut().and_then(|b| b.downcast_mut::<Option<Left<W>>>()) {
+            Some(slot) => *slot = Some(left),
+            None => *k = Some(Box::new(Some(left))),
+        }
+    })
 }
 
 /// A number for each model built, so that a model never reuses another's values.
@@ -166,7 +193,7 @@ pub(crate) fn intern(s: &str) -> &'static str {
 }
 
 /// Whether `e` is an event of one of `lock.cat`'s lock classes.
-fn lock_event(x: &Execution, e: usize) -> bool {
+fn lock_event<W: Width>(x: &Execution<W>, e: usize) -> bool {
     let ev = &x.events[e];
     [Tag::Lkr, Tag::Lkw, Tag::Ul, Tag::Lf, Tag::Rl, Tag::Ru]
         .iter()
@@ -179,17 +206,17 @@ fn lock_event(x: &Execution, e: usize) -> bool {
 ///
 /// `both` are the events that are both read and write (herd7's C11 read-modify-writes,
 /// see [`Merge`]); `x`'s own kind puts them among the reads.
-fn base(
-    x: &Execution,
-    both: EventSet,
-    fw: EventSet,
-    pco: &Relation,
+fn base<W: Width>(
+    x: &Execution<W>,
+    both: &EventSet<W>,
+    fw: &EventSet<W>,
+    pco: &Relation<W>,
     all: bool,
-) -> Vec<(usize, Val)> {
+) -> Vec<(usize, Val<W>)> {
     // The values that differ between executions of the same paths.
     let dynamic = |name: &str| match name {
         "rf" => Some(Val::Rel(std::rc::Rc::new(x.rf.clone()))),
-        "FW" => Some(Val::Set(fw)),
+        "FW" => Some(Val::Set(fw.clone())),
         "pco" => Some(Val::Rel(std::rc::Rc::new(pco.clone()))),
         _ => None,
     };
@@ -206,9 +233,14 @@ fn base(
     let locked = EventSet::from_fn(n, |e| lock_event(x, e));
     // herd7's memory events are its reads and writes, lock events included; the lock
     // events join `R` and `W` only where `lock.cat` puts them.
-    let m = x.reads() | x.writes() | both;
-    let r = (x.reads() | both) - locked;
-    let w = (x.writes() | both) - locked;
+    let mut m = x.reads() | x.writes();
+    m.union_with(both);
+    let mut r = x.reads();
+    r.union_with(both);
+    r.minus_with(&locked);
+    let mut w = x.writes();
+    w.union_with(both);
+    w.minus_with(&locked);
     let f = x.fences();
     let rmw_set = tagged(Tag::Rmw);
     let annotated = x.set(|e| {
@@ -223,6 +255,13 @@ fn base(
         .any(|t| e.has(*t))
             || e.kind == EventKind::Fence
     });
+    // herd7's atomic accesses: the RMWs, and C11's accesses with an order.
+    let atomic = |m: &EventSet<W>, rmw_set: &EventSet<W>| {
+        let mut a = x.set(|e| e.tags.iter().any(Tag::is_c11_order));
+        a.inter_with(m);
+        a.union_with(rmw_set);
+        a
+    };
     // `lock.cat` makes the lock read and write one RMW itself.
     let mut rmw = x.rmw.clone();
     for (a, b) in x.rmw.pairs().collect::<Vec<_>>() {
@@ -243,55 +282,50 @@ fn base(
                         v
                     }
                     Base::Builtin(f) => Val::Builtin(*f),
-                    Base::Exec(name) => match *name {
-                        "M" => Val::Set(m),
-                        "R" => Val::Set(r),
-                        "W" => Val::Set(w),
-                        "F" => Val::Set(f),
-                        "IW" => Val::Set(tagged(Tag::Init)),
-                        "RMW" => Val::Set(rmw_set),
-                        "LK" | "LS" => Val::Set(tagged(Tag::Lkr) | tagged(Tag::Lkw)),
-                        "LKR" => Val::Set(tagged(Tag::Lkr)),
-                        "LKW" => Val::Set(tagged(Tag::Lkw)),
-                        "LF" => Val::Set(tagged(Tag::Lf)),
-                        "UL" => Val::Set(tagged(Tag::Ul)),
-                        "RL" => Val::Set(tagged(Tag::Rl)),
-                        "RU" => Val::Set(tagged(Tag::Ru)),
-                        "ACQ" => Val::Set(tagged(Tag::Acq)),
-                        "SC" => Val::Set(tagged(Tag::SeqCst)),
-                        "REL" => Val::Set(tagged(Tag::Rel)),
-                        "ACQ_REL" => Val::Set(tagged(Tag::AcqRel)),
-                        "RLX" => Val::Set(tagged(Tag::Rlx)),
-                        "CON" => Val::Set(tagged(Tag::Con)),
-                        // herd7's atomic accesses: the RMWs, and C11's accesses with an order.
-                        "A" => Val::Set(
-                            rmw_set | (m & x.set(|e| e.tags.iter().any(Tag::is_c11_order))),
-                        ),
-                        "NA" => Val::Set(
-                            m - (rmw_set | (m & x.set(|e| e.tags.iter().any(Tag::is_c11_order)))),
-                        ),
-                        "annot" => Val::Set(annotated),
-                        "id" => Val::Rel(std::rc::Rc::new(Relation::identity(n))),
-                        "loc" => Val::Rel(std::rc::Rc::new(x.loc())),
-                        "int" => Val::Rel(std::rc::Rc::new(x.int())),
-                        // herd7's initial writes are external to every thread's events,
-                        // but not to one another.
-                        "ext" => Val::Rel(std::rc::Rc::new(x.ext().minus(&Relation::cartesian(
-                            n,
-                            &tagged(Tag::Init),
-                            &tagged(Tag::Init),
-                        )))),
-                        "po" => Val::Rel(std::rc::Rc::new(x.po.clone())),
-                        "rmw" => Val::Rel(std::rc::Rc::new(rmw.clone())),
-                        "addr" => Val::Rel(std::rc::Rc::new(x.addr.clone())),
-                        "data" => Val::Rel(std::rc::Rc::new(x.data.clone())),
-                        "ctrl" => Val::Rel(std::rc::Rc::new(x.ctrl.clone())),
-                        // herd7's same-access relation of mixed-size tests: in C, every access is
-                        // one event, so it relates each memory event to itself.
-                        "sm" => Val::Rel(std::rc::Rc::new(Relation::id_on(n, &m))),
-                        // `B` (branch events), `amo`: none in C's events.
-                        _ => Val::Empty,
-                    },
+                    Base::Exec(name) => {
+                        match *name {
+                            "M" => Val::Set(m.clone()),
+                            "R" => Val::Set(r.clone()),
+                            "W" => Val::Set(w.clone()),
+                            "F" => Val::Set(f.clone()),
+                            "IW" => Val::Set(tagged(Tag::Init)),
+                            "RMW" => Val::Set(rmw_set.clone()),
+                            "LK" | "LS" => Val::Set(tagged(Tag::Lkr) | tagged(Tag::Lkw)),
+                            "LKR" => Val::Set(tagged(Tag::Lkr)),
+                            "LKW" => Val::Set(tagged(Tag::Lkw)),
+                            "LF" => Val::Set(tagged(Tag::Lf)),
+                            "UL" => Val::Set(tagged(Tag::Ul)),
+                            "RL" => Val::Set(tagged(Tag::Rl)),
+                            "RU" => Val::Set(tagged(Tag::Ru)),
+                            "ACQ" => Val::Set(tagged(Tag::Acq)),
+                            "SC" => Val::Set(tagged(Tag::SeqCst)),
+                            "REL" => Val::Set(tagged(Tag::Rel)),
+                            "ACQ_REL" => Val::Set(tagged(Tag::AcqRel)),
+                            "RLX" => Val::Set(tagged(Tag::Rlx)),
+                            "CON" => Val::Set(tagged(Tag::Con)),
+                            "A" => Val::Set(atomic(&m, &rmw_set)),
+                            "NA" => Val::Set(m.clone() - atomic(&m, &rmw_set)),
+                            "annot" => Val::Set(annotated.clone()),
+                            "id" => Val::Rel(std::rc::Rc::new(Relation::identity(n))),
+                            "loc" => Val::Rel(std::rc::Rc::new(x.loc())),
+                            "int" => Val::Rel(std::rc::Rc::new(x.int())),
+                            // herd7's initial writes are external to every thread's events,
+                            // but not to one another.
+                            "ext" => Val::Rel(std::rc::Rc::new(x.ext().minus(
+                                &Relation::cartesian(n, &tagged(Tag::Init), &tagged(Tag::Init)),
+                            ))),
+                            "po" => Val::Rel(std::rc::Rc::new(x.po.clone())),
+                            "rmw" => Val::Rel(std::rc::Rc::new(rmw.clone())),
+                            "addr" => Val::Rel(std::rc::Rc::new(x.addr.clone())),
+                            "data" => Val::Rel(std::rc::Rc::new(x.data.clone())),
+                            "ctrl" => Val::Rel(std::rc::Rc::new(x.ctrl.clone())),
+                            // herd7's same-access relation of mixed-size tests: in C, every access is
+                            // one event, so it relates each memory event to itself.
+                            "sm" => Val::Rel(std::rc::Rc::new(Relation::id_on(n, &m))),
+                            // `B` (branch events), `amo`: none in C's events.
+                            _ => Val::Empty,
+                        }
+                    }
                 },
             )
         })
@@ -308,11 +342,15 @@ fn base(
 /// the writes two reads in program order read from.
 ///
 /// `both` are the events that are both read and write, as in [`base`].
-fn observed_co(x: &Execution, both: EventSet) -> Relation {
+fn observed_co<W: Width>(x: &Execution<W>, both: &EventSet<W>) -> Relation<W> {
     let n = x.len();
     let locked = EventSet::from_fn(n, |e| lock_event(x, e));
-    let r = (x.reads() | both) - locked;
-    let w = (x.writes() | both) - locked;
+    let mut r = x.reads();
+    r.union_with(both);
+    r.minus_with(&locked);
+    let mut w = x.writes();
+    w.union_with(both);
+    w.minus_with(&locked);
     let po_loc = x.po.inter(&x.loc());
     let invrf = x.rf.inverse();
     let id = Relation::identity(n);
@@ -325,7 +363,7 @@ fn observed_co(x: &Execution, both: EventSet) -> Relation {
 
 /// The events of `x` carrying the tag a model names `t` (herd7's annotations, matched
 /// whatever their case, since the kernel's files have written them both ways).
-fn tag_events(x: &Execution, t: &str) -> EventSet {
+fn tag_events<W: Width>(x: &Execution<W>, t: &str) -> EventSet<W> {
     match Tag::ALL
         .iter()
         .find(|tag| tag.name().eq_ignore_ascii_case(t))
@@ -338,15 +376,15 @@ fn tag_events(x: &Execution, t: &str) -> EventSet {
 impl CatModel {
     /// Runs the model on `x`, with the final writes `fw` and herd7's `pco`, calling `each`
     /// with every completion that passes its checks.
-    pub(crate) fn run(
+    pub(crate) fn run<W: Width>(
         &self,
-        x: &Execution,
-        fw: EventSet,
-        pco: &Relation,
+        x: &Execution<W>,
+        fw: &EventSet<W>,
+        pco: &Relation<W>,
         deadline: Option<std::time::Instant>,
-        each: &mut dyn FnMut(Completion<'_>) -> bool,
+        each: &mut dyn FnMut(Completion<'_, W>) -> bool,
     ) -> Result<(), EvalError> {
-        let (key, kept, mut merge) = match KEPT.with(|k| k.borrow_mut().take()) {
+        let (key, kept, mut merge) = match take_left::<W>() {
             Some((paths, kept, merge)) if paths.matches(self.id, x) => (paths, Some(kept), merge),
             _ => (
                 Paths::of(self.id, x),
@@ -362,11 +400,13 @@ impl CatModel {
             m.set_rf(&x.rf);
         }
         let mapped;
+        let mapped_fw;
         let (view, both, fw, pco) = match &merge {
             None => (x, EventSet::EMPTY, fw, pco),
             Some(m) => {
                 mapped = m.relation(pco);
-                (&m.exec, m.both, m.set(fw), &mapped)
+                mapped_fw = m.set(fw);
+                (&m.exec, m.both.clone(), &mapped_fw, &mapped)
             }
         };
         let tags = |t: &str| tag_events(view, t);
@@ -375,9 +415,9 @@ impl CatModel {
             n: view.len(),
             base: base(
                 view,
-                both,
+                &both,
                 fw,
-                &pco.union(&observed_co(view, both)),
+                &pco.union(&observed_co(view, &both)),
                 kept.is_none(),
             ),
             tag_events: &tags,
@@ -387,7 +427,7 @@ impl CatModel {
         let n = view.len();
         let mut error = None;
         let r = machine.run(&mut |leaf| {
-            let rel = |slot: Option<Slot>| -> Result<Relation, EvalError> {
+            let rel = |slot: Option<Slot>| -> Result<Relation<W>, EvalError> {
                 match slot {
                     Some(Slot::Global(i)) => match &leaf.globals[i] {
                         Val::Rel(r) => Ok((**r).clone()),
@@ -425,7 +465,7 @@ impl CatModel {
             }
         });
         let kept = machine.into_kept();
-        KEPT.with(|k| *k.borrow_mut() = Some((key, kept, merge)));
+        keep_left((key, kept, merge));
         r?;
         match error {
             Some(e) => Err(e),
@@ -437,20 +477,12 @@ impl CatModel {
 impl<W: Width> JudgeAt<W> for CatModel {
     /// Judges a complete execution as the native models are judged: allowed when some
     /// completion of it passes, with the flags of the first.
-    /// The enumeration gives the interpreter no execution wider than one word
-    /// ([`MemoryModel::widest`]); one would be rejected here.
     fn judge(&self, execution: &Execution<W>) -> Judgement {
-        let Some(execution) = as_width::<_, Execution>(execution) else {
-            return Judgement {
-                rejected_by: Some("model"),
-                flags: Vec::new(),
-            };
-        };
         let n = execution.len();
         let mut found = None;
         let r = self.run(
             execution,
-            EventSet::EMPTY,
+            &EventSet::EMPTY,
             &Relation::empty(n),
             None,
             &mut |c| {
@@ -475,27 +507,7 @@ impl<W: Width> JudgeAt<W> for CatModel {
         deadline: Option<std::time::Instant>,
         each: &mut dyn FnMut(Completion<'_, W>) -> bool,
     ) -> Result<(), String> {
-        // The interpreter's values are one word wide, and the enumeration gives it no wider
-        // execution ([`MemoryModel::most_events`]); one would be refused here, with its size.
-        let (Some(execution), Some(final_writes), Some(pco)) =
-            (as_width(execution), as_width(&final_writes), as_width(pco))
-        else {
-            return Err(format!(
-                "the model cannot run: the cat interpreter judges executions of at most {} \
-                 events, and this one has {}",
-                EventSet::<Words<1>>::CAPACITY,
-                execution.len()
-            ));
-        };
-        let mut each = |c: Completion<'_, Words<1>>| match (as_width(c.co), as_width(c.rf)) {
-            (Some(co), Some(rf)) => each(Completion {
-                co,
-                rf,
-                judgement: c.judgement,
-            }),
-            _ => false,
-        };
-        self.run(execution, *final_writes, pco, deadline, &mut each)
+        self.run(execution, &final_writes, pco, deadline, each)
             .map_err(|e| format!("the model cannot run: {}", self.render_error(&e)))
     }
 }
@@ -507,11 +519,6 @@ impl MemoryModel for CatModel {
 
     fn dialect(&self) -> Dialect {
         self.dialect
-    }
-
-    /// The interpreter's values are one word wide.
-    fn most_events(&self) -> Option<usize> {
-        Some(EventSet::<Words<1>>::CAPACITY)
     }
 
     fn keeps_thin_air(&self) -> bool {
