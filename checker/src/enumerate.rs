@@ -340,7 +340,7 @@ pub fn enumerate(
             continue;
         }
         // The narrowest width that holds the events, and at least the one asked for.
-        let (searched, failure, stop) = match width(program, model, &combo)?.max(limits.min_width) {
+        let (searched, failure, stop) = match width(program, &combo).max(limits.min_width) {
             0 | 1 => search::<Words<1>>(program, model, model, limits, goal, combo, visit)?,
             2 => search::<Words<2>>(program, model, model, limits, goal, combo, visit)?,
             3 | 4 => search::<Words<4>>(program, model, model, limits, goal, combo, visit)?,
@@ -367,31 +367,10 @@ pub fn enumerate(
 }
 
 /// The narrowest width of [`crate::relation::WIDTHS`] that holds the events of one
-/// combination of thread paths (past the widest, a larger number: the growable width), or
-/// the error that names where the test outgrows the most events the model judges
-/// ([`MemoryModel::most_events`]).
-fn width(program: &Program, model: &dyn MemoryModel, paths: &[&Path]) -> Result<usize, RunError> {
-    let nlocs = program.locs.len();
-    let total = nlocs + paths.iter().map(|p| p.events.len()).sum::<usize>();
-    match model.most_events() {
-        Some(limit) if total > limit => {
-            // The access that the limit falls on, in thread order.
-            let span = paths
-                .iter()
-                .flat_map(|p| p.events.iter())
-                .nth(limit - nlocs.min(limit))
-                .map_or((0, 0), |e| e.source);
-            Err(RunError {
-                message: format!(
-                    "the test has {total} events in one execution; at most {limit} are \
-                     supported under model `{}`",
-                    model.name()
-                ),
-                span,
-            })
-        }
-        _ => Ok(crate::relation::width_for(total).unwrap_or(usize::MAX)),
-    }
+/// combination of thread paths; past the widest, a larger number: the growable width.
+fn width(program: &Program, paths: &[&Path]) -> usize {
+    let total = program.locs.len() + paths.iter().map(|p| p.events.len()).sum::<usize>();
+    crate::relation::width_for(total).unwrap_or(usize::MAX)
 }
 
 /// Searches the candidates of one combination of thread paths at width `W`: the counts,

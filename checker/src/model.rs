@@ -134,14 +134,6 @@ pub trait MemoryModel:
         false
     }
 
-    /// The most events of an execution the model judges, if it has a limit: the
-    /// enumeration refuses a test with more, at the access the limit falls on, before it
-    /// judges any. The native models have none: past the widest fixed width, they judge
-    /// executions of [`Growable`](crate::relation::Growable) width.
-    fn most_events(&self) -> Option<usize> {
-        None
-    }
-
     /// Whether the model allows every sequentially consistent execution, as every model of
     /// a real machine or language does.
     /// The enumeration then knows that a program with no `filter` and no lock has an

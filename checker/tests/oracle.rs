@@ -235,10 +235,13 @@ fn candidates_lost_by_herd7s_solver_are_recognised() {
 /// equations solved, and the comparison says so rather than reporting a disagreement.
 #[test]
 fn the_executions_herd7_loses_are_told_apart() {
-    let Ok(herd7) = Herd7::find_rc11() else {
+    let Ok(mut herd7) = Herd7::find_rc11() else {
         eprintln!("herd7 not found; nothing to check");
         return;
     };
+    // herd7 takes 11 to 12 s on one of these files on a quiet machine, past the default
+    // budget, and a timeout is not a disagreement.
+    herd7.timeout = 120.0;
     let regressions = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests/regressions");
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("oracle-lost-{}", std::process::id()));
