@@ -230,17 +230,11 @@ fn base<W: Width>(
     }
     let n = x.len();
     let tagged = |t: Tag| x.tagged(t);
-    let locked = EventSet::from_fn(n, |e| lock_event(x, e));
     // herd7's memory events are its reads and writes, lock events included; the lock
     // events join `R` and `W` only where `lock.cat` puts them.
     let mut m = x.reads() | x.writes();
     m.union_with(both);
-    let mut r = x.reads();
-    r.union_with(both);
-    r.minus_with(&locked);
-    let mut w = x.writes();
-    w.union_with(both);
-    w.minus_with(&locked);
+    let (r, w) = reads_and_writes(x, both);
     let f = x.fences();
     let rmw_set = tagged(Tag::Rmw);
     let annotated = x.set(|e| {
@@ -332,6 +326,19 @@ fn base<W: Width>(
         .collect()
 }
 
+/// herd7's `R` and `W`: the reads and the writes, each with the events `both` read and
+/// write, and without the lock events.
+fn reads_and_writes<W: Width>(x: &Execution<W>, both: &EventSet<W>) -> (EventSet<W>, EventSet<W>) {
+    let locked = EventSet::from_fn(x.len(), |e| lock_event(x, e));
+    let mut r = x.reads();
+    r.union_with(both);
+    r.minus_with(&locked);
+    let mut w = x.writes();
+    w.union_with(both);
+    w.minus_with(&locked);
+    (r, w)
+}
+
 /// The coherence order that `x`'s program order and reads-from already show, between its
 /// ordinary (not lock) accesses: herd7 adds it to the `pco` it gives the model (the
 /// `obsco` of herd7's `cos-ok-opt.cat`), so that the coherence orders a model generates
@@ -344,13 +351,7 @@ fn base<W: Width>(
 /// `both` are the events that are both read and write, as in [`base`].
 fn observed_co<W: Width>(x: &Execution<W>, both: &EventSet<W>) -> Relation<W> {
     let n = x.len();
-    let locked = EventSet::from_fn(n, |e| lock_event(x, e));
-    let mut r = x.reads();
-    r.union_with(both);
-    r.minus_with(&locked);
-    let mut w = x.writes();
-    w.union_with(both);
-    w.minus_with(&locked);
+    let (r, w) = reads_and_writes(x, both);
     let po_loc = x.po.inter(&x.loc());
     let invrf = x.rf.inverse();
     let id = Relation::identity(n);
