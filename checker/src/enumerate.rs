@@ -22,6 +22,11 @@
 //! After each location (its reads-from and coherence both placed), a model that declares
 //! itself [monotone](MemoryModel::monotone) judges the partial execution: a partial execution it rejects has no allowed completion,
 //! so the whole subtree is cut.
+//! Such a judgement costs as much as one of a complete candidate, so each search keeps,
+//! per stage, how often it cuts and how many judgements lie below what it lets through,
+//! and stops judging at a stage where a cut saves less than the judgement costs (sampling
+//! one partial execution in sixteen there to follow a change). Leaving one out changes no
+//! answer: the judgement of each complete candidate rejects what it would have cut.
 //!
 //! Choices no model could accept are never generated, and the rules are documented here
 //! because every native model must agree with them (each includes SC per location and
@@ -561,6 +566,49 @@ enum Known {
     },
 }
 
+/// What the partial judgements at one stage have done so far in one search: how often
+/// they cut, and how much judging the partial executions they let through cost below.
+#[derive(Clone, Copy, Debug, Default)]
+struct StageCounts {
+    /// Partial executions the model judged here.
+    judged: u64,
+    /// Of those, the ones it rejected.
+    pruned: u64,
+    /// Partial executions not cut here (judged and allowed, or not judged).
+    passed: u64,
+    /// The judgements made below the partial executions not cut here, all told.
+    below: u64,
+    /// Partial executions met here past the warm-up while judging them did not pay.
+    unpaid: u64,
+}
+
+/// Partial judgements at a stage are always made until it has made this many.
+const WARM_UP: u64 = 32;
+
+/// Past the warm-up, a stage whose judgements do not pay still judges one partial
+/// execution in this many, to follow a change in how often they cut.
+const SAMPLE: u64 = 16;
+
+impl StageCounts {
+    /// Whether to judge the next partial execution here: always during the warm-up, then
+    /// while the judgements a cut saves (the share cut times the judgements below a
+    /// partial execution that is not cut) outweigh the one judgement it costs, and one
+    /// time in [`SAMPLE`] otherwise.
+    fn worth_judging(&mut self) -> bool {
+        if self.judged < WARM_UP {
+            return true;
+        }
+        // pruned / judged * below / passed >= 1, in integers.
+        let saved = u128::from(self.pruned) * u128::from(self.below);
+        let cost = u128::from(self.judged) * u128::from(self.passed.max(1));
+        if saved >= cost {
+            return true;
+        }
+        self.unpaid += 1;
+        self.unpaid.is_multiple_of(SAMPLE)
+    }
+}
+
 /// A read whose write is still to choose, with the writes it may read.
 struct ReadChoice {
     read: usize,
@@ -622,6 +670,17 @@ struct Search<'a, W: Width> {
     /// Whether a monotone model may cut partial executions: not on the way to a run cut
     /// off by a loop, which herd7 marks before its model judges it.
     prune: bool,
+    /// Whether partial judgements may be left out where they do not pay
+    /// ([`StageCounts::worth_judging`]). A monotone model's partial judgement only cuts
+    /// what the judgement of each complete candidate would reject, so leaving one out
+    /// changes no answer, only the counts of [`Stats`]. Not with a write to an address
+    /// that is no location (the error it stops the test with must not depend on what
+    /// was cut), nor under `max_executions` (which counts complete candidates).
+    adaptive: bool,
+    /// The partial judgements of each stage so far.
+    at_stage: Vec<StageCounts>,
+    /// Every judgement made so far, partial or complete.
+    judgements: u64,
     /// Whether the model completes candidates itself ([`MemoryModel::completes`]): the
     /// search then chooses reads-from for ordinary reads only, no coherence order, and
     /// the final writes of the observed locations.
@@ -771,6 +830,7 @@ impl<'a, W: Width> Search<'a, W> {
                 .iter()
                 .all(|p| p.cutoff.is_none() && p.escape.is_none());
         let escapes_by_write = paths.iter().any(|p| p.escape.is_some_and(|e| !e.read));
+        let adaptive = limits.max_executions.is_none() && paths.iter().all(|p| p.escape.is_none());
         let mut search = Search {
             program,
             judge,
@@ -789,6 +849,9 @@ impl<'a, W: Width> Search<'a, W> {
             bad: None,
             failure: None,
             prune,
+            adaptive,
+            at_stage: Vec::new(),
+            judgements: 0,
             completes,
             finals: None,
             known_reads: EventSet::EMPTY,
@@ -799,6 +862,7 @@ impl<'a, W: Width> Search<'a, W> {
             may_memo: vec![may::Memo::Unknown; n],
         };
         search.plan();
+        search.at_stage = vec![StageCounts::default(); search.stages.len()];
         Ok(search)
     }
 
@@ -1072,12 +1136,44 @@ impl<'a, W: Width> Search<'a, W> {
                 return None;
             }
             // Judged once a location's reads-from and coherence are both placed.
-            let before_co = matches!(self.stages[i], Stage::Co(_));
-            if !before_co && !self.judge.judge(&self.exec).allowed() {
+            if !matches!(self.stages[i], Stage::Co(_)) {
+                return self.judged_stage(i, visit);
+            }
+        }
+        self.walk_stage(i, visit)
+    }
+
+    /// Judges the partial execution before stage `i`, where that pays, and runs stage
+    /// `i` and everything after it if the model allows it; keeps the stage's counts.
+    fn judged_stage(
+        &mut self,
+        i: usize,
+        visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+    ) -> Option<Stop> {
+        let counts = &mut self.at_stage[i];
+        if !self.adaptive || counts.worth_judging() {
+            counts.judged += 1;
+            self.judgements += 1;
+            if !self.judge.judge(&self.exec).allowed() {
+                self.at_stage[i].pruned += 1;
                 self.stats.pruned += 1;
                 return None;
             }
         }
+        let before = self.judgements;
+        let r = self.walk_stage(i, visit);
+        let counts = &mut self.at_stage[i];
+        counts.passed += 1;
+        counts.below += self.judgements - before;
+        r
+    }
+
+    /// Runs stage `i` and everything after it, with no judgement before it.
+    fn walk_stage(
+        &mut self,
+        i: usize,
+        visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+    ) -> Option<Stop> {
         if i == self.stages.len() {
             return self.complete(visit);
         }
@@ -1704,6 +1800,7 @@ impl<'a, W: Width> Search<'a, W> {
         {
             return Some(Stop::Limit(format!("{max} executions")));
         }
+        self.judgements += 1;
         let judgement = self.judge.judge(&self.exec);
         if !judgement.allowed() {
             self.stats.removed.model += 1;

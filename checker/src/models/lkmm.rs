@@ -769,7 +769,6 @@ impl<W: Width> Dynamic<W> {
         }
         let rfe = rf.inter(&f.ext);
         let rfi = rf.inter(&f.int);
-        let id = Relation::identity(n);
         let marked = s.marked.clone();
 
         // bell: srcu-rscs, then carry-dep.  Both are skipped when their inputs are empty,
@@ -829,10 +828,10 @@ impl<W: Width> Dynamic<W> {
         ppo.union_with(&po_unlock_lock_po.inter(&f.int));
 
         // Propagation.
-        let a_cumul = |r: &Relation<W>| rfe.restrict_range(&marked).optional().seq(r);
+        let a_cumul = |r: &Relation<W>| rfe.restrict_range(&marked).optional_seq(r);
         let rf_rmw = rf.seq(&f.rmw);
         let rmw_sequence = if rf_rmw.is_empty() {
-            id.clone()
+            Relation::identity(n)
         } else {
             rf_rmw.star()
         };
@@ -840,25 +839,24 @@ impl<W: Width> Dynamic<W> {
         cumul_inner.union_with(&f.wmb);
         cumul_inner.union_with(&po_unlock_lock_po);
         let cumul_fence = cumul_inner.restrict(&marked, &marked).seq(&rmw_sequence);
-        let prop = overwrite
-            .inter(&f.ext)
-            .optional()
-            .restrict_domain(&marked)
-            .seq(&cumul_fence.star())
-            .restrict_range(&marked)
-            .seq(&rfe.optional())
-            .restrict_range(&marked);
+        let mut prop = overwrite.inter(&f.ext).optional_seq(&cumul_fence.star());
+        prop.retain_domain(&marked);
+        prop.retain_range(&marked);
+        let mut prop = prop.seq_optional(&rfe);
+        prop.retain_range(&marked);
 
         // Happens-before and propagation.
         let mut hb = ppo.union(&rfe);
-        hb.union_with(&prop.minus(&id).inter(&f.int));
+        let mut prop_int = prop.inter(&f.int);
+        prop_int.remove_identity();
+        hb.union_with(&prop_int);
         let hb = hb.restrict(&marked, &marked);
         // acyclic hb as happens-before; its closure is needed anyway, for hb*.
         let Some(hb_plus) = hb.plus_if_acyclic() else {
             return Err("happens-before");
         };
-        let hb_star = hb_plus.optional();
-        let pb = prop.seq(strong_fence).seq(&hb_star).restrict_range(&marked);
+        let mut pb = prop.seq(strong_fence).seq_optional(&hb_plus);
+        pb.retain_range(&marked);
         // acyclic pb as propagation
         if !pb.is_acyclic() {
             return Err("propagation");
@@ -869,6 +867,7 @@ impl<W: Width> Dynamic<W> {
         let (rcu_fence, rb) = if (s.sync_rcu.clone() | s.sync_srcu.clone()).is_empty() {
             (Relation::empty(n), Relation::empty(n))
         } else {
+            let hb_star = hb_plus.optional();
             let pb_star = pb.star();
             let rcu_link =
                 f.po.optional()

@@ -1,0 +1,146 @@
+//! Partial judgements change no answer: the enumeration judges a partial execution only
+//! at the stages of its search where that has paid so far, and a run that judges at every
+//! stage (as one under `max_executions` does) prints the same herd7 output.
+
+use hazmat_checker::enumerate::Limits;
+use hazmat_checker::{Checked, Options, check_source, harness::litmus_files, model};
+use std::path::PathBuf;
+
+/// herd7's output without its `Time` line.
+fn herd_text(c: &Checked) -> String {
+    c.herd_text()
+        .lines()
+        .filter(|l| !l.starts_with("Time "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The whole enumeration, judging partial executions where it pays (`every_stage` false)
+/// or at every stage: a limit on candidates, even one never reached, turns the choice off.
+fn options(every_stage: bool) -> Options {
+    Options {
+        limits: Limits {
+            max_executions: every_stage.then_some(u64::MAX),
+            ..Default::default()
+        },
+        speedcheck: false,
+        whole: true,
+    }
+}
+
+/// The output of `text` under `m`, judging where it pays and at every stage.
+fn both(text: &str, m: &dyn hazmat_checker::model::MemoryModel) -> (String, String) {
+    let run = |every_stage| match check_source(text, m, &options(every_stage)) {
+        Ok(c) => herd_text(&c),
+        Err(e) => format!("error: {e}"),
+    };
+    (run(false), run(true))
+}
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Every shipped litmus file, and the kernel's documentation tests when the shared corpus
+/// is beside the repository, under the model its folder is judged by.
+#[test]
+fn the_corpus_is_answered_alike_judging_where_it_pays_and_everywhere() {
+    let mut dirs = vec![PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../litmus/tests"
+    ))];
+    let kernel_doc = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/conformance/kernel-doc"
+    ));
+    if kernel_doc.is_dir() {
+        dirs.push(kernel_doc);
+    } else {
+        eprintln!("skipping kernel-doc: no shared corpus beside the repository");
+    }
+    let lkmm = model("lkmm").expect("lkmm");
+    let rc11 = model("rc11").expect("rc11");
+    let mut compared = 0;
+    for dir in dirs {
+        for file in litmus_files(&dir) {
+            let m = if file.to_string_lossy().contains("c11") {
+                rc11.as_ref()
+            } else {
+                lkmm.as_ref()
+            };
+            let text = std::fs::read_to_string(&file).expect("readable");
+            let (paying, everywhere) = both(&text, m);
+            assert_eq!(paying, everywhere, "{}", file.display());
+            compared += 1;
+        }
+    }
+    assert!(compared > 80, "only {compared} files compared");
+}
+
+/// Generated programs of the whole LKMM vocabulary under the LKMM, SC and TSO, and of
+/// herd7's C11 dialect under RC11. `HAZMAT_PRUNING_CASES` sets the number of programs of
+/// each vocabulary (default 300) and `HAZMAT_PRUNING_SEED` the first seed.
+#[test]
+fn generated_programs_are_answered_alike_judging_where_it_pays_and_everywhere() {
+    use hazmat_checker::generate::{self, Config};
+    let cases = env("HAZMAT_PRUNING_CASES", 300);
+    let seed = env("HAZMAT_PRUNING_SEED", 2_400_000);
+    let kernel: Vec<_> = ["lkmm", "sc", "tso"]
+        .into_iter()
+        .map(|m| (m, model(m).expect("a native model")))
+        .collect();
+    let c11 = [("rc11", model("rc11").expect("rc11"))];
+    let mut compared = 0;
+    for (config, models) in [(Config::lkmm(), &kernel[..]), (Config::c11(), &c11[..])] {
+        for s in seed..seed + cases {
+            let name = format!("G{s}");
+            let text = hazmat_litmus::print(&generate::from_seed(s, config.clone()).to_test(&name));
+            for (m, model) in models {
+                let (paying, everywhere) = both(&text, model.as_ref());
+                assert_eq!(paying, everywhere, "seed {s} under {m}:\n{text}");
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, cases * 4);
+}
+
+/// Four threads that each take a lock word by `xchg_acquire`, write their own variable,
+/// read their neighbour's, and release the word: most partial executions the model
+/// judges are allowed, so the search stops judging at the late stages, and judges
+/// complete candidates it would have cut instead, with the same answer.
+#[test]
+fn a_search_whose_partial_judgements_do_not_pay_stops_making_them() {
+    let mut text = String::from("C xchg-lock-ring\n\n{\n}\n\n");
+    let n = 4;
+    for t in 0..n {
+        let (mine, next) = (format!("v{t}"), format!("v{}", (t + 1) % n));
+        text.push_str(&format!(
+            "P{t}(int *word, int *{mine}, int *{next})\n{{\n\tint r0;\n\tint r1;\n\n\
+             \tr0 = xchg_acquire(word, 1);\n\tWRITE_ONCE(*{mine}, 1);\n\
+             \tr1 = READ_ONCE(*{next});\n\tsmp_store_release(word, 0);\n}}\n\n"
+        ));
+    }
+    let all_zero: Vec<String> = (0..n).map(|t| format!("{t}:r1=0")).collect();
+    text.push_str(&format!("exists ({})\n", all_zero.join(" /\\ ")));
+    let lkmm = model("lkmm").expect("lkmm");
+    let paying = check_source(&text, lkmm.as_ref(), &options(false)).expect("decided");
+    let everywhere = check_source(&text, lkmm.as_ref(), &options(true)).expect("decided");
+    assert_eq!(herd_text(&paying), herd_text(&everywhere));
+    assert_eq!(
+        paying.outcome.stats.allowed,
+        everywhere.outcome.stats.allowed
+    );
+    assert!(
+        paying.outcome.stats.allowed > 1000,
+        "{:?}",
+        paying.outcome.stats
+    );
+    // Fewer partial executions cut, so more complete candidates judged.
+    let (p, e) = (&paying.outcome.stats, &everywhere.outcome.stats);
+    assert!(p.pruned < e.pruned / 2, "{p:?} against {e:?}");
+    assert!(p.candidates > e.candidates, "{p:?} against {e:?}");
+}
