@@ -46,6 +46,7 @@
 //! The lock checks (lock-nest, nested-is-locked, unmatched-locks) depend on the paths
 //! alone.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
@@ -783,16 +784,27 @@ impl<W: Width> Dynamic<W> {
                 .seq(&x.data.restrict_range(&s.srcu_unlock))
                 .inter(&f.loc)
         };
-        let carry_base = x.data.restrict_range(&not_srcu_unlock).seq(&rfi);
-        let (addr, data, ctrl) = if carry_base.is_empty() {
-            (x.addr.clone(), x.data.clone(), x.ctrl.clone())
+        // Without data dependencies carry-dep is the identity, and the dependencies are
+        // the paths' own, borrowed.
+        let carry_base = if x.data.is_empty() {
+            None
         } else {
-            let carry_dep = carry_base.star();
-            (
-                carry_dep.seq(&x.addr),
-                carry_dep.seq(&x.data),
-                carry_dep.seq(&x.ctrl),
-            )
+            Some(x.data.restrict_range(&not_srcu_unlock).seq(&rfi)).filter(|c| !c.is_empty())
+        };
+        let (addr, data, ctrl) = match carry_base {
+            None => (
+                Cow::Borrowed(&x.addr),
+                Cow::Borrowed(&x.data),
+                Cow::Borrowed(&x.ctrl),
+            ),
+            Some(carry_base) => {
+                let carry_dep = carry_base.star();
+                (
+                    Cow::Owned(carry_dep.seq(&x.addr)),
+                    Cow::Owned(carry_dep.seq(&x.data)),
+                    Cow::Owned(carry_dep.seq(&x.ctrl)),
+                )
+            }
         };
 
         // Fences.
@@ -815,17 +827,26 @@ impl<W: Width> Dynamic<W> {
         };
         let strong_fence = &fences.strong;
 
-        // Preserved program order.
-        let dep = addr.union(&data);
-        let rwdep = dep.union(&ctrl).restrict_range(&s.w);
+        // Preserved program order: to-w, to-r and the fences, each term built only when
+        // its relations have a pair.
         let overwrite = co.union(&fr);
-        let mut to_w = rwdep.union(&overwrite.inter(&f.int));
-        to_w.union_with(&addr.restrict_range(&s.plain).seq(&f.wmb));
-        let mut to_r = addr.restrict_range(&s.r);
-        to_r.union_with(&dep.restrict_range(&marked).seq(&rfi));
-        let mut ppo = to_r.union(&to_w);
+        // to-w = rwdep | (overwrite & int) | (addr ; [Plain] ; wmb)
+        let mut ppo = overwrite.inter(&f.int);
+        if !(addr.is_empty() && data.is_empty() && ctrl.is_empty()) {
+            let dep = addr.union(&data);
+            // rwdep = (dep | ctrl) ; [W]
+            ppo.union_with(&dep.union(&ctrl).restrict_range(&s.w));
+            if !addr.is_empty() {
+                ppo.union_with(&addr.restrict_range(&s.plain).seq(&f.wmb));
+                // to-r = (addr ; [R]) | ((dep ; [Marked]) ; rfi)
+                ppo.union_with(&addr.restrict_range(&s.r));
+            }
+            ppo.union_with(&dep.restrict_range(&marked).seq(&rfi));
+        }
         ppo.union_with(&fences.internal);
-        ppo.union_with(&po_unlock_lock_po.inter(&f.int));
+        if !po_unlock_lock_po.is_empty() {
+            ppo.union_with(&po_unlock_lock_po.inter(&f.int));
+        }
 
         // Propagation.
         let a_cumul = |r: &Relation<W>| rfe.restrict_range(&marked).optional_seq(r);
@@ -905,9 +926,9 @@ impl<W: Width> Dynamic<W> {
             fr,
             rfe,
             rfi,
-            addr,
-            data,
-            ctrl,
+            addr: addr.into_owned(),
+            data: data.into_owned(),
+            ctrl: ctrl.into_owned(),
             srcu_rscs,
             po_unlock_lock_po,
             fences: fences.clone(),
