@@ -228,17 +228,11 @@ impl hazmat_checker::models::cat::files::FileSystem for Both {
 
 #[path = "common/cat_oracle.rs"]
 mod cat_oracle;
+#[path = "common/env.rs"]
+mod env;
 
 use cat_oracle::{Answer, ModelFiles, compare, corpus_sample, run_hazmat, run_herd7};
 use hazmat_checker::models::cat::ast::{Exp, Instr, Op1, Op2, Role, Span};
-
-/// A number from the environment, or `default`.
-fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
 
 /// herd7's library models `sc.cat`, `tso.cat` and `x86tso.cat`, run with the kernel's bell
 /// and def files, get the same answers from hazmat's interpreter as from herd7 itself on a
@@ -254,7 +248,7 @@ fn library_models_agree_with_herd7() {
         return;
     };
     let herdlib = cat_oracle::herdlib(&herd7);
-    let files = corpus_sample(&root, env_number("HAZMAT_CAT_LIBRARY_STRIDE", 60));
+    let files = corpus_sample(&root, env::number("HAZMAT_CAT_LIBRARY_STRIDE", 60));
     // herd7 takes minutes on a few lock tests; those it does not decide in 10 s are left
     // out of the comparison.
     let timeout = std::time::Duration::from_secs(30);
@@ -462,7 +456,7 @@ fn edited_lkmm_agrees_with_herd7() {
         })
         .collect();
     assert!(all.len() >= 60, "only {} edits of the model", all.len());
-    let wanted = env_number("HAZMAT_CAT_MUTATIONS", 3).clamp(1, all.len());
+    let wanted = env::number("HAZMAT_CAT_MUTATIONS", 3).clamp(1, all.len());
     let chosen: Vec<&Mutation> = (0..wanted).map(|k| &all[k * all.len() / wanted]).collect();
     let mut files = Vec::new();
     for folder in ["tools-memory-model", "kernel-doc"] {
@@ -633,7 +627,7 @@ fn interpreted_lkmm_agrees_with_the_native_one_on_generated_programs() {
         return;
     };
     let interpreted = lkmm_interpreted(&root.join("lkmm-model"), &herdlib);
-    let cases = env_number("HAZMAT_CAT_GENERATED", 1000);
+    let cases = env::number("HAZMAT_CAT_GENERATED", 1000);
     let seed: u64 = std::env::var("HAZMAT_CAT_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -798,8 +792,8 @@ fn c11_models_interpreted_agree_with_herd7() {
         !f.ends_with("c11-cas-write-back-chain-expected-is-object.litmus")
             && !f.ends_with("c11-models-rmw-reads-write-back.litmus")
     });
-    let generated = env_number("HAZMAT_CAT_C11_GENERATED", 50);
-    let seed = env_number("HAZMAT_CAT_C11_SEED", 1) as u64;
+    let generated = env::number("HAZMAT_CAT_C11_GENERATED", 50);
+    let seed = env::number::<u64>("HAZMAT_CAT_C11_SEED", 1);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("c11-models-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch folder");

@@ -6,6 +6,9 @@ use hazmat_checker::enumerate::Limits;
 use hazmat_checker::{Checked, Options, check_source, harness::litmus_files, model};
 use std::path::PathBuf;
 
+#[path = "common/env.rs"]
+mod env;
+
 /// herd7's output without its `Time` line.
 fn herd_text(c: &Checked) -> String {
     c.herd_text()
@@ -35,13 +38,6 @@ fn both(text: &str, m: &dyn hazmat_checker::model::MemoryModel) -> (String, Stri
         Err(e) => format!("error: {e}"),
     };
     (run(false), run(true))
-}
-
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 /// Every shipped litmus file, and the kernel's documentation tests when the shared corpus
@@ -86,8 +82,8 @@ fn the_corpus_is_answered_alike_judging_where_it_pays_and_everywhere() {
 #[test]
 fn generated_programs_are_answered_alike_judging_where_it_pays_and_everywhere() {
     use hazmat_checker::generate::{self, Config};
-    let cases = env("HAZMAT_PRUNING_CASES", 300);
-    let seed = env("HAZMAT_PRUNING_SEED", 2_400_000);
+    let cases = env::number("HAZMAT_PRUNING_CASES", 300);
+    let seed = env::number("HAZMAT_PRUNING_SEED", 2_400_000);
     let kernel: Vec<_> = ["lkmm", "sc", "tso"]
         .into_iter()
         .map(|m| (m, model(m).expect("a native model")))

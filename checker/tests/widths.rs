@@ -9,6 +9,9 @@ use hazmat_checker::model::MemoryModel;
 use hazmat_checker::{Checked, Options, check_source, harness::litmus_files, model};
 use std::path::{Path, PathBuf};
 
+#[path = "common/env.rs"]
+mod env;
+
 /// herd7's output without its `Time` line, with the enumeration's counts.
 fn answer(c: &Checked) -> String {
     let mut s: String = c
@@ -337,13 +340,6 @@ fn padded_mp() -> (String, String) {
     (core, padded)
 }
 
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 /// Generated programs of the whole LKMM vocabulary (locks, RCU, SRCU, plain accesses,
 /// loops, filters...) under the LKMM, SC and TSO, and of herd7's C11 dialect under RC11,
 /// give the same output and counts at one word and at the growable width.
@@ -352,8 +348,8 @@ fn env(name: &str, default: u64) -> u64 {
 #[test]
 fn generated_programs_are_answered_alike_at_one_word_and_growable() {
     use hazmat_checker::generate::{self, Config};
-    let cases = env("HAZMAT_WIDTHS_CASES", 600);
-    let seed = env("HAZMAT_WIDTHS_SEED", 2_100_000);
+    let cases = env::number("HAZMAT_WIDTHS_CASES", 600);
+    let seed = env::number("HAZMAT_WIDTHS_SEED", 2_100_000);
     let kernel: Vec<(&str, Box<dyn model::MemoryModel>)> = ["lkmm", "sc", "tso"]
         .into_iter()
         .map(|m| (m, model(m).expect("a native model")))
