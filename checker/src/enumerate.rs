@@ -1155,7 +1155,7 @@ impl<'a, W: Width> Search<'a, W> {
             counts.judged += 1;
             self.judgements += 1;
             if !self.judge.judge(&self.exec).allowed() {
-                self.at_stage[i].pruned += 1;
+                counts.pruned += 1;
                 self.stats.pruned += 1;
                 return None;
             }

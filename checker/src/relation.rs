@@ -641,27 +641,28 @@ impl<W: Width> Relation<W> {
     /// `self? ; other`, without building `self?`: the pairs of `other`, and those of
     /// `self ; other`.
     pub fn optional_seq(&self, other: &Relation<W>) -> Relation<W> {
-        debug_assert_eq!(self.size(), other.size());
         let mut out = other.clone();
-        for (row, o) in self.rows.iter().zip(out.rows.iter_mut()) {
-            for b in row.iter() {
-                o.union_with(&other.rows[b]);
-            }
-        }
+        self.add_seq_to(other, &mut out);
         out
     }
 
     /// `self ; other?`, without building `other?`: the pairs of `self`, and those of
     /// `self ; other`.
     pub fn seq_optional(&self, other: &Relation<W>) -> Relation<W> {
-        debug_assert_eq!(self.size(), other.size());
         let mut out = self.clone();
+        self.add_seq_to(other, &mut out);
+        out
+    }
+
+    /// Adds the pairs of `self ; other` to `out`, a relation over as many events.
+    fn add_seq_to(&self, other: &Relation<W>, out: &mut Relation<W>) {
+        debug_assert_eq!(self.size(), other.size());
+        debug_assert_eq!(self.size(), out.size());
         for (row, o) in self.rows.iter().zip(out.rows.iter_mut()) {
             for b in row.iter() {
                 o.union_with(&other.rows[b]);
             }
         }
-        out
     }
 
     /// Removes every pair `(a, a)`, in place: `r \ id`.
@@ -768,19 +769,13 @@ impl<W: Width> Relation<W> {
     /// a successor (only they can join two pairs) and the rows that are not empty (only
     /// they grow): O(n²) word operations at most, far fewer on a sparse relation.
     pub fn close_transitively(&mut self) {
+        let domain = self.domain();
+        let mut middle = self.range();
+        middle.inter_with(&domain);
         let rows = &mut self.rows;
-        let domain: smallvec::SmallVec<[usize; 64]> =
-            (0..rows.len()).filter(|&a| !rows[a].is_empty()).collect();
-        let mut range = EventSet::<W>::EMPTY;
-        for &a in &domain {
-            range.union_with(&rows[a]);
-        }
-        for &k in &domain {
-            if !range.contains(k) {
-                continue;
-            }
+        for k in middle.iter() {
             let row_k = rows[k].clone();
-            for &a in &domain {
+            for a in domain.iter() {
                 if rows[a].contains(k) {
                     rows[a].union_with(&row_k);
                 }
@@ -851,8 +846,7 @@ impl<W: Width> Relation<W> {
     /// algorithm from both ends, on bit rows), starting from the events with a successor:
     /// O(n²) word operations in the worst case.
     pub fn is_acyclic(&self) -> bool {
-        let n = self.size();
-        let mut alive: EventSet<W> = (0..n).filter(|&a| !self.rows[a].is_empty()).collect();
+        let mut alive = self.domain();
         loop {
             let mut targets = EventSet::<W>::EMPTY;
             let mut sinks = EventSet::<W>::EMPTY;

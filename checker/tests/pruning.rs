@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 #[path = "common/env.rs"]
 mod env;
+#[path = "common/generated.rs"]
+mod generated;
 
 /// herd7's output without its `Time` line.
 fn herd_text(c: &Checked) -> String {
@@ -81,26 +83,12 @@ fn the_corpus_is_answered_alike_judging_where_it_pays_and_everywhere() {
 /// each vocabulary (default 300) and `HAZMAT_PRUNING_SEED` the first seed.
 #[test]
 fn generated_programs_are_answered_alike_judging_where_it_pays_and_everywhere() {
-    use hazmat_checker::generate::{self, Config};
     let cases = env::number("HAZMAT_PRUNING_CASES", 300);
     let seed = env::number("HAZMAT_PRUNING_SEED", 2_400_000);
-    let kernel: Vec<_> = ["lkmm", "sc", "tso"]
-        .into_iter()
-        .map(|m| (m, model(m).expect("a native model")))
-        .collect();
-    let c11 = [("rc11", model("rc11").expect("rc11"))];
-    let mut compared = 0;
-    for (config, models) in [(Config::lkmm(), &kernel[..]), (Config::c11(), &c11[..])] {
-        for s in seed..seed + cases {
-            let name = format!("G{s}");
-            let text = hazmat_litmus::print(&generate::from_seed(s, config.clone()).to_test(&name));
-            for (m, model) in models {
-                let (paying, everywhere) = both(&text, model.as_ref());
-                assert_eq!(paying, everywhere, "seed {s} under {m}:\n{text}");
-                compared += 1;
-            }
-        }
-    }
+    let compared = generated::for_each(cases, seed, |s, text, m, model| {
+        let (paying, everywhere) = both(text, model);
+        assert_eq!(paying, everywhere, "seed {s} under {m}:\n{text}");
+    });
     assert_eq!(compared, cases * 4);
 }
 

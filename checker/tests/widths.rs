@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 #[path = "common/env.rs"]
 mod env;
+#[path = "common/generated.rs"]
+mod generated;
 
 /// herd7's output without its `Time` line, with the enumeration's counts.
 fn answer(c: &Checked) -> String {
@@ -347,29 +349,14 @@ fn padded_mp() -> (String, String) {
 /// `HAZMAT_WIDTHS_SEED` the first seed.
 #[test]
 fn generated_programs_are_answered_alike_at_one_word_and_growable() {
-    use hazmat_checker::generate::{self, Config};
     let cases = env::number("HAZMAT_WIDTHS_CASES", 600);
     let seed = env::number("HAZMAT_WIDTHS_SEED", 2_100_000);
-    let kernel: Vec<(&str, Box<dyn model::MemoryModel>)> = ["lkmm", "sc", "tso"]
-        .into_iter()
-        .map(|m| (m, model(m).expect("a native model")))
-        .collect();
-    let c11 = [("rc11", model("rc11").expect("rc11"))];
-    let mut compared = 0;
-    for (config, models) in [(Config::lkmm(), &kernel[..]), (Config::c11(), &c11[..])] {
-        for s in seed..seed + cases {
-            let name = format!("G{s}");
-            let text = hazmat_litmus::print(&generate::from_seed(s, config.clone()).to_test(&name));
-            for (m, model) in models {
-                let run = |width| match check_source(&text, model.as_ref(), &options(width, false))
-                {
-                    Ok(c) => answer(&c),
-                    Err(e) => format!("error: {e}"),
-                };
-                assert_eq!(run(0), run(16), "seed {s} under {m}:\n{text}");
-                compared += 1;
-            }
-        }
-    }
+    let compared = generated::for_each(cases, seed, |s, text, m, model| {
+        let run = |width| match check_source(text, model, &options(width, false)) {
+            Ok(c) => answer(&c),
+            Err(e) => format!("error: {e}"),
+        };
+        assert_eq!(run(0), run(16), "seed {s} under {m}:\n{text}");
+    });
     assert_eq!(compared, cases * 4);
 }
