@@ -51,6 +51,7 @@ use crate::model::{JudgeAt, Judgement, MemoryModel};
 use crate::paths::{self, Assumption, Node, Path, truth};
 use crate::program::{Applied, Cell, Op, Operand, Program, Prop, Term, herd_binary, herd_unary};
 use crate::relation::{EventSet, Growable, Relation, Width, Words, as_width};
+use crate::symmetry::Symmetry;
 use std::time::Instant;
 
 mod may;
@@ -79,8 +80,12 @@ pub struct Stats {
     /// Partial executions cut by a monotone model's check (each stands for one or more
     /// candidates never built).
     pub pruned: u64,
-    /// Candidates the model allowed.
+    /// Executions the model allowed, with the images counted for each one built under the
+    /// program's symmetry.
     pub allowed: u64,
+    /// Of [`Stats::allowed`], the executions counted as images of one built, under the
+    /// program's symmetry ([`crate::symmetry`]), and never built themselves.
+    pub images: u64,
     /// Why the candidates and partial executions that did not reach the final state left
     /// the enumeration.
     pub removed: Removed,
@@ -93,6 +98,7 @@ impl Stats {
         self.candidates += other.candidates;
         self.pruned += other.pruned;
         self.allowed += other.allowed;
+        self.images += other.images;
         self.removed.add(&other.removed);
     }
 }
@@ -202,25 +208,40 @@ pub struct Allowed<'a> {
     /// The model's judgement (flags).
     pub judgement: &'a Judgement,
     search: &'a dyn FinalValue,
+    /// For an image `g^j·e` of the execution built, the symmetry and `j`.
+    image: Option<(&'a Symmetry, usize)>,
 }
 
 impl Allowed<'_> {
     /// The final value of a cell: a register's last value, or the value of the last write
     /// in coherence order to a location.
     pub fn value(&self, cell: Cell) -> Value {
-        self.search.final_value(cell)
+        match self.image {
+            // The symmetry's programs hold integers only, which renaming leaves as they are.
+            Some((s, j)) => self.search.final_value(s.preimage(cell, j)),
+            None => self.search.final_value(cell),
+        }
+    }
+
+    /// Whether this execution stands for an image of the one built, under the program's
+    /// symmetry, rather than for the one built itself.
+    pub fn is_image(&self) -> bool {
+        self.image.is_some_and(|(_, j)| j > 0)
     }
 
     /// The execution, unless it has more than 128 events (the width explanations, traces
-    /// and drawings take).
+    /// and drawings take) or is an image of the one built under the program's symmetry.
     pub fn execution(&self) -> Option<&Execution> {
-        self.execution
+        self.execution.filter(|_| !self.is_image())
     }
 
     /// How threads use a location in this execution: the number of writes to it by
     /// threads, and whether a read reads one of them.
     pub(crate) fn traffic(&self, loc: Loc) -> (usize, bool) {
-        self.search.traffic(loc)
+        match self.image.map(|(s, j)| s.preimage(Cell::Loc(loc), j)) {
+            Some(Cell::Loc(l)) => self.search.traffic(l),
+            _ => self.search.traffic(loc),
+        }
     }
 }
 
@@ -279,6 +300,26 @@ pub fn enumerate(
     goal: Option<&Prop>,
     visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
 ) -> Result<(Stats, Option<Stop>), RunError> {
+    enumerate_with(program, model, limits, goal, None, visit)
+}
+
+/// Enumerates as [`enumerate`] does, building only one execution of each group of images
+/// under `symmetry` (an automorphism of `program`, see [`crate::symmetry`]) and reporting
+/// it once per image: [`Allowed::value`] then reads the image's final state, and
+/// [`Allowed::execution`] is `None` for an image.
+///
+/// The symmetry is not used (every execution is built) with a goal, a limit on
+/// candidates, a model that completes candidates itself, a path cut off by a loop or one
+/// that reaches an address that is no location, or when a thread of its cycle has a way
+/// to run with no write to each location the symmetry leaves in place.
+pub fn enumerate_with(
+    program: &Program,
+    model: &dyn MemoryModel,
+    limits: &Limits,
+    goal: Option<&Prop>,
+    symmetry: Option<&Symmetry>,
+    visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+) -> Result<(Stats, Option<Stop>), RunError> {
     let pointees = paths::pointees(program);
     let mut per_thread = Vec::with_capacity(program.threads.len());
     for t in &program.threads {
@@ -313,6 +354,16 @@ pub fn enumerate(
         }
     }
     crate::symbol::name(program, &mut per_thread);
+    let symmetry = symmetry.and_then(|s| {
+        let usable = goal.is_none()
+            && limits.max_executions.is_none()
+            && !model.completes()
+            && per_thread
+                .iter()
+                .flatten()
+                .all(|p| p.cutoff.is_none() && p.escape.is_none());
+        Some((s, first_write(program, s, &per_thread).filter(|_| usable)?))
+    });
     let mut stats = Stats::default();
     stats.removed.deadlock += broken;
     let mut choice = vec![0usize; per_thread.len()];
@@ -346,11 +397,17 @@ pub fn enumerate(
         }
         // The narrowest width that holds the events, and at least the one asked for.
         let (searched, failure, stop) = match width(program, &combo).max(limits.min_width) {
-            0 | 1 => search::<Words<1>>(program, model, model, limits, goal, combo, visit)?,
-            2 => search::<Words<2>>(program, model, model, limits, goal, combo, visit)?,
-            3 | 4 => search::<Words<4>>(program, model, model, limits, goal, combo, visit)?,
-            5..=8 => search::<Words<8>>(program, model, model, limits, goal, combo, visit)?,
-            _ => search::<Growable>(program, model, model, limits, goal, combo, visit)?,
+            0 | 1 => {
+                search::<Words<1>>(program, model, model, limits, goal, symmetry, combo, visit)?
+            }
+            2 => search::<Words<2>>(program, model, model, limits, goal, symmetry, combo, visit)?,
+            3 | 4 => {
+                search::<Words<4>>(program, model, model, limits, goal, symmetry, combo, visit)?
+            }
+            5..=8 => {
+                search::<Words<8>>(program, model, model, limits, goal, symmetry, combo, visit)?
+            }
+            _ => search::<Growable>(program, model, model, limits, goal, symmetry, combo, visit)?,
         };
         stats.add(&searched);
         if let Some(e) = failure {
@@ -371,6 +428,37 @@ pub fn enumerate(
     }
 }
 
+/// The location whose coherence order picks the one execution built of each group of
+/// images under `symmetry`: the first one it leaves in place that every thread of its
+/// cycle writes on every way it runs (takes, for a location some path locks), if any.
+fn first_write(program: &Program, symmetry: &Symmetry, per_thread: &[Vec<Path>]) -> Option<Loc> {
+    (0..program.locs.len() as u32).map(Loc).find(|&l| {
+        let lock = per_thread
+            .iter()
+            .flatten()
+            .flat_map(|p| &p.events)
+            .any(|e| e.loc == Some(l) && is_lock_event(e.tags));
+        symmetry.fixes(l)
+            && symmetry.orbit().iter().all(|&t| {
+                per_thread[t].iter().all(|p| {
+                    p.events.iter().any(|e| {
+                        e.loc == Some(l)
+                            && e.kind == EventKind::Write
+                            && (!lock || e.tags.has(Tag::Lkw))
+                    })
+                })
+            })
+    })
+}
+
+/// Whether an event is one of `lock.cat`'s, whose location's coherence the lock stage
+/// orders.
+fn is_lock_event(tags: Tags) -> bool {
+    [Tag::Lkr, Tag::Lkw, Tag::Ul, Tag::Lf, Tag::Rl, Tag::Ru]
+        .iter()
+        .any(|t| tags.has(*t))
+}
+
 /// The narrowest width of [`crate::relation::WIDTHS`] that holds the events of one
 /// combination of thread paths; past the widest, a larger number: the growable width.
 fn width(program: &Program, paths: &[&Path]) -> usize {
@@ -380,16 +468,19 @@ fn width(program: &Program, paths: &[&Path]) -> usize {
 
 /// Searches the candidates of one combination of thread paths at width `W`: the counts,
 /// the error that stopped it if any, and the reason it stopped early if it did.
+/// (`judge` is `model` at width `W`.)
+#[allow(clippy::too_many_arguments)]
 fn search<'a, W: Width>(
     program: &'a Program,
     model: &'a dyn MemoryModel,
     judge: &'a dyn JudgeAt<W>,
     limits: &'a Limits,
     goal: Option<&'a Prop>,
+    symmetry: Option<(&'a Symmetry, Loc)>,
     combo: Vec<&'a Path>,
     visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
 ) -> Result<(Stats, Option<RunError>, Option<Stop>), RunError> {
-    let mut search = Search::<W>::new(program, model, judge, limits, goal, combo)?;
+    let mut search = Search::<W>::new(program, model, judge, limits, goal, symmetry, combo)?;
     let stop = search.run(visit);
     Ok((search.stats, search.failure.take(), stop))
 }
@@ -634,6 +725,17 @@ struct CoPlan {
     before: Vec<u64>,
 }
 
+/// Where the search builds one execution of each group of images under the program's
+/// symmetry: at stage `stage`, the first write placed of the threads of its cycle must be
+/// one of the cycle's first thread.
+struct Canon {
+    stage: usize,
+    /// Positions, in the stage's order of writes, of the writes of the cycle's threads.
+    of_cycle: u64,
+    /// Of those, the ones not by the cycle's first thread.
+    of_others: u64,
+}
+
 struct LockPlan {
     init: usize,
     /// Lock writes, with the read of their pair and their matching unlock.
@@ -705,6 +807,11 @@ struct Search<'a, W: Width> {
     lookahead: bool,
     /// The look-ahead's memory of each read's values while it runs.
     may_memo: Vec<may::Memo>,
+    /// The program's symmetry and the location whose order picks the execution built of
+    /// each group of images ([`crate::symmetry`]).
+    symmetry: Option<(&'a Symmetry, Loc)>,
+    /// The cut that symmetry makes.
+    canon: Option<Canon>,
 }
 
 const NONE: usize = usize::MAX;
@@ -716,6 +823,7 @@ impl<'a, W: Width> Search<'a, W> {
         judge: &'a dyn JudgeAt<W>,
         limits: &'a Limits,
         goal: Option<&'a Prop>,
+        symmetry: Option<(&'a Symmetry, Loc)>,
         paths: Vec<&'a Path>,
     ) -> Result<Search<'a, W>, RunError> {
         let nlocs = program.locs.len();
@@ -860,6 +968,8 @@ impl<'a, W: Width> Search<'a, W> {
             rf_options: vec![None; n],
             lookahead,
             may_memo: vec![may::Memo::Unknown; n],
+            symmetry,
+            canon: None,
         };
         search.plan();
         search.at_stage = vec![StageCounts::default(); search.stages.len()];
@@ -876,17 +986,21 @@ impl<'a, W: Width> Search<'a, W> {
             return;
         }
         let nlocs = self.program.locs.len();
-        let ev = &self.exec.events;
-        for l in 0..nlocs {
+        // The symmetry's location first, so that its cut comes first.
+        let first = self.symmetry.map(|(_, l)| l.0 as usize);
+        let order = first
+            .into_iter()
+            .chain((0..nlocs).filter(|&l| Some(l) != first));
+        for l in order {
+            let ev = &self.exec.events;
             let loc = Some(Loc(l as u32));
             let on_loc: Vec<usize> = (nlocs..ev.len()).filter(|&e| ev[e].loc == loc).collect();
-            let is_lock_event = |e: &Event| {
-                [Tag::Lkr, Tag::Lkw, Tag::Ul, Tag::Lf, Tag::Rl, Tag::Ru]
-                    .iter()
-                    .any(|t| e.has(*t))
-            };
-            if on_loc.iter().any(|&e| is_lock_event(&ev[e])) {
-                self.stages.push(Stage::Lock(self.lock_plan(l, &on_loc)));
+            if on_loc.iter().any(|&e| is_lock_event(ev[e].tags)) {
+                let plan = self.lock_plan(l, &on_loc);
+                if Some(l) == first {
+                    self.canon = Some(self.canon_at(plan.lkws.iter().map(|w| w.0)));
+                }
+                self.stages.push(Stage::Lock(plan));
                 continue;
             }
             let reads: Vec<usize> = on_loc
@@ -940,6 +1054,9 @@ impl<'a, W: Width> Search<'a, W> {
                 self.stages.push(Stage::Rf(choices));
             }
             if writes.len() > 1 {
+                if Some(l) == first {
+                    self.canon = Some(self.canon_at(writes.iter().copied()));
+                }
                 let before = same_thread_before(&self.exec.po, &writes);
                 self.stages.push(Stage::Co(CoPlan {
                     init: l,
@@ -954,6 +1071,36 @@ impl<'a, W: Width> Search<'a, W> {
         self.first_co = self.stages.len();
     }
 
+    /// The symmetry's cut at the next stage, whose writes of its location are `writes` in
+    /// the order the stage places them by.
+    fn canon_at(&self, writes: impl Iterator<Item = usize>) -> Canon {
+        let orbit = self.symmetry.map_or(&[][..], |(s, _)| s.orbit());
+        let mut canon = Canon {
+            stage: self.stages.len(),
+            of_cycle: 0,
+            of_others: 0,
+        };
+        for (p, w) in writes.enumerate() {
+            let t = self.exec.events[w].thread;
+            if t.is_some_and(|t| orbit.contains(&t)) {
+                canon.of_cycle |= 1 << p;
+                if t != orbit.first().copied() {
+                    canon.of_others |= 1 << p;
+                }
+            }
+        }
+        canon
+    }
+
+    /// Whether placing write `p` next at stage `i`, with the writes `placed` before it,
+    /// makes an execution that is not the one built of its group of images: one whose
+    /// first write of the symmetry's cycle is not by the cycle's first thread.
+    fn off_canon(&self, i: usize, placed: u64, p: usize) -> bool {
+        self.canon
+            .as_ref()
+            .is_some_and(|c| c.stage == i && placed & c.of_cycle == 0 && c.of_others >> p & 1 == 1)
+    }
+
     /// The stages herd7 itself goes through before a model file completes a candidate:
     /// reads-from for the ordinary reads of each location, from any write of it but those
     /// its own instruction makes after it (a read-modify-write's own write; herd7's
@@ -963,11 +1110,7 @@ impl<'a, W: Width> Search<'a, W> {
     fn plan_for_completion(&mut self) {
         let nlocs = self.program.locs.len();
         let ev = &self.exec.events;
-        let lock = |e: &Event| {
-            [Tag::Lkr, Tag::Lkw, Tag::Ul, Tag::Lf, Tag::Rl, Tag::Ru]
-                .iter()
-                .any(|t| e.has(*t))
-        };
+        let lock = |e: &Event| is_lock_event(e.tags);
         for l in 0..nlocs {
             let loc = Some(Loc(l as u32));
             let on_loc: Vec<usize> = (nlocs..ev.len()).filter(|&e| ev[e].loc == loc).collect();
@@ -1275,6 +1418,7 @@ impl<'a, W: Width> Search<'a, W> {
             }
             if forced.is_some_and(|f| f != p)
                 || (forced.is_none() && self.rmw_source(plan.writes[p]).is_some())
+                || self.off_canon(i, placed, p)
             {
                 continue;
             }
@@ -1364,7 +1508,9 @@ impl<'a, W: Width> Search<'a, W> {
                 continue;
             }
             // The unmatched lock write comes last.
-            if plan.lkws[p].2.is_none() && order.len() + 1 != plan.lkws.len() {
+            if plan.lkws[p].2.is_none() && order.len() + 1 != plan.lkws.len()
+                || self.off_canon(i, placed, p)
+            {
                 continue;
             }
             order.push(p);
@@ -1812,16 +1958,34 @@ impl<'a, W: Width> Search<'a, W> {
             self.failure = Some(e);
             return Some(Stop::Done);
         }
-        self.stats.allowed += 1;
-        let allowed = Allowed {
-            execution: as_width(&self.exec),
-            judgement: &judgement,
-            search: self,
+        let Some((symmetry, _)) = self.symmetry else {
+            self.stats.allowed += 1;
+            let allowed = Allowed {
+                execution: as_width(&self.exec),
+                judgement: &judgement,
+                search: self,
+                image: None,
+            };
+            return match visit(&allowed) {
+                Flow::Continue => None,
+                Flow::Stop => Some(Stop::Done),
+            };
         };
-        match visit(&allowed) {
-            Flow::Continue => None,
-            Flow::Stop => Some(Stop::Done),
+        let m = symmetry.order() as u64;
+        self.stats.allowed += m;
+        self.stats.images += m - 1;
+        for j in 0..symmetry.order() {
+            let allowed = Allowed {
+                execution: as_width(&self.exec),
+                judgement: &judgement,
+                search: self,
+                image: Some((symmetry, j)),
+            };
+            if visit(&allowed) == Flow::Stop {
+                return Some(Stop::Done);
+            }
         }
+        None
     }
 
     /// herd7's last steps before a model file judges a candidate: a final write for each
@@ -1963,6 +2127,7 @@ impl<'a, W: Width> Search<'a, W> {
                 execution: as_width(&self.exec),
                 judgement: c.judgement,
                 search: self,
+                image: None,
             };
             match visit(&a) {
                 Flow::Continue => true,

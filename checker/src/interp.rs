@@ -148,6 +148,7 @@ fn summarise(program: &Program, found: Found, unknown: Option<String>) -> Outcom
             candidates: found.interleavings,
             pruned: 0,
             allowed: found.executions.len() as u64,
+            images: 0,
             removed: Default::default(),
         },
         unknown,

@@ -32,6 +32,7 @@ pub mod relation;
 pub mod report;
 pub mod svg;
 pub(crate) mod symbol;
+pub mod symmetry;
 pub mod trace;
 pub mod witness;
 

@@ -9,7 +9,7 @@
 //! States are sorted value by value in column order: unsolved symbols first, then integers
 //! in numeric order, then addresses by the name of the location.
 
-use crate::enumerate::{Flow, Limits, RunError, Stats, Stop, enumerate};
+use crate::enumerate::{Flow, Limits, RunError, Stats, Stop, enumerate_with};
 use crate::event::Value;
 use crate::model::MemoryModel;
 use crate::program::{Cell, Program, Prop, Quantifier};
@@ -49,6 +49,10 @@ pub struct Options {
     /// Enumerate the whole test even when it splits into pieces that can be counted one by
     /// one ([`crate::pieces`]); tests set it to hold the two to the same outcome.
     pub whole: bool,
+    /// Build every execution even when the program's symmetry makes some of them images of
+    /// others, counted without being built ([`crate::symmetry`]); tests set it to hold the
+    /// two to the same outcome.
+    pub every_image: bool,
 }
 
 /// The result of checking one program under one model.
@@ -134,6 +138,43 @@ pub fn run(
     if let Some(split) = crate::pieces::run(program, model, options) {
         return split;
     }
+    let symmetry = if options.every_image {
+        None
+    } else {
+        crate::symmetry::Symmetry::find(program)
+    };
+    match run_with(program, model, options, symmetry.as_ref())? {
+        Some(outcome) => Ok(outcome),
+        // An image's state holds an unsolved symbol, whose name renaming may change:
+        // every execution is built instead.
+        None => {
+            Ok(run_with(program, model, options, None)?
+                .expect("with no symmetry, no image gives up"))
+        }
+    }
+}
+
+/// [`run`] on the whole program, building one execution of each group of images under
+/// `symmetry`; `None` if an image's final state holds an unsolved symbol.
+fn run_with(
+    program: &Program,
+    model: &dyn MemoryModel,
+    options: &Options,
+    symmetry: Option<&crate::symmetry::Symmetry>,
+) -> Result<Option<Outcome>, RunError> {
+    // The cells read: the state's columns, then those only the condition reads; each
+    // execution's values are read once, into `values`.
+    let mut read: Vec<Cell> = program.shown.clone();
+    let mut in_condition = Vec::new();
+    program.condition.prop.cells(&mut in_condition);
+    for c in in_condition {
+        if !read.contains(&c) {
+            read.push(c);
+        }
+    }
+    let shown = program.shown.len();
+    let mut values: Vec<Value> = Vec::with_capacity(read.len());
+    let mut symbolic = false;
     let mut states: BTreeSet<Vec<Value>> = BTreeSet::new();
     let mut positive = 0;
     let mut negative = 0;
@@ -151,38 +192,50 @@ pub fn run(
         }
         (true, _) => Some(&program.condition.prop),
     };
-    let (stats, stop) = enumerate(program, model, &options.limits, goal, &mut |x| {
-        // The enumeration has applied the filter.
-        let get = |c: Cell| x.value(c);
-        states.insert(program.shown.iter().map(|&c| x.value(c)).collect());
-        for f in &x.judgement.flags {
-            if !flags.contains(f) {
-                flags.push(f);
+    let (stats, stop) =
+        enumerate_with(program, model, &options.limits, goal, symmetry, &mut |x| {
+            values.clear();
+            values.extend(read.iter().map(|&c| x.value(c)));
+            if symmetry.is_some() && values.iter().any(|v| matches!(v, Value::Sym(_))) {
+                symbolic = true;
+                return Flow::Stop;
             }
-        }
-        let sat = program.condition.prop.eval(&get);
-        if sat {
-            positive += 1;
-        } else {
-            negative += 1;
-        }
-        let decided = match quantifier {
-            Quantifier::Exists | Quantifier::NotExists => sat,
-            Quantifier::Forall => !sat,
-        };
-        if options.speedcheck && decided {
-            cut_short = true;
-            Flow::Stop
-        } else {
-            Flow::Continue
-        }
-    })?;
+            // The enumeration has applied the filter.
+            let get = |c: Cell| values[read.iter().position(|&r| r == c).expect("a cell read")];
+            if !states.contains(&values[..shown]) {
+                states.insert(values[..shown].to_vec());
+            }
+            for f in &x.judgement.flags {
+                if !flags.contains(f) {
+                    flags.push(f);
+                }
+            }
+            let sat = program.condition.prop.eval(&get);
+            if sat {
+                positive += 1;
+            } else {
+                negative += 1;
+            }
+            let decided = match quantifier {
+                Quantifier::Exists | Quantifier::NotExists => sat,
+                Quantifier::Forall => !sat,
+            };
+            if options.speedcheck && decided {
+                cut_short = true;
+                Flow::Stop
+            } else {
+                Flow::Continue
+            }
+        })?;
+    if symbolic {
+        return Ok(None);
+    }
     let unknown = match stop {
         Some(Stop::Limit(why)) => Some(why),
         Some(Stop::Done) | None => None,
     };
     let states = herd7_order(program, states);
-    Ok(Outcome {
+    Ok(Some(Outcome {
         states,
         positive,
         negative,
@@ -192,7 +245,7 @@ pub fn run(
         cut_short,
         speedcheck: options.speedcheck.then_some(quantifier),
         pieces: 1,
-    })
+    }))
 }
 
 /// The distinct final states in herd7's order: value by value, unsolved symbols first, then

@@ -419,7 +419,7 @@ pub fn apply_binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
 }
 
 /// One instruction, with the byte range of the source it came from.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instr {
     /// What it does.
     pub op: Op,
@@ -434,7 +434,7 @@ pub struct Instr {
 }
 
 /// What an RMW writes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RmwWrite {
     /// `xchg`: the given value.
     Set(Expr),
@@ -443,7 +443,7 @@ pub enum RmwWrite {
 }
 
 /// The instructions of a thread.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
     /// `dst = val` with no memory access.
     Let {

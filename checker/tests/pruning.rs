@@ -22,6 +22,8 @@ fn herd_text(c: &Checked) -> String {
 
 /// The whole enumeration, judging partial executions where it pays (`every_stage` false)
 /// or at every stage: a limit on candidates, even one never reached, turns the choice off.
+/// Every execution is built, as a limit on candidates has it (the symmetry test holds
+/// images to built executions).
 fn options(every_stage: bool) -> Options {
     Options {
         limits: Limits {
@@ -30,6 +32,7 @@ fn options(every_stage: bool) -> Options {
         },
         speedcheck: false,
         whole: true,
+        every_image: true,
     }
 }
 

@@ -36,6 +36,7 @@ fn options(min_width: usize, speedcheck: bool) -> Options {
         },
         speedcheck,
         whole: true,
+        every_image: false,
     }
 }
 
