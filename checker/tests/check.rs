@@ -7,6 +7,9 @@ use hazmat_checker::enumerate::Limits;
 use hazmat_checker::lower::LowerErrorKind;
 use hazmat_checker::{CheckError, Checked, Options, check_source, judge, model};
 
+#[path = "common/untimed.rs"]
+mod untimed;
+
 fn run(model_name: &str, source: &str) -> Checked {
     let m = model(model_name).expect("model exists");
     check_source(source, m.as_ref(), &Options::default()).expect("test checks")
@@ -14,11 +17,7 @@ fn run(model_name: &str, source: &str) -> Checked {
 
 /// herd7's text without the `Time` line, which varies.
 fn text(c: &Checked) -> String {
-    c.herd_text()
-        .lines()
-        .filter(|l| !l.starts_with("Time "))
-        .map(|l| format!("{l}\n"))
-        .collect()
+    untimed::untimed(&c.herd_text())
 }
 
 fn error(source: &str) -> String {

@@ -11,6 +11,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "common/untimed.rs"]
+mod untimed;
+use untimed::untimed;
+
 const SB: &str = "C SB\n{}\n\
                   P0(int *x, int *y) { int r0; WRITE_ONCE(*x, 1); r0 = READ_ONCE(*y); }\n\
                   P1(int *x, int *y) { int r0; WRITE_ONCE(*y, 1); r0 = READ_ONCE(*x); }\n\
@@ -40,14 +44,6 @@ fn run(cmd: &mut Command) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-/// The output without its `Time` line, which varies.
-fn untimed(s: &str) -> String {
-    s.lines()
-        .filter(|l| !l.starts_with("Time "))
-        .map(|l| format!("{l}\n"))
-        .collect()
 }
 
 #[test]

@@ -10,6 +10,9 @@
 use hazmat_checker::generate::{self, Class, Config, families};
 use hazmat_checker::{Options, check_source, model};
 
+#[path = "common/untimed.rs"]
+mod untimed;
+
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -59,10 +62,7 @@ fn run(text: &str, model: &dyn model::MemoryModel, whole: bool) -> (String, usiz
 
 /// The `Time` line varies.
 fn without_time(text: &str) -> String {
-    text.lines()
-        .filter(|l| !l.starts_with("Time "))
-        .map(|l| format!("{l}\n"))
-        .collect()
+    untimed::untimed(text)
 }
 
 #[test]

@@ -10,14 +10,12 @@ use std::path::PathBuf;
 mod env;
 #[path = "common/generated.rs"]
 mod generated;
+#[path = "common/untimed.rs"]
+mod untimed;
 
 /// herd7's output without its `Time` line.
 fn herd_text(c: &Checked) -> String {
-    c.herd_text()
-        .lines()
-        .filter(|l| !l.starts_with("Time "))
-        .map(|l| format!("{l}\n"))
-        .collect()
+    untimed::untimed(&c.herd_text())
 }
 
 /// The whole enumeration, judging partial executions where it pays (`every_stage` false)

@@ -11,14 +11,12 @@ use std::time::{Duration, Instant};
 
 #[path = "common/env.rs"]
 mod env;
+#[path = "common/untimed.rs"]
+mod untimed;
 
 /// herd7's output without its `Time` line.
 fn herd_text(c: &Checked) -> String {
-    c.herd_text()
-        .lines()
-        .filter(|l| !l.starts_with("Time "))
-        .map(|l| format!("{l}\n"))
-        .collect()
+    untimed::untimed(&c.herd_text())
 }
 
 /// The output of `text` under `m` with images counted and with every execution built,

@@ -13,15 +13,12 @@ use std::path::{Path, PathBuf};
 mod env;
 #[path = "common/generated.rs"]
 mod generated;
+#[path = "common/untimed.rs"]
+mod untimed;
 
 /// herd7's output without its `Time` line, with the enumeration's counts.
 fn answer(c: &Checked) -> String {
-    let mut s: String = c
-        .herd_text()
-        .lines()
-        .filter(|l| !l.starts_with("Time "))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let mut s = untimed::untimed(&c.herd_text());
     s.push_str(&format!("{:?}\n", c.outcome.stats));
     s
 }
