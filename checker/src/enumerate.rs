@@ -354,16 +354,16 @@ pub fn enumerate_with(
         }
     }
     crate::symbol::name(program, &mut per_thread);
-    let symmetry = symmetry.and_then(|s| {
-        let usable = goal.is_none()
-            && limits.max_executions.is_none()
-            && !model.completes()
-            && per_thread
-                .iter()
-                .flatten()
-                .all(|p| p.cutoff.is_none() && p.escape.is_none());
-        Some((s, first_write(program, s, &per_thread).filter(|_| usable)?))
-    });
+    let usable = goal.is_none()
+        && limits.max_executions.is_none()
+        && !model.completes()
+        && per_thread
+            .iter()
+            .flatten()
+            .all(|p| p.cutoff.is_none() && p.escape.is_none());
+    let symmetry = symmetry
+        .filter(|_| usable)
+        .and_then(|s| Some((s, first_write(program, s, &per_thread)?)));
     let mut stats = Stats::default();
     stats.removed.deadlock += broken;
     let mut choice = vec![0usize; per_thread.len()];
@@ -1958,28 +1958,17 @@ impl<'a, W: Width> Search<'a, W> {
             self.failure = Some(e);
             return Some(Stop::Done);
         }
-        let Some((symmetry, _)) = self.symmetry else {
-            self.stats.allowed += 1;
+        // Once for the execution built, and once for each of its other images.
+        let symmetry = self.symmetry.map(|(s, _)| s);
+        let m = symmetry.map_or(1, Symmetry::order);
+        self.stats.allowed += m as u64;
+        self.stats.images += m as u64 - 1;
+        for j in 0..m {
             let allowed = Allowed {
                 execution: as_width(&self.exec),
                 judgement: &judgement,
                 search: self,
-                image: None,
-            };
-            return match visit(&allowed) {
-                Flow::Continue => None,
-                Flow::Stop => Some(Stop::Done),
-            };
-        };
-        let m = symmetry.order() as u64;
-        self.stats.allowed += m;
-        self.stats.images += m - 1;
-        for j in 0..symmetry.order() {
-            let allowed = Allowed {
-                execution: as_width(&self.exec),
-                judgement: &judgement,
-                search: self,
-                image: Some((symmetry, j)),
+                image: symmetry.map(|s| (s, j)),
             };
             if visit(&allowed) == Flow::Stop {
                 return Some(Stop::Done);
