@@ -55,6 +55,9 @@ use crate::symmetry::Symmetry;
 use std::time::Instant;
 
 mod may;
+mod split;
+
+pub use split::enumerate_split;
 
 /// Bounds on one enumeration.
 #[derive(Clone, Copy, Debug, Default)]
@@ -68,6 +71,22 @@ pub struct Limits {
     /// narrowest that holds each combination's events. Tests set it to hold the wide
     /// engines to the narrow one on small tests.
     pub min_width: usize,
+    /// Whether [`enumerate_split`] shares a search out among the threads of the current
+    /// rayon pool: the same states, counts of allowed executions, flags and errors, in
+    /// less time on a machine with idle cores.
+    pub split: Split,
+}
+
+/// When [`enumerate_split`] shares a search out among threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Split {
+    /// Never: the whole search runs on the calling thread.
+    #[default]
+    Never,
+    /// When it is still running after a short probe on one thread.
+    Large,
+    /// Always, where the search allows it; tests use it to split small programs.
+    Always,
 }
 
 /// Counts of one enumeration, for benchmarks and `--json`.
@@ -86,6 +105,9 @@ pub struct Stats {
     /// Of [`Stats::allowed`], the executions counted as images of one built, under the
     /// program's symmetry ([`crate::symmetry`]), and never built themselves.
     pub images: u64,
+    /// The nodes a search shared out among threads was split into, and searched (0 when
+    /// it ran on one thread; see [`enumerate_split`]).
+    pub nodes: u64,
     /// Why the candidates and partial executions that did not reach the final state left
     /// the enumeration.
     pub removed: Removed,
@@ -99,6 +121,7 @@ impl Stats {
         self.pruned += other.pruned;
         self.allowed += other.allowed;
         self.images += other.images;
+        self.nodes += other.nodes;
         self.removed.add(&other.removed);
     }
 }
@@ -320,6 +343,35 @@ pub fn enumerate_with(
     symmetry: Option<&Symmetry>,
     visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
 ) -> Result<(Stats, Option<Stop>), RunError> {
+    let prepared = prepare(program, model, limits, goal, symmetry)?;
+    match sequential(program, model, limits, goal, &prepared, None, visit)? {
+        Sequential::Done(stats, stop) => Ok((stats, stop)),
+        Sequential::OverBudget => unreachable!("no budget was set"),
+    }
+}
+
+/// What a test's enumeration starts from: the paths of each thread, and what they allow.
+struct Prepared<'p> {
+    per_thread: Vec<Vec<Path>>,
+    /// Paths left out because they break a lock axiom on their own.
+    broken: u64,
+    /// Whether nothing about the search makes it need every candidate in order: no goal, no
+    /// limit on candidates, no model that completes candidates, no run cut off by a loop
+    /// and no escaping address (so its symmetry may be used, and it may be split).
+    usable: bool,
+    /// The program's symmetry, when usable, and the location its cut is made at.
+    symmetry: Option<(&'p Symmetry, Loc)>,
+}
+
+/// The paths of each thread of `program`, or the error that stops the test before any
+/// candidate is built.
+fn prepare<'p>(
+    program: &Program,
+    model: &dyn MemoryModel,
+    limits: &Limits,
+    goal: Option<&Prop>,
+    symmetry: Option<&'p Symmetry>,
+) -> Result<Prepared<'p>, RunError> {
     let pointees = paths::pointees(program);
     let mut per_thread = Vec::with_capacity(program.threads.len());
     for t in &program.threads {
@@ -364,67 +416,155 @@ pub fn enumerate_with(
     let symmetry = symmetry
         .filter(|_| usable)
         .and_then(|s| Some((s, first_write(program, s, &per_thread)?)));
+    Ok(Prepared {
+        per_thread,
+        broken,
+        usable,
+        symmetry,
+    })
+}
+
+/// How a sequential enumeration ended.
+enum Sequential {
+    /// With its counts, and why it stopped early if it did.
+    Done(Stats, Option<Stop>),
+    /// It took more steps than its budget allowed.
+    OverBudget,
+}
+
+/// Whether a combination of thread paths is searched, counted as a deadlock, or the last.
+enum Combination<'p> {
+    Search(Vec<&'p Path>),
+    /// It combines paths that break a lock axiom together (unless a run is cut off by a
+    /// loop, or the model checks the axioms itself).
+    Broken,
+}
+
+/// The combinations of thread paths in order, each with what to do with it.
+fn combinations<'p>(
+    model: &dyn MemoryModel,
+    per_thread: &'p [Vec<Path>],
+) -> impl Iterator<Item = Combination<'p>> {
+    let mut choice =
+        Some(vec![0usize; per_thread.len()]).filter(|_| per_thread.iter().all(|p| !p.is_empty()));
+    std::iter::from_fn(move || {
+        let c = choice.as_mut()?;
+        let combo: Vec<&Path> = c.iter().zip(per_thread).map(|(&i, ps)| &ps[i]).collect();
+        if !next_combination(c, per_thread) {
+            choice = None;
+        }
+        let broken = !model.completes()
+            && combo.iter().any(|p| p.breaks_lock_axiom)
+            && combo.iter().all(|p| p.cutoff.is_none());
+        Some(if broken {
+            Combination::Broken
+        } else {
+            Combination::Search(combo)
+        })
+    })
+}
+
+/// Enumerates every combination of thread paths in order, on this thread, within `budget`
+/// steps of the search if one is given.
+fn sequential(
+    program: &Program,
+    model: &dyn MemoryModel,
+    limits: &Limits,
+    goal: Option<&Prop>,
+    prepared: &Prepared<'_>,
+    budget: Option<u64>,
+    visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+) -> Result<Sequential, RunError> {
+    let per_thread = &prepared.per_thread;
     let mut stats = Stats::default();
-    stats.removed.deadlock += broken;
-    let mut choice = vec![0usize; per_thread.len()];
-    if per_thread.iter().any(|p| p.is_empty()) {
-        // A thread with no way through: every way deadlocks on a lock it holds.
-        check_something_allowed(program, model, goal, &per_thread, &stats)?;
-        return Ok((stats, None));
-    }
-    loop {
+    stats.removed.deadlock += prepared.broken;
+    let mut left = budget.unwrap_or(u64::MAX);
+    for combination in combinations(model, per_thread) {
         if let Some(d) = limits.deadline
             && Instant::now() >= d
         {
-            return Ok((stats, Some(Stop::Limit("timeout".into()))));
+            return Ok(Sequential::Done(stats, Some(Stop::Limit("timeout".into()))));
         }
         stats.path_combinations += 1;
-        let combo: Vec<&Path> = choice
-            .iter()
-            .zip(&per_thread)
-            .map(|(&i, ps)| &ps[i])
-            .collect();
-        if !model.completes()
-            && combo.iter().any(|p| p.breaks_lock_axiom)
-            && combo.iter().all(|p| p.cutoff.is_none())
-        {
-            stats.removed.deadlock += 1;
-            if !next_combination(&mut choice, &per_thread) {
-                check_something_allowed(program, model, goal, &per_thread, &stats)?;
-                return Ok((stats, None));
+        let combo = match combination {
+            Combination::Search(combo) => combo,
+            Combination::Broken => {
+                stats.removed.deadlock += 1;
+                continue;
             }
-            continue;
-        }
-        // The narrowest width that holds the events, and at least the one asked for.
-        let (searched, failure, stop) = match width(program, &combo).max(limits.min_width) {
-            0 | 1 => {
-                search::<Words<1>>(program, model, model, limits, goal, symmetry, combo, visit)?
-            }
-            2 => search::<Words<2>>(program, model, model, limits, goal, symmetry, combo, visit)?,
-            3 | 4 => {
-                search::<Words<4>>(program, model, model, limits, goal, symmetry, combo, visit)?
-            }
-            5..=8 => {
-                search::<Words<8>>(program, model, model, limits, goal, symmetry, combo, visit)?
-            }
-            _ => search::<Growable>(program, model, model, limits, goal, symmetry, combo, visit)?,
         };
-        stats.add(&searched);
-        if let Some(e) = failure {
+        let setup = Setup {
+            symmetry: prepared.symmetry,
+            budget: left,
+            claim: None,
+        };
+        let searched = search_at_width(program, model, limits, goal, &setup, combo, visit)?;
+        if searched.over_budget {
+            return Ok(Sequential::OverBudget);
+        }
+        left -= searched.steps.min(left);
+        stats.add(&searched.stats);
+        if let Some(e) = searched.failure {
             return Err(e);
         }
-        if stop.is_some() {
-            return Ok((stats, stop));
+        if searched.stop.is_some() {
+            return Ok(Sequential::Done(stats, searched.stop));
         }
         if let Some(max) = limits.max_executions
             && stats.candidates >= max
         {
-            return Ok((stats, Some(Stop::Limit(format!("{max} executions")))));
+            return Ok(Sequential::Done(
+                stats,
+                Some(Stop::Limit(format!("{max} executions"))),
+            ));
         }
-        if !next_combination(&mut choice, &per_thread) {
-            check_something_allowed(program, model, goal, &per_thread, &stats)?;
-            return Ok((stats, None));
-        }
+    }
+    // Also with a thread with no way through: every way deadlocks on a lock it holds.
+    check_something_allowed(program, model, goal, per_thread, &stats)?;
+    Ok(Sequential::Done(stats, None))
+}
+
+/// How one search runs beside the others of its test.
+struct Setup<'a> {
+    symmetry: Option<(&'a Symmetry, Loc)>,
+    /// The most steps it may take.
+    budget: u64,
+    /// Its part in a split search, if it is one.
+    claim: Option<&'a split::Claim<'a>>,
+}
+
+/// What one search of one combination of thread paths did.
+struct Searched {
+    stats: Stats,
+    /// The error that stopped it, if any.
+    failure: Option<RunError>,
+    /// Why it stopped early, if it did.
+    stop: Option<Stop>,
+    /// The steps it took.
+    steps: u64,
+    /// Whether it stopped at its budget of steps.
+    over_budget: bool,
+    /// Whether it stopped at a node past the one a split search stopped at.
+    halted: bool,
+}
+
+/// Searches one combination of thread paths at the narrowest width that holds its events
+/// (and at least the one `limits` asks for).
+fn search_at_width<'a>(
+    program: &'a Program,
+    model: &'a dyn MemoryModel,
+    limits: &'a Limits,
+    goal: Option<&'a Prop>,
+    setup: &Setup<'a>,
+    combo: Vec<&'a Path>,
+    visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+) -> Result<Searched, RunError> {
+    match width(program, &combo).max(limits.min_width) {
+        0 | 1 => search::<Words<1>>(program, model, model, limits, goal, setup, combo, visit),
+        2 => search::<Words<2>>(program, model, model, limits, goal, setup, combo, visit),
+        3 | 4 => search::<Words<4>>(program, model, model, limits, goal, setup, combo, visit),
+        5..=8 => search::<Words<8>>(program, model, model, limits, goal, setup, combo, visit),
+        _ => search::<Growable>(program, model, model, limits, goal, setup, combo, visit),
     }
 }
 
@@ -466,8 +606,7 @@ fn width(program: &Program, paths: &[&Path]) -> usize {
     crate::relation::width_for(total).unwrap_or(usize::MAX)
 }
 
-/// Searches the candidates of one combination of thread paths at width `W`: the counts,
-/// the error that stopped it if any, and the reason it stopped early if it did.
+/// Searches the candidates of one combination of thread paths at width `W`.
 /// (`judge` is `model` at width `W`.)
 #[allow(clippy::too_many_arguments)]
 fn search<'a, W: Width>(
@@ -476,13 +615,25 @@ fn search<'a, W: Width>(
     judge: &'a dyn JudgeAt<W>,
     limits: &'a Limits,
     goal: Option<&'a Prop>,
-    symmetry: Option<(&'a Symmetry, Loc)>,
+    setup: &Setup<'a>,
     combo: Vec<&'a Path>,
     visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
-) -> Result<(Stats, Option<RunError>, Option<Stop>), RunError> {
-    let mut search = Search::<W>::new(program, model, judge, limits, goal, symmetry, combo)?;
+) -> Result<Searched, RunError> {
+    let mut search = Search::<W>::new(program, model, judge, limits, goal, setup.symmetry, combo)?;
+    search.budget = setup.budget;
+    if let Some(claim) = setup.claim {
+        search.claim = Some(claim);
+        search.choose_split(visit);
+    }
     let stop = search.run(visit);
-    Ok((search.stats, search.failure.take(), stop))
+    Ok(Searched {
+        stats: search.stats,
+        failure: search.failure.take(),
+        stop,
+        steps: search.steps,
+        over_budget: search.over_budget,
+        halted: search.halted,
+    })
 }
 
 /// Enumerates as [`enumerate`] does, for callers that need each execution itself
@@ -812,6 +963,19 @@ struct Search<'a, W: Width> {
     symmetry: Option<(&'a Symmetry, Loc)>,
     /// The cut that symmetry makes.
     canon: Option<Canon>,
+    /// The most steps the search may take ([`Self::tick`]).
+    budget: u64,
+    /// Whether it stopped at its budget.
+    over_budget: bool,
+    /// Its part in a split search, if it is one: the entries to stage
+    /// [`Self::split_at`] are the nodes the threads share out ([`split`]).
+    claim: Option<&'a split::Claim<'a>>,
+    split_at: usize,
+    /// While the split search looks for its stage of nodes: the nodes met at
+    /// [`Self::split_at`], and how many are enough.
+    counting: Option<(u64, u64)>,
+    /// Whether it met a node past the one the split search stopped at.
+    halted: bool,
 }
 
 const NONE: usize = usize::MAX;
@@ -970,6 +1134,12 @@ impl<'a, W: Width> Search<'a, W> {
             may_memo: vec![may::Memo::Unknown; n],
             symmetry,
             canon: None,
+            budget: u64::MAX,
+            over_budget: false,
+            claim: None,
+            split_at: 0,
+            counting: None,
+            halted: false,
         };
         search.plan();
         search.at_stage = vec![StageCounts::default(); search.stages.len()];
@@ -1246,6 +1416,10 @@ impl<'a, W: Width> Search<'a, W> {
 
     fn tick(&mut self) -> Option<Stop> {
         self.steps += 1;
+        if self.steps > self.budget {
+            self.over_budget = true;
+            return Some(Stop::Limit("steps".into()));
+        }
         if self.steps.is_multiple_of(256)
             && let Some(d) = self.limits.deadline
             && Instant::now() >= d
@@ -1255,8 +1429,25 @@ impl<'a, W: Width> Search<'a, W> {
         None
     }
 
-    /// Runs stage `i` and everything after it.
+    /// Runs stage `i` and everything after it; in a split search, at the stage where the
+    /// nodes are, only on the nodes this thread claims ([`split`]).
     fn stage(&mut self, i: usize, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
+        match (self.claim, &mut self.counting) {
+            (_, Some((met, enough))) if i == self.split_at => {
+                *met += 1;
+                (met >= enough).then_some(Stop::Done)
+            }
+            (Some(claim), None) if i == self.split_at => self.node(claim, i, visit),
+            _ => self.stage_here(i, visit),
+        }
+    }
+
+    /// Runs stage `i` and everything after it.
+    fn stage_here(
+        &mut self,
+        i: usize,
+        visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+    ) -> Option<Stop> {
         if let Some(s) = self.tick() {
             return Some(s);
         }
@@ -1278,8 +1469,9 @@ impl<'a, W: Width> Search<'a, W> {
                 self.stats.removed.count(why);
                 return None;
             }
-            // Judged once a location's reads-from and coherence are both placed.
-            if !matches!(self.stages[i], Stage::Co(_)) {
+            // Judged once a location's reads-from and coherence are both placed; not above
+            // the nodes of a split search, which every thread walks alike.
+            if !matches!(self.stages[i], Stage::Co(_)) && !self.above_nodes(i) {
                 return self.judged_stage(i, visit);
             }
         }

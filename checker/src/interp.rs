@@ -149,6 +149,7 @@ fn summarise(program: &Program, found: Found, unknown: Option<String>) -> Outcom
             pruned: 0,
             allowed: found.executions.len() as u64,
             images: 0,
+            nodes: 0,
             removed: Default::default(),
         },
         unknown,

@@ -12,7 +12,7 @@
 //! errors, and leave stdout herd7's and the exit code alone.
 
 use clap::{Parser, Subcommand};
-use hazmat_checker::enumerate::Limits;
+use hazmat_checker::enumerate::{Limits, Split};
 use hazmat_checker::report::{self, SummaryRow};
 use hazmat_checker::{CheckError, Engine, Options, check_source, judge, model};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -522,6 +522,7 @@ fn check_file(
             deadline: args
                 .timeout
                 .map(|s| start + Duration::from_secs_f64(s.max(0.0))),
+            split: Split::Large,
             ..Default::default()
         },
         speedcheck: args.speedcheck,

@@ -9,7 +9,9 @@
 //! States are sorted value by value in column order: unsolved symbols first, then integers
 //! in numeric order, then addresses by the name of the location.
 
-use crate::enumerate::{Flow, Limits, RunError, Stats, Stop, enumerate_with};
+use crate::enumerate::{
+    Allowed, Flow, Limits, RunError, Stats, Stop, enumerate_split, enumerate_with,
+};
 use crate::event::Value;
 use crate::model::MemoryModel;
 use crate::program::{Cell, Program, Prop, Quantifier};
@@ -154,6 +156,96 @@ pub fn run(
     }
 }
 
+/// What one check reads of each allowed execution, and how it counts it.
+struct Reading<'p> {
+    program: &'p Program,
+    /// The cells read: the state's columns, then those only the condition reads.
+    read: Vec<Cell>,
+    speedcheck: bool,
+    /// Whether some executions are images under the program's symmetry.
+    symmetric: bool,
+}
+
+/// The states, counts and flags of the allowed executions one part of a check met.
+struct Collector {
+    /// The current execution's values of [`Reading::read`].
+    values: Vec<Value>,
+    /// Whether an image's state held an unsolved symbol.
+    symbolic: bool,
+    states: BTreeSet<Vec<Value>>,
+    positive: u128,
+    negative: u128,
+    /// In the order first raised.
+    flags: Vec<&'static str>,
+    cut_short: bool,
+}
+
+impl Collector {
+    fn new() -> Collector {
+        Collector {
+            values: Vec::new(),
+            symbolic: false,
+            states: BTreeSet::new(),
+            positive: 0,
+            negative: 0,
+            flags: Vec::new(),
+            cut_short: false,
+        }
+    }
+
+    /// Counts one allowed execution.
+    fn visit(&mut self, r: &Reading<'_>, x: &Allowed<'_>) -> Flow {
+        let values = &mut self.values;
+        values.clear();
+        values.extend(r.read.iter().map(|&c| x.value(c)));
+        if r.symmetric && values.iter().any(|v| matches!(v, Value::Sym(_))) {
+            self.symbolic = true;
+            return Flow::Stop;
+        }
+        // The enumeration has applied the filter.
+        let shown = r.program.shown.len();
+        if !self.states.contains(&values[..shown]) {
+            self.states.insert(values[..shown].to_vec());
+        }
+        for f in &x.judgement.flags {
+            if !self.flags.contains(f) {
+                self.flags.push(f);
+            }
+        }
+        let get = |c: Cell| values[r.read.iter().position(|&k| k == c).expect("a cell read")];
+        let sat = r.program.condition.prop.eval(&get);
+        if sat {
+            self.positive += 1;
+        } else {
+            self.negative += 1;
+        }
+        let decided = match r.program.condition.quantifier {
+            Quantifier::Exists | Quantifier::NotExists => sat,
+            Quantifier::Forall => !sat,
+        };
+        if r.speedcheck && decided {
+            self.cut_short = true;
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+
+    /// Adds what `later` met after what `self` met.
+    fn merge(&mut self, later: Collector) {
+        self.symbolic |= later.symbolic;
+        self.states.extend(later.states);
+        self.positive += later.positive;
+        self.negative += later.negative;
+        for f in later.flags {
+            if !self.flags.contains(&f) {
+                self.flags.push(f);
+            }
+        }
+        self.cut_short |= later.cut_short;
+    }
+}
+
 /// [`run`] on the whole program, building one execution of each group of images under
 /// `symmetry`; `None` if an image's final state holds an unsolved symbol.
 fn run_with(
@@ -162,8 +254,6 @@ fn run_with(
     options: &Options,
     symmetry: Option<&crate::symmetry::Symmetry>,
 ) -> Result<Option<Outcome>, RunError> {
-    // The cells read: the state's columns, then those only the condition reads; each
-    // execution's values are read once, into `values`.
     let mut read: Vec<Cell> = program.shown.clone();
     let mut in_condition = Vec::new();
     program.condition.prop.cells(&mut in_condition);
@@ -172,15 +262,13 @@ fn run_with(
             read.push(c);
         }
     }
-    let shown = program.shown.len();
-    let mut values: Vec<Value> = Vec::with_capacity(read.len());
-    let mut symbolic = false;
-    let mut states: BTreeSet<Vec<Value>> = BTreeSet::new();
-    let mut positive = 0;
-    let mut negative = 0;
-    let mut flags: Vec<&'static str> = Vec::new();
+    let reading = Reading {
+        program,
+        read,
+        speedcheck: options.speedcheck,
+        symmetric: symmetry.is_some(),
+    };
     let quantifier = program.condition.quantifier;
-    let mut cut_short = false;
     // In a speed check, only executions that can decide the condition matter: those that
     // satisfy the proposition (`exists`, `~exists`) or fail it (`forall`).
     let negated;
@@ -192,57 +280,51 @@ fn run_with(
         }
         (true, _) => Some(&program.condition.prop),
     };
-    let (stats, stop) =
-        enumerate_with(program, model, &options.limits, goal, symmetry, &mut |x| {
-            values.clear();
-            values.extend(read.iter().map(|&c| x.value(c)));
-            if symmetry.is_some() && values.iter().any(|v| matches!(v, Value::Sym(_))) {
-                symbolic = true;
-                return Flow::Stop;
+    let (stats, stop, all) = match goal {
+        Some(goal) => {
+            let mut c = Collector::new();
+            let (stats, stop) = enumerate_with(
+                program,
+                model,
+                &options.limits,
+                Some(goal),
+                symmetry,
+                &mut |x| c.visit(&reading, x),
+            )?;
+            (stats, stop, c)
+        }
+        None => {
+            let (stats, stop, parts) = enumerate_split(
+                program,
+                model,
+                &options.limits,
+                symmetry,
+                &Collector::new,
+                &|c, x| c.visit(&reading, x),
+            )?;
+            let mut all = Collector::new();
+            for part in parts {
+                all.merge(part);
             }
-            // The enumeration has applied the filter.
-            let get = |c: Cell| values[read.iter().position(|&r| r == c).expect("a cell read")];
-            if !states.contains(&values[..shown]) {
-                states.insert(values[..shown].to_vec());
-            }
-            for f in &x.judgement.flags {
-                if !flags.contains(f) {
-                    flags.push(f);
-                }
-            }
-            let sat = program.condition.prop.eval(&get);
-            if sat {
-                positive += 1;
-            } else {
-                negative += 1;
-            }
-            let decided = match quantifier {
-                Quantifier::Exists | Quantifier::NotExists => sat,
-                Quantifier::Forall => !sat,
-            };
-            if options.speedcheck && decided {
-                cut_short = true;
-                Flow::Stop
-            } else {
-                Flow::Continue
-            }
-        })?;
-    if symbolic {
+            (stats, stop, all)
+        }
+    };
+    if all.symbolic {
         return Ok(None);
     }
     let unknown = match stop {
         Some(Stop::Limit(why)) => Some(why),
         Some(Stop::Done) | None => None,
     };
-    let states = herd7_order(program, states);
+    let states = herd7_order(program, all.states);
     Ok(Some(Outcome {
         states,
-        positive,
-        negative,
-        flags,
+        positive: all.positive,
+        negative: all.negative,
+        flags: all.flags,
         stats,
         unknown,
-        cut_short,
+        cut_short: all.cut_short,
         speedcheck: options.speedcheck.then_some(quantifier),
         pieces: 1,
     }))

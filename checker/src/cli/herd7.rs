@@ -32,7 +32,7 @@
 //! the files beside it.
 //! Any other model goes to [`cat_model`]: the cat interpreter runs it from its files.
 
-use hazmat_checker::enumerate::Limits;
+use hazmat_checker::enumerate::{Limits, Split};
 use hazmat_checker::model::MemoryModel;
 use hazmat_checker::models::cat::config::{Config, parse_config};
 use hazmat_checker::models::cat::files::{Disk, Found, Library};
@@ -873,6 +873,7 @@ fn run_one(
             deadline: args
                 .timeout
                 .map(|s| start + Duration::from_secs_f64(s.min(1e9))),
+            split: Split::Large,
             ..Default::default()
         },
         speedcheck: args.speedcheck,
