@@ -872,20 +872,36 @@ impl<W: Width> Dynamic<W> {
         prop_int.remove_identity();
         hb.union_with(&prop_int);
         let hb = hb.restrict(&marked, &marked);
-        // acyclic hb as happens-before; its closure is needed anyway, for hb*.
-        let Some(hb_plus) = hb.plus_if_acyclic() else {
+        // Every term of rcu-order holds a grace period, so without one rcu-fence and rb
+        // are empty; without a strong fence, so is pb. hb's closure is needed only for
+        // them.
+        let rcu = !(s.sync_rcu.clone() | s.sync_srcu.clone()).is_empty();
+        let closure = rcu || !strong_fence.is_empty();
+        // acyclic hb as happens-before
+        let hb_plus = if closure {
+            let Some(hb_plus) = hb.plus_if_acyclic() else {
+                return Err("happens-before");
+            };
+            hb_plus
+        } else if hb.is_acyclic() {
+            Relation::empty(n)
+        } else {
             return Err("happens-before");
         };
-        let mut pb = prop.seq(strong_fence).seq_optional(&hb_plus);
-        pb.retain_range(&marked);
+        let pb = if strong_fence.is_empty() {
+            Relation::empty(n)
+        } else {
+            let mut pb = prop.seq(strong_fence).seq_optional(&hb_plus);
+            pb.retain_range(&marked);
+            pb
+        };
         // acyclic pb as propagation
         if !pb.is_acyclic() {
             return Err("propagation");
         }
 
-        // RCU.  Every term of rcu-order holds a grace period, so without one rcu-fence
-        // and rb are empty.
-        let (rcu_fence, rb) = if (s.sync_rcu.clone() | s.sync_srcu.clone()).is_empty() {
+        // RCU.
+        let (rcu_fence, rb) = if !rcu {
             (Relation::empty(n), Relation::empty(n))
         } else {
             let hb_star = hb_plus.optional();
