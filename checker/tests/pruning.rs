@@ -3,13 +3,14 @@
 //! stage (as one under `max_executions` does) prints the same herd7 output.
 
 use hazmat_checker::enumerate::Limits;
-use hazmat_checker::{Checked, Options, check_source, harness::litmus_files, model};
-use std::path::PathBuf;
+use hazmat_checker::{Checked, Options, check_source, model};
 
 #[path = "common/env.rs"]
 mod env;
 #[path = "common/generated.rs"]
 mod generated;
+#[path = "common/two_ways.rs"]
+mod two_ways;
 #[path = "common/untimed.rs"]
 mod untimed;
 
@@ -47,34 +48,12 @@ fn both(text: &str, m: &dyn hazmat_checker::model::MemoryModel) -> (String, Stri
 /// is beside the repository, under the model its folder is judged by.
 #[test]
 fn the_corpus_is_answered_alike_judging_where_it_pays_and_everywhere() {
-    let mut dirs = vec![PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../litmus/tests"
-    ))];
-    let kernel_doc = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/conformance/kernel-doc"
-    ));
-    if kernel_doc.is_dir() {
-        dirs.push(kernel_doc);
-    } else {
-        eprintln!("skipping kernel-doc: no shared corpus beside the repository");
-    }
-    let lkmm = model("lkmm").expect("lkmm");
-    let rc11 = model("rc11").expect("rc11");
     let mut compared = 0;
-    for dir in dirs {
-        for file in litmus_files(&dir) {
-            let m = if file.to_string_lossy().contains("c11") {
-                rc11.as_ref()
-            } else {
-                lkmm.as_ref()
-            };
-            let text = std::fs::read_to_string(&file).expect("readable");
-            let (paying, everywhere) = both(&text, m);
-            assert_eq!(paying, everywhere, "{}", file.display());
-            compared += 1;
-        }
+    for file in two_ways::shipped_and_kernel_doc() {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let (paying, everywhere) = both(&text, two_ways::model_for(&file).as_ref());
+        assert_eq!(paying, everywhere, "{}", file.display());
+        compared += 1;
     }
     assert!(compared > 80, "only {compared} files compared");
 }

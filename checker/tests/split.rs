@@ -4,13 +4,14 @@
 
 use hazmat_checker::enumerate::{Limits, Split};
 use hazmat_checker::model::MemoryModel;
-use hazmat_checker::{Options, check_source, harness::litmus_files, model};
-use std::path::PathBuf;
+use hazmat_checker::{Options, check_source, model};
 
 #[path = "common/env.rs"]
 mod env;
 #[path = "common/generated.rs"]
 mod generated;
+#[path = "common/two_ways.rs"]
+mod two_ways;
 #[path = "common/untimed.rs"]
 mod untimed;
 
@@ -64,31 +65,12 @@ fn compare(text: &str, m: &dyn MemoryModel, every_image: bool, what: &str) -> u6
 /// is beside the repository.
 #[test]
 fn the_corpus_is_answered_alike_on_one_thread_and_split() {
-    let shared = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/conformance"
-    ));
-    let mut files = litmus_files(PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../litmus/tests"
-    )));
-    if shared.is_dir() {
-        files.extend(litmus_files(shared.join("kernel-doc")));
-    } else {
-        eprintln!("skipping the shared corpus: it is not beside the repository");
-    }
-    let lkmm = model("lkmm").expect("lkmm");
-    let rc11 = model("rc11").expect("rc11");
+    let files = two_ways::shipped_and_kernel_doc();
     let mut split = 0;
     for f in &files {
-        let m = if f.to_string_lossy().contains("c11") {
-            rc11.as_ref()
-        } else {
-            lkmm.as_ref()
-        };
         let text = std::fs::read_to_string(f).expect("readable");
         let what = f.display().to_string();
-        split += usize::from(compare(&text, m, false, &what) > 0);
+        split += usize::from(compare(&text, two_ways::model_for(f).as_ref(), false, &what) > 0);
     }
     eprintln!("{} files, {split} split", files.len());
     assert!(split * 2 >= files.len(), "only {split} files were split");

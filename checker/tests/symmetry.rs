@@ -6,10 +6,11 @@ use hazmat_checker::enumerate::Limits;
 use hazmat_checker::generate::{self, Config};
 use hazmat_checker::model::MemoryModel;
 use hazmat_checker::{Checked, Options, check_source, harness::litmus_files, model};
-use std::path::PathBuf;
 
 #[path = "common/env.rs"]
 mod env;
+#[path = "common/two_ways.rs"]
+mod two_ways;
 #[path = "common/untimed.rs"]
 mod untimed;
 
@@ -48,16 +49,8 @@ fn both(text: &str, m: &dyn MemoryModel, cap: Option<u64>) -> Option<(String, St
 /// tests of three and four threads when the shared corpus is beside the repository.
 #[test]
 fn the_corpus_is_answered_alike_with_images_counted_and_built() {
-    let shared = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/conformance"
-    ));
-    let mut files = litmus_files(PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../litmus/tests"
-    )));
-    if shared.is_dir() {
-        files.extend(litmus_files(shared.join("kernel-doc")));
+    let mut files = two_ways::shipped_and_kernel_doc();
+    if let Some(shared) = two_ways::shared() {
         // The manual's lock tests are symmetric; those of five threads take long to
         // build in full, and the benchmark holds them to herd7's output instead.
         let absperf = litmus_files(shared.join("paulmck-manual/absperf"));
@@ -65,20 +58,12 @@ fn the_corpus_is_answered_alike_with_images_counted_and_built() {
             let name = f.to_string_lossy();
             name.matches("l-o-o-u").count() <= 4
         }));
-    } else {
-        eprintln!("skipping the shared corpus: it is not beside the repository");
     }
-    let lkmm = model("lkmm").expect("lkmm");
-    let rc11 = model("rc11").expect("rc11");
     let mut symmetric = 0;
     for f in &files {
-        let m = if f.to_string_lossy().contains("c11") {
-            rc11.as_ref()
-        } else {
-            lkmm.as_ref()
-        };
         let text = std::fs::read_to_string(f).expect("readable");
-        let (with, without, images) = both(&text, m, None).expect("no limit");
+        let (with, without, images) =
+            both(&text, two_ways::model_for(f).as_ref(), None).expect("no limit");
         assert_eq!(with, without, "{}", f.display());
         symmetric += usize::from(images > 0);
     }
