@@ -1,15 +1,19 @@
 //! A large search shared out among the threads of the current rayon pool.
 //!
-//! Every thread walks the first stage of each combination of thread paths itself: that
-//! walk makes no judgement and reads nothing the others change, so each thread meets the
-//! same entries to the second stage in the same order. Those entries are the *nodes*, and
-//! the threads share them out by tickets: a thread takes the next ticket from a shared
-//! counter, searches the node whose number is its ticket when it meets it, walks past the
-//! others, and takes another ticket once done. Each node is searched by exactly one thread.
+//! Every thread walks the top stages of each combination of thread paths itself, with no
+//! partial judgement there (its adaptive counts would differ from thread to thread): that
+//! walk reads nothing the others change, so each thread meets the same entries to the
+//! stage below in the same order. The stage is the first with at least
+//! [`NODES_PER_THREAD`] entries per thread, found by a walk that counts them. Those
+//! entries are the *nodes*, and the threads share them out by tickets: a thread takes the
+//! next ticket from a shared counter, searches the node whose number is its ticket when it
+//! meets it, walks past the others, and takes another ticket once done. Each node is
+//! searched by exactly one thread.
 //!
 //! A node's search keeps its own partial-judgement counts (see [`super::StageCounts`]),
 //! started afresh, so its counts do not depend on which thread searched it or what that
-//! thread searched before: the counts of a split search are the same from run to run.
+//! thread searched before: the counts of a split search that runs to its end are the same
+//! from run to run.
 //!
 //! The results are put back in the order of the nodes: the states and flags, the first
 //! error (the one the search on one thread would meet first) and the first stop. A node
@@ -119,6 +123,7 @@ impl<W: Width> Search<'_, W> {
         i: usize,
         visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
     ) -> Option<Stop> {
+        // Another thread's node: walked past.
         let id = claim.take()?;
         if id > claim.shared.stopped.load(Ordering::Relaxed) {
             self.halted = true;
