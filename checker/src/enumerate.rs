@@ -432,36 +432,65 @@ enum Sequential {
     OverBudget,
 }
 
-/// Whether a combination of thread paths is searched, counted as a deadlock, or the last.
-enum Combination<'p> {
-    Search(Vec<&'p Path>),
-    /// It combines paths that break a lock axiom together (unless a run is cut off by a
-    /// loop, or the model checks the axioms itself).
-    Broken,
+impl Prepared<'_> {
+    /// The counts of a test before any combination is searched.
+    fn stats(&self) -> Stats {
+        let mut stats = Stats::default();
+        stats.removed.deadlock += self.broken;
+        stats
+    }
 }
 
-/// The combinations of thread paths in order, each with what to do with it.
-fn combinations<'p>(
-    model: &dyn MemoryModel,
+/// The combinations of thread paths of a test, in order.
+struct Combinations<'p> {
     per_thread: &'p [Vec<Path>],
-) -> impl Iterator<Item = Combination<'p>> {
-    let mut choice =
-        Some(vec![0usize; per_thread.len()]).filter(|_| per_thread.iter().all(|p| !p.is_empty()));
-    std::iter::from_fn(move || {
-        let c = choice.as_mut()?;
-        let combo: Vec<&Path> = c.iter().zip(per_thread).map(|(&i, ps)| &ps[i]).collect();
-        if !next_combination(c, per_thread) {
-            choice = None;
+    /// The next combination's path of each thread; `None` past the last.
+    choice: Option<Vec<usize>>,
+    completes: bool,
+    deadline: Option<Instant>,
+}
+
+impl<'p> Combinations<'p> {
+    fn new(model: &dyn MemoryModel, limits: &Limits, per_thread: &'p [Vec<Path>]) -> Self {
+        // A thread with no way through (every way deadlocks on a lock it holds) leaves none.
+        let choice =
+            Some(vec![0; per_thread.len()]).filter(|_| per_thread.iter().all(|p| !p.is_empty()));
+        Combinations {
+            per_thread,
+            choice,
+            completes: model.completes(),
+            deadline: limits.deadline,
         }
-        let broken = !model.completes()
-            && combo.iter().any(|p| p.breaks_lock_axiom)
-            && combo.iter().all(|p| p.cutoff.is_none());
-        Some(if broken {
-            Combination::Broken
-        } else {
-            Combination::Search(combo)
-        })
-    })
+    }
+
+    /// The next combination to search, counting each met in `stats`, and as a deadlock
+    /// each whose paths break a lock axiom together (unless a run is cut off by a loop, or
+    /// the model checks the axioms itself); a timeout once the deadline has passed.
+    fn next(&mut self, stats: &mut Stats) -> Option<Result<Vec<&'p Path>, Stop>> {
+        loop {
+            let c = self.choice.as_mut()?;
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Some(Err(Stop::Limit("timeout".into())));
+            }
+            stats.path_combinations += 1;
+            let combo: Vec<&Path> = c
+                .iter()
+                .zip(self.per_thread)
+                .map(|(&i, ps)| &ps[i])
+                .collect();
+            if !next_combination(c, self.per_thread) {
+                self.choice = None;
+            }
+            if !self.completes
+                && combo.iter().any(|p| p.breaks_lock_axiom)
+                && combo.iter().all(|p| p.cutoff.is_none())
+            {
+                stats.removed.deadlock += 1;
+                continue;
+            }
+            return Some(Ok(combo));
+        }
+    }
 }
 
 /// Enumerates every combination of thread paths in order, on this thread, within `budget`
@@ -476,22 +505,13 @@ fn sequential(
     visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
 ) -> Result<Sequential, RunError> {
     let per_thread = &prepared.per_thread;
-    let mut stats = Stats::default();
-    stats.removed.deadlock += prepared.broken;
+    let mut stats = prepared.stats();
     let mut left = budget.unwrap_or(u64::MAX);
-    for combination in combinations(model, per_thread) {
-        if let Some(d) = limits.deadline
-            && Instant::now() >= d
-        {
-            return Ok(Sequential::Done(stats, Some(Stop::Limit("timeout".into()))));
-        }
-        stats.path_combinations += 1;
-        let combo = match combination {
-            Combination::Search(combo) => combo,
-            Combination::Broken => {
-                stats.removed.deadlock += 1;
-                continue;
-            }
+    let mut combinations = Combinations::new(model, limits, per_thread);
+    while let Some(next) = combinations.next(&mut stats) {
+        let combo = match next {
+            Ok(combo) => combo,
+            Err(timeout) => return Ok(Sequential::Done(stats, Some(timeout))),
         };
         let setup = Setup {
             symmetry: prepared.symmetry,
@@ -519,7 +539,6 @@ fn sequential(
             ));
         }
     }
-    // Also with a thread with no way through: every way deadlocks on a lock it holds.
     check_something_allowed(program, model, goal, per_thread, &stats)?;
     Ok(Sequential::Done(stats, None))
 }

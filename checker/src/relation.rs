@@ -585,7 +585,7 @@ impl<W: Width> Relation<W> {
     }
 
     /// A copy of `self` with `f` applied to each row and the row of `other` beside it
-    /// (copied whole, then changed in place: faster than collecting rows one by one).
+    /// (copied whole, then changed in place).
     fn zip(&self, other: &Relation<W>, f: impl Fn(&mut EventSet<W>, &EventSet<W>)) -> Relation<W> {
         debug_assert_eq!(self.size(), other.size());
         let mut out = self.clone();

@@ -24,8 +24,8 @@
 //! [`PROBE_STEPS`] steps, so that the many small tests pay nothing for threads.
 
 use super::{
-    Allowed, Combination, Flow, Limits, RunError, Search, Sequential, Setup, Split, StageCounts,
-    Stats, Stop, check_something_allowed, combinations, prepare, search_at_width, sequential,
+    Allowed, Combinations, Flow, Limits, RunError, Search, Sequential, Setup, Split, StageCounts,
+    Stats, Stop, check_something_allowed, prepare, search_at_width, sequential,
 };
 use crate::model::MemoryModel;
 use crate::relation::Width;
@@ -33,7 +33,6 @@ use crate::symmetry::Symmetry;
 use rayon::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 /// The steps a search takes on one thread before it is split: a tenth of a second or so.
 pub(super) const PROBE_STEPS: u64 = 1 << 17;
@@ -308,22 +307,15 @@ fn worker<C>(
             .expect("a node begun before its executions");
         visit(&mut node.collector, x)
     };
-    let mut above = Stats::default();
-    above.removed.deadlock += prepared.broken;
+    let mut above = prepared.stats();
     let mut stop = None;
-    for combination in combinations(model, &prepared.per_thread) {
-        if let Some(d) = limits.deadline
-            && Instant::now() >= d
-        {
-            stop = Some(Stop::Limit("timeout".into()));
-            break;
-        }
-        above.path_combinations += 1;
-        let combo = match combination {
-            Combination::Search(combo) => combo,
-            Combination::Broken => {
-                above.removed.deadlock += 1;
-                continue;
+    let mut combinations = Combinations::new(model, limits, &prepared.per_thread);
+    while let Some(next) = combinations.next(&mut above) {
+        let combo = match next {
+            Ok(combo) => combo,
+            Err(timeout) => {
+                stop = Some(timeout);
+                break;
             }
         };
         let setup = Setup {

@@ -882,18 +882,19 @@ impl<W: Width> Dynamic<W> {
             let Some(hb_plus) = hb.plus_if_acyclic() else {
                 return Err("happens-before");
             };
-            hb_plus
+            Some(hb_plus)
         } else if hb.is_acyclic() {
-            Relation::empty(n)
+            None
         } else {
             return Err("happens-before");
         };
-        let pb = if strong_fence.is_empty() {
-            Relation::empty(n)
-        } else {
-            let mut pb = prop.seq(strong_fence).seq_optional(&hb_plus);
-            pb.retain_range(&marked);
-            pb
+        let pb = match &hb_plus {
+            Some(hb_plus) if !strong_fence.is_empty() => {
+                let mut pb = prop.seq(strong_fence).seq_optional(hb_plus);
+                pb.retain_range(&marked);
+                pb
+            }
+            _ => Relation::empty(n),
         };
         // acyclic pb as propagation
         if !pb.is_acyclic() {
@@ -904,7 +905,7 @@ impl<W: Width> Dynamic<W> {
         let (rcu_fence, rb) = if !rcu {
             (Relation::empty(n), Relation::empty(n))
         } else {
-            let hb_star = hb_plus.optional();
+            let hb_star = hb_plus.expect("built with a grace period").optional();
             let pb_star = pb.star();
             let rcu_link =
                 f.po.optional()
