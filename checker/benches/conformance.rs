@@ -16,8 +16,8 @@ mod corpus;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use hazmat_checker::enumerate::Limits;
-use hazmat_checker::herd_output::{self, Summary};
+use hazmat_checker::engine::enumerate::Limits;
+use hazmat_checker::report::read::{self, Summary};
 use hazmat_checker::{Options, check_source};
 use rayon::prelude::*;
 
@@ -90,15 +90,15 @@ fn run(file: &Path, speedcheck: bool) -> Result {
 /// Whether hazmat's herd7-format text agrees with herd7 on verdict, states, witness counts
 /// and flags, in that order.
 fn agreement(e: &Summary, text: &str) -> [bool; 4] {
-    let Ok(actual) = herd_output::parse(text) else {
+    let Ok(actual) = read::parse(text) else {
         return [false; 4];
     };
-    let differing = herd_output::differing(e, &actual);
+    let differing = read::differing(e, &actual);
     [
-        herd_output::Field::Verdict,
-        herd_output::Field::States,
-        herd_output::Field::Witnesses,
-        herd_output::Field::Flags,
+        read::Field::Verdict,
+        read::Field::States,
+        read::Field::Witnesses,
+        read::Field::Flags,
     ]
     .map(|f| !differing.contains(&f))
 }

@@ -10,7 +10,7 @@
 #![allow(missing_docs)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hazmat_checker::{Options, check_source, harness::litmus_files, model};
+use hazmat_checker::{Options, check_source, model, testkit::harness::litmus_files};
 
 fn corpus(c: &mut Criterion) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../litmus/tests");

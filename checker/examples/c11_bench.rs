@@ -20,11 +20,11 @@
 mod oracle;
 
 use clap::Parser;
-use hazmat_checker::generate::Config;
-use hazmat_checker::herd_output;
-use hazmat_checker::model::MemoryModel;
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::{Library, Spec, load};
+use hazmat_checker::models::model::MemoryModel;
+use hazmat_checker::report::read;
+use hazmat_checker::testkit::generate::Config;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
@@ -55,7 +55,7 @@ fn hazmat(model: &dyn MemoryModel, texts: &[String]) -> (Vec<Option<String>>, f6
         .iter()
         .map(|text| {
             let options = hazmat_checker::Options {
-                limits: hazmat_checker::enumerate::Limits {
+                limits: hazmat_checker::engine::enumerate::Limits {
                     max_executions: None,
                     deadline: Some(Instant::now() + Duration::from_secs(60)),
                     ..Default::default()
@@ -74,7 +74,7 @@ fn hazmat(model: &dyn MemoryModel, texts: &[String]) -> (Vec<Option<String>>, f6
 
 /// The part of an answer both tools must agree on.
 fn summary(text: &str) -> String {
-    match herd_output::parse(text) {
+    match read::parse(text) {
         Ok(s) => format!(
             "{} {:?} {} {} {:?}",
             s.verdict, s.states, s.positive, s.negative, s.flags
@@ -123,7 +123,7 @@ fn main() -> anyhow::Result<()> {
             .current_dir(&dir)
             .output()?;
         let time = start.elapsed().as_secs_f64();
-        let blocks = herd_output::blocks(&String::from_utf8_lossy(&out.stdout))
+        let blocks = read::blocks(&String::from_utf8_lossy(&out.stdout))
             .into_iter()
             .collect();
         Ok((blocks, time))
@@ -142,7 +142,7 @@ fn main() -> anyhow::Result<()> {
         .collect();
 
     let texts: Vec<String> = cases.iter().map(|c| c.text.clone()).collect();
-    let (native, native_time) = hazmat(&hazmat_checker::rc11::Rc11, &texts);
+    let (native, native_time) = hazmat(&hazmat_checker::models::rc11::Rc11, &texts);
     let library = Library::new().include(&herdlib);
     let spec = Spec {
         cat: "rc11.cat".into(),
@@ -150,7 +150,7 @@ fn main() -> anyhow::Result<()> {
         variants: Vec::new(),
     };
     let cat = load(&library, &Disk, &spec).map_err(|e| anyhow::anyhow!(e.render()))?;
-    let interpreted_model = cat.in_dialect(hazmat_checker::lower::Dialect::C11);
+    let interpreted_model = cat.in_dialect(hazmat_checker::front::lower::Dialect::C11);
     let (interpreted, interpreted_time) = hazmat(&interpreted_model, &texts);
 
     let decided = |a: &[Option<String>]| a.iter().filter(|x| x.is_some()).count();

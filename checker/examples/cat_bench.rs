@@ -12,10 +12,10 @@
 //! workspace root), herd7's library through `$HAZMAT_HERDLIB` (or
 //! `../shared/oracle/herd`).
 
-use hazmat_checker::model::MemoryModel;
 use hazmat_checker::models::cat::config::parse_config;
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::{Library, Spec, load};
+use hazmat_checker::models::model::MemoryModel;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -33,7 +33,7 @@ fn run(model: &dyn MemoryModel, files: &[(PathBuf, String)]) -> (f64, Vec<(f64, 
     for (path, source) in files {
         let t = Instant::now();
         let options = hazmat_checker::Options {
-            limits: hazmat_checker::enumerate::Limits {
+            limits: hazmat_checker::engine::enumerate::Limits {
                 max_executions: None,
                 deadline: Some(t + std::time::Duration::from_secs(60)),
                 ..Default::default()
@@ -78,7 +78,7 @@ fn main() {
             return;
         }
     };
-    let files: Vec<(PathBuf, String)> = hazmat_checker::harness::litmus_files(&dir)
+    let files: Vec<(PathBuf, String)> = hazmat_checker::testkit::harness::litmus_files(&dir)
         .into_iter()
         .filter_map(|f| Some((f.clone(), std::fs::read_to_string(&f).ok()?)))
         .collect();
@@ -101,7 +101,7 @@ fn main() {
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .expect("at least one run")
     };
-    let (native, _) = best(&hazmat_checker::lkmm::Lkmm);
+    let (native, _) = best(&hazmat_checker::models::lkmm::Lkmm);
     let (interp, mut each) = best(&interpreted);
     let oracle = std::env::var_os("HAZMAT_ORACLE").map_or_else(
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracle/herd7"),

@@ -19,9 +19,10 @@
 //! hazmat is measured.
 
 use clap::Parser;
-use hazmat_checker::enumerate::Limits;
-use hazmat_checker::generate::families;
-use hazmat_checker::{Options, herd_output};
+use hazmat_checker::Options;
+use hazmat_checker::engine::enumerate::Limits;
+use hazmat_checker::report::read;
+use hazmat_checker::testkit::generate::families;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -105,7 +106,7 @@ fn run_hazmat(
         speedcheck,
         ..Default::default()
     };
-    match hazmat_checker::check_source(source, &hazmat_checker::lkmm::Lkmm, &options) {
+    match hazmat_checker::check_source(source, &hazmat_checker::models::lkmm::Lkmm, &options) {
         Ok(c) if c.outcome.unknown.is_some() => (None, Err("timeout".into())),
         Ok(c) => (Some(start.elapsed().as_secs_f64()), Ok(c.herd_text())),
         Err(e) => (None, Err(e.to_string())),
@@ -148,7 +149,7 @@ fn run_herd7(
 }
 
 fn verdict(text: &str) -> String {
-    match herd_output::parse(text) {
+    match read::parse(text) {
         Ok(s) => format!("{} {}/{}", s.verdict, s.positive, s.negative),
         Err(e) => e,
     }
@@ -209,8 +210,8 @@ fn main() {
                 });
             }
             if let (Some(h), Some(o)) = (&texts[0], &texts[2]) {
-                let diffs = match (herd_output::parse(o), herd_output::parse(h)) {
-                    (Ok(o), Ok(h)) => herd_output::differences(&o, &h),
+                let diffs = match (read::parse(o), read::parse(h)) {
+                    (Ok(o), Ok(h)) => read::differences(&o, &h),
                     (o, h) => vec![format!("unreadable: {:?} {:?}", o.err(), h.err())],
                 };
                 if !diffs.is_empty() {

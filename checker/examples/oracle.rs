@@ -27,7 +27,7 @@
 mod oracle;
 
 use clap::Parser;
-use hazmat_checker::generate::{Class, Config};
+use hazmat_checker::testkit::generate::{Class, Config};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

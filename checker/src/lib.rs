@@ -1,53 +1,30 @@
 //! Exhaustive litmus-test checking under the Linux-kernel memory model, SC and TSO.
 //!
-//! The path from text to verdict: [`hazmat_litmus::parse`] gives the AST, [`lower::lower`]
-//! a [`program::Program`], [`outcome::run`] enumerates its candidate executions
-//! ([`enumerate`]) under a [`model::MemoryModel`] and sums up the allowed ones, and
+//! The path from text to verdict: [`hazmat_litmus::parse`] gives the AST, [`front::lower::lower`]
+//! a [`front::program::Program`], [`engine::decide::run`] enumerates its candidate executions
+//! ([`enumerate`]) under a [`models::model::MemoryModel`] and sums up the allowed ones, and
 //! [`report`] prints the result as herd7 does.
 //! [`check_source`] does all of it for one file; [`harness`] turns a directory of litmus
 //! files into `cargo test` cases.
 
-pub mod c11;
-pub mod defs;
-pub mod dot;
-pub mod enumerate;
-pub mod event;
-pub mod execution;
-pub mod explain;
-pub mod generate;
-pub mod graph;
-pub mod harness;
-pub mod herd_output;
-pub mod interp;
-pub mod judge;
-pub mod lower;
-pub mod model;
+pub mod engine;
+pub mod exec;
+pub mod front;
 pub mod models;
-pub mod outcome;
-pub(crate) mod paths;
-pub(crate) mod pieces;
-pub(crate) mod primitive;
-pub mod program;
-pub mod relation;
 pub mod report;
-pub mod svg;
-pub(crate) mod symbol;
-pub mod symmetry;
-pub mod trace;
-pub mod witness;
+pub mod testkit;
 
 use hazmat_litmus::ast::{Span, line_col};
 use std::time::{Duration, Instant};
 
-pub use models::{lkmm, lkmm_terms, rc11, sc, tso};
-pub use outcome::{Options, Outcome, Verdict};
+pub use engine::outcome::{Options, Outcome, Verdict};
 
 /// The names of the models `--model` accepts.
 pub const MODELS: &[&str] = &["lkmm", "sc", "tso", "rc11"];
 
 /// The names of every kernel primitive hazmat knows (the macros of `linux-kernel.def`).
 pub fn primitives() -> impl Iterator<Item = &'static str> {
-    primitive::names()
+    front::primitive::names()
 }
 
 /// Why a test could not be checked.
@@ -58,10 +35,10 @@ pub enum CheckError {
     Parse(hazmat_litmus::ParseError),
     /// The test uses something hazmat cannot run.
     #[error(transparent)]
-    Lower(#[from] lower::LowerError),
+    Lower(#[from] front::lower::LowerError),
     /// Running the test revealed an error.
     #[error(transparent)]
-    Run(#[from] enumerate::RunError),
+    Run(#[from] engine::enumerate::RunError),
     /// The model asked for does not exist or is not available.
     #[error("{0}")]
     Model(String),
@@ -89,12 +66,12 @@ impl CheckError {
 }
 
 /// Finds a model by name.
-pub fn model(name: &str) -> Result<Box<dyn model::MemoryModel>, CheckError> {
+pub fn model(name: &str) -> Result<Box<dyn models::model::MemoryModel>, CheckError> {
     match name {
-        "sc" => Ok(Box::new(sc::Sc)),
-        "tso" => Ok(Box::new(tso::Tso)),
-        "lkmm" => Ok(Box::new(lkmm::Lkmm)),
-        "rc11" => Ok(Box::new(rc11::Rc11)),
+        "sc" => Ok(Box::new(models::sc::Sc)),
+        "tso" => Ok(Box::new(models::tso::Tso)),
+        "lkmm" => Ok(Box::new(models::lkmm::Lkmm)),
+        "rc11" => Ok(Box::new(models::rc11::Rc11)),
         other => Err(CheckError::Model(format!(
             "unknown model `{other}`; the models are {}",
             MODELS.join(", ")
@@ -108,9 +85,9 @@ pub const ENGINES: &[&str] = &["axiomatic", "shuttle"];
 /// How a test is decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// Candidate executions judged by a memory model ([`outcome::run`]).
+    /// Candidate executions judged by a memory model ([`engine::decide::run`]).
     Axiomatic,
-    /// Every interleaving run under shuttle's DFS scheduler ([`interp::run`]); sequentially
+    /// Every interleaving run under shuttle's DFS scheduler ([`engine::interp::run`]); sequentially
     /// consistent only.
     Shuttle,
 }
@@ -135,13 +112,13 @@ impl Engine {
     pub fn check_source(
         self,
         source: &str,
-        model: &dyn model::MemoryModel,
+        model: &dyn models::model::MemoryModel,
         options: &Options,
     ) -> Result<Checked, CheckError> {
         match self {
             Engine::Axiomatic => check_source(source, model, options),
             Engine::Shuttle => check_source_with(source, model.dialect(), None, |p| {
-                interp::run(p, &options.limits)
+                engine::interp::run(p, &options.limits)
             }),
         }
     }
@@ -153,9 +130,9 @@ pub struct Checked {
     /// The parsed test.
     pub test: hazmat_litmus::Test,
     /// The lowered program.
-    pub program: program::Program,
-    /// What herd7 reads otherwise than the test probably means (see [`lower::Warning`]).
-    pub warnings: Vec<lower::Warning>,
+    pub program: front::program::Program,
+    /// What herd7 reads otherwise than the test probably means (see [`front::lower::Warning`]).
+    pub warnings: Vec<front::lower::Warning>,
     /// What the enumeration found.
     pub outcome: Outcome,
     /// herd7's digest of the test, printed as `Hash=` ([`hazmat_litmus::herd_hash`]).
@@ -167,7 +144,7 @@ pub struct Checked {
 impl Checked {
     /// herd7's text output for the test.
     pub fn herd_text(&self) -> String {
-        report::herd_text(
+        report::write::herd_text(
             &self.program,
             &self.outcome,
             &self.hash,
@@ -179,23 +156,23 @@ impl Checked {
 /// Parses, lowers and checks the text of one litmus file.
 pub fn check_source(
     source: &str,
-    model: &dyn model::MemoryModel,
+    model: &dyn models::model::MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
     check_source_with(source, model.dialect(), None, |p| {
-        outcome::run(p, model, options)
+        engine::decide::run(p, model, options)
     })
     .map(|c| with_thin_air_warning(c, model))
 }
 
 /// `checked` with a warning where the model may allow executions hazmat drops for values
-/// it cannot solve ([`model::MemoryModel::keeps_thin_air`]): some were dropped, and the
+/// it cannot solve ([`models::model::MemoryModel::keeps_thin_air`]): some were dropped, and the
 /// test has a compare-exchange, whose expected value herd7 may solve them through.
-fn with_thin_air_warning(mut checked: Checked, model: &dyn model::MemoryModel) -> Checked {
-    fn find(code: &[program::Instr]) -> Option<(usize, usize)> {
+fn with_thin_air_warning(mut checked: Checked, model: &dyn models::model::MemoryModel) -> Checked {
+    fn find(code: &[front::program::Instr]) -> Option<(usize, usize)> {
         code.iter().find_map(|i| match &i.op {
-            program::Op::CompareExchange { .. } => Some(i.span),
-            program::Op::If { then, els, .. } => find(then).or_else(|| find(els)),
+            front::program::Op::CompareExchange { .. } => Some(i.span),
+            front::program::Op::If { then, els, .. } => find(then).or_else(|| find(els)),
             _ => None,
         })
     }
@@ -203,7 +180,7 @@ fn with_thin_air_warning(mut checked: Checked, model: &dyn model::MemoryModel) -
         return checked;
     }
     if let Some((start, end)) = checked.program.threads.iter().find_map(|t| find(&t.code)) {
-        checked.warnings.push(lower::Warning {
+        checked.warnings.push(front::lower::Warning {
             message: format!(
                 "{} candidate execution(s) were left out because their values go round a \
                  cycle hazmat cannot solve; herd7 solves some such cycles through a \
@@ -222,33 +199,33 @@ fn with_thin_air_warning(mut checked: Checked, model: &dyn model::MemoryModel) -
 /// `.def` file (herd7's `-macros`) instead of the kernel's.
 pub fn check_source_with_macros(
     source: &str,
-    macros: &defs::Macros,
-    model: &dyn model::MemoryModel,
+    macros: &front::defs::Macros,
+    model: &dyn models::model::MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
     check_source_with(source, model.dialect(), Some(macros), |p| {
-        outcome::run(p, model, options)
+        engine::decide::run(p, model, options)
     })
     .map(|c| with_thin_air_warning(c, model))
 }
 
 /// The warning for runs cut off by a `while` loop's unrolling, at the first loop of the
 /// program.
-fn cutoff_warning(program: &program::Program) -> Option<lower::Warning> {
-    fn find(code: &[program::Instr]) -> Option<(usize, usize)> {
+fn cutoff_warning(program: &front::program::Program) -> Option<front::lower::Warning> {
+    fn find(code: &[front::program::Instr]) -> Option<(usize, usize)> {
         code.iter().find_map(|i| match &i.op {
-            program::Op::Cutoff => Some(i.span),
-            program::Op::If { then, els, .. } => find(then).or_else(|| find(els)),
+            front::program::Op::Cutoff => Some(i.span),
+            front::program::Op::If { then, els, .. } => find(then).or_else(|| find(els)),
             _ => None,
         })
     }
     let (start, end) = program.threads.iter().find_map(|t| find(&t.code))?;
-    Some(lower::Warning {
+    Some(front::lower::Warning {
         message: format!(
             "some runs go round this loop more than {} times, herd7's unrolling limit: \
              herd7 leaves them out, and so does hazmat, so legal outcomes may be missing \
              (the result says `Loop`)",
-            lower::UNROLL
+            front::lower::UNROLL
         ),
         span: hazmat_litmus::ast::Span::new(start, end),
         notes: Vec::new(),
@@ -258,13 +235,13 @@ fn cutoff_warning(program: &program::Program) -> Option<lower::Warning> {
 /// Parses and lowers the text of one litmus file, and decides it with `decide`.
 fn check_source_with(
     source: &str,
-    dialect: lower::Dialect,
-    macros: Option<&defs::Macros>,
-    decide: impl FnOnce(&program::Program) -> Result<Outcome, enumerate::RunError>,
+    dialect: front::lower::Dialect,
+    macros: Option<&front::defs::Macros>,
+    decide: impl FnOnce(&front::program::Program) -> Result<Outcome, engine::enumerate::RunError>,
 ) -> Result<Checked, CheckError> {
     let start = Instant::now();
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
-    let (program, mut warnings) = lower::lower_with_macros(&test, dialect, macros)?;
+    let (program, mut warnings) = front::lower::lower_with_macros(&test, dialect, macros)?;
     let outcome = decide(&program)?;
     let hash = hazmat_litmus::herd_hash(&test, source);
     if outcome.stats.removed.cutoff > 0 {

@@ -12,9 +12,10 @@
 //! errors, and leave stdout herd7's and the exit code alone.
 
 use clap::{Parser, Subcommand};
-use hazmat_checker::enumerate::{Limits, Split};
-use hazmat_checker::report::{self, SummaryRow};
-use hazmat_checker::{CheckError, Engine, Options, check_source, judge, model};
+use hazmat_checker::engine::enumerate::{Limits, Split};
+use hazmat_checker::report::expected;
+use hazmat_checker::report::write::{self, SummaryRow};
+use hazmat_checker::{CheckError, Engine, Options, check_source, model};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
@@ -142,7 +143,10 @@ struct CheckArgs {
 }
 
 /// A model to run, and what runs it.
-type ChosenModel = (Box<dyn hazmat_checker::model::MemoryModel>, ModelSource);
+type ChosenModel = (
+    Box<dyn hazmat_checker::models::model::MemoryModel>,
+    ModelSource,
+);
 
 /// What runs the model: `native` or `interpreted`, and the model file, if one was given.
 #[derive(Clone, Debug)]
@@ -150,7 +154,7 @@ struct ModelSource {
     kind: &'static str,
     file: Option<String>,
     /// A user's C macros (`--macros`, when not the kernel's `linux-kernel.def`).
-    macros: Option<std::sync::Arc<hazmat_checker::defs::Macros>>,
+    macros: Option<std::sync::Arc<hazmat_checker::front::defs::Macros>>,
 }
 
 /// The model `--cat`, `--bell`, `--macros` and `--conf` name, and which engine runs it;
@@ -215,7 +219,7 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
                 .to_string(),
         ));
     };
-    let mut dialect = hazmat_checker::lower::Dialect::Kernel;
+    let mut dialect = hazmat_checker::front::lower::Dialect::Kernel;
     let macros = match &macros {
         None => None,
         Some(macros) => {
@@ -253,14 +257,14 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
         .unwrap_or(cat);
     // With C11's macros, herd7's rc11.cat has a native twin, the fast path; any other model
     // runs in the interpreter, which sees the C11 dialect's events as herd7 builds them.
-    let c11 = dialect == hazmat_checker::lower::Dialect::C11;
+    let c11 = dialect == hazmat_checker::front::lower::Dialect::C11;
     if c11 && !args.interpret && select::is_rc11(&model, &variants) {
         let source = ModelSource {
             kind: "native",
             file: Some(file),
             macros: None,
         };
-        return Some(Ok((Box::new(hazmat_checker::rc11::Rc11), source)));
+        return Some(Ok((Box::new(hazmat_checker::models::rc11::Rc11), source)));
     }
     let chosen = select::choose(model, &variants, args.interpret || c11);
     let source = ModelSource {
@@ -268,7 +272,7 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
         file: Some(file),
         macros,
     };
-    let model: Box<dyn hazmat_checker::model::MemoryModel> = match chosen {
+    let model: Box<dyn hazmat_checker::models::model::MemoryModel> = match chosen {
         Chosen::Native(m) => Box::new(m),
         Chosen::Interpreted(m) => Box::new((*m).in_dialect(dialect)),
     };
@@ -451,7 +455,7 @@ fn check(args: CheckArgs) -> u8 {
     }
     if results.len() > 1 && !args.json {
         let rows: Vec<SummaryRow> = results.iter().map(|r| r.row.clone()).collect();
-        let _ = write!(out, "{}", report::summary(&rows));
+        let _ = write!(out, "{}", write::summary(&rows));
     }
     let _ = out.flush();
     if !disagreements.is_empty() {
@@ -481,13 +485,13 @@ fn states_result_for(path: &Path, model: &str) -> bool {
     let Ok(test) = hazmat_litmus::parse(&source) else {
         return true;
     };
-    test.expectations.is_empty() || judge::expectation(&test, model).is_some()
+    test.expectations.is_empty() || expected::expectation(&test, model).is_some()
 }
 
 fn check_file(
     path: &Path,
     engine: Engine,
-    m: &dyn hazmat_checker::model::MemoryModel,
+    m: &dyn hazmat_checker::models::model::MemoryModel,
     model_source: &ModelSource,
     args: &CheckArgs,
 ) -> FileResult {
@@ -548,7 +552,7 @@ fn check_file(
     let o = &checked.outcome;
     let seconds = checked.elapsed.as_secs_f64();
     result.text = if args.json {
-        let mut j = report::json(&checked.program, o, m.name(), &file, &checked.hash, seconds);
+        let mut j = write::json(&checked.program, o, m.name(), &file, &checked.hash, seconds);
         j["model_source"] = serde_json::json!({
             "kind": model_source.kind,
             "file": model_source.file,
@@ -575,10 +579,10 @@ fn check_file(
     };
     result.row.counts = Some((o.positive, o.negative));
     result.row.seconds = seconds;
-    if let Some(e) = judge::expectation(&checked.test, m.name()) {
-        result.row.expected = Some(judge::expectation_text(e));
+    if let Some(e) = expected::expectation(&checked.test, m.name()) {
+        result.row.expected = Some(expected::expectation_text(e));
         if args.judge {
-            match judge::judge(e, o) {
+            match expected::judge(e, o) {
                 Ok(()) => result.row.judged = "agree",
                 Err(why) => {
                     result.row.judged = "DISAGREE";
@@ -594,7 +598,7 @@ fn check_file(
 struct BenchOne {
     file: String,
     seconds: f64,
-    stats: Option<hazmat_checker::enumerate::Stats>,
+    stats: Option<hazmat_checker::engine::enumerate::Stats>,
     decided: bool,
 }
 
@@ -652,7 +656,7 @@ fn bench(args: BenchArgs) -> u8 {
         return 0;
     };
     let n = results.len();
-    let sum = |f: fn(&hazmat_checker::enumerate::Stats) -> u64| -> u64 {
+    let sum = |f: fn(&hazmat_checker::engine::enumerate::Stats) -> u64| -> u64 {
         results.iter().filter_map(|r| r.stats.as_ref()).map(f).sum()
     };
     let (candidates, pruned, allowed) =
@@ -684,7 +688,7 @@ fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
-            files.extend(hazmat_checker::harness::litmus_files(p));
+            files.extend(hazmat_checker::testkit::harness::litmus_files(p));
         } else {
             files.push(p.clone());
         }
@@ -762,10 +766,10 @@ fn fmt(check: bool, files: &[PathBuf]) -> u8 {
 /// per execution under `--graph` and returns the list of files written.
 fn traces(
     checked: &hazmat_checker::Checked,
-    m: &dyn hazmat_checker::model::MemoryModel,
+    m: &dyn hazmat_checker::models::model::MemoryModel,
     args: &CheckArgs,
 ) -> Result<String, String> {
-    use hazmat_checker::trace::{self, Format, Show};
+    use hazmat_checker::report::trace::{self, Format, Show};
     let show = Show::parse(&args.show).unwrap_or_default();
     let format = Format::parse(&args.graph_format).unwrap_or_default();
     let p = &checked.program;
@@ -862,7 +866,7 @@ fn explain(args: ExplainArgs) -> u8 {
             .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
         ..Default::default()
     };
-    match hazmat_checker::explain::explain_source(
+    match hazmat_checker::report::explain::explain_source(
         &source,
         args.state.as_deref(),
         m.as_ref(),
@@ -873,8 +877,8 @@ fn explain(args: ExplainArgs) -> u8 {
             let Some(dir) = &args.graph else {
                 return 0;
             };
-            let format =
-                hazmat_checker::trace::Format::parse(&args.graph_format).unwrap_or_default();
+            let format = hazmat_checker::report::trace::Format::parse(&args.graph_format)
+                .unwrap_or_default();
             if let Err(e) = std::fs::create_dir_all(dir) {
                 eprintln!("{}: error: {e}", dir.display());
                 return 2;

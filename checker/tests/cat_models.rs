@@ -19,10 +19,10 @@
 mod corpus;
 
 use corpus::{Case, conformance_dir, load_cases};
-use hazmat_checker::herd_output;
 use hazmat_checker::models::cat::config::parse_config;
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::{CatModel, Library, Spec, load};
+use hazmat_checker::report::read;
 use std::path::{Path, PathBuf};
 
 /// herd7's model library, when present.
@@ -61,7 +61,7 @@ fn timeout() -> std::time::Duration {
 fn disagreement(root: &Path, case: &Case, model: &CatModel) -> Option<String> {
     let source = std::fs::read_to_string(&case.file).ok()?;
     let options = hazmat_checker::Options {
-        limits: hazmat_checker::enumerate::Limits {
+        limits: hazmat_checker::engine::enumerate::Limits {
             max_executions: None,
             deadline: Some(std::time::Instant::now() + timeout()),
             ..Default::default()
@@ -84,12 +84,12 @@ fn disagreement(root: &Path, case: &Case, model: &CatModel) -> Option<String> {
         },
         Err(e) => return Some(e.render(&case.key, &source)),
     };
-    let diffs = match herd_output::parse(&text) {
+    let diffs = match read::parse(&text) {
         Ok(actual) => {
-            let mut d = herd_output::differences(&case.expected, &actual);
+            let mut d = read::differences(&case.expected, &actual);
             if d.is_empty() {
                 let herd7 = corpus::herd7_output(root, &case.key).unwrap_or_default();
-                d.extend(herd_output::first_text_difference(&text, &herd7));
+                d.extend(read::first_text_difference(&text, &herd7));
             }
             d
         }
@@ -285,7 +285,7 @@ fn library_models_agree_with_herd7() {
             files.len()
         );
         if cat == "sc.cat" {
-            let native = hazmat_checker::sc::Sc;
+            let native = hazmat_checker::models::sc::Sc;
             let mut compared = 0;
             for (f, o) in files.iter().zip(&ours) {
                 let text = std::fs::read_to_string(f).unwrap_or_default();
@@ -460,7 +460,9 @@ fn edited_lkmm_agrees_with_herd7() {
     let chosen: Vec<&Mutation> = (0..wanted).map(|k| &all[k * all.len() / wanted]).collect();
     let mut files = Vec::new();
     for folder in ["tools-memory-model", "kernel-doc"] {
-        files.extend(hazmat_checker::harness::litmus_files(root.join(folder)));
+        files.extend(hazmat_checker::testkit::harness::litmus_files(
+            root.join(folder),
+        ));
     }
     let tmp = std::env::temp_dir().join(format!("hazmat-cat-mutants-{}", std::process::id()));
     let mut problems = Vec::new();
@@ -496,7 +498,7 @@ fn edited_lkmm_agrees_with_herd7() {
             .par_iter()
             .map(|f| {
                 run_hazmat(
-                    &hazmat_checker::lkmm::Lkmm,
+                    &hazmat_checker::models::lkmm::Lkmm,
                     f,
                     std::time::Duration::from_secs(60),
                 )
@@ -620,7 +622,7 @@ exists (x=1)
 /// offline), from the seed `HAZMAT_CAT_SEED` (the clock's unless set, printed).
 #[test]
 fn interpreted_lkmm_agrees_with_the_native_one_on_generated_programs() {
-    use hazmat_checker::generate::{self, Config};
+    use hazmat_checker::testkit::generate::{self, Config};
     use rayon::prelude::*;
     let (Some(root), Some(herdlib)) = (conformance_dir(), herdlib()) else {
         eprintln!("conformance corpus or herd7's library not found; nothing to check");
@@ -637,9 +639,9 @@ fn interpreted_lkmm_agrees_with_the_native_one_on_generated_programs() {
                 .map_or(0, |d| d.as_secs())
         });
     eprintln!("{cases} programs from seed {seed} (HAZMAT_CAT_SEED={seed} reruns them)");
-    let answer = |model: &dyn hazmat_checker::model::MemoryModel, text: &str| {
+    let answer = |model: &dyn hazmat_checker::models::model::MemoryModel, text: &str| {
         let options = hazmat_checker::Options {
-            limits: hazmat_checker::enumerate::Limits {
+            limits: hazmat_checker::engine::enumerate::Limits {
                 max_executions: None,
                 deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(20)),
                 ..Default::default()
@@ -663,7 +665,7 @@ fn interpreted_lkmm_agrees_with_the_native_one_on_generated_programs() {
             let sketch = generate::from_seed(s, Config::lkmm());
             let text = hazmat_litmus::print(&sketch.to_test(&format!("G{s:016x}")));
             let (Some(native), Some(ours)) = (
-                answer(&hazmat_checker::lkmm::Lkmm, &text),
+                answer(&hazmat_checker::models::lkmm::Lkmm, &text),
                 answer(&interpreted, &text),
             ) else {
                 return (false, None);
@@ -698,9 +700,9 @@ fn interpreted_lkmm_agrees_with_the_native_one_on_generated_programs() {
 /// the C11 regressions with herd7's output beside them (the regressions still open, with a
 /// FIXME and no `.expected` file, are left out).
 fn c11_files(litmus: &Path) -> Vec<PathBuf> {
-    let mut files = hazmat_checker::harness::litmus_files(litmus.join("c11"));
+    let mut files = hazmat_checker::testkit::harness::litmus_files(litmus.join("c11"));
     files.extend(
-        hazmat_checker::harness::litmus_files(litmus.join("regressions"))
+        hazmat_checker::testkit::harness::litmus_files(litmus.join("regressions"))
             .into_iter()
             .filter(|f| {
                 f.file_name()
@@ -724,7 +726,7 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
     let herdlib = cat_oracle::herdlib(&herd7);
     let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests");
     let mut files = c11_files(&litmus);
-    files.extend(hazmat_checker::harness::litmus_files(
+    files.extend(hazmat_checker::testkit::harness::litmus_files(
         litmus.join("hazptr-c11"),
     ));
     files.retain(|f| {
@@ -745,8 +747,8 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
     let interpreted = model
         .load(&herdlib)
         .expect("rc11.cat loads")
-        .in_dialect(hazmat_checker::lower::Dialect::C11);
-    let native = hazmat_checker::rc11::Rc11;
+        .in_dialect(hazmat_checker::front::lower::Dialect::C11);
+    let native = hazmat_checker::models::rc11::Rc11;
     let timeout = std::time::Duration::from_secs(30);
     let mut problems = Vec::new();
     for (f, t) in files.iter().zip(&theirs) {
@@ -758,9 +760,12 @@ fn rc11_interpreted_and_native_agree_with_herd7() {
         for (name, m) in [
             (
                 "interpreted",
-                &interpreted as &dyn hazmat_checker::model::MemoryModel,
+                &interpreted as &dyn hazmat_checker::models::model::MemoryModel,
             ),
-            ("native", &native as &dyn hazmat_checker::model::MemoryModel),
+            (
+                "native",
+                &native as &dyn hazmat_checker::models::model::MemoryModel,
+            ),
         ] {
             if let Some(d) = compare(&run_hazmat(m, f, timeout), t) {
                 problems.push(format!("{name} rc11 on {}: {d}", f.display()));
@@ -797,13 +802,13 @@ fn c11_models_interpreted_agree_with_herd7() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("c11-models-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch folder");
-    let config = hazmat_checker::generate::Config {
+    let config = hazmat_checker::testkit::generate::Config {
         max_size: 6,
-        ..hazmat_checker::generate::Config::c11()
+        ..hazmat_checker::testkit::generate::Config::c11()
     };
     for i in 0..generated as u64 {
         let name = format!("G{:016x}", seed + i);
-        let sketch = hazmat_checker::generate::from_seed(seed + i, config.clone());
+        let sketch = hazmat_checker::testkit::generate::from_seed(seed + i, config.clone());
         let file = dir.join(format!("{name}.litmus"));
         std::fs::write(&file, hazmat_litmus::print(&sketch.to_test(&name)))
             .expect("a scratch file");
@@ -829,7 +834,7 @@ fn c11_models_interpreted_agree_with_herd7() {
         let ours = model
             .load(&herdlib)
             .unwrap_or_else(|e| panic!("{cat} loads: {e}"))
-            .in_dialect(hazmat_checker::lower::Dialect::C11);
+            .in_dialect(hazmat_checker::front::lower::Dialect::C11);
         for (f, t) in files.iter().zip(&theirs) {
             decided += usize::from(matches!(t, Answer::Decided(..)));
             let answer = run_hazmat(&ours, f, timeout);
@@ -902,7 +907,7 @@ fn dropped_thin_air_candidates_are_warned_of_under_c11_models() {
         }
         .load(&herdlib)
         .expect("the model loads")
-        .in_dialect(hazmat_checker::lower::Dialect::C11);
+        .in_dialect(hazmat_checker::front::lower::Dialect::C11);
         let checked =
             hazmat_checker::check_source(&source, &model, &options).expect("the test runs");
         let warning = checked.warnings.iter().find(|w| {

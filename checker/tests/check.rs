@@ -3,9 +3,10 @@
 //! Snapshots are refreshed with `UPDATE_EXPECT=1 cargo test -p hazmat-checker --test check`.
 
 use expect_test::{Expect, expect};
-use hazmat_checker::enumerate::Limits;
-use hazmat_checker::lower::LowerErrorKind;
-use hazmat_checker::{CheckError, Checked, Options, check_source, judge, model};
+use hazmat_checker::engine::enumerate::Limits;
+use hazmat_checker::front::lower::LowerErrorKind;
+use hazmat_checker::report::expected;
+use hazmat_checker::{CheckError, Checked, Options, check_source, model};
 
 #[path = "common/untimed.rs"]
 mod untimed;
@@ -150,7 +151,7 @@ exists (1:r0=1)
         .outcome
         .states
         .iter()
-        .map(|s| hazmat_checker::report::state_line(&c.program, s))
+        .map(|s| hazmat_checker::report::write::state_line(&c.program, s))
         .collect();
     assert_eq!(
         states,
@@ -170,20 +171,20 @@ exists (true)
 ";
     let c = run("sc", src);
     assert!(c.outcome.states.is_empty());
-    let e = judge::expectation(&c.test, "sc").expect("has a Result(sc) line");
-    assert_eq!(judge::judge(e, &c.outcome), Ok(()));
+    let e = expected::expectation(&c.test, "sc").expect("has a Result(sc) line");
+    assert_eq!(expected::judge(e, &c.outcome), Ok(()));
 }
 
 #[test]
 fn judging_reports_a_wrong_expectation() {
     let src = MP.replace("C MP\n", "C MP\n(* Result(sc): Sometimes *)\n");
     let c = run("sc", &src);
-    let e = judge::expectation(&c.test, "sc").expect("has a Result(sc) line");
+    let e = expected::expectation(&c.test, "sc").expect("has a Result(sc) line");
     assert_eq!(
-        judge::judge(e, &c.outcome),
+        expected::judge(e, &c.outcome),
         Err("expected Sometimes, got Never".to_string())
     );
-    assert!(judge::expectation(&c.test, "tso").is_none());
+    assert!(expected::expectation(&c.test, "tso").is_none());
 }
 
 #[test]

@@ -19,7 +19,7 @@
 mod corpus;
 
 use corpus::{conformance_dir, folders, load_cases, load_unsolved};
-use hazmat_checker::herd_output::{self, Summary};
+use hazmat_checker::report::read::{self, Summary};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -86,9 +86,9 @@ fn herd7_outputs_match_their_summaries() {
     let mut failures = Vec::new();
     for case in &cases {
         let text = corpus::herd7_output(&root, &case.key).unwrap_or_default();
-        match herd_output::parse(&text) {
+        match read::parse(&text) {
             Ok(parsed) => {
-                let diffs = herd_output::differences(&case.expected, &parsed);
+                let diffs = read::differences(&case.expected, &parsed);
                 if !diffs.is_empty() {
                     failures.push(format!("{}: {}", case.key, diffs.join("; ")));
                 }
@@ -106,14 +106,14 @@ const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 /// Checks one file under the LKMM and reads back its outcome from hazmat's herd7-format
 /// text, as a user's script would.
 fn hazmat_outcome(file: &Path, speedcheck: bool) -> Result<Summary, String> {
-    hazmat_text(file, speedcheck).and_then(|text| herd_output::parse(&text))
+    hazmat_text(file, speedcheck).and_then(|text| read::parse(&text))
 }
 
 /// hazmat's herd7-format text for one file under the LKMM.
 fn hazmat_text(file: &Path, speedcheck: bool) -> Result<String, String> {
     let source = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
     let options = hazmat_checker::Options {
-        limits: hazmat_checker::enumerate::Limits {
+        limits: hazmat_checker::engine::enumerate::Limits {
             max_executions: None,
             deadline: Some(std::time::Instant::now() + TIMEOUT),
             ..Default::default()
@@ -147,13 +147,13 @@ fn hazmat_agrees_with_herd7() {
         .par_iter()
         .filter_map(|case| {
             let diffs = match hazmat_text(&case.file, false) {
-                Ok(text) => match herd_output::parse(&text) {
+                Ok(text) => match read::parse(&text) {
                     Ok(actual) => {
-                        let mut d = herd_output::differences(&case.expected, &actual);
+                        let mut d = read::differences(&case.expected, &actual);
                         if d.is_empty() {
                             // The same outcome: the text must match herd7's line for line.
                             let herd7 = corpus::herd7_output(&root, &case.key).unwrap_or_default();
-                            d.extend(herd_output::first_text_difference(&text, &herd7));
+                            d.extend(read::first_text_difference(&text, &herd7));
                         }
                         d
                     }

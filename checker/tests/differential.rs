@@ -1,6 +1,6 @@
 //! Differential properties on generated litmus programs.
 //!
-//! Each property draws programs from [`hazmat_checker::generate`] and compares two ways of
+//! Each property draws programs from [`hazmat_checker::testkit::generate`] and compares two ways of
 //! deciding them:
 //! - the models nest: the final states SC allows are among those TSO allows, and those
 //!   among the states the LKMM allows;
@@ -15,9 +15,10 @@
 //! final state.
 //! `HAZMAT_PROPTEST_CASES` sets the number of programs per property (default 64).
 
-use hazmat_checker::enumerate::Limits;
-use hazmat_checker::generate::{self, Config, Sketch};
-use hazmat_checker::{Options, Outcome, check_source, lower, model};
+use hazmat_checker::engine::enumerate::Limits;
+use hazmat_checker::front::lower;
+use hazmat_checker::testkit::generate::{self, Config, Sketch};
+use hazmat_checker::{Options, Outcome, check_source, model};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use std::collections::BTreeSet;
@@ -65,7 +66,7 @@ fn states(text: &str, model_name: &str) -> Option<(BTreeSet<State>, Outcome)> {
     Some((states, checked.outcome))
 }
 
-fn named_states(program: &hazmat_checker::program::Program, o: &Outcome) -> BTreeSet<State> {
+fn named_states(program: &hazmat_checker::front::program::Program, o: &Outcome) -> BTreeSet<State> {
     o.states
         .iter()
         .map(|s| {
@@ -140,7 +141,7 @@ proptest! {
         };
         let program = lower::lower(&hazmat_litmus::parse(&t).expect("generated text parses"))
             .expect("generated programs lower");
-        let operational = hazmat_checker::interp::run(&program, &Limits::default())
+        let operational = hazmat_checker::engine::interp::run(&program, &Limits::default())
             .unwrap_or_else(|e| panic!("{}\n{t}", e.message));
         prop_assert!(operational.unknown.is_none());
         let found = named_states(&program, &operational);
@@ -170,15 +171,15 @@ fn conformance_dir() -> Option<std::path::PathBuf> {
 #[test]
 fn shuttle_agrees_with_sc_on_the_corpora() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = hazmat_checker::harness::litmus_files(root.join("litmus/tests"));
-    files.extend(hazmat_checker::harness::litmus_files(
+    let mut files = hazmat_checker::testkit::harness::litmus_files(root.join("litmus/tests"));
+    files.extend(hazmat_checker::testkit::harness::litmus_files(
         root.join("checker/tests"),
     ));
     if let Some(dir) = conformance_dir() {
         let all = std::env::var("HAZMAT_SHUTTLE_CORPUS").is_ok_and(|v| v == "all");
         let step = if all { 1 } else { 10 };
         files.extend(
-            hazmat_checker::harness::litmus_files(dir)
+            hazmat_checker::testkit::harness::litmus_files(dir)
                 .into_iter()
                 .step_by(step),
         );
@@ -199,19 +200,23 @@ fn shuttle_agrees_with_sc_on_the_corpora() {
         let Ok(program) = lower::lower(&test) else {
             continue;
         };
-        if hazmat_checker::interp::interleavings(&program) > MAX_INTERLEAVINGS {
+        if hazmat_checker::engine::interp::interleavings(&program) > MAX_INTERLEAVINGS {
             skipped += 1;
             continue;
         }
-        let operational = match hazmat_checker::interp::run(&program, &limits) {
+        let operational = match hazmat_checker::engine::interp::run(&program, &limits) {
             Ok(o) if o.unknown.is_none() => o,
             _ => {
                 skipped += 1;
                 continue;
             }
         };
-        let axiomatic = hazmat_checker::outcome::run(&program, &hazmat_checker::sc::Sc, &options())
-            .unwrap_or_else(|e| panic!("{}: {}", f.display(), e.message));
+        let axiomatic = hazmat_checker::engine::decide::run(
+            &program,
+            &hazmat_checker::models::sc::Sc,
+            &options(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {}", f.display(), e.message));
         assert_eq!(
             named_states(&program, &operational),
             named_states(&program, &axiomatic),

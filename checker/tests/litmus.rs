@@ -7,8 +7,8 @@ fn main() {
     let args = libtest_mimic::Arguments::from_args();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../litmus/tests");
     let refused = concat!(env!("CARGO_MANIFEST_DIR"), "/../litmus/fixtures/refused");
-    let mut trials = hazmat_checker::harness::trials(dir, hazmat_checker::MODELS);
-    trials.extend(hazmat_checker::harness::expected_trials(dir));
-    trials.extend(hazmat_checker::harness::expected_trials(refused));
+    let mut trials = hazmat_checker::testkit::harness::trials(dir, hazmat_checker::MODELS);
+    trials.extend(hazmat_checker::testkit::harness::expected_trials(dir));
+    trials.extend(hazmat_checker::testkit::harness::expected_trials(refused));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -20,8 +20,8 @@
 #[path = "common/oracle.rs"]
 mod oracle;
 
-use hazmat_checker::generate::{Config, Sketch};
-use hazmat_checker::herd_output;
+use hazmat_checker::report::read;
+use hazmat_checker::testkit::generate::{Config, Sketch};
 use oracle::{Answer, Compared, Herd7, Kind, Settings};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -145,7 +145,7 @@ fn the_comparison_sees_every_kind_of_difference() {
     let altered = |from: &str, to: &str| {
         let text = out.replacen(from, to, 1);
         Answer::Decided {
-            summary: herd_output::parse(&text).expect("altered text reads back"),
+            summary: read::parse(&text).expect("altered text reads back"),
             text,
         }
     };

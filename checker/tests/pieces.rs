@@ -7,8 +7,8 @@
 //! `HAZMAT_PIECES_CASES` sets the number of generated programs (default 3000) and
 //! `HAZMAT_PIECES_SEED` the first seed.
 
-use hazmat_checker::generate::{self, Class, Config, families};
-use hazmat_checker::{Options, check_source, model};
+use hazmat_checker::testkit::generate::{self, Class, Config, families};
+use hazmat_checker::{Options, check_source};
 
 #[path = "common/untimed.rs"]
 mod untimed;
@@ -49,7 +49,11 @@ pub fn config() -> Config {
 }
 
 /// The whole output and the piece count of `text` under `model`, split or whole.
-fn run(text: &str, model: &dyn model::MemoryModel, whole: bool) -> (String, usize) {
+fn run(
+    text: &str,
+    model: &dyn hazmat_checker::models::model::MemoryModel,
+    whole: bool,
+) -> (String, usize) {
     let options = Options {
         whole,
         ..Default::default()
@@ -70,10 +74,10 @@ fn generated_programs_that_split_count_as_the_whole() {
     let cases = env("HAZMAT_PIECES_CASES", 3000);
     let seed = env("HAZMAT_PIECES_SEED", 910_000);
     let config = config();
-    let models: [(&str, &dyn model::MemoryModel); 3] = [
-        ("lkmm", &hazmat_checker::lkmm::Lkmm),
-        ("sc", &hazmat_checker::sc::Sc),
-        ("tso", &hazmat_checker::tso::Tso),
+    let models: [(&str, &dyn hazmat_checker::models::model::MemoryModel); 3] = [
+        ("lkmm", &hazmat_checker::models::lkmm::Lkmm),
+        ("sc", &hazmat_checker::models::sc::Sc),
+        ("tso", &hazmat_checker::models::tso::Tso),
     ];
     let mut split = 0;
     let mut by_model = [0; 3];
@@ -114,9 +118,9 @@ fn generated_programs_that_split_count_as_the_whole() {
 fn value_chains_count_as_the_whole() {
     for n in 1..=12 {
         let text = families::value_chain(n);
-        let (pieces_out, pieces) = run(&text, &hazmat_checker::lkmm::Lkmm, false);
+        let (pieces_out, pieces) = run(&text, &hazmat_checker::models::lkmm::Lkmm, false);
         assert_eq!(pieces, n + 2, "value chain {n}");
-        let (whole_out, whole) = run(&text, &hazmat_checker::lkmm::Lkmm, true);
+        let (whole_out, whole) = run(&text, &hazmat_checker::models::lkmm::Lkmm, true);
         assert_eq!(whole, 1);
         assert_eq!(
             without_time(&pieces_out),
@@ -130,7 +134,7 @@ fn value_chains_count_as_the_whole() {
 fn a_long_value_chain_is_counted_in_full() {
     // 2^101 executions, of which one writes 1 to y.
     let text = families::value_chain(100);
-    let (out, pieces) = run(&text, &hazmat_checker::lkmm::Lkmm, false);
+    let (out, pieces) = run(&text, &hazmat_checker::models::lkmm::Lkmm, false);
     assert_eq!(pieces, 102);
     let total: u128 = 1 << 101;
     assert!(
@@ -144,7 +148,7 @@ fn a_count_of_exactly_two_to_the_128_is_not_mistaken_for_none() {
     // 2^128 executions: the negative count is u128::MAX, and the total does not fit (a
     // first version summed the two counts, wrapped to 0 and fell back to enumerating).
     let text = families::value_chain(127);
-    let (out, pieces) = run(&text, &hazmat_checker::lkmm::Lkmm, false);
+    let (out, pieces) = run(&text, &hazmat_checker::models::lkmm::Lkmm, false);
     assert_eq!(pieces, 129);
     assert!(
         out.contains(&format!("Positive: 1 Negative: {}\n", u128::MAX)),
@@ -156,12 +160,16 @@ fn a_count_of_exactly_two_to_the_128_is_not_mistaken_for_none() {
 fn a_count_past_u128_is_a_located_error() {
     // 2^201 executions.
     let text = families::value_chain(200);
-    let (out, _) = run(&text, &hazmat_checker::lkmm::Lkmm, false);
+    let (out, _) = run(&text, &hazmat_checker::models::lkmm::Lkmm, false);
     assert!(
         out.starts_with("error: the test has more than 340282366920938463463374607431768211455 allowed executions"),
         "{out}"
     );
-    let Err(err) = check_source(&text, &hazmat_checker::lkmm::Lkmm, &Options::default()) else {
+    let Err(err) = check_source(
+        &text,
+        &hazmat_checker::models::lkmm::Lkmm,
+        &Options::default(),
+    ) else {
         panic!("a count past u128 was not refused");
     };
     let rendered = err.render("chain.litmus", &text);

@@ -2,7 +2,7 @@
 //! at the stages of its search where that has paid so far, and a run that judges at every
 //! stage (as one under `max_executions` does) prints the same herd7 output.
 
-use hazmat_checker::enumerate::Limits;
+use hazmat_checker::engine::enumerate::Limits;
 use hazmat_checker::{Checked, Options, check_source, model};
 
 #[path = "common/env.rs"]
@@ -36,7 +36,7 @@ fn options(every_stage: bool) -> Options {
 }
 
 /// The output of `text` under `m`, judging where it pays and at every stage.
-fn both(text: &str, m: &dyn hazmat_checker::model::MemoryModel) -> (String, String) {
+fn both(text: &str, m: &dyn hazmat_checker::models::model::MemoryModel) -> (String, String) {
     let run = |every_stage| match check_source(text, m, &options(every_stage)) {
         Ok(c) => herd_text(&c),
         Err(e) => format!("error: {e}"),

@@ -5,7 +5,7 @@
 //! Each check runs on a thread with a 2 MB stack, the size of the worker threads
 //! `hazmat check` decides files on, so that a recursion too deep for them fails here too.
 
-use hazmat_checker::enumerate::Limits;
+use hazmat_checker::engine::enumerate::Limits;
 use hazmat_checker::{CheckError, Checked, Engine, Options, check_source, model};
 use std::fmt::Write as _;
 use std::process::Command;
@@ -322,7 +322,7 @@ fn a_timeout_stops_a_search_within_one_stage() {
         speedcheck: true,
         ..Default::default()
     };
-    let source = hazmat_checker::generate::families::treiber_push(17);
+    let source = hazmat_checker::testkit::generate::families::treiber_push(17);
     let c = check(source, "lkmm", options).expect("the test is valid");
     assert_eq!(c.outcome.unknown.as_deref(), Some("timeout"));
     assert!(

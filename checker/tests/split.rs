@@ -2,8 +2,8 @@
 //! its search runs on one thread and when it is split into nodes searched by several, and
 //! the error a test stops with is the one the search on one thread meets first.
 
-use hazmat_checker::enumerate::{Limits, Split};
-use hazmat_checker::model::MemoryModel;
+use hazmat_checker::engine::enumerate::{Limits, Split};
+use hazmat_checker::models::model::MemoryModel;
 use hazmat_checker::{Options, check_source, model};
 
 #[path = "common/env.rs"]

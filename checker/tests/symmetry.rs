@@ -2,10 +2,10 @@
 //! itself is answered alike when one execution of each group of images is built and
 //! counted for all of them, and when every execution is built.
 
-use hazmat_checker::enumerate::Limits;
-use hazmat_checker::generate::{self, Config};
-use hazmat_checker::model::MemoryModel;
-use hazmat_checker::{Checked, Options, check_source, harness::litmus_files, model};
+use hazmat_checker::engine::enumerate::Limits;
+use hazmat_checker::models::model::MemoryModel;
+use hazmat_checker::testkit::generate::{self, Config};
+use hazmat_checker::{Checked, Options, check_source, model, testkit::harness::litmus_files};
 
 #[path = "common/env.rs"]
 mod env;

@@ -5,17 +5,19 @@
 //! Refresh the snapshots with `UPDATE_EXPECT=1 cargo test -p hazmat-checker --test traces`.
 
 use expect_test::expect_file;
-use hazmat_checker::enumerate::{Flow, Limits, enumerate_narrow};
-use hazmat_checker::explain::{AllCandidates, Answer, explain, explain_source};
-use hazmat_checker::harness::litmus_files;
-use hazmat_checker::lkmm::{Dynamic, Fixed, Sets};
-use hazmat_checker::lkmm_terms::Terms;
-use hazmat_checker::model::JudgeAt;
-use hazmat_checker::program::{Program, Prop, Quantifier};
-use hazmat_checker::relation::Words;
-use hazmat_checker::trace::{self, Format, Show};
-use hazmat_checker::witness::CheckKind;
-use hazmat_checker::{judge, lower::lower, model};
+use hazmat_checker::engine::enumerate::{Flow, Limits, enumerate_narrow};
+use hazmat_checker::exec::relation::Words;
+use hazmat_checker::exec::witness::CheckKind;
+use hazmat_checker::front::lower::lower;
+use hazmat_checker::front::program::{Program, Prop, Quantifier};
+use hazmat_checker::model;
+use hazmat_checker::models::lkmm::{Dynamic, Fixed, Sets};
+use hazmat_checker::models::lkmm_terms::Terms;
+use hazmat_checker::models::model::JudgeAt;
+use hazmat_checker::report::expected;
+use hazmat_checker::report::explain::{AllCandidates, Answer, explain, explain_source};
+use hazmat_checker::report::trace::{self, Format, Show};
+use hazmat_checker::testkit::harness::litmus_files;
 use hazmat_litmus::ast::Outcome;
 use std::path::{Path, PathBuf};
 
@@ -267,7 +269,7 @@ fn every_never_test_is_explained_by_a_check_and_a_cycle() {
         let source = std::fs::read_to_string(&file).expect("readable litmus file");
         let test = hazmat_litmus::parse(&source).expect("a valid litmus test");
         for name in hazmat_checker::MODELS {
-            let Some(e) = judge::expectation(&test, name) else {
+            let Some(e) = expected::expectation(&test, name) else {
                 continue;
             };
             if !matches!(e.outcome, Some(Outcome::Never | Outcome::Deadlock)) {
@@ -275,7 +277,7 @@ fn every_never_test_is_explained_by_a_check_and_a_cycle() {
             }
             let m = model(name).expect("a model");
             // Each model reads the test in its own dialect (a C11 test under RC11).
-            let (p, _) = hazmat_checker::lower::lower_with_warnings(&test, m.dialect())
+            let (p, _) = hazmat_checker::front::lower::lower_with_warnings(&test, m.dialect())
                 .expect("a test hazmat can run");
             let state = forbidden_state(&p);
             let answer = explain(&p, m.as_ref(), &state, &Limits::default()).expect("runs");
@@ -400,7 +402,7 @@ fn the_books_pictures_are_current() {
     let (_, p) = program(&corpus().join("classic/MP+wmb+rmb.litmus"));
     let m = model("lkmm").expect("lkmm");
     let answer = explain(&p, m.as_ref(), &p.condition.prop, &Limits::default()).expect("runs");
-    let graphs = hazmat_checker::explain::graphs(&p, "lkmm", &answer);
+    let graphs = hazmat_checker::report::explain::graphs(&p, "lkmm", &answer);
     let (_, g) = graphs.first().expect("one group");
     expect_file!["../../docs/src/img/MP+wmb+rmb-rejected-1.svg"].assert_eq(&Format::Svg.render(g));
 }

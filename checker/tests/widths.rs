@@ -3,10 +3,10 @@
 //! and a test past one word (128 events), or past the widest fixed width (1,024 events), is
 //! decided as a small one is.
 
-use hazmat_checker::enumerate::Limits;
-use hazmat_checker::generate::families;
-use hazmat_checker::model::MemoryModel;
-use hazmat_checker::{Checked, Options, check_source, harness::litmus_files, model};
+use hazmat_checker::engine::enumerate::Limits;
+use hazmat_checker::models::model::MemoryModel;
+use hazmat_checker::testkit::generate::families;
+use hazmat_checker::{Checked, Options, check_source, model, testkit::harness::litmus_files};
 use std::path::{Path, PathBuf};
 
 #[path = "common/env.rs"]
@@ -80,7 +80,7 @@ fn every_width_gives_the_shipped_corpus_the_same_answers() {
         } else {
             lkmm.as_ref()
         };
-        let widths: Vec<usize> = hazmat_checker::relation::WIDTHS
+        let widths: Vec<usize> = hazmat_checker::exec::relation::WIDTHS
             .into_iter()
             .skip(1)
             .chain([GROWABLE])
@@ -144,7 +144,7 @@ fn every_width_gives_model_files_the_same_answers() {
             };
             let rc11 = load(&Library::new().include(herdlib), &Disk, &spec)
                 .unwrap_or_else(|e| panic!("{}", e.render()))
-                .in_dialect(hazmat_checker::lower::Dialect::C11);
+                .in_dialect(hazmat_checker::front::lower::Dialect::C11);
             runs.push((Box::new(rc11), &c11));
         }
         _ => eprintln!(

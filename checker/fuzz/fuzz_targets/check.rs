@@ -6,9 +6,9 @@
 
 #![no_main]
 
-use hazmat_checker::enumerate::Limits;
-use hazmat_checker::generate::{self, Config};
-use hazmat_checker::{Options, check_source, interp, model};
+use hazmat_checker::engine::{enumerate::Limits, interp};
+use hazmat_checker::testkit::generate::{self, Config};
+use hazmat_checker::{Options, check_source, model};
 use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

@@ -32,11 +32,12 @@
 //! the files beside it.
 //! Any other model goes to [`cat_model`]: the cat interpreter runs it from its files.
 
-use hazmat_checker::enumerate::{Limits, Split};
-use hazmat_checker::model::MemoryModel;
+use hazmat_checker::engine::enumerate::{Limits, Split};
 use hazmat_checker::models::cat::config::{Config, parse_config};
 use hazmat_checker::models::cat::files::{Disk, Found, Library};
-use hazmat_checker::{CheckError, Options, check_source, lkmm};
+use hazmat_checker::models::lkmm;
+use hazmat_checker::models::model::MemoryModel;
+use hazmat_checker::{CheckError, Options, check_source};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -733,13 +734,13 @@ fn def_file(
     args: &Args,
 ) -> Result<
     (
-        hazmat_checker::lower::Dialect,
-        Option<hazmat_checker::defs::Macros>,
+        hazmat_checker::front::lower::Dialect,
+        Option<hazmat_checker::front::defs::Macros>,
     ),
     Refusal,
 > {
     use hazmat_checker::models::cat::select;
-    let none = Ok((hazmat_checker::lower::Dialect::Kernel, None));
+    let none = Ok((hazmat_checker::front::lower::Dialect::Kernel, None));
     let Some(macros) = &args.macros else {
         return none;
     };
@@ -775,10 +776,10 @@ fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
         variants: args.variants.clone(),
     };
     match load(&lib, &Disk, &spec) {
-        Ok(m) if dialect == hazmat_checker::lower::Dialect::C11 => {
+        Ok(m) if dialect == hazmat_checker::front::lower::Dialect::C11 => {
             if select::is_rc11(&m, &args.variants) {
                 // herd7's rc11.cat, whose native twin is the fast path.
-                Ok(Box::new(hazmat_checker::rc11::Rc11))
+                Ok(Box::new(hazmat_checker::models::rc11::Rc11))
             } else {
                 Ok(Box::new(m.in_dialect(dialect)))
             }
@@ -789,7 +790,11 @@ fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
 }
 
 /// Decides each test file in order, printing herd7's output.
-fn run_tests(args: &Args, model: &dyn MemoryModel, macros: Option<&hazmat_checker::defs::Macros>) {
+fn run_tests(
+    args: &Args,
+    model: &dyn MemoryModel,
+    macros: Option<&hazmat_checker::front::defs::Macros>,
+) {
     // Test name to (hash, file), to skip a test seen before, as herd7 does.
     let mut seen: HashMap<String, (String, String)> = HashMap::new();
     for file in &args.files {
@@ -813,7 +818,7 @@ fn user_error(file: &str, message: &str) -> String {
 fn run_one(
     args: &Args,
     model: &dyn MemoryModel,
-    macros: Option<&hazmat_checker::defs::Macros>,
+    macros: Option<&hazmat_checker::front::defs::Macros>,
     file: &str,
     seen: &mut HashMap<String, (String, String)>,
 ) -> (String, String) {
@@ -923,7 +928,7 @@ fn run_one(
 /// hazmat's speed check also counts the executions it met before, which could not be cut
 /// early.
 fn speedcheck_as_herd7(checked: &mut hazmat_checker::Checked) {
-    use hazmat_checker::program::Quantifier;
+    use hazmat_checker::front::program::Quantifier;
     let p = &checked.program;
     let o = &mut checked.outcome;
     o.speedcheck = None;
@@ -957,12 +962,12 @@ fn io_message(e: &std::io::Error) -> String {
 /// A test hazmat cannot run, as herd7 reports one.
 fn check_error(file: &str, source: &str, e: &CheckError) -> String {
     if let CheckError::Lower(l) = e
-        && let hazmat_checker::lower::LowerErrorKind::UnknownPrimitive { name, .. } = &l.kind
+        && let hazmat_checker::front::lower::LowerErrorKind::UnknownPrimitive { name, .. } = &l.kind
     {
         return user_error(file, &format!("Unknown macro {name}"));
     }
     if let CheckError::Lower(l) = e
-        && l.kind == hazmat_checker::lower::LowerErrorKind::ThreadNumbering
+        && l.kind == hazmat_checker::front::lower::LowerErrorKind::ThreadNumbering
     {
         // herd7 words this one without its "(User error)".
         return format!("Warning: File \"{file}\": Processes must be P0, P1, ...\n");
@@ -987,7 +992,7 @@ fn draw(
     checked: &hazmat_checker::Checked,
     dir: &Path,
 ) -> Result<(), String> {
-    use hazmat_checker::trace::{self, Format, Show};
+    use hazmat_checker::report::trace::{self, Format, Show};
     let show = match args.show {
         ShowWhat::None => return Ok(()),
         ShowWhat::Witness => Show::Witness,

@@ -23,7 +23,7 @@
 //!   initial write);
 //! - `srcu_read_lock()` and `srcu_down_read()` as reads of the SRCU structure tagged
 //!   [`Tag::SrcuLock`], `srcu_read_unlock()` and `srcu_up_read()` as writes of it tagged
-//!   [`Tag::SrcuUnlock`], `synchronize_srcu()` as a [`EventKind::Fence`](crate::event::EventKind)
+//!   [`Tag::SrcuUnlock`], `synchronize_srcu()` as a [`EventKind::Fence`](crate::exec::event::EventKind)
 //!   event tagged [`Tag::SyncSrcu`] whose `loc` is the structure;
 //! - every read-modify-write event tagged [`Tag::Rmw`] (a failed `cmpxchg()` or
 //!   `atomic_add_unless()` is one such read with no write), with the annotation of its
@@ -50,10 +50,10 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use crate::event::{Event, EventKind, Loc, Tag, Tags};
-use crate::execution::Execution;
-use crate::model::{JudgeAt, Judgement, MemoryModel};
-use crate::relation::{EventSet, Relation, Width, Words};
+use crate::exec::event::{Event, EventKind, Loc, Tag, Tags};
+use crate::exec::execution::Execution;
+use crate::exec::relation::{EventSet, Relation, Width, Words};
+use crate::models::model::{JudgeAt, Judgement, MemoryModel};
 
 /// The Linux-kernel memory model, as `herd7 -conf linux-kernel.cfg` runs it.
 #[derive(Clone, Copy, Debug, Default)]
@@ -126,12 +126,12 @@ impl MemoryModel for Lkmm {
         true
     }
 
-    fn explain(&self, execution: &Execution) -> Option<crate::witness::Violation> {
-        crate::lkmm_terms::explain(execution)
+    fn explain(&self, execution: &Execution) -> Option<crate::exec::witness::Violation> {
+        crate::models::lkmm_terms::explain(execution)
     }
 
     fn relations(&self, execution: &Execution) -> Vec<(&'static str, Relation)> {
-        crate::lkmm_terms::relations(execution)
+        crate::models::lkmm_terms::relations(execution)
     }
 }
 
@@ -1216,7 +1216,7 @@ pub fn lock_event_kind(tag: Tag) -> Option<EventKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{Loc, Tags, Value};
+    use crate::exec::event::{Loc, Tags, Value};
 
     /// A hand-built execution: events in creation order, po by thread.
     struct Builder {

@@ -1,20 +1,20 @@
 //! The LKMM's checked relations as witness terms, to explain why it rejects an execution.
 //!
-//! [`crate::lkmm`] computes each relation of `linux-kernel.cat` as fast as it can and stops
+//! [`crate::models::lkmm`] computes each relation of `linux-kernel.cat` as fast as it can and stops
 //! at the first failing check; this module builds the same relations as [`Term`]s, whose
 //! leaves are the base relations a person reads in a cycle (`po`, `rfe`, `fre`, `addr`,
 //! `po-rel`, fences shown through their event...), so that [`explain`] can print the cycle
 //! behind the failing check.
-//! Each term denotes exactly the relation of the same name in [`crate::lkmm::Dynamic`];
+//! Each term denotes exactly the relation of the same name in [`crate::models::lkmm::Dynamic`];
 //! the test `witness_terms_agree_with_the_models` (`tests/traces.rs`) checks that they
 //! agree on the first 400 candidate executions of each of the project's litmus tests and,
 //! when it is present, of the smaller conformance folders.
 
-use crate::event::Tag;
-use crate::execution::Execution;
-use crate::lkmm::{Dynamic, Fixed, PlainRelations, Sets, judge_with, rcu_order};
-use crate::relation::{EventSet, Relation};
-use crate::witness::{self, CheckKind, Step, Term, Violation, fencerel};
+use crate::exec::event::Tag;
+use crate::exec::execution::Execution;
+use crate::exec::relation::{EventSet, Relation};
+use crate::exec::witness::{self, CheckKind, Step, Term, Violation, fencerel};
+use crate::models::lkmm::{Dynamic, Fixed, PlainRelations, Sets, judge_with, rcu_order};
 
 /// The checked relations of the LKMM over one execution, as terms.
 pub struct Terms {

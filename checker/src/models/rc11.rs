@@ -2,7 +2,7 @@
 //! ("Repairing Sequential Consistency in C/C++11", PLDI 2017): the model Rust's atomics
 //! live in.
 //!
-//! It judges the events of herd7's C11 dialect ([`crate::c11`]): accesses and fences carry
+//! It judges the events of herd7's C11 dialect ([`crate::front::c11`]): accesses and fences carry
 //! their memory order as a tag, plain accesses none.
 //! An execution is consistent when:
 //! - `hb ; eco?` is irreflexive (coherence), where `hb = (sb | sw)+` and
@@ -27,15 +27,15 @@
 //! Every relation checked grows with `rf` and `mo`, so the model is monotone; the race is
 //! a flag, decided on complete executions only.
 
-use crate::event::Tag;
-use crate::execution::Execution;
-use crate::model::{JudgeAt, Judgement, MemoryModel};
-use crate::relation::{EventSet, Relation, Width, Words};
-use crate::witness::{self, Term, Violation};
+use crate::exec::event::Tag;
+use crate::exec::execution::Execution;
+use crate::exec::relation::{EventSet, Relation, Width, Words};
+use crate::exec::witness::{self, Term, Violation};
+use crate::models::model::{JudgeAt, Judgement, MemoryModel};
 
 /// The flag of an execution whose behaviour is undefined (a data race), as herd7 prints
 /// it: the one a model's `undefined_unless` raises.
-pub use crate::model::UNDEFINED;
+pub use crate::models::model::UNDEFINED;
 
 /// The RC11 model.
 #[derive(Clone, Copy, Debug, Default)]
@@ -189,8 +189,8 @@ impl MemoryModel for Rc11 {
         "rc11"
     }
 
-    fn dialect(&self) -> crate::c11::Dialect {
-        crate::c11::Dialect::C11
+    fn dialect(&self) -> crate::front::c11::Dialect {
+        crate::front::c11::Dialect::C11
     }
 
     fn monotone(&self) -> bool {

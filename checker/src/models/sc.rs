@@ -11,10 +11,10 @@
 //! the axiomatic form of Shasha and Snir) and no write of another thread comes between the
 //! read and the write of a read-modify-write (atomicity).
 
-use crate::execution::Execution;
-use crate::model::{JudgeAt, Judgement, MemoryModel};
-use crate::relation::{Relation, Width, Words};
-use crate::witness::{self, Term, Violation};
+use crate::exec::execution::Execution;
+use crate::exec::relation::{Relation, Width, Words};
+use crate::exec::witness::{self, Term, Violation};
+use crate::models::model::{JudgeAt, Judgement, MemoryModel};
 
 /// The sequential-consistency model.
 #[derive(Clone, Copy, Debug, Default)]

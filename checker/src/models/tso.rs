@@ -19,12 +19,12 @@
 //! minus the write-to-read pairs, and a full fence or locked instruction between a write
 //! and a read restores their order.
 
-use crate::event::{EventKind, Tag};
-use crate::execution::Execution;
-use crate::model::{JudgeAt, Judgement, MemoryModel};
-use crate::relation::{Relation, Width, Words};
-use crate::sc::atomicity_holds;
-use crate::witness::{self, Term, Violation};
+use crate::exec::event::{EventKind, Tag};
+use crate::exec::execution::Execution;
+use crate::exec::relation::{Relation, Width, Words};
+use crate::exec::witness::{self, Term, Violation};
+use crate::models::model::{JudgeAt, Judgement, MemoryModel};
+use crate::models::sc::atomicity_holds;
 
 /// The x86-TSO model.
 #[derive(Clone, Copy, Debug, Default)]

@@ -9,10 +9,10 @@
 
 #![allow(dead_code, reason = "each includer uses part of the module")]
 
-use hazmat_checker::herd_output::{self, Summary};
-use hazmat_checker::model::MemoryModel;
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::{CatModel, Library, Spec, load};
+use hazmat_checker::models::model::MemoryModel;
+use hazmat_checker::report::read::{self, Summary};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -130,10 +130,10 @@ pub(crate) fn run_herd7(
         };
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let blocks: BTreeMap<String, String> = herd_output::blocks(&stdout).into_iter().collect();
+        let blocks: BTreeMap<String, String> = read::blocks(&stdout).into_iter().collect();
         for &i in &batch {
             answers[i] = match blocks.get(&names[i]) {
-                Some(text) => match herd_output::parse(text) {
+                Some(text) => match read::parse(text) {
                     Ok(s) => Answer::Decided(without_time(text), s),
                     Err(e) => Answer::Error(format!("herd7's output unread: {e}")),
                 },
@@ -163,7 +163,7 @@ pub(crate) fn run_hazmat(model: &dyn MemoryModel, file: &Path, timeout: Duration
         return Answer::Error("unreadable".into());
     };
     let options = hazmat_checker::Options {
-        limits: hazmat_checker::enumerate::Limits {
+        limits: hazmat_checker::engine::enumerate::Limits {
             max_executions: None,
             deadline: Some(Instant::now() + timeout),
             ..Default::default()
@@ -175,7 +175,7 @@ pub(crate) fn run_hazmat(model: &dyn MemoryModel, file: &Path, timeout: Duration
         Ok(c) if c.outcome.unknown.is_some() => Answer::Timeout,
         Ok(c) => {
             let text = without_time(&c.herd_text());
-            match herd_output::parse(&text) {
+            match read::parse(&text) {
                 Ok(s) => Answer::Decided(text, s),
                 Err(e) => Answer::Error(e),
             }
@@ -190,9 +190,9 @@ pub(crate) fn compare(hazmat: &Answer, herd7: &Answer) -> Option<String> {
     match (hazmat, herd7) {
         (_, Answer::Timeout) => None,
         (Answer::Decided(text, ours), Answer::Decided(theirs_text, theirs)) => {
-            let mut d = herd_output::differences(theirs, ours);
+            let mut d = read::differences(theirs, ours);
             if d.is_empty() {
-                d.extend(herd_output::first_text_difference(text, theirs_text));
+                d.extend(read::first_text_difference(text, theirs_text));
             }
             (!d.is_empty()).then(|| d.join("; "))
         }
@@ -256,7 +256,7 @@ pub(crate) fn corpus_sample(root: &Path, stride: usize) -> Vec<PathBuf> {
         .collect();
     folders.sort();
     for folder in folders {
-        let files = hazmat_checker::harness::litmus_files(&folder);
+        let files = hazmat_checker::testkit::harness::litmus_files(&folder);
         out.extend(files.into_iter().step_by(stride.max(1)));
     }
     out

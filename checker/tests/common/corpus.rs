@@ -9,7 +9,7 @@
 
 #![allow(dead_code, reason = "each includer uses part of the loader")]
 
-use hazmat_checker::herd_output::Summary;
+use hazmat_checker::report::read::Summary;
 use std::path::{Path, PathBuf};
 
 /// One decided test of the corpus.

@@ -3,8 +3,8 @@
 //! RC11. Included by the tests that hold two ways of deciding to the same answer
 //! (`#[path]`).
 
-use hazmat_checker::generate::{self, Config};
-use hazmat_checker::model::MemoryModel;
+use hazmat_checker::models::model::MemoryModel;
+use hazmat_checker::testkit::generate::{self, Config};
 
 /// Calls `f` with the seed, the printed program and the model's name and model, for
 /// `cases` programs of each vocabulary from `seed` on, under each model that judges it;

@@ -22,9 +22,9 @@
     reason = "the test and the tool each use part of the module"
 )]
 
-use hazmat_checker::enumerate::Limits;
-use hazmat_checker::generate::{self, Class, Config, Sketch};
-use hazmat_checker::herd_output::{self, Field, Summary};
+use hazmat_checker::engine::enumerate::Limits;
+use hazmat_checker::report::read::{self, Field, Summary};
+use hazmat_checker::testkit::generate::{self, Class, Config, Sketch};
 use hazmat_checker::{Options, check_source};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -128,7 +128,7 @@ impl Herd7 {
         };
         let model = load(&Library::new().include(&lib), &Disk, &spec)
             .map_err(|e| e.render().trim_end().to_string())?
-            .in_dialect(hazmat_checker::lower::Dialect::C11);
+            .in_dialect(hazmat_checker::front::lower::Dialect::C11);
         h.args[1] = cat.into();
         h.cat = Some(std::sync::Arc::new(model));
         Ok(h)
@@ -223,9 +223,9 @@ impl Herd7 {
         }
         let stdout = out.join().unwrap_or_default();
         let stderr = err.join().unwrap_or_default();
-        let blocks: BTreeMap<String, String> = herd_output::blocks(&stdout).into_iter().collect();
+        let blocks: BTreeMap<String, String> = read::blocks(&stdout).into_iter().collect();
         let mut errors: BTreeMap<String, String> = BTreeMap::new();
-        for (file, message) in herd_output::errors(&stderr) {
+        for (file, message) in read::errors(&stderr) {
             errors.entry(file).or_insert(message);
         }
         names
@@ -233,7 +233,7 @@ impl Herd7 {
             .zip(&files)
             .map(|(name, file)| {
                 if let Some(text) = blocks.get(name) {
-                    match herd_output::parse(text) {
+                    match read::parse(text) {
                         Ok(summary) => Answer::Decided {
                             text: without_time(text),
                             summary,
@@ -310,7 +310,7 @@ pub(crate) fn hazmat_under(model: &str, text: &str, timeout: Duration) -> Answer
 
 /// hazmat's answer to the test `text`, decided by `model` within `timeout`.
 pub(crate) fn hazmat_with(
-    model: &dyn hazmat_checker::model::MemoryModel,
+    model: &dyn hazmat_checker::models::model::MemoryModel,
     text: &str,
     timeout: Duration,
 ) -> Answer {
@@ -340,7 +340,7 @@ pub(crate) fn hazmat_with(
         ),
         Ok(Err(e)) => Answer::Rejected(e.render("generated.litmus", text)),
         Ok(Ok((_, Some(why)))) => Answer::Undecided(format!("hazmat: {why}")),
-        Ok(Ok((text, None))) => match herd_output::parse(&text) {
+        Ok(Ok((text, None))) => match read::parse(&text) {
             Ok(summary) => Answer::Decided {
                 text: without_time(&text),
                 summary,
@@ -445,7 +445,7 @@ pub(crate) fn compare(hazmat: &Answer, herd7: &Answer) -> Compared {
                 summary: expected,
             },
         ) => {
-            let kinds: Vec<Kind> = herd_output::differing(expected, actual)
+            let kinds: Vec<Kind> = read::differing(expected, actual)
                 .into_iter()
                 .map(|f| match f {
                     Field::Verdict => Kind::Verdict,
@@ -455,10 +455,10 @@ pub(crate) fn compare(hazmat: &Answer, herd7: &Answer) -> Compared {
                 })
                 .collect();
             if !kinds.is_empty() {
-                let detail = herd_output::differences(expected, actual).join("; ");
+                let detail = read::differences(expected, actual).join("; ");
                 return Compared::Disagree(kinds, format!("{detail} (hazmat vs herd7)"));
             }
-            match herd_output::first_text_difference(ours, theirs) {
+            match read::first_text_difference(ours, theirs) {
                 Some(d) => Compared::Disagree(vec![Kind::Text], format!("{d} (hazmat vs herd7)")),
                 None => Compared::Agree,
             }

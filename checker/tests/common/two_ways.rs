@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// The shipped litmus files.
 pub(crate) fn shipped() -> Vec<PathBuf> {
-    hazmat_checker::harness::litmus_files(PathBuf::from(concat!(
+    hazmat_checker::testkit::harness::litmus_files(PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../litmus/tests"
     )))
@@ -32,7 +32,7 @@ pub(crate) fn shared() -> Option<PathBuf> {
 pub(crate) fn shipped_and_kernel_doc() -> Vec<PathBuf> {
     let mut files = shipped();
     if let Some(dir) = shared() {
-        files.extend(hazmat_checker::harness::litmus_files(
+        files.extend(hazmat_checker::testkit::harness::litmus_files(
             dir.join("kernel-doc"),
         ));
     }
@@ -41,7 +41,7 @@ pub(crate) fn shipped_and_kernel_doc() -> Vec<PathBuf> {
 
 /// The native model a file is judged by: RC11 for a file of the C11 folders, the LKMM
 /// otherwise.
-pub(crate) fn model_for(file: &Path) -> Box<dyn hazmat_checker::model::MemoryModel> {
+pub(crate) fn model_for(file: &Path) -> Box<dyn hazmat_checker::models::model::MemoryModel> {
     let name = if file.to_string_lossy().contains("c11") {
         "rc11"
     } else {

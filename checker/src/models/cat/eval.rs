@@ -14,8 +14,8 @@
 
 use super::ast::{Op1, Op2, Role, Span, Test};
 use super::compile::{Builtin, Code, CondIr, Expr, FunCode, Ins, Pat, ProcCode, Slot, WhenIr};
-use crate::execution::Execution;
-use crate::relation::{EventSet, Relation, Width, Words};
+use crate::exec::execution::Execution;
+use crate::exec::relation::{EventSet, Relation, Width, Words};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -645,7 +645,7 @@ impl<'a, W: Width> Machine<'a, W> {
             }
             Role::UndefinedUnless => {
                 if !holds {
-                    let name: Arc<str> = Arc::from(crate::model::UNDEFINED);
+                    let name: Arc<str> = Arc::from(crate::models::model::UNDEFINED);
                     if !self.flags.contains(&name) {
                         self.flags.push(name);
                     }
@@ -1488,7 +1488,7 @@ impl<'a, W: Width> Machine<'a, W> {
             }
             Builtin::ClassesLoc | Builtin::Partition => {
                 let s = self.set_of(&arg, span)?;
-                let mut classes: Vec<(Option<crate::event::Loc>, EventSet<W>)> = Vec::new();
+                let mut classes: Vec<(Option<crate::exec::event::Loc>, EventSet<W>)> = Vec::new();
                 for e in s.iter() {
                     let loc = x.events[e].loc;
                     match classes.iter_mut().find(|(l, _)| *l == loc) {

@@ -2,7 +2,7 @@
 //!
 //! hazmat builds a C11 exchange, fetch operation or successful compare-exchange as two
 //! events, a read and a write related by `rmw`, both carrying [`Tag::Rmw`] and the
-//! operation's order (see [`crate::c11`]).
+//! operation's order (see [`crate::front::c11`]).
 //! herd7's C front end builds one event, both read and write, carrying the order as
 //! written (`'acq_rel` for an `acq_rel` exchange), with `rmw` empty; its C11 models read
 //! that form (`rs_prime = int | (_ * (R & W))` in `c11_base.cat`, `mo` generated over the
@@ -19,9 +19,9 @@
 //! Failed compare-exchanges are no `rmw` pair (a lone read and a plain write-back), as in
 //! herd7, and are left alone.
 
-use crate::event::{Event, Tags};
-use crate::execution::Execution;
-use crate::relation::{EventSet, Relation, Width, Words};
+use crate::exec::event::{Event, Tags};
+use crate::exec::execution::Execution;
+use crate::exec::relation::{EventSet, Relation, Width, Words};
 
 /// An execution's events as herd7 has them, and the way back to hazmat's.
 #[derive(Debug)]
@@ -163,7 +163,7 @@ impl<W: Width> Merge<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{EventKind, Loc, Tag, Value};
+    use crate::exec::event::{EventKind, Loc, Tag, Value};
 
     fn ev(thread: Option<usize>, kind: EventKind, tags: &[Tag]) -> Event {
         Event {

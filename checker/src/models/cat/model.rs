@@ -17,11 +17,11 @@ use super::eval::{EvalError, Go, Kept, Machine, Val, World};
 use super::files::Files;
 use super::merge::Merge;
 use super::stage;
-use crate::c11::Dialect;
-use crate::event::{EventKind, Tag};
-use crate::execution::Execution;
-use crate::model::{Completion, JudgeAt, Judgement, MemoryModel};
-use crate::relation::{EventSet, Relation, Width};
+use crate::exec::event::{EventKind, Tag};
+use crate::exec::execution::Execution;
+use crate::exec::relation::{EventSet, Relation, Width};
+use crate::front::c11::Dialect;
+use crate::models::model::{Completion, JudgeAt, Judgement, MemoryModel};
 
 /// A model compiled from its cat files.
 #[derive(Debug)]
@@ -94,8 +94,8 @@ struct Paths<W: Width> {
     events: Vec<(
         Option<usize>,
         EventKind,
-        Option<crate::event::Loc>,
-        crate::event::Tags,
+        Option<crate::exec::event::Loc>,
+        crate::exec::event::Tags,
     )>,
     relations: [Relation<W>; 5],
     observed: EventSet<W>,

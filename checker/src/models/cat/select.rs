@@ -4,7 +4,7 @@
 //! The files are compared by content, not by name: each file's tokens (comments and blanks
 //! dropped, see [`normalized`]) are digested in the order the model loads them, with
 //! the variants, and the digest is compared with the one of the kernel's model that the
-//! native [`Lkmm`](crate::lkmm::Lkmm) implements (`linux-kernel.bell`, `linux-kernel.cat`,
+//! native [`Lkmm`](crate::models::lkmm::Lkmm) implements (`linux-kernel.bell`, `linux-kernel.cat`,
 //! `lock.cat` and the herd7 library files they include, variant `lkmmv2`).
 //! Only the digest is kept here, never the files.
 
@@ -12,7 +12,7 @@ use super::files::{Files, Origin};
 use super::load::PRELUDE_NAME;
 use super::model::CatModel;
 use super::parser::normalized;
-use crate::model::MemoryModel;
+use crate::models::model::MemoryModel;
 
 /// The digest ([`fingerprint`]) of the kernel's current model, as herd7 7.58 runs it with
 /// `-conf linux-kernel.cfg` and its own library.
@@ -64,7 +64,7 @@ pub fn def_fingerprint(text: &str) -> String {
 }
 
 /// The digest ([`fingerprint`]) of herd7's `rc11.cat` and the files it includes, whose
-/// native twin ([`crate::rc11::Rc11`]) runs in its place unless the interpreter is asked
+/// native twin ([`crate::models::rc11::Rc11`]) runs in its place unless the interpreter is asked
 /// for.
 pub const RC11_FINGERPRINT: &str = "b60b8eedefe07e9cbbc2fd8dc821bc78";
 
@@ -78,15 +78,22 @@ pub const C11_DEF_FINGERPRINT: &str = "016758538f630a642c434cfe8e3f2ce5";
 
 /// What a `.def` file gives the tests' calls: the kernel's `linux-kernel.def` and herd7's
 /// `c11.def`, recognised by their digests, give hazmat's own tables in their dialects;
-/// any other file gives its own macros, read by [`crate::defs::Macros::parse`], in the
+/// any other file gives its own macros, read by [`crate::front::defs::Macros::parse`], in the
 /// kernel's dialect, or where it cannot be read.
 pub fn read_macros(
     text: &str,
-) -> Result<(crate::c11::Dialect, Option<crate::defs::Macros>), crate::defs::DefError> {
+) -> Result<
+    (
+        crate::front::c11::Dialect,
+        Option<crate::front::defs::Macros>,
+    ),
+    crate::front::defs::DefError,
+> {
     match def_fingerprint(text).as_str() {
-        LKMM_DEF_FINGERPRINT => Ok((crate::c11::Dialect::Kernel, None)),
-        C11_DEF_FINGERPRINT => Ok((crate::c11::Dialect::C11, None)),
-        _ => crate::defs::Macros::parse(text).map(|m| (crate::c11::Dialect::Kernel, Some(m))),
+        LKMM_DEF_FINGERPRINT => Ok((crate::front::c11::Dialect::Kernel, None)),
+        C11_DEF_FINGERPRINT => Ok((crate::front::c11::Dialect::C11, None)),
+        _ => crate::front::defs::Macros::parse(text)
+            .map(|m| (crate::front::c11::Dialect::Kernel, Some(m))),
     }
 }
 
@@ -98,7 +105,7 @@ fn digest(bytes: &[u8]) -> String {
 /// Which model runs.
 pub enum Chosen {
     /// The native LKMM: the files are the kernel's current model.
-    Native(crate::lkmm::Lkmm),
+    Native(crate::models::lkmm::Lkmm),
     /// The interpreter.
     Interpreted(Box<CatModel>),
 }
@@ -125,7 +132,7 @@ impl Chosen {
 /// not asked, else `model` itself.
 pub fn choose(model: CatModel, variants: &[String], interpret: bool) -> Chosen {
     if !interpret && fingerprint(model.files(), variants).as_deref() == Some(LKMM_FINGERPRINT) {
-        Chosen::Native(crate::lkmm::Lkmm)
+        Chosen::Native(crate::models::lkmm::Lkmm)
     } else {
         Chosen::Interpreted(Box::new(model))
     }
@@ -147,7 +154,10 @@ mod tests {
             return;
         };
         assert_eq!(def_fingerprint(&def), C11_DEF_FINGERPRINT);
-        assert_eq!(read_macros(&def), Ok((crate::c11::Dialect::C11, None)));
+        assert_eq!(
+            read_macros(&def),
+            Ok((crate::front::c11::Dialect::C11, None))
+        );
         let spec = |cat: &str| Spec {
             cat: cat.into(),
             bell: None,

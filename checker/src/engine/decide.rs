@@ -1,0 +1,215 @@
+//! Deciding a test: the one place that chooses how a program's outcome is found.
+//!
+//! [`run`] tries the searches in order: counting a pipeline of threads piece by piece
+//! ([`crate::engine::pieces`]), then the whole enumeration with one execution built per
+//! group of images under the program's symmetry ([`crate::engine::symmetry`]), then every
+//! execution; in full mode the enumeration is shared out among the rayon pool's threads
+//! ([`crate::engine::enumerate::split`]), and a speed check runs on the calling thread
+//! towards its goal. Each allowed execution is read into states, counts and flags by one
+//! [`Collector`] per part of the search, merged in the order of the parts.
+
+use crate::engine::enumerate::{Allowed, Flow, RunError, Stop, enumerate_split, enumerate_with};
+use crate::engine::outcome::{Options, Outcome, herd7_order};
+use crate::exec::event::Value;
+use crate::front::program::{Cell, Program, Prop, Quantifier};
+use crate::models::model::MemoryModel;
+use std::collections::BTreeSet;
+
+/// Checks `program` under `model`: the free function behind `hazmat check`.
+pub fn run(
+    program: &Program,
+    model: &dyn MemoryModel,
+    options: &Options,
+) -> Result<Outcome, RunError> {
+    if let Some(split) = crate::engine::pieces::run(program, model, options) {
+        return split;
+    }
+    let symmetry = if options.every_image {
+        None
+    } else {
+        crate::engine::symmetry::Symmetry::find(program)
+    };
+    match run_with(program, model, options, symmetry.as_ref())? {
+        Some(outcome) => Ok(outcome),
+        // An image's state holds an unsolved symbol, whose name renaming may change:
+        // every execution is built instead.
+        None => {
+            Ok(run_with(program, model, options, None)?
+                .expect("with no symmetry, no image gives up"))
+        }
+    }
+}
+
+/// What one check reads of each allowed execution, and how it counts it.
+struct Reading<'p> {
+    program: &'p Program,
+    /// The cells read: the state's columns, then those only the condition reads.
+    read: Vec<Cell>,
+    speedcheck: bool,
+    /// Whether some executions are images under the program's symmetry.
+    symmetric: bool,
+}
+
+/// The states, counts and flags of the allowed executions one part of a check met.
+struct Collector {
+    /// The current execution's values of [`Reading::read`].
+    values: Vec<Value>,
+    /// Whether an image's state held an unsolved symbol.
+    symbolic: bool,
+    states: BTreeSet<Vec<Value>>,
+    positive: u128,
+    negative: u128,
+    /// In the order first raised.
+    flags: Vec<&'static str>,
+    cut_short: bool,
+}
+
+impl Collector {
+    fn new() -> Collector {
+        Collector {
+            values: Vec::new(),
+            symbolic: false,
+            states: BTreeSet::new(),
+            positive: 0,
+            negative: 0,
+            flags: Vec::new(),
+            cut_short: false,
+        }
+    }
+
+    /// Counts one allowed execution.
+    fn visit(&mut self, r: &Reading<'_>, x: &Allowed<'_>) -> Flow {
+        let values = &mut self.values;
+        values.clear();
+        values.extend(r.read.iter().map(|&c| x.value(c)));
+        if r.symmetric && values.iter().any(|v| matches!(v, Value::Sym(_))) {
+            self.symbolic = true;
+            return Flow::Stop;
+        }
+        // The enumeration has applied the filter.
+        let shown = r.program.shown.len();
+        if !self.states.contains(&values[..shown]) {
+            self.states.insert(values[..shown].to_vec());
+        }
+        for f in &x.judgement.flags {
+            if !self.flags.contains(f) {
+                self.flags.push(f);
+            }
+        }
+        let get = |c: Cell| values[r.read.iter().position(|&k| k == c).expect("a cell read")];
+        let sat = r.program.condition.prop.eval(&get);
+        if sat {
+            self.positive += 1;
+        } else {
+            self.negative += 1;
+        }
+        let decided = match r.program.condition.quantifier {
+            Quantifier::Exists | Quantifier::NotExists => sat,
+            Quantifier::Forall => !sat,
+        };
+        if r.speedcheck && decided {
+            self.cut_short = true;
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+
+    /// Adds what `later` met after what `self` met.
+    fn merge(&mut self, later: Collector) {
+        self.symbolic |= later.symbolic;
+        self.states.extend(later.states);
+        self.positive += later.positive;
+        self.negative += later.negative;
+        for f in later.flags {
+            if !self.flags.contains(&f) {
+                self.flags.push(f);
+            }
+        }
+        self.cut_short |= later.cut_short;
+    }
+}
+
+/// [`run`] on the whole program, building one execution of each group of images under
+/// `symmetry`; `None` if an image's final state holds an unsolved symbol.
+fn run_with(
+    program: &Program,
+    model: &dyn MemoryModel,
+    options: &Options,
+    symmetry: Option<&crate::engine::symmetry::Symmetry>,
+) -> Result<Option<Outcome>, RunError> {
+    let mut read: Vec<Cell> = program.shown.clone();
+    let mut in_condition = Vec::new();
+    program.condition.prop.cells(&mut in_condition);
+    for c in in_condition {
+        if !read.contains(&c) {
+            read.push(c);
+        }
+    }
+    let reading = Reading {
+        program,
+        read,
+        speedcheck: options.speedcheck,
+        symmetric: symmetry.is_some(),
+    };
+    let quantifier = program.condition.quantifier;
+    // In a speed check, only executions that can decide the condition matter: those that
+    // satisfy the proposition (`exists`, `~exists`) or fail it (`forall`).
+    let negated;
+    let goal = match (options.speedcheck, quantifier) {
+        (false, _) => None,
+        (true, Quantifier::Forall) => {
+            negated = Prop::Not(Box::new(program.condition.prop.clone()));
+            Some(&negated)
+        }
+        (true, _) => Some(&program.condition.prop),
+    };
+    let (stats, stop, all) = match goal {
+        Some(goal) => {
+            let mut c = Collector::new();
+            let (stats, stop) = enumerate_with(
+                program,
+                model,
+                &options.limits,
+                Some(goal),
+                symmetry,
+                &mut |x| c.visit(&reading, x),
+            )?;
+            (stats, stop, c)
+        }
+        None => {
+            let (stats, stop, parts) = enumerate_split(
+                program,
+                model,
+                &options.limits,
+                symmetry,
+                &Collector::new,
+                &|c, x| c.visit(&reading, x),
+            )?;
+            let mut all = Collector::new();
+            for part in parts {
+                all.merge(part);
+            }
+            (stats, stop, all)
+        }
+    };
+    if all.symbolic {
+        return Ok(None);
+    }
+    let unknown = match stop {
+        Some(Stop::Limit(why)) => Some(why),
+        Some(Stop::Done) | None => None,
+    };
+    let states = herd7_order(program, all.states);
+    Ok(Some(Outcome {
+        states,
+        positive: all.positive,
+        negative: all.negative,
+        flags: all.flags,
+        stats,
+        unknown,
+        cut_short: all.cut_short,
+        speedcheck: options.speedcheck.then_some(quantifier),
+        pieces: 1,
+    }))
+}

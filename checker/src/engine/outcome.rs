@@ -1,0 +1,155 @@
+//! Outcomes: what the allowed executions of a test add up to.
+//!
+//! herd7's definitions, which hazmat keeps: the *states* are the distinct final states of
+//! the allowed executions that pass the `filter`, shown over the cells the condition and
+//! the `locations` list name; the *positive* and *negative* counts are numbers of allowed
+//! executions (not states) whose final state satisfies, or fails, the condition's
+//! proposition; the verdict is `Never` when no execution satisfies it, `Always` when every
+//! one does (and there is one), `Sometimes` otherwise.
+//! States are sorted value by value in column order: unsolved symbols first, then integers
+//! in numeric order, then addresses by the name of the location.
+
+use crate::engine::enumerate::{Limits, Stats};
+use crate::exec::event::Value;
+use crate::front::program::{Program, Quantifier};
+
+/// How the condition's proposition fares over the allowed executions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Verdict {
+    /// No allowed execution satisfies it.
+    Never,
+    /// Some do and some do not.
+    Sometimes,
+    /// All do, and there is at least one.
+    Always,
+}
+
+impl Verdict {
+    /// The word herd7 prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Never => "Never",
+            Verdict::Sometimes => "Sometimes",
+            Verdict::Always => "Always",
+        }
+    }
+}
+
+/// Options of one check.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Bounds on the enumeration.
+    pub limits: Limits,
+    /// Decide only the condition (herd7's `-speedcheck`): executions that cannot decide it
+    /// are cut and the enumeration stops at the first that does, so the verdict says
+    /// whether the condition can hold but the states and counts are partial.
+    pub speedcheck: bool,
+    /// Enumerate the whole test even when it splits into pieces that can be counted one by
+    /// one ([`crate::engine::pieces`]); tests set it to hold the two to the same outcome.
+    pub whole: bool,
+    /// Build every execution even when the program's symmetry makes some of them images of
+    /// others, counted without being built ([`crate::engine::symmetry`]); tests set it to hold the
+    /// two to the same outcome.
+    pub every_image: bool,
+}
+
+/// The result of checking one program under one model.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The distinct final states, each over [`Program::shown`], in herd7's order.
+    pub states: Vec<Vec<Value>>,
+    /// Allowed executions satisfying the proposition.
+    pub positive: u128,
+    /// Allowed executions not satisfying it.
+    pub negative: u128,
+    /// Flags raised by allowed executions, in the order first raised.
+    pub flags: Vec<&'static str>,
+    /// Enumeration counts.
+    pub stats: Stats,
+    /// Why the enumeration stopped early, if a limit stopped it.
+    pub unknown: Option<String>,
+    /// Whether `--speedcheck` cut the enumeration short once decided.
+    pub cut_short: bool,
+    /// The condition's quantifier when the run was a speed check, whose counts are partial.
+    pub speedcheck: Option<Quantifier>,
+    /// The number of pieces the test was counted in ([`crate::engine::pieces`]): 1 when the whole
+    /// test was enumerated.
+    pub pieces: usize,
+}
+
+impl Outcome {
+    /// The verdict on the proposition.
+    ///
+    /// After a speed check, which only looks for the executions that decide the condition,
+    /// `Sometimes` means "at least one": a witness of `exists` or `~exists`, or a
+    /// counterexample of `forall`, was found; `Never` and `Always` mean the search found
+    /// none.
+    pub fn verdict(&self) -> Verdict {
+        match self.speedcheck {
+            Some(Quantifier::Forall) => {
+                return if self.negative > 0 {
+                    Verdict::Sometimes
+                } else {
+                    Verdict::Always
+                };
+            }
+            Some(_) => {
+                return if self.positive > 0 {
+                    Verdict::Sometimes
+                } else {
+                    Verdict::Never
+                };
+            }
+            None => {}
+        }
+        if self.positive == 0 {
+            Verdict::Never
+        } else if self.negative == 0 {
+            Verdict::Always
+        } else {
+            Verdict::Sometimes
+        }
+    }
+
+    /// Whether the condition holds: herd7's `Ok` (`exists`: some execution satisfies the
+    /// proposition; `~exists`: none does; `forall`: all do).
+    pub fn holds(&self, quantifier: Quantifier) -> bool {
+        match quantifier {
+            Quantifier::Exists => self.positive > 0,
+            Quantifier::NotExists => self.positive == 0,
+            Quantifier::Forall => self.negative == 0,
+        }
+    }
+
+    /// Whether a flag was raised.
+    pub fn flagged(&self, flag: &str) -> bool {
+        self.flags.contains(&flag)
+    }
+}
+
+/// The distinct final states in herd7's order: value by value, unsolved symbols first, then
+/// integers, then addresses by name.
+pub(crate) fn herd7_order(
+    program: &Program,
+    states: impl IntoIterator<Item = Vec<Value>>,
+) -> Vec<Vec<Value>> {
+    let mut states: Vec<Vec<Value>> = states.into_iter().collect();
+    states.sort_by_cached_key(|s| {
+        s.iter()
+            .map(|v| match v {
+                Value::Sym(n) => (0, i64::from(*n), String::new(), 0),
+                Value::Int(n) => (1, *n, String::new(), 0),
+                Value::Addr(l) | Value::Shifted(l, _) => (
+                    2,
+                    0,
+                    program.locs[l.0 as usize].name.clone(),
+                    match v {
+                        Value::Shifted(_, o) => *o,
+                        _ => 0,
+                    },
+                ),
+            })
+            .collect::<Vec<_>>()
+    });
+    states
+}

@@ -1,0 +1,1233 @@
+//! Thread paths: every way one thread can run, with the values it reads left symbolic.
+//!
+//! This is the first half of herd7's semantics of a litmus program.
+//! Each thread runs alone; every read returns a fresh symbol, every value computed from
+//! reads is a small expression over those symbols, and wherever the run depends on a value
+//! still unknown (an `if` on a read value, a `cmpxchg` that may succeed or fail, a lock
+//! that may be taken or not, an address computed from a read) the run forks and records
+//! the assumption as a [`Constraint`].
+//! The enumeration later picks a write for each read (`rf`), solves the symbols, and drops
+//! the combinations whose assumptions fail or whose values depend on themselves.
+//!
+//! Values are built as herd7 builds them: an operator is computed at once when its
+//! operands are known, or when one of herd7's identities decides it on unknown ones
+//! (`r ^ r` is 0, `r + 0` is `r`); otherwise it stays a node, solved later.
+//! A computed value still depends on the reads it was computed from: `r ^ r` is the
+//! constant 0 with a data dependency on the read of `r`, as in herd7, whose dependencies
+//! follow registers, not values.
+//! An operator with no meaning on its operands is not an error here: herd7 reports it only
+//! when an execution it allows needs the value, so the node stays and the enumeration
+//! decides.
+//!
+//! Everything here depends only on the program, so the paths of each thread are computed
+//! once per test, however many candidate executions share them.
+
+use crate::exec::event::{EventKind, Loc, Tag, Tags, Value};
+use crate::front::program::{
+    Applied, BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, Term, ThreadCode, UnOp, herd_binary,
+    herd_unary,
+};
+use std::collections::BTreeSet;
+
+/// An index into a path's [`Path::nodes`].
+pub(crate) type SymId = u32;
+
+/// One node of a symbolic value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Node {
+    /// A known value.
+    Const(Value),
+    /// The value returned by the path's `k`-th read.
+    Read(u32),
+    /// The same value as another node (herd7's `r + 0`), possibly with more dependencies.
+    Alias(SymId),
+    /// A unary operator.
+    Un(UnOp, SymId),
+    /// A binary operator.
+    Bin(BinOp, SymId, SymId),
+}
+
+/// An assumption a path makes about the values it reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Constraint {
+    /// The value tested.
+    pub(crate) sym: SymId,
+    /// Whether the path assumes it non-zero (true) or zero (false).
+    pub(crate) truth: bool,
+    /// What made the path fork.
+    pub(crate) kind: Assumption,
+}
+
+/// The kinds of assumptions a path makes, the reasons herd7 also gives for a candidate
+/// that does not exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Assumption {
+    /// An `if` on a value read.
+    Branch,
+    /// A compare-and-exchange (or `atomic_add_unless`) succeeding or failing.
+    Rmw,
+    /// An address computed from values read denoting a given location.
+    Address,
+}
+
+/// Where a path stops because an address computed from values read denotes none of the
+/// locations the test handles as values.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Escape {
+    /// The address.
+    pub(crate) sym: SymId,
+    /// The access.
+    pub(crate) source: (usize, usize),
+    /// Whether the access only reads at an address computed from values read: herd7 finds
+    /// no write for such a read and drops the candidate, where it stops with an error on a
+    /// write, and on any access at an address known without reading memory.
+    pub(crate) read: bool,
+    /// Whether the access reads at an address known without reading memory: herd7 stops
+    /// on it as soon as the path exists, whatever the values read.
+    pub(crate) always: bool,
+}
+
+/// One event of a path.
+#[derive(Clone, Debug)]
+pub(crate) struct PathEvent {
+    pub(crate) kind: EventKind,
+    pub(crate) loc: Option<Loc>,
+    pub(crate) tags: Tags,
+    /// For a write, the value written; for a read, its [`Node::Read`] symbol.
+    pub(crate) value: SymId,
+    /// For a read, its number among the path's reads.
+    pub(crate) read: Option<u32>,
+    /// Whether this write is the `rmw` partner of the event just before it.
+    pub(crate) rmw_with_prev: bool,
+    /// Reads (path-local numbers, as bits) the address depends on.
+    pub(crate) addr_dep: u64,
+    /// Reads the written value depends on.
+    pub(crate) data_dep: u64,
+    /// Reads that some earlier branch depends on.
+    pub(crate) ctrl_dep: u64,
+    /// Reads of the same instruction that this event waits for by control inside it: the
+    /// write of a successful `cmpxchg` on its expected value, that of `atomic_add_unless`
+    /// on its limit (herd7's intra-instruction control, which orders but is no `ctrl`).
+    pub(crate) inner: u64,
+    /// The herd7 instruction of the event ([`crate::front::program::Instr::stmt`]).
+    pub(crate) stmt: u32,
+    pub(crate) source: (usize, usize),
+}
+
+/// One way a thread can run.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Path {
+    pub(crate) nodes: Vec<Node>,
+    /// Per node, the reads it mentions (as bits).
+    pub(crate) taint: Vec<u64>,
+    /// Per node, the source of the statement that computed it.
+    pub(crate) spans: Vec<(usize, usize)>,
+    pub(crate) events: Vec<PathEvent>,
+    pub(crate) constraints: Vec<Constraint>,
+    /// The final value of each register.
+    pub(crate) regs: Vec<SymId>,
+    /// The number of reads.
+    pub(crate) reads: u32,
+    /// The way taken at each `if` on an unknown value, in program order.
+    pub(crate) branches: Vec<bool>,
+    /// Per event, herd7's number for its unsolved symbol (see [`crate::engine::symbol`]): for a
+    /// read, its own; for a write, that of the register read giving its value; 0 for
+    /// none.
+    /// Empty when herd7's numbering is not replayed.
+    pub(crate) herd: Vec<u32>,
+    /// Set when the path stops at an access whose address is none of the locations the
+    /// test handles as values: the enumeration reports it as an error if an execution
+    /// reaches it.
+    pub(crate) escape: Option<Escape>,
+    /// Set when the path goes round a `while` loop more often than herd7 unrolls it: the
+    /// `while` at fault.
+    pub(crate) cutoff: Option<(usize, usize)>,
+    /// Set when the path breaks one of lock.cat's axioms on its own (`lock-nest`: it takes
+    /// a lock it holds; `nested-is-locked`: it sees a lock it holds unlocked): the model
+    /// forbids every execution with it, but herd7 still marks one cut off by a loop.
+    pub(crate) breaks_lock_axiom: bool,
+}
+
+/// Why a thread cannot be run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PathError {
+    pub(crate) message: String,
+    pub(crate) span: (usize, usize),
+}
+
+/// The most reads one path may perform (dependencies are tracked as bits of a `u64`).
+const MAX_READS: u32 = 64;
+/// The most paths one thread may have.
+const MAX_PATHS: usize = 1 << 16;
+/// The most accesses and undecided branches one path may go through: the walk recurses at
+/// each, so this bounds its stack.
+const MAX_DEPTH: usize = 512;
+/// The most events all the paths of one thread may hold together: the memory bound of this
+/// stage (about 200 bytes an event, so some 800 MB at most).
+const MAX_PATH_EVENTS: usize = 1 << 22;
+
+/// Enumerates the paths of thread `t` of `program`.
+///
+/// `pointees` are the locations whose address the test ever handles as a value: an access
+/// through an address read from memory is tried at each of them.
+pub(crate) fn thread_paths(thread: &ThreadCode, pointees: &[Loc]) -> Result<Vec<Path>, PathError> {
+    let mut walker = Walker {
+        pointees,
+        out: Vec::new(),
+        depth: 0,
+        events: 0,
+    };
+    let mut start = Path::default();
+    start.regs = thread
+        .init
+        .iter()
+        .map(|v| start_const(&mut start, *v))
+        .collect();
+    let state = State {
+        path: start,
+        ctrl: 0,
+        held: BTreeSet::new(),
+        stmt: 0,
+    };
+    walker.walk(state, vec![(&thread.code[..], None)])?;
+    Ok(walker.out)
+}
+
+fn start_const(path: &mut Path, v: Value) -> SymId {
+    path.push(Node::Const(v), 0)
+}
+
+/// The locations whose address appears as a value anywhere in the program.
+pub(crate) fn pointees(program: &Program) -> Vec<Loc> {
+    fn expr(e: &Expr, out: &mut BTreeSet<Loc>) {
+        match e {
+            Expr::Const(Value::Addr(l)) => {
+                out.insert(*l);
+            }
+            Expr::Const(_) | Expr::Reg(_) => {}
+            Expr::Unary(_, a) => expr(a, out),
+            Expr::Binary(_, a, b) => {
+                expr(a, out);
+                expr(b, out);
+            }
+        }
+    }
+    fn code(instrs: &[Instr], out: &mut BTreeSet<Loc>) {
+        for i in instrs {
+            match &i.op {
+                Op::Let { val, .. } | Op::Store { val, .. } => expr(val, out),
+                Op::Rmw { write, .. } => match write {
+                    RmwWrite::Set(e) | RmwWrite::Apply(_, e) => expr(e, out),
+                },
+                Op::Cmpxchg { expected, new, .. } => {
+                    expr(expected, out);
+                    expr(new, out);
+                }
+                Op::AddUnless { add, unless, .. } => {
+                    expr(add, out);
+                    expr(unless, out);
+                }
+                Op::CompareExchange {
+                    expected, desired, ..
+                } => {
+                    expr(expected, out);
+                    expr(desired, out);
+                }
+                Op::If { then, els, .. } => {
+                    code(then, out);
+                    code(els, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for l in &program.locs {
+        if let Value::Addr(a) = l.init {
+            out.insert(a);
+        }
+    }
+    for t in &program.threads {
+        for v in &t.init {
+            if let Value::Addr(a) = v {
+                out.insert(*a);
+            }
+        }
+        code(&t.code, &mut out);
+    }
+    out.into_iter().collect()
+}
+
+impl Path {
+    fn push(&mut self, node: Node, taint: u64) -> SymId {
+        self.push_at(node, taint, (0, 0))
+    }
+
+    fn push_at(&mut self, node: Node, taint: u64, span: (usize, usize)) -> SymId {
+        self.nodes.push(node);
+        self.taint.push(taint);
+        self.spans.push(span);
+        (self.nodes.len() - 1) as SymId
+    }
+
+    /// The node `sym` stands for, through aliases.
+    pub(crate) fn root(&self, mut sym: SymId) -> SymId {
+        while let Node::Alias(s) = self.nodes[sym as usize] {
+            sym = s;
+        }
+        sym
+    }
+
+    /// The value of `sym` when it does not depend on any read's value.
+    pub(crate) fn constant(&self, sym: SymId) -> Option<Value> {
+        match self.nodes[self.root(sym) as usize] {
+            Node::Const(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `sym` as herd7's evaluator holds it while building the path: a known value, or a
+    /// variable named by its node.
+    fn term(&self, sym: SymId) -> Term {
+        let root = self.root(sym);
+        match self.nodes[root as usize] {
+            Node::Const(v) => Term::Val(v),
+            _ => Term::Var(root),
+        }
+    }
+
+    /// Evaluates `sym` once every read's value is known, reading them through `read`;
+    /// `None` when an operator gives no value.
+    pub(crate) fn eval_known(&self, sym: SymId, read: &impl Fn(u32) -> Value) -> Option<Value> {
+        let v = match self.nodes[sym as usize] {
+            Node::Const(v) => return Some(v),
+            Node::Read(k) => return Some(read(k)),
+            Node::Alias(s) => return self.eval_known(s, read),
+            Node::Un(op, a) => herd_unary(op, Term::Val(self.eval_known(a, read)?)),
+            Node::Bin(op, a, b) => herd_binary(
+                op,
+                Term::Val(self.eval_known(a, read)?),
+                Term::Val(self.eval_known(b, read)?),
+            ),
+        };
+        match v {
+            Applied::Term(Term::Val(v)) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// What an access does at its address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    /// Reads only (`READ_ONCE`, `spin_is_locked`).
+    Load,
+    /// Writes only (`WRITE_ONCE`, `spin_unlock`, `synchronize_srcu`).
+    Store,
+    /// Reads, then may write (a read-modify-write, a lock).
+    Update,
+}
+
+/// How a write relates to the read just before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Partner {
+    /// Not at all: a plain write.
+    None,
+    /// The write of an exchange (`xchg`, a successful `cmpxchg`, a lock): its value does
+    /// not depend on the read's.
+    Exchange,
+    /// The write of an atomic operation (`atomic_add`, `atomic_add_unless`...): its value
+    /// is computed from the read's.
+    Compute,
+}
+
+/// Instructions still to run, and the control-dependency mask to restore after them (at
+/// the end of a branch).
+type Frame<'a> = (&'a [Instr], Option<u64>);
+
+#[derive(Clone)]
+struct State {
+    path: Path,
+    /// Reads that the branches taken so far depend on.
+    ctrl: u64,
+    /// Spinlocks this thread holds (for `lock.cat`'s nesting checks).
+    held: BTreeSet<Loc>,
+    /// The instruction running.
+    stmt: u32,
+}
+
+struct Walker<'a> {
+    pointees: &'a [Loc],
+    out: Vec<Path>,
+    /// How deeply `walk` is nested.
+    depth: usize,
+    /// The events of the paths in `out`.
+    events: usize,
+}
+
+fn err(message: impl Into<String>, span: (usize, usize)) -> PathError {
+    PathError {
+        message: message.into(),
+        span,
+    }
+}
+
+impl<'a> Walker<'a> {
+    /// Walks on from `st`, with `todo` left to run, refusing paths longer than [`MAX_DEPTH`].
+    fn walk(&mut self, st: State, todo: Vec<Frame<'a>>) -> Result<(), PathError> {
+        if self.depth >= MAX_DEPTH {
+            let span = todo
+                .iter()
+                .rev()
+                .find_map(|(slice, _)| slice.first())
+                .map_or((0, 0), |i| i.span);
+            return Err(err(
+                format!("a thread runs more than {MAX_DEPTH} accesses and branches on one path"),
+                span,
+            ));
+        }
+        self.depth += 1;
+        let result = self.walk_on(st, todo);
+        self.depth -= 1;
+        result
+    }
+
+    /// Records a finished path, within the limits on paths and events.
+    fn finish(&mut self, path: Path) -> Result<(), PathError> {
+        // Both limits name the last access of the path that crosses them: the place the
+        // thread has branched or looped its way to.
+        let place = path.events.last().map_or((0, 0), |e| e.source);
+        if self.out.len() >= MAX_PATHS {
+            return Err(err(
+                format!("a thread has more than {MAX_PATHS} paths"),
+                place,
+            ));
+        }
+        self.events += path.events.len();
+        if self.events > MAX_PATH_EVENTS {
+            return Err(err(
+                format!(
+                    "the paths of a thread hold more than {MAX_PATH_EVENTS} events \
+                     (the memory bound of path enumeration)"
+                ),
+                place,
+            ));
+        }
+        self.out.push(path);
+        Ok(())
+    }
+
+    fn walk_on(&mut self, mut st: State, mut todo: Vec<Frame<'a>>) -> Result<(), PathError> {
+        loop {
+            let Some((slice, restore)) = todo.last_mut() else {
+                return self.finish(st.path);
+            };
+            let Some((ins, rest)) = slice.split_first() else {
+                if let Some(ctrl) = *restore {
+                    st.ctrl = ctrl;
+                }
+                todo.pop();
+                continue;
+            };
+            *slice = rest;
+            let span = ins.span;
+            st.stmt = ins.stmt;
+            match &ins.op {
+                Op::Let { dst, val } => {
+                    let v = self.sym(&mut st, val, span);
+                    st.path.regs[*dst] = v;
+                }
+                Op::Load { dst, addr, tags } => {
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Load,
+                        span,
+                        |w, st, loc, adep| {
+                            let r = w.read(st, loc, *tags, adep, span)?;
+                            set(st, *dst, r);
+                            Ok(true)
+                        },
+                    );
+                }
+                Op::Store {
+                    addr,
+                    val,
+                    tags,
+                    write_back,
+                } => {
+                    let v = self.sym(&mut st, val, span);
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Store,
+                        span,
+                        |w, st, loc, adep| {
+                            w.write(st, loc, *tags, v, adep, Partner::None, span);
+                            // A compare-exchange's write-back waits for its reads inside
+                            // the instruction: herd7 shows no `data` for it.
+                            if *write_back && let Some(e) = st.path.events.last_mut() {
+                                e.inner = e.data_dep;
+                                e.data_dep = 0;
+                            }
+                            Ok(true)
+                        },
+                    );
+                }
+                Op::Fence { tags } => {
+                    let zero = st.path.push(Node::Const(Value::Int(0)), 0);
+                    st.path.events.push(PathEvent {
+                        kind: EventKind::Fence,
+                        loc: None,
+                        tags: *tags,
+                        value: zero,
+                        read: None,
+                        rmw_with_prev: false,
+                        addr_dep: 0,
+                        data_dep: 0,
+                        ctrl_dep: st.ctrl,
+                        inner: 0,
+                        stmt: st.stmt,
+                        source: span,
+                    });
+                }
+                Op::Rmw {
+                    dst,
+                    addr,
+                    write,
+                    ret_new,
+                    tags,
+                } => {
+                    let operand = match write {
+                        RmwWrite::Set(e) | RmwWrite::Apply(_, e) => self.sym(&mut st, e, span),
+                    };
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Update,
+                        span,
+                        |w, st, loc, adep| {
+                            let r = w.read(st, loc, *tags, adep, span)?;
+                            let v = match write {
+                                RmwWrite::Set(_) => operand,
+                                RmwWrite::Apply(op, _) => w.bin(st, *op, r, operand, span),
+                            };
+                            let partner = match write {
+                                RmwWrite::Set(_) => Partner::Exchange,
+                                RmwWrite::Apply(..) => Partner::Compute,
+                            };
+                            w.write(st, loc, *tags, v, adep, partner, span);
+                            set(st, *dst, if *ret_new { v } else { r });
+                            Ok(true)
+                        },
+                    );
+                }
+                Op::Cmpxchg {
+                    dst,
+                    addr,
+                    expected,
+                    new,
+                    tags,
+                } => {
+                    let exp = self.sym(&mut st, expected, span);
+                    let new = self.sym(&mut st, new, span);
+                    for success in [true, false] {
+                        let cont = todo.clone();
+                        self.fork_addr(
+                            st.clone(),
+                            cont,
+                            addr,
+                            Access::Update,
+                            span,
+                            |w, st, loc, adep| {
+                                let r = w.read(st, loc, *tags, adep, span)?;
+                                let eq = w.bin(st, BinOp::Eq, r, exp, span);
+                                if !w.assume(st, eq, success, Assumption::Rmw) {
+                                    return Ok(false);
+                                }
+                                if success {
+                                    w.write(st, loc, *tags, new, adep, Partner::Exchange, span);
+                                    set_inner(st, exp);
+                                }
+                                set(st, *dst, r);
+                                Ok(true)
+                            },
+                        )?;
+                    }
+                    return Ok(());
+                }
+                Op::CompareExchange {
+                    ok,
+                    old,
+                    addr,
+                    expected,
+                    desired,
+                    success,
+                    failure,
+                    strong,
+                } => {
+                    let exp = self.sym(&mut st, expected, span);
+                    let desired = self.sym(&mut st, desired, span);
+                    for succeeds in [true, false] {
+                        let cont = todo.clone();
+                        self.fork_addr(
+                            st.clone(),
+                            cont,
+                            addr,
+                            Access::Update,
+                            span,
+                            |w, st, loc, adep| {
+                                let tags = if succeeds { *success } else { *failure };
+                                let r = w.read(st, loc, tags, adep, span)?;
+                                // herd7 runs the whole exchange after the read of the
+                                // expected value, inside the instruction.
+                                set_inner(st, exp);
+                                // herd7's success reads the expected value; its strong
+                                // failure reads another, its weak one any value.
+                                if succeeds || *strong {
+                                    let eq = w.bin(st, BinOp::Eq, r, exp, span);
+                                    if !w.assume(st, eq, succeeds, Assumption::Rmw) {
+                                        return Ok(false);
+                                    }
+                                }
+                                if succeeds {
+                                    w.write(st, loc, tags, desired, adep, Partner::Exchange, span);
+                                    set_inner(st, exp);
+                                }
+                                // The result is a constant of the path, on which nothing
+                                // depends.
+                                let res = st.path.push(Node::Const(Value::Int(succeeds as i64)), 0);
+                                set(st, Some(*ok), res);
+                                // The write-back of a failure, which lowering puts after,
+                                // follows both reads.
+                                let taint = st.path.taint[r as usize] | st.path.taint[exp as usize];
+                                let value = st.path.push(Node::Alias(r), taint);
+                                set(st, Some(*old), value);
+                                Ok(true)
+                            },
+                        )?;
+                    }
+                    return Ok(());
+                }
+                Op::AddUnless {
+                    dst,
+                    addr,
+                    add,
+                    unless,
+                    tags,
+                } => {
+                    let add = self.sym(&mut st, add, span);
+                    let unless = self.sym(&mut st, unless, span);
+                    for success in [true, false] {
+                        let cont = todo.clone();
+                        self.fork_addr(
+                            st.clone(),
+                            cont,
+                            addr,
+                            Access::Update,
+                            span,
+                            |w, st, loc, adep| {
+                                let r = w.read(st, loc, *tags, adep, span)?;
+                                let ne = w.bin(st, BinOp::Ne, r, unless, span);
+                                if !w.assume(st, ne, success, Assumption::Rmw) {
+                                    return Ok(false);
+                                }
+                                if success {
+                                    let v = w.bin(st, BinOp::Add, r, add, span);
+                                    w.write(st, loc, *tags, v, adep, Partner::Compute, span);
+                                    set_inner(st, unless);
+                                }
+                                // herd7's result is the read's output, and the limit's: what
+                                // depends on it depends on them.
+                                let taint =
+                                    st.path.taint[r as usize] | st.path.taint[unless as usize];
+                                let res =
+                                    st.path.push(Node::Const(Value::Int(success as i64)), taint);
+                                set(st, *dst, res);
+                                Ok(true)
+                            },
+                        )?;
+                    }
+                    return Ok(());
+                }
+                Op::Lock { addr } => {
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Update,
+                        span,
+                        |w, st, loc, adep| w.lock(st, loc, adep, span),
+                    );
+                }
+                Op::Unlock { addr } => {
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Store,
+                        span,
+                        |w, st, loc, adep| {
+                            let zero = st.path.push(Node::Const(Value::Int(0)), 0);
+                            w.write(
+                                st,
+                                loc,
+                                Tags::of(&[Tag::Ul]),
+                                zero,
+                                adep,
+                                Partner::None,
+                                span,
+                            );
+                            st.held.remove(&loc);
+                            Ok(true)
+                        },
+                    );
+                }
+                Op::Trylock { dst, addr } => {
+                    for success in [true, false] {
+                        let cont = todo.clone();
+                        self.fork_addr(
+                            st.clone(),
+                            cont,
+                            addr,
+                            Access::Update,
+                            span,
+                            |w, st, loc, adep| {
+                                let read = if success {
+                                    if !w.lock(st, loc, adep, span)? {
+                                        return Ok(false);
+                                    }
+                                    st.path.events.len() - 2
+                                } else {
+                                    w.read(st, loc, Tags::of(&[Tag::Lf]), adep, span)?;
+                                    st.path.events.len() - 1
+                                };
+                                // The result depends on the lock's read, as herd7's does.
+                                let taint = st.path.events[read].read.map_or(0, |k| 1u64 << k);
+                                let res =
+                                    st.path.push(Node::Const(Value::Int(success as i64)), taint);
+                                set(st, *dst, res);
+                                Ok(true)
+                            },
+                        )?;
+                    }
+                    return Ok(());
+                }
+                Op::IsLocked { dst, addr } => {
+                    for locked in [true, false] {
+                        let cont = todo.clone();
+                        self.fork_addr(
+                            st.clone(),
+                            cont,
+                            addr,
+                            Access::Load,
+                            span,
+                            |w, st, loc, adep| {
+                                // lock.cat's nested-is-locked: a thread holding the lock always
+                                // sees it locked.
+                                if !locked && st.held.contains(&loc) {
+                                    st.path.breaks_lock_axiom = true;
+                                }
+                                let tag = if locked { Tag::Rl } else { Tag::Ru };
+                                let r = w.read(st, loc, Tags::of(&[tag]), adep, span)?;
+                                // The result depends on the read, as herd7's does.
+                                let taint = st.path.taint[r as usize];
+                                let res =
+                                    st.path.push(Node::Const(Value::Int(locked as i64)), taint);
+                                set(st, *dst, res);
+                                Ok(true)
+                            },
+                        )?;
+                    }
+                    return Ok(());
+                }
+                Op::SyncSrcu { addr } => {
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Store,
+                        span,
+                        |_, st, loc, adep| {
+                            let zero = st.path.push(Node::Const(Value::Int(0)), 0);
+                            st.path.events.push(PathEvent {
+                                kind: EventKind::Fence,
+                                loc: Some(loc),
+                                tags: Tags::of(&[Tag::SyncSrcu]),
+                                value: zero,
+                                read: None,
+                                rmw_with_prev: false,
+                                addr_dep: adep,
+                                data_dep: 0,
+                                ctrl_dep: st.ctrl,
+                                inner: 0,
+                                stmt: st.stmt,
+                                source: span,
+                            });
+                            Ok(true)
+                        },
+                    );
+                }
+                Op::Cutoff => {
+                    st.path.cutoff = Some(span);
+                    return self.finish(st.path);
+                }
+                Op::If { cond, then, els } => {
+                    let mut c = self.sym(&mut st, cond, span);
+                    // herd7 tests a condition that is not a comparison as `e != 0`.
+                    if !matches!(cond, Expr::Binary(op, ..) if op.is_comparison()) {
+                        let zero = st.path.push(Node::Const(Value::Int(0)), 0);
+                        c = self.bin(&mut st, BinOp::Ne, c, zero, span);
+                    }
+                    // herd7's control dependencies reach the events of the branches only,
+                    // not those after the `if`: the mask is restored at the join.
+                    // They follow the registers the condition reads, so a condition
+                    // whose value is known (`r == r`) still makes them.
+                    let outer = st.ctrl;
+                    st.ctrl |= st.path.taint[c as usize];
+                    if let Some(v) = st.path.constant(c) {
+                        let branch = if truth(v) { then } else { els };
+                        todo.push((&branch[..], Some(outer)));
+                        continue;
+                    }
+                    for (taken, branch) in [(true, then), (false, els)] {
+                        let mut st2 = st.clone();
+                        st2.path.constraints.push(Constraint {
+                            sym: c,
+                            truth: taken,
+                            kind: Assumption::Branch,
+                        });
+                        st2.path.branches.push(taken);
+                        let mut todo2 = todo.clone();
+                        todo2.push((&branch[..], Some(outer)));
+                        self.walk(st2, todo2)?;
+                    }
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Runs `body` at each location `addr` may denote, then continues the walk; `body`
+    /// returns `false` to drop the path.
+    ///
+    /// An address computed from values read may denote any location whose address the
+    /// test handles as a value, or one written in the address itself (`x + r1`); the path
+    /// forks once per such location, assuming the address is that location, and once more
+    /// assuming it is none of them, where it stops with an [`Escape`].
+    fn fork_addr(
+        &mut self,
+        mut st: State,
+        todo: Vec<Frame<'a>>,
+        addr: &Expr,
+        access: Access,
+        span: (usize, usize),
+        mut body: impl FnMut(&mut Self, &mut State, Loc, u64) -> Result<bool, PathError>,
+    ) -> Result<(), PathError> {
+        let a = self.sym(&mut st, addr, span);
+        let adep = st.path.taint[a as usize];
+        match st.path.constant(a) {
+            Some(Value::Addr(loc)) => {
+                if body(self, &mut st, loc, adep)? {
+                    self.walk(st, todo)?;
+                }
+                Ok(())
+            }
+            // An address known without reading memory, but no location: herd7 stops at
+            // once on a read there (it finds no initial write to read), and on a write only
+            // if an execution takes the path, so the path stops here and the enumeration
+            // reports it if its assumptions hold.
+            Some(_) => {
+                st.path.escape = Some(Escape {
+                    sym: a,
+                    source: span,
+                    read: false,
+                    always: access != Access::Store,
+                });
+                self.finish(st.path)
+            }
+            None => {
+                let mut candidates: BTreeSet<Loc> = self.pointees.iter().copied().collect();
+                addresses(addr, &mut candidates);
+                let mut targets = Vec::with_capacity(candidates.len());
+                for &loc in &candidates {
+                    let mut st2 = st.clone();
+                    let target = st2.path.push(Node::Const(Value::Addr(loc)), 0);
+                    targets.push(target);
+                    let eq = self.bin(&mut st2, BinOp::Eq, a, target, span);
+                    st2.path.constraints.push(Constraint {
+                        sym: eq,
+                        truth: true,
+                        kind: Assumption::Address,
+                    });
+                    if body(self, &mut st2, loc, adep)? {
+                        self.walk(st2, todo.clone())?;
+                    }
+                }
+                for &loc in &candidates {
+                    let target = st.path.push(Node::Const(Value::Addr(loc)), 0);
+                    let eq = self.bin(&mut st, BinOp::Eq, a, target, span);
+                    st.path.constraints.push(Constraint {
+                        sym: eq,
+                        truth: false,
+                        kind: Assumption::Address,
+                    });
+                }
+                st.path.escape = Some(Escape {
+                    sym: a,
+                    source: span,
+                    read: access == Access::Load,
+                    always: false,
+                });
+                self.finish(st.path)
+            }
+        }
+    }
+
+    /// Records the assumption that `sym` is `want`; `false` when it is known not to be.
+    fn assume(&self, st: &mut State, sym: SymId, want: bool, kind: Assumption) -> bool {
+        match st.path.constant(sym) {
+            Some(v) => truth(v) == want,
+            None => {
+                st.path.constraints.push(Constraint {
+                    sym,
+                    truth: want,
+                    kind,
+                });
+                true
+            }
+        }
+    }
+
+    fn lock(
+        &mut self,
+        st: &mut State,
+        loc: Loc,
+        adep: u64,
+        span: (usize, usize),
+    ) -> Result<bool, PathError> {
+        // lock.cat's lock-nest: taking a lock this thread holds deadlocks every execution.
+        if !st.held.insert(loc) {
+            st.path.breaks_lock_axiom = true;
+        }
+        self.read(st, loc, Tags::of(&[Tag::Lkr]), adep, span)?;
+        let one = st.path.push(Node::Const(Value::Int(1)), 0);
+        self.write(
+            st,
+            loc,
+            Tags::of(&[Tag::Lkw]),
+            one,
+            adep,
+            Partner::Exchange,
+            span,
+        );
+        Ok(true)
+    }
+
+    fn read(
+        &mut self,
+        st: &mut State,
+        loc: Loc,
+        tags: Tags,
+        adep: u64,
+        span: (usize, usize),
+    ) -> Result<SymId, PathError> {
+        let k = st.path.reads;
+        if k >= MAX_READS {
+            return Err(err(
+                format!("a thread performs more than {MAX_READS} reads"),
+                span,
+            ));
+        }
+        st.path.reads += 1;
+        let sym = st.path.push(Node::Read(k), 1 << k);
+        st.path.events.push(PathEvent {
+            kind: EventKind::Read,
+            loc: Some(loc),
+            tags,
+            value: sym,
+            read: Some(k),
+            rmw_with_prev: false,
+            addr_dep: adep,
+            data_dep: 0,
+            ctrl_dep: st.ctrl,
+            inner: 0,
+            stmt: st.stmt,
+            source: span,
+        });
+        Ok(sym)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write(
+        &mut self,
+        st: &mut State,
+        loc: Loc,
+        tags: Tags,
+        value: SymId,
+        adep: u64,
+        partner: Partner,
+        span: (usize, usize),
+    ) {
+        let mut data = st.path.taint[value as usize];
+        let own_read = st.path.events.last().and_then(|e| e.read);
+        match (partner, own_read) {
+            // herd7 makes the write of an exchange depend on its read by control inside
+            // the instruction, which no cat relation shows.
+            (Partner::Exchange, Some(k)) => data &= !(1u64 << k),
+            // The write of an atomic operation computes from its read: herd7's `data`
+            // holds the pair (its internal data dependency of RMWs).
+            (Partner::Compute, Some(k)) => data |= 1u64 << k,
+            _ => {}
+        }
+        let rmw = partner != Partner::None;
+        st.path.events.push(PathEvent {
+            kind: EventKind::Write,
+            loc: Some(loc),
+            tags,
+            value,
+            read: None,
+            rmw_with_prev: rmw,
+            addr_dep: adep,
+            data_dep: data,
+            ctrl_dep: st.ctrl,
+            inner: 0,
+            stmt: st.stmt,
+            source: span,
+        });
+    }
+
+    /// `a op b` as herd7 builds it: computed when herd7 can, a node otherwise (an illegal
+    /// operation included: it is an error only if an allowed execution needs it).
+    fn bin(&self, st: &mut State, op: BinOp, a: SymId, b: SymId, span: (usize, usize)) -> SymId {
+        let p = &mut st.path;
+        let taint = p.taint[a as usize] | p.taint[b as usize];
+        match herd_binary(op, p.term(a), p.term(b)) {
+            Applied::Term(Term::Val(v)) => p.push(Node::Const(v), taint),
+            Applied::Term(Term::Var(r)) => p.push(Node::Alias(r), taint),
+            Applied::Undetermined | Applied::Illegal => p.push_at(Node::Bin(op, a, b), taint, span),
+        }
+    }
+
+    fn sym(&self, st: &mut State, e: &Expr, span: (usize, usize)) -> SymId {
+        match e {
+            Expr::Const(v) => st.path.push(Node::Const(*v), 0),
+            Expr::Reg(r) => st.path.regs[*r],
+            Expr::Unary(op, a) => {
+                let a = self.sym(st, a, span);
+                let p = &mut st.path;
+                let taint = p.taint[a as usize];
+                match herd_unary(*op, p.term(a)) {
+                    Applied::Term(Term::Val(v)) => p.push(Node::Const(v), taint),
+                    Applied::Term(Term::Var(r)) => p.push(Node::Alias(r), taint),
+                    Applied::Undetermined | Applied::Illegal => {
+                        p.push_at(Node::Un(*op, a), taint, span)
+                    }
+                }
+            }
+            Expr::Binary(op, a, b) => {
+                let a = self.sym(st, a, span);
+                let b = self.sym(st, b, span);
+                self.bin(st, *op, a, b, span)
+            }
+        }
+    }
+}
+
+/// The locations whose address `e` writes (`x` in `x + r1`).
+fn addresses(e: &Expr, out: &mut BTreeSet<Loc>) {
+    match e {
+        Expr::Const(Value::Addr(l) | Value::Shifted(l, _)) => {
+            out.insert(*l);
+        }
+        Expr::Const(_) | Expr::Reg(_) => {}
+        Expr::Unary(_, a) => addresses(a, out),
+        Expr::Binary(_, a, b) => {
+            addresses(a, out);
+            addresses(b, out);
+        }
+    }
+}
+
+/// Why an access at `v` cannot be run: `v` is not the address of a location.
+pub(crate) fn not_a_location(program: &Program, v: Value) -> String {
+    match v {
+        Value::Shifted(l, _) => format!(
+            "the address of this access is {}, next to `{}`: herd7 makes it a location of its \
+             own, which hazmat does not support (access the variable itself)",
+            program.value_text(v),
+            program.locs[l.0 as usize].name
+        ),
+        Value::Int(n) => format!(
+            "the address of this access is the integer {n}, not a location (herd7 stops on \
+             it: non-symbolic location)"
+        ),
+        Value::Sym(_) | Value::Addr(_) => format!(
+            "the address of this access is {}, not a location",
+            program.value_text(v)
+        ),
+    }
+}
+
+/// Makes the last event wait, inside its instruction, for the reads `sym` depends on.
+fn set_inner(st: &mut State, sym: SymId) {
+    let taint = st.path.taint[sym as usize];
+    if let Some(e) = st.path.events.last_mut() {
+        e.inner = taint;
+    }
+}
+
+fn set(st: &mut State, dst: Option<Reg>, v: SymId) {
+    if let Some(r) = dst {
+        st.path.regs[r] = v;
+    }
+}
+
+/// C truth: every value but the integer 0 is true.
+pub(crate) fn truth(v: Value) -> bool {
+    !matches!(v, Value::Int(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths_of(source: &str) -> Vec<Vec<Path>> {
+        let test = hazmat_litmus::parse(source).expect("parses");
+        let program = crate::front::lower::lower(&test).expect("lowers");
+        let pointees = pointees(&program);
+        program
+            .threads
+            .iter()
+            .map(|t| thread_paths(t, &pointees).expect("runs"))
+            .collect()
+    }
+
+    #[test]
+    fn a_branch_on_a_read_forks_and_its_dependency_ends_at_the_join() {
+        let p = paths_of(
+            "C t\n{}\nP0(int *x, int *y, int *z) { int r0; r0 = READ_ONCE(*x); \
+             if (r0) { WRITE_ONCE(*y, 1); } WRITE_ONCE(*z, 1); }\nexists (x=0)\n",
+        );
+        let paths = &p[0];
+        assert_eq!(paths.len(), 2);
+        let taken = &paths[0];
+        assert_eq!(taken.constraints.len(), 1);
+        assert!(taken.constraints[0].truth);
+        // Read x, write y (in the branch, ctrl-dependent), write z (after it, not).
+        assert_eq!(taken.events.len(), 3);
+        assert_eq!(taken.events[1].ctrl_dep, 1);
+        assert_eq!(taken.events[2].ctrl_dep, 0);
+        assert_eq!(paths[1].events.len(), 2);
+    }
+
+    #[test]
+    fn a_branch_on_a_constant_does_not_fork() {
+        let p = paths_of(
+            "C t\n{}\nP0(int *x) { int r0 = 1; if (r0 == 1) WRITE_ONCE(*x, 1); }\nexists (x=0)\n",
+        );
+        assert_eq!(p[0].len(), 1);
+        assert_eq!(p[0][0].events.len(), 1);
+    }
+
+    #[test]
+    fn cmpxchg_succeeds_with_a_write_or_fails_with_a_lone_read() {
+        let p = paths_of("C t\n{}\nP0(int *x) { int r0; r0 = cmpxchg(x, 0, 1); }\nexists (x=0)\n");
+        let paths = &p[0];
+        assert_eq!(paths.len(), 2);
+        assert_eq!(paths[0].events.len(), 2);
+        assert!(paths[0].events[1].rmw_with_prev);
+        assert!(
+            paths[0]
+                .events
+                .iter()
+                .all(|e| e.tags.has(Tag::Rmw) && e.tags.has(Tag::Mb))
+        );
+        assert_eq!(paths[1].events.len(), 1);
+        assert!(paths[1].events[0].tags.has(Tag::Rmw));
+    }
+
+    #[test]
+    fn data_and_address_dependencies_follow_registers() {
+        let p = paths_of(
+            "C t\n{ int *p = &a; }\nP0(int **p, int *y) { int *r0; int r1; r0 = READ_ONCE(*p); \
+             r1 = READ_ONCE(*r0); WRITE_ONCE(*y, r1 + 1); }\nexists (y=0)\n",
+        );
+        // The address read from p may denote any location whose address the test handles
+        // (here a): one path per such location, and one that stops where the address is
+        // none of them.
+        let paths = &p[0];
+        assert_eq!(paths.len(), 2);
+        let ev = &paths[0].events;
+        assert_eq!(ev[1].addr_dep, 0b1);
+        assert_eq!(ev[2].data_dep, 0b10);
+        assert_eq!(
+            paths[0].constraints.len(),
+            1,
+            "the address read must be a's"
+        );
+        assert!(paths[0].escape.is_none());
+        let escape = paths[1]
+            .escape
+            .expect("the second path stops at the address");
+        assert!(escape.read);
+        assert_eq!(paths[1].events.len(), 1, "it stops before the second read");
+        assert!(
+            !paths[1].constraints[0].truth,
+            "the address must not be a's"
+        );
+    }
+
+    #[test]
+    fn values_are_built_with_herd7s_identities_and_keep_their_dependencies() {
+        let p = paths_of(
+            "C t\n{}\nP0(int *x, int *y, int *z) { int r0; int r1; r0 = READ_ONCE(*x); \
+             r1 = r0 ^ r0; WRITE_ONCE(*(y + r1), r1 + 1); if (r0 == r0) { WRITE_ONCE(*z, 1); } }\n\
+             exists (x=0)\n",
+        );
+        // `r0 ^ r0` is 0 and `r0 == r0` is true before r0 is known: one path, no fork on
+        // the address or the branch, yet the write to y has an address and a data
+        // dependency on the read, and the write to z a control dependency.
+        let paths = &p[0];
+        assert_eq!(paths.len(), 1);
+        let ev = &paths[0].events;
+        assert_eq!(ev.len(), 3);
+        assert_eq!(paths[0].constant(ev[1].value), Some(Value::Int(1)));
+        assert_eq!((ev[1].addr_dep, ev[1].data_dep), (0b1, 0b1));
+        assert_eq!(ev[2].ctrl_dep, 0b1);
+        assert!(paths[0].constraints.is_empty());
+    }
+
+    #[test]
+    fn an_illegal_operation_is_left_for_the_enumeration() {
+        // `x * 2` has no meaning, but herd7 only reports it for an execution it allows:
+        // the path keeps the operation as a node.
+        let p = paths_of("C t\n{}\nP0(int *x) { int r0; r0 = x * 2; }\nexists (0:r0=0)\n");
+        let path = &p[0][0];
+        let r0 = path.regs[0];
+        assert!(matches!(
+            path.nodes[r0 as usize],
+            Node::Bin(BinOp::Mul, _, _)
+        ));
+    }
+
+    #[test]
+    fn a_nested_lock_marks_the_path_as_breaking_a_lock_axiom() {
+        let p =
+            paths_of("C t\n{}\nP0(spinlock_t *l) { spin_lock(l); spin_lock(l); }\nexists (true)\n");
+        assert_eq!(p[0].len(), 1);
+        assert!(p[0][0].breaks_lock_axiom);
+        let p = paths_of(
+            "C t\n{}\nP0(spinlock_t *l) { int r0; spin_lock(l); r0 = spin_is_locked(l); }\nexists (true)\n",
+        );
+        // Inside its own critical section a thread sees the lock held: the RU path breaks
+        // nested-is-locked.
+        assert_eq!(p[0].len(), 2);
+        for path in &p[0] {
+            assert_eq!(path.breaks_lock_axiom, path.events[2].tags.has(Tag::Ru));
+        }
+    }
+}

@@ -1,0 +1,482 @@
+//! herd7's macro files (`-macros`, `.def`): a user's own C macros, read into the shapes
+//! hazmat's lowering knows.
+//!
+//! A line of a `.def` file defines one macro, `NAME(P1,...,Pn) BODY`, where the body is
+//! one of herd7's internal instructions (`__load{once}(X)`, `__xchg{mb}(X,V)`,
+//! `__atomic_op_return{mb}(X,-,V) == 0`...), a block of them (`{ __store{release}(*X,V); }`,
+//! `{ __store{once}(X,V); __fence{mb}; }`), or a macro defined above it
+//! (`atomic_read(X) READ_ONCE(*X)`).
+//! Each becomes a [`Macro`]: a [`Shape`] of [`crate::front::primitive`] with its annotations,
+//! and the order in which the call's arguments fill the shape's.
+//! A body hazmat cannot express (an annotation its events do not have, several
+//! instructions other than a store and a full fence, an argument that is neither a
+//! parameter nor a number) is an error located in the file.
+//! Read from the kernel's `linux-kernel.def`, the macros are exactly the built-in table.
+
+use crate::exec::event::{Tag, Tags};
+use crate::front::primitive::{Primitive, Returns, Shape};
+use crate::front::program::BinOp;
+
+/// One macro of a `.def` file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Macro {
+    /// Its name.
+    pub name: String,
+    pub(crate) shape: Shape,
+    pub(crate) tags: Tags,
+    /// For each argument the shape takes, in the shape's order (see [`Shape`]), the index
+    /// of the call's argument that gives it.
+    pub(crate) args: Vec<usize>,
+    /// The number of parameters.
+    pub(crate) arity: usize,
+}
+
+/// The macros of one `.def` file, which replace the built-in table when a user gives one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Macros {
+    list: Vec<Macro>,
+}
+
+/// An error in a `.def` file: what, and where (line and column, from 1).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct DefError {
+    /// What is wrong.
+    pub message: String,
+    /// The line.
+    pub line: usize,
+    /// The column.
+    pub column: usize,
+}
+
+impl Macros {
+    /// Reads a `.def` file.
+    pub fn parse(text: &str) -> Result<Macros, DefError> {
+        let mut macros = Macros::default();
+        for (k, raw) in text.lines().enumerate() {
+            let line = raw.trim_end();
+            let content = line.trim_start();
+            if content.is_empty() || content.starts_with("//") {
+                continue;
+            }
+            let indent = line.len() - content.len();
+            let at = |offset: usize, message: String| DefError {
+                message,
+                line: k + 1,
+                column: indent + offset + 1,
+            };
+            let m = macros.definition(content).map_err(|(o, m)| at(o, m))?;
+            if let Some(old) = macros.list.iter_mut().find(|x| x.name == m.name) {
+                *old = m;
+            } else {
+                macros.list.push(m);
+            }
+        }
+        Ok(macros)
+    }
+
+    /// The macro called `name`.
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Macro> {
+        self.list.iter().find(|m| m.name == name)
+    }
+
+    /// The names of the macros, in the file's order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.list.iter().map(|m| m.name.as_str())
+    }
+
+    /// The macros, in the file's order.
+    pub fn iter(&self) -> impl Iterator<Item = &Macro> {
+        self.list.iter()
+    }
+
+    /// One definition: `NAME(PARAMS) BODY`; errors carry their offset in `s`.
+    fn definition(&self, s: &str) -> Result<Macro, (usize, String)> {
+        let open = s
+            .find('(')
+            .ok_or((0, "a macro is `NAME(PARAMETERS) BODY`".to_string()))?;
+        let name = s[..open].trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err((0, format!("`{name}` is not a macro name")));
+        }
+        let close = s[open..]
+            .find(')')
+            .map(|c| open + c)
+            .ok_or((open, "the parameter list is not closed".to_string()))?;
+        let params: Vec<&str> = s[open + 1..close]
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
+        let body_at = close + 1;
+        let body = &s[body_at..];
+        let (shape, tags, args) = self
+            .body(body, &params)
+            .map_err(|(o, m)| (body_at + o, m))?;
+        Ok(Macro {
+            name: name.to_string(),
+            shape,
+            tags,
+            args,
+            arity: params.len(),
+        })
+    }
+
+    /// A body: a block of instructions or one instruction with an optional comparison
+    /// with 0.
+    fn body(&self, s: &str, params: &[&str]) -> Result<(Shape, Tags, Vec<usize>), (usize, String)> {
+        let lead = s.len() - s.trim_start().len();
+        let t = s.trim();
+        if let Some(inner) = t.strip_prefix('{') {
+            let inner = inner
+                .strip_suffix('}')
+                .ok_or((lead, "the block is not closed with `}`".to_string()))?;
+            let stmts: Vec<&str> = inner
+                .split(';')
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .collect();
+            let offset = |stmt: &str| lead + s.trim_start().find(stmt).unwrap_or(0);
+            return match stmts.as_slice() {
+                [one] => self
+                    .instruction(one, params, None)
+                    .map_err(|(o, m)| (offset(one) + o, m)),
+                [store, fence] => {
+                    let (shape, tags, args) = self
+                        .instruction(store, params, None)
+                        .map_err(|(o, m)| (offset(store) + o, m))?;
+                    let (fence_shape, fence_tags, _) = self
+                        .instruction(fence, params, None)
+                        .map_err(|(o, m)| (offset(fence) + o, m))?;
+                    let once = Tags::NONE.with(Tag::Once);
+                    let mb = Tags::NONE.with(Tag::Mb);
+                    if shape == (Shape::Store { lvalue: true })
+                        && tags == once
+                        && fence_shape == Shape::Fence
+                        && fence_tags == mb
+                    {
+                        Ok((Shape::StoreMb, tags, args))
+                    } else {
+                        Err((
+                            offset(store),
+                            "hazmat takes a block of two instructions only as a once store \
+                             to the location then a full fence (`smp_store_mb`)"
+                                .to_string(),
+                        ))
+                    }
+                }
+                _ => Err((
+                    lead,
+                    "hazmat takes a block of one instruction, or of a store and a full fence"
+                        .to_string(),
+                )),
+            };
+        }
+        // One instruction, perhaps compared with 0.
+        let (call, test) = match t.rsplit_once("==") {
+            Some((c, z)) if z.trim() == "0" => (c.trim(), Some(BinOp::Eq)),
+            _ => match t.rsplit_once('<') {
+                Some((c, z)) if z.trim() == "0" => (c.trim(), Some(BinOp::Lt)),
+                _ => (t, None),
+            },
+        };
+        self.instruction(call, params, test)
+            .map_err(|(o, m)| (lead + o, m))
+    }
+
+    /// One instruction `PRIM{TAG}(ARGS)` or `MACRO(ARGS)`.
+    fn instruction(
+        &self,
+        s: &str,
+        params: &[&str],
+        test: Option<BinOp>,
+    ) -> Result<(Shape, Tags, Vec<usize>), (usize, String)> {
+        let (head, args) = match s.find('(') {
+            Some(o) => {
+                let args = s[o + 1..]
+                    .strip_suffix(')')
+                    .ok_or((o, "the argument list is not closed".to_string()))?;
+                (&s[..o], split_args(args))
+            }
+            None => (s, Vec::new()),
+        };
+        let (prim, tag) = match head.split_once('{') {
+            Some((p, t)) => {
+                let t = t
+                    .strip_suffix('}')
+                    .ok_or((p.len(), "the annotation is not closed with `}`".to_string()))?;
+                (p.trim(), Some(t.trim()))
+            }
+            None => (head.trim(), None),
+        };
+        let tags = match tag {
+            None => Tags::NONE,
+            Some(t) => match Tag::ALL.iter().find(|x| x.name().eq_ignore_ascii_case(t)) {
+                Some(x) if !matches!(x, Tag::Init | Tag::Rmw) => Tags::NONE.with(*x),
+                _ => {
+                    return Err((
+                        head.find('{').map_or(0, |b| b + 1),
+                        format!(
+                            "hazmat's events have no annotation `{t}`: a macro may use the \
+                             kernel's annotations only"
+                        ),
+                    ));
+                }
+            },
+        };
+        let param = |a: &str| -> Result<(usize, bool), (usize, String)> {
+            let (deref, name) = match a.strip_prefix('*') {
+                Some(n) => (true, n.trim()),
+                None => (false, a),
+            };
+            // Where the argument is written, after the instruction's name.
+            let at = s[head.len()..]
+                .find(a)
+                .map_or(head.len(), |o| head.len() + o);
+            params
+                .iter()
+                .position(|p| *p == name)
+                .map(|i| (i, deref))
+                .ok_or((at, format!("`{a}` is not a parameter of the macro")))
+        };
+        let want = |n: usize| -> Result<(), (usize, String)> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err((
+                    head.len(),
+                    format!("`{prim}` takes {n} arguments, not {}", args.len()),
+                ))
+            }
+        };
+        let plain = |a: &str| -> Result<usize, (usize, String)> {
+            match param(a)? {
+                (i, false) => Ok(i),
+                (_, true) => Err((
+                    head.len(),
+                    format!("hazmat takes `{a}` here only without `*`"),
+                )),
+            }
+        };
+        let rmw = tags.with(Tag::Rmw);
+        if test.is_some() && !matches!(prim, "__atomic_op_return") {
+            return Err((
+                0,
+                "only `__atomic_op_return` may be compared with 0".to_string(),
+            ));
+        }
+        Ok(match prim {
+            "__load" => {
+                want(1)?;
+                let (x, deref) = param(&args[0])?;
+                (Shape::Load { lvalue: !deref }, tags, vec![x])
+            }
+            "__store" => {
+                want(2)?;
+                let (x, deref) = param(&args[0])?;
+                (
+                    Shape::Store { lvalue: !deref },
+                    tags,
+                    vec![x, plain(&args[1])?],
+                )
+            }
+            "__fence" => {
+                want(0)?;
+                (Shape::Fence, tags, Vec::new())
+            }
+            "__xchg" => {
+                want(2)?;
+                (Shape::Xchg, rmw, vec![plain(&args[0])?, plain(&args[1])?])
+            }
+            "__cmpxchg" => {
+                want(3)?;
+                let a: Vec<usize> = args.iter().map(|a| plain(a)).collect::<Result<_, _>>()?;
+                (Shape::Cmpxchg, rmw, a)
+            }
+            "__atomic_add_unless" => {
+                want(3)?;
+                let a: Vec<usize> = args.iter().map(|a| plain(a)).collect::<Result<_, _>>()?;
+                (Shape::AddUnless, rmw, a)
+            }
+            "__lock" | "__unlock" | "__trylock" | "__islocked" | "__srcu" => {
+                want(1)?;
+                let shape = match prim {
+                    "__lock" => Shape::Lock,
+                    "__unlock" => Shape::Unlock,
+                    "__trylock" => Shape::Trylock,
+                    "__islocked" => Shape::IsLocked,
+                    _ => Shape::SyncSrcu,
+                };
+                (shape, tags, vec![plain(&args[0])?])
+            }
+            "__atomic_op" | "__atomic_op_return" | "__atomic_fetch_op" => {
+                want(3)?;
+                let op = match args[1].as_str() {
+                    "+" => BinOp::Add,
+                    "-" => BinOp::Sub,
+                    "&" => BinOp::And,
+                    "|" => BinOp::Or,
+                    "^" => BinOp::Xor,
+                    "&~" => BinOp::AndNot,
+                    o => return Err((head.len(), format!("`{o}` is not an operator herd7 takes"))),
+                };
+                let returns = match (prim, test) {
+                    ("__atomic_op", _) => Returns::Nothing,
+                    ("__atomic_fetch_op", _) => Returns::Old,
+                    (_, Some(t)) => Returns::Test(t),
+                    _ => Returns::New,
+                };
+                let x = plain(&args[0])?;
+                let (constant, order) = match args[2].parse::<i64>() {
+                    Ok(c) => (Some(c), vec![x]),
+                    Err(_) => (None, vec![plain(&args[2])?, x]),
+                };
+                (
+                    Shape::Op {
+                        op,
+                        constant,
+                        returns,
+                    },
+                    rmw,
+                    order,
+                )
+            }
+            name => {
+                // A macro defined above.
+                let Some(inner) = self.lookup(name) else {
+                    return Err((
+                        0,
+                        format!(
+                            "`{name}` is neither one of herd7's instructions nor a macro defined above"
+                        ),
+                    ));
+                };
+                if tag.is_some() {
+                    return Err((name.len(), format!("`{name}` takes no annotation")));
+                }
+                want(inner.arity)?;
+                let mut shape = inner.shape;
+                let mut order = Vec::with_capacity(inner.args.len());
+                for (k, &a) in inner.args.iter().enumerate() {
+                    let (i, deref) = param(&args[a])?;
+                    if deref {
+                        // `*X` for the location of a load or store that takes the location
+                        // itself: the outer macro takes its address.
+                        match (&mut shape, k) {
+                            (Shape::Load { lvalue } | Shape::Store { lvalue }, 0) if *lvalue => {
+                                *lvalue = false;
+                            }
+                            _ => {
+                                return Err((
+                                    name.len(),
+                                    format!("hazmat takes `{}` here only without `*`", args[a]),
+                                ));
+                            }
+                        }
+                    }
+                    order.push(i);
+                }
+                (shape, inner.tags, order)
+            }
+        })
+    }
+}
+
+/// The arguments of an instruction, split at top-level commas.
+fn split_args(s: &str) -> Vec<String> {
+    s.split(',')
+        .map(|a| a.trim().to_string())
+        .filter(|a| !a.is_empty())
+        .collect()
+}
+
+impl Macro {
+    /// The macro as the lowering's table entry: its shape and annotations (lowering names
+    /// a call by the name written, so the entry carries none).
+    pub(crate) fn primitive(&self) -> Primitive {
+        Primitive {
+            name: "",
+            shape: self.shape,
+            tags: self.tags,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel's file gives the built-in table, entry for entry, with the arguments in
+    /// the table's order.
+    #[test]
+    fn the_kernels_file_gives_the_built_in_table() {
+        let dir = std::env::var("HAZMAT_CONFORMANCE")
+            .unwrap_or_else(|_| "../../shared/conformance".into());
+        let Ok(def) = std::fs::read_to_string(format!("{dir}/lkmm-model/linux-kernel.def")) else {
+            eprintln!("no corpus; nothing to check");
+            return;
+        };
+        let macros = Macros::parse(&def).unwrap_or_else(|e| panic!("{e}"));
+        let names: Vec<&str> = crate::front::primitive::names().collect();
+        assert_eq!(macros.names().collect::<Vec<_>>(), names);
+        for m in macros.iter() {
+            let p = crate::front::primitive::lookup(&m.name).expect("in the table");
+            assert_eq!((m.shape, m.tags), (p.shape, p.tags), "{}", m.name);
+            let identity: Vec<usize> = (0..m.args.len()).collect();
+            assert_eq!(m.args, identity, "{}", m.name);
+        }
+    }
+
+    #[test]
+    fn a_users_macro_takes_its_arguments_in_its_own_order() {
+        let m = Macros::parse(
+            "READ_ONCE(X) __load{ONCE}(X)\n\
+             my_add(X,V) { __atomic_op{NORETURN}(X,+,V); }\n\
+             my_read(P) READ_ONCE(*P)\n\
+             my_dec_and_test(X) __atomic_op_return{MB}(X,-,1) == 0\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let add = m.lookup("my_add").expect("defined");
+        assert_eq!(add.args, vec![1, 0]);
+        let read = m.lookup("my_read").expect("defined");
+        assert_eq!(read.shape, Shape::Load { lvalue: false });
+        let dec = m.lookup("my_dec_and_test").expect("defined");
+        assert!(matches!(
+            dec.shape,
+            Shape::Op {
+                constant: Some(1),
+                returns: Returns::Test(BinOp::Eq),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn what_hazmat_cannot_express_is_located() {
+        for (text, line, column, says) in [
+            (
+                "ok(X) __load{ONCE}(X)\nbad(X) __load{weird}(X)\n",
+                2,
+                15,
+                "no annotation `weird`",
+            ),
+            (
+                "m(X,V) { __store{ONCE}(X,V); __fence{RMB}; }\n",
+                1,
+                10,
+                "then a full fence",
+            ),
+            (
+                "m(X) __frob(X)\n",
+                1,
+                6,
+                "neither one of herd7's instructions",
+            ),
+            ("  m(X) __load{ONCE}(Y)\n", 1, 21, "`Y` is not a parameter"),
+        ] {
+            let e = Macros::parse(text).expect_err(text);
+            assert_eq!((e.line, e.column), (line, column), "{text}: {e}");
+            assert!(e.message.contains(says), "{text}: {e}");
+        }
+    }
+}

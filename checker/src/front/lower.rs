@@ -1,0 +1,1411 @@
+//! Lowering: from a parsed litmus test to a [`Program`].
+//!
+//! Lowering resolves every name (shared variables become [`Loc`]s, registers become
+//! per-thread indices), expands each call of a kernel primitive through the primitive
+//! table into one instruction, hoists calls nested in expressions into temporaries (left
+//! to right, as herd7 evaluates them), and converts the trailer into cells and
+//! propositions.
+//!
+//! # Names in thread code
+//!
+//! Names mean what herd7 makes of them: in a thread's code every name is a register.
+//! A parameter `int *x` is a register that starts with the address of the shared variable
+//! `x` (and is a constant address unless the thread assigns to it); any other name is a
+//! register that starts with its init-block value (`0:r1=2;`) or 0, even one the thread
+//! never declares or assigns, such as `true` or a shared variable the thread does not take
+//! as a parameter.
+//! Since herd7 accepts those silently, lowering returns a [`Warning`] for each register the
+//! code reads that nothing declares, assigns or initialises.
+//!
+//! # Refusals
+//!
+//! What herd7 refuses after parsing is refused here, with the place it is written, in the
+//! order herd7 finds it: an unknown primitive (with the names it was probably meant to be),
+//! a primitive that gives a value used as a statement or one that gives none used in an
+//! expression (herd7 expands neither), a location argument without its `*`
+//! (`READ_ONCE(x)`), then a parameter named twice or given an init-block value, and an
+//! init-block type whose size herd7 does not know.
+//! So is what hazmat cannot run faithfully: a loop.
+//!
+//! # Dialects
+//!
+//! herd7 gives calls their meaning through a macro file: the kernel's `linux-kernel.def`
+//! by default, herd7's `c11.def` in the C11 [`Dialect`] (see [`crate::front::c11`]).
+//! C11's `_explicit` primitives, compare-exchanges and fences are words of herd7's grammar,
+//! known in both.
+
+use crate::exec::event::{Loc, Tag, Tags, Value};
+use crate::front::c11;
+pub use crate::front::c11::Dialect;
+use crate::front::primitive::{self, Returns, Shape};
+use crate::front::program::{
+    BinOp, Cell, Condition, Expr, Instr, LocDecl, Op, Operand, Program, Prop, Quantifier, RmwWrite,
+    ThreadCode,
+};
+use hazmat_litmus::ast;
+use hazmat_litmus::diagnostic::{self, Severity};
+use std::collections::{HashMap, HashSet};
+
+/// How many times herd7 runs the body of a `while` loop at most (its `-unroll` for C).
+pub const UNROLL: u32 = 2;
+
+/// Why a test cannot be lowered, and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct LowerError {
+    /// What is wrong, starting lowercase.
+    pub message: String,
+    /// Where.
+    pub span: ast::Span,
+    /// What is wrong, for a caller that acts on it.
+    pub kind: LowerErrorKind,
+}
+
+/// The kinds of [`LowerError`] a caller may act on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LowerErrorKind {
+    /// A call of a name that is no macro of the kernel's `linux-kernel.def` (herd7's
+    /// "Unknown macro"); the error's span is the name's.
+    UnknownPrimitive {
+        /// The name called.
+        name: String,
+        /// The known primitives it was probably meant to be, nearest first (at most three).
+        suggestions: Vec<String>,
+    },
+    /// The threads are not `P0`, `P1`, ... in the order written, which herd7 refuses
+    /// ("Processes must be P0, P1, ..."); the error's span is the first misplaced name.
+    ThreadNumbering,
+    /// Anything else.
+    Other,
+}
+
+/// Something herd7 accepts but reads otherwise than the test's author probably meant; the
+/// test is checked all the same.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    /// What herd7 makes of it, starting lowercase.
+    pub message: String,
+    /// Where.
+    pub span: ast::Span,
+    /// What was probably meant.
+    pub notes: Vec<String>,
+}
+
+impl LowerError {
+    /// The error as a person reads it: `file:line:col: error: message`, the source line and
+    /// a caret under the place.
+    pub fn render(&self, file: &str, source: &str) -> String {
+        diagnostic::render(file, source, self.span, Severity::Error, &self.message, &[])
+    }
+}
+
+impl Warning {
+    /// The warning as a person reads it: `file:line:col: warning: message`, the source line,
+    /// a caret under the place, and the notes.
+    pub fn render(&self, file: &str, source: &str) -> String {
+        diagnostic::render(
+            file,
+            source,
+            self.span,
+            Severity::Warning,
+            &self.message,
+            &self.notes,
+        )
+    }
+}
+
+fn err<T>(message: impl Into<String>, span: ast::Span) -> Result<T, LowerError> {
+    Err(LowerError {
+        message: message.into(),
+        span,
+        kind: LowerErrorKind::Other,
+    })
+}
+
+fn sp(s: ast::Span) -> (usize, usize) {
+    (s.start, s.end)
+}
+
+/// The init-block types whose size herd7 knows; it refuses the others, pointers aside.
+const SIZED_TYPES: &[&str] = &[
+    "char",
+    "short",
+    "int",
+    "long",
+    "int8_t",
+    "uint8_t",
+    "int16_t",
+    "uint16_t",
+    "int32_t",
+    "uint32_t",
+    "intptr_t",
+    "uintptr_t",
+    "atomic_t",
+];
+
+/// Lowers a parsed test.
+pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
+    lower_with_warnings(test, Dialect::Kernel).map(|(program, _)| program)
+}
+
+/// Lowers a parsed test in `dialect`, with the warnings about what herd7 reads otherwise
+/// than the test probably means (see the module notes), in source order.
+pub fn lower_with_warnings(
+    test: &ast::Test,
+    dialect: Dialect,
+) -> Result<(Program, Vec<Warning>), LowerError> {
+    lower_with_macros(test, dialect, None)
+}
+
+/// Lowers a parsed test as [`lower_with_warnings`] does, with the C macros of a user's
+/// `.def` file (herd7's `-macros`) in place of the kernel's when `macros` is given.
+pub fn lower_with_macros(
+    test: &ast::Test,
+    dialect: Dialect,
+    macros: Option<&crate::front::defs::Macros>,
+) -> Result<(Program, Vec<Warning>), LowerError> {
+    let mut cx = Cx {
+        dialect,
+        locs: Vec::new(),
+        loc_index: HashMap::new(),
+        threads: Vec::new(),
+        thread_index: HashMap::new(),
+        params: Vec::new(),
+    };
+    // Shared locations: the init block, then the parameters, in order of appearance.
+    for item in &test.init {
+        if let ast::Location::Global(id) = &item.target {
+            let l = cx.loc(&id.name);
+            if item.ty.as_ref().is_some_and(is_spinlock) {
+                cx.locs[l.0 as usize].spinlock = true;
+            }
+        }
+    }
+    for (i, t) in test.threads.iter().enumerate() {
+        if t.id as usize != i {
+            let message = if test.threads[..i].iter().any(|u| u.id == t.id) {
+                format!("thread P{} is defined twice", t.id)
+            } else {
+                format!(
+                    "threads must be P0, P1, ... in the order written, as herd7 requires: \
+                     P{} stands where P{i} should",
+                    t.id
+                )
+            };
+            return Err(LowerError {
+                message,
+                span: t.name_span,
+                kind: LowerErrorKind::ThreadNumbering,
+            });
+        }
+    }
+    for (i, t) in test.threads.iter().enumerate() {
+        cx.thread_index.insert(t.id, i);
+        for p in &t.params {
+            let l = cx.loc(&p.name.name);
+            if is_spinlock(&p.ty) {
+                cx.locs[l.0 as usize].spinlock = true;
+            }
+        }
+        cx.threads.push(ThreadCode {
+            number: t.id,
+            regs: Vec::new(),
+            init: Vec::new(),
+            code: Vec::new(),
+        });
+        cx.params
+            .push(t.params.iter().map(|p| p.name.name.clone()).collect());
+    }
+    // Initial values.
+    for item in &test.init {
+        let value = match &item.value {
+            None => Value::Int(0),
+            Some(ast::InitValue::Int(n)) | Some(ast::InitValue::AtomicInit(n)) => Value::Int(*n),
+            Some(ast::InitValue::Addr(id)) => Value::Addr(cx.loc(&id.name)),
+            Some(_) => return err("unsupported initial value", item.span),
+        };
+        match &item.target {
+            ast::Location::Global(id) => {
+                let l = cx.loc(&id.name);
+                cx.locs[l.0 as usize].init = value;
+            }
+            ast::Location::Register { thread, reg, span } => {
+                let t = cx.thread(*thread, *span)?;
+                let r = cx.reg(t, &reg.name);
+                cx.threads[t].init[r] = value;
+            }
+        }
+    }
+    // Threads.
+    let mut warnings = Vec::new();
+    for (i, t) in test.threads.iter().enumerate() {
+        let mut assigned = HashSet::new();
+        assigned_names(&t.body, &mut assigned);
+        let mut lw = ThreadLowering {
+            cx: &mut cx,
+            macros,
+            thread: i,
+            params: t.params.iter().map(|p| p.name.name.clone()).collect(),
+            assigned,
+            declared: HashSet::new(),
+            reads: Vec::new(),
+            temps: 0,
+            stmt: 0,
+            stmts: 0,
+        };
+        let mut code = Vec::new();
+        for s in &t.body {
+            lw.stmt(s, &mut code)?;
+        }
+        warnings.extend(lw.warnings(test));
+        cx.threads[i].code = code;
+    }
+    // What herd7 refuses once it has expanded the macros.
+    for t in &test.threads {
+        let mut seen = HashSet::new();
+        for p in &t.params {
+            if !seen.insert(&p.name.name) {
+                return err(
+                    format!(
+                        "`{}` names two parameters of P{}; herd7 refuses the test",
+                        p.name.name, t.id
+                    ),
+                    p.name.span,
+                );
+            }
+        }
+    }
+    let mut initialised = HashSet::new();
+    for item in &test.init {
+        let target = match &item.target {
+            ast::Location::Global(id) => id.name.clone(),
+            ast::Location::Register { thread, reg, .. } => format!("{thread}:{}", reg.name),
+        };
+        if !initialised.insert(target.clone()) {
+            return err(
+                format!("`{target}` is given an initial value twice; herd7 refuses the test"),
+                item.target.span(),
+            );
+        }
+        if let ast::Location::Register { thread, reg, span } = &item.target {
+            let t = cx.thread(*thread, *span)?;
+            if cx.params[t].contains(&reg.name) {
+                return err(
+                    format!(
+                        "`{0}` is a parameter of P{1}, which starts with the address of `{0}`; \
+                         herd7 refuses an init-block value for `{1}:{0}`",
+                        reg.name, thread
+                    ),
+                    *span,
+                );
+            }
+        }
+        if let Some(ty) = &item.ty
+            && ty.pointers == 0
+            && !SIZED_TYPES.contains(&ty.base.as_str())
+        {
+            return err(
+                format!(
+                    "herd7 knows no size for the type `{}` in the init block; its types are `{}` \
+                     and pointers",
+                    ty.base,
+                    SIZED_TYPES.join("`, `")
+                ),
+                ty.span,
+            );
+        }
+    }
+    // Trailer.
+    let condition = match &test.condition {
+        Some(c) => Condition {
+            quantifier: match c.quantifier {
+                ast::Quantifier::Exists => Quantifier::Exists,
+                ast::Quantifier::NotExists => Quantifier::NotExists,
+                ast::Quantifier::Forall => Quantifier::Forall,
+            },
+            prop: cx.prop(&c.prop)?,
+        },
+        None => Condition {
+            quantifier: Quantifier::Forall,
+            prop: Prop::True,
+        },
+    };
+    let filter = test.filter.as_ref().map(|f| cx.prop(f)).transpose()?;
+    let mut shown = Vec::new();
+    condition.prop.cells(&mut shown);
+    if let Some(locs) = &test.locations {
+        for l in locs {
+            shown.push(cx.cell(l)?);
+        }
+    }
+    let key = |c: &Cell| match *c {
+        Cell::Reg { thread, reg } => (
+            0,
+            cx.threads[thread].number,
+            cx.threads[thread].regs[reg].clone(),
+        ),
+        Cell::Loc(l) => (1, 0, cx.locs[l.0 as usize].name.clone()),
+    };
+    shown.sort_by_key(key);
+    shown.dedup();
+    let program = Program {
+        // herd7 drops a `.litmus` suffix from the name the header gives.
+        name: test
+            .name
+            .name
+            .strip_suffix(".litmus")
+            .unwrap_or(&test.name.name)
+            .to_string(),
+        locs: cx.locs,
+        threads: cx.threads,
+        shown,
+        filter,
+        condition,
+    };
+    Ok((program, warnings))
+}
+
+fn is_spinlock(ty: &ast::Type) -> bool {
+    ty.base == "spinlock_t"
+}
+
+struct Cx {
+    dialect: Dialect,
+    locs: Vec<LocDecl>,
+    loc_index: HashMap<String, Loc>,
+    threads: Vec<ThreadCode>,
+    thread_index: HashMap<u32, usize>,
+    /// Each thread's parameter names, by thread index.
+    params: Vec<Vec<String>>,
+}
+
+impl Cx {
+    fn loc(&mut self, name: &str) -> Loc {
+        if let Some(l) = self.loc_index.get(name) {
+            return *l;
+        }
+        let l = Loc(self.locs.len() as u32);
+        self.locs.push(LocDecl {
+            name: name.to_string(),
+            init: Value::Int(0),
+            spinlock: false,
+        });
+        self.loc_index.insert(name.to_string(), l);
+        l
+    }
+
+    fn thread(&self, number: u32, span: ast::Span) -> Result<usize, LowerError> {
+        match self.thread_index.get(&number) {
+            Some(t) => Ok(*t),
+            None => err(format!("there is no thread P{number}"), span),
+        }
+    }
+
+    /// The register `name` of thread `t`, made on first use: a parameter's register starts
+    /// with the address of its variable, any other with 0.
+    fn reg(&mut self, t: usize, name: &str) -> usize {
+        if let Some(r) = self.threads[t].regs.iter().position(|n| n == name) {
+            return r;
+        }
+        let init = if self.params[t].iter().any(|p| p == name) {
+            Value::Addr(self.loc(name))
+        } else {
+            Value::Int(0)
+        };
+        let th = &mut self.threads[t];
+        th.regs.push(name.to_string());
+        th.init.push(init);
+        th.regs.len() - 1
+    }
+
+    fn cell(&mut self, l: &ast::Location) -> Result<Cell, LowerError> {
+        Ok(match l {
+            ast::Location::Global(id) => Cell::Loc(self.loc(&id.name)),
+            ast::Location::Register { thread, reg, span } => {
+                let t = self.thread(*thread, *span)?;
+                Cell::Reg {
+                    thread: t,
+                    reg: self.reg(t, &reg.name),
+                }
+            }
+        })
+    }
+
+    fn prop(&mut self, p: &ast::Prop) -> Result<Prop, LowerError> {
+        Ok(match &p.kind {
+            ast::PropKind::True => Prop::True,
+            ast::PropKind::False => Prop::False,
+            ast::PropKind::Atom(a) => {
+                let cell = self.cell(&a.loc)?;
+                let operand = match &a.value {
+                    ast::Value::Int(n) => Operand::Value(Value::Int(*n)),
+                    ast::Value::Addr(id) => Operand::Value(Value::Addr(self.loc(&id.name))),
+                    ast::Value::Register { thread, reg, span } => {
+                        let t = self.thread(*thread, *span)?;
+                        Operand::Cell(Cell::Reg {
+                            thread: t,
+                            reg: self.reg(t, &reg.name),
+                        })
+                    }
+                    _ => return err("unsupported value in a condition", a.span),
+                };
+                let eq = Prop::Eq(cell, operand);
+                match a.op {
+                    ast::CmpOp::Eq => eq,
+                    ast::CmpOp::Ne => Prop::Not(Box::new(eq)),
+                }
+            }
+            ast::PropKind::Not(q) => Prop::Not(Box::new(self.prop(q)?)),
+            ast::PropKind::And(a, b) => Prop::And(Box::new(self.prop(a)?), Box::new(self.prop(b)?)),
+            ast::PropKind::Or(a, b) => Prop::Or(Box::new(self.prop(a)?), Box::new(self.prop(b)?)),
+            ast::PropKind::Implies(a, b) => {
+                Prop::Implies(Box::new(self.prop(a)?), Box::new(self.prop(b)?))
+            }
+        })
+    }
+}
+
+/// The names a thread's code assigns: the registers of `r = e;` and `int r = e;`.
+fn assigned_names(body: &[ast::Stmt], out: &mut HashSet<String>) {
+    for s in body {
+        match &s.kind {
+            ast::StmtKind::Assign { lhs, .. } => {
+                if let ast::ExprKind::Ident(id) = &lhs.kind {
+                    out.insert(id.name.clone());
+                }
+            }
+            ast::StmtKind::Decl {
+                name,
+                init: Some(_),
+                ..
+            } => {
+                out.insert(name.name.clone());
+            }
+            ast::StmtKind::If { then, els, .. } => {
+                assigned_names(std::slice::from_ref(then), out);
+                if let Some(e) = els {
+                    assigned_names(std::slice::from_ref(e), out);
+                }
+            }
+            ast::StmtKind::Block(b) => assigned_names(b, out),
+            ast::StmtKind::While { body, .. } => assigned_names(std::slice::from_ref(body), out),
+            _ => {}
+        }
+    }
+}
+
+struct ThreadLowering<'a> {
+    cx: &'a mut Cx,
+    /// A user's macros, in place of the built-in table.
+    macros: Option<&'a crate::front::defs::Macros>,
+    thread: usize,
+    params: Vec<String>,
+    /// The names the code assigns somewhere.
+    assigned: HashSet<String>,
+    /// The names the code declares somewhere before their use.
+    declared: HashSet<String>,
+    /// The registers the code reads, each with its first read, in order.
+    reads: Vec<(String, ast::Span)>,
+    temps: usize,
+    /// The herd7 instruction being lowered (see [`Instr::stmt`]).
+    stmt: u32,
+    /// The next instruction's number.
+    stmts: u32,
+}
+
+impl ThreadLowering<'_> {
+    /// Starts a new herd7 instruction: what is lowered from now on belongs to it.
+    fn begin(&mut self) {
+        self.stmt = self.stmts;
+        self.stmts += 1;
+    }
+
+    fn temp(&mut self) -> usize {
+        let name = format!("%t{}", self.temps);
+        self.temps += 1;
+        self.cx.reg(self.thread, &name)
+    }
+
+    /// Whether `name` is a parameter that the code never assigns, and so a constant address.
+    fn is_constant(&self, name: &str) -> bool {
+        self.params.iter().any(|p| p == name) && !self.assigned.contains(name)
+    }
+
+    /// The value of the name `id` where the code reads it.
+    fn read(&mut self, id: &ast::Ident) -> Expr {
+        if self.is_constant(&id.name) {
+            return Expr::Const(Value::Addr(self.cx.loc(&id.name)));
+        }
+        if !self.reads.iter().any(|(n, _)| *n == id.name) {
+            self.reads.push((id.name.clone(), id.span));
+        }
+        Expr::Reg(self.cx.reg(self.thread, &id.name))
+    }
+
+    /// A warning for each register the code reads that nothing declares, assigns or
+    /// initialises: herd7 reads 0 there, which is rarely what was meant.
+    fn warnings(&self, test: &ast::Test) -> Vec<Warning> {
+        let number = self.cx.threads[self.thread].number;
+        let initialised = |name: &str| {
+            test.init.iter().any(|item| {
+                matches!(&item.target, ast::Location::Register { thread, reg, .. }
+                    if *thread == number && reg.name == name)
+            })
+        };
+        self.reads
+            .iter()
+            .filter(|(name, _)| {
+                !self.params.contains(name)
+                    && !self.assigned.contains(name)
+                    && !self.declared.contains(name)
+                    && !initialised(name)
+            })
+            .map(|(name, span)| Warning {
+                message: format!(
+                    "`{name}` is never assigned, declared or given an initial value: herd7 \
+                     reads it as a register holding 0"
+                ),
+                span: *span,
+                notes: self.why_zero(name, number),
+            })
+            .collect()
+    }
+
+    /// What the author of a read of the undefined register `name` probably meant.
+    fn why_zero(&self, name: &str, number: u32) -> Vec<String> {
+        match name {
+            "true" | "false" => {
+                vec!["herd7's C dialect has no `true` or `false`: write 1 or 0".to_string()]
+            }
+            "return" | "break" | "continue" => vec![format!(
+                "herd7's C dialect has no `{name}` statement: `{name};` does nothing"
+            )],
+            _ if self.cx.loc_index.contains_key(name) => vec![format!(
+                "`{name}` is a shared variable, but no parameter of P{number}: add `int *{name}` \
+                 to its parameters and read `*{name}`"
+            )],
+            _ => Vec::new(),
+        }
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt, out: &mut Vec<Instr>) -> Result<(), LowerError> {
+        // Each statement is one herd7 instruction, an `if` its condition; blocks are not.
+        if !matches!(s.kind, ast::StmtKind::Block(_)) {
+            self.begin();
+        }
+        match &s.kind {
+            ast::StmtKind::Decl { name, init, .. } => {
+                self.declared.insert(name.name.clone());
+                match init {
+                    Some(e) => {
+                        let r = self.cx.reg(self.thread, &name.name);
+                        let val = self.expr(e, out)?;
+                        out.push(Instr {
+                            stmt: self.stmt,
+                            op: Op::Let { dst: r, val },
+                            span: sp(s.span),
+                        });
+                    }
+                    // herd7 drops a declaration without a value: a parameter keeps its
+                    // address, a register its initial value.
+                    None if self.params.contains(&name.name) => {}
+                    None => {
+                        self.cx.reg(self.thread, &name.name);
+                    }
+                }
+            }
+            ast::StmtKind::Assign { lhs, rhs } => {
+                let val = self.expr(rhs, out)?;
+                match &lhs.kind {
+                    ast::ExprKind::Ident(id) => {
+                        let r = self.cx.reg(self.thread, &id.name);
+                        out.push(Instr {
+                            stmt: self.stmt,
+                            op: Op::Let { dst: r, val },
+                            span: sp(s.span),
+                        });
+                    }
+                    ast::ExprKind::Deref(p) => {
+                        let addr = self.expr(p, out)?;
+                        out.push(Instr {
+                            stmt: self.stmt,
+                            op: Op::Store {
+                                addr,
+                                val,
+                                tags: Tags::NONE,
+                                write_back: false,
+                            },
+                            span: sp(s.span),
+                        });
+                    }
+                    _ => {
+                        return err(
+                            "cannot assign to this expression; write to `*x` or a register",
+                            lhs.span,
+                        );
+                    }
+                }
+            }
+            ast::StmtKind::Expr(e) => {
+                if let ast::ExprKind::Call { func, args } = &e.kind {
+                    self.call(func, args, e.span, false, out)?;
+                } else {
+                    // herd7 computes the value and drops it; computing it may fail.
+                    let val = self.expr(e, out)?;
+                    if !matches!(val, Expr::Const(_) | Expr::Reg(_)) {
+                        let dst = self.temp();
+                        out.push(Instr {
+                            stmt: self.stmt,
+                            op: Op::Let { dst, val },
+                            span: sp(s.span),
+                        });
+                    }
+                }
+            }
+            ast::StmtKind::If { cond, then, els } => {
+                let id = self.stmt;
+                let c = self.expr(cond, out)?;
+                let mut t = Vec::new();
+                self.stmt(then, &mut t)?;
+                let mut f = Vec::new();
+                if let Some(e) = els {
+                    self.stmt(e, &mut f)?;
+                }
+                out.push(Instr {
+                    stmt: id,
+                    op: Op::If {
+                        cond: c,
+                        then: t,
+                        els: f,
+                    },
+                    span: sp(s.span),
+                });
+            }
+            ast::StmtKind::Block(b) => {
+                for s in b {
+                    self.stmt(s, out)?;
+                }
+            }
+            ast::StmtKind::While { cond, body } => {
+                self.unroll(s, cond, body, 0, out)?;
+            }
+            ast::StmtKind::Comment { .. } => {}
+            _ => return err("unsupported statement", s.span),
+        }
+        Ok(())
+    }
+
+    /// `while (cond) body` as herd7 runs it: iteration `n` tests the condition, as its own
+    /// instruction, and runs the body and iteration `n + 1` when it holds, up to
+    /// [`UNROLL`] iterations; a run whose condition still holds then is cut off.
+    fn unroll(
+        &mut self,
+        s: &ast::Stmt,
+        cond: &ast::Expr,
+        body: &ast::Stmt,
+        n: u32,
+        out: &mut Vec<Instr>,
+    ) -> Result<(), LowerError> {
+        if n > 0 {
+            self.begin();
+        }
+        let id = self.stmt;
+        let c = self.expr(cond, out)?;
+        let mut then = Vec::new();
+        if n >= UNROLL {
+            then.push(Instr {
+                stmt: id,
+                op: Op::Cutoff,
+                span: sp(s.span),
+            });
+        } else {
+            self.stmt(body, &mut then)?;
+            self.unroll(s, cond, body, n + 1, &mut then)?;
+        }
+        out.push(Instr {
+            stmt: id,
+            op: Op::If {
+                cond: c,
+                then,
+                els: Vec::new(),
+            },
+            span: sp(s.span),
+        });
+        Ok(())
+    }
+
+    fn expr(&mut self, e: &ast::Expr, out: &mut Vec<Instr>) -> Result<Expr, LowerError> {
+        Ok(match &e.kind {
+            ast::ExprKind::Int(n) => Expr::Const(Value::Int(*n)),
+            ast::ExprKind::Ident(id) => self.read(id),
+            ast::ExprKind::Deref(a) => {
+                let addr = self.expr(a, out)?;
+                let t = self.temp();
+                out.push(Instr {
+                    stmt: self.stmt,
+                    op: Op::Load {
+                        dst: Some(t),
+                        addr,
+                        tags: Tags::NONE,
+                    },
+                    span: sp(e.span),
+                });
+                Expr::Reg(t)
+            }
+            ast::ExprKind::Binary(op, a, b) => {
+                let a = self.expr(a, out)?;
+                let b = self.expr(b, out)?;
+                Expr::Binary(binop(*op), Box::new(a), Box::new(b))
+            }
+            ast::ExprKind::Call { func, args } => match self.call(func, args, e.span, true, out)? {
+                Some(v) => v,
+                None => {
+                    return err(
+                        format!(
+                            "`{}` is a statement in herd7 and gives no value; call it on its own",
+                            func.name
+                        ),
+                        e.span,
+                    );
+                }
+            },
+            ast::ExprKind::Cast(_, a) => self.expr(a, out)?,
+            _ => return err("unsupported expression", e.span),
+        })
+    }
+
+    /// The address of the location argument of `prim`, which herd7 takes only as `*p` (a
+    /// cast around it aside): the location is at `p`.
+    fn lvalue(
+        &mut self,
+        prim: &str,
+        e: &ast::Expr,
+        out: &mut Vec<Instr>,
+    ) -> Result<Expr, LowerError> {
+        match &e.kind {
+            ast::ExprKind::Deref(p) => self.expr(p, out),
+            ast::ExprKind::Cast(_, a) => self.lvalue(prim, a, out),
+            ast::ExprKind::Ident(id) => err(
+                format!(
+                    "`{prim}` takes a location, `*{0}`, not the pointer `{0}` (herd7 refuses \
+                     it)",
+                    id.name
+                ),
+                e.span,
+            ),
+            _ => err(
+                format!("`{prim}` takes a location such as `*x` (herd7 refuses anything else)"),
+                e.span,
+            ),
+        }
+    }
+
+    fn call(
+        &mut self,
+        func: &ast::Ident,
+        args: &[ast::Expr],
+        span: ast::Span,
+        want_value: bool,
+        out: &mut Vec<Instr>,
+    ) -> Result<Option<Expr>, LowerError> {
+        if let Some(prim) = c11::lookup(&func.name, self.cx.dialect) {
+            return self.c11_call(prim, args, span, want_value, out);
+        }
+        // A user's macro fills the shape's arguments in its own order.
+        let permuted: Vec<ast::Expr>;
+        let (known, args) = match self.macros {
+            None => (
+                primitive::lookup(&func.name).filter(|p| {
+                    self.cx.dialect == Dialect::Kernel || c11::KERNEL_FENCES.contains(&p.name)
+                }),
+                args,
+            ),
+            Some(macros) => match macros.lookup(&func.name) {
+                None => (None, args),
+                Some(m) => {
+                    if args.len() != m.arity {
+                        return err(
+                            format!(
+                                "`{}` takes {} argument{}, not {}",
+                                func.name,
+                                m.arity,
+                                if m.arity == 1 { "" } else { "s" },
+                                args.len()
+                            ),
+                            span,
+                        );
+                    }
+                    permuted = m.args.iter().map(|&i| args[i].clone()).collect();
+                    (Some(m.primitive()), &permuted[..])
+                }
+            },
+        };
+        let Some(prim) = known else {
+            let names: Vec<&str> = match (self.macros, self.cx.dialect) {
+                (Some(m), _) => m.names().collect(),
+                (None, Dialect::Kernel) => primitive::names()
+                    .chain(c11::names(Dialect::Kernel))
+                    .collect(),
+                (None, Dialect::C11) => c11::names(Dialect::C11)
+                    .chain(c11::KERNEL_FENCES.iter().copied())
+                    .collect(),
+            };
+            let suggestions: Vec<String> = diagnostic::closest(&func.name, names, 3)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            let mut message = format!("unknown primitive `{}`", func.name);
+            let names: Vec<&str> = suggestions.iter().map(String::as_str).collect();
+            if let Some(hint) = diagnostic::did_you_mean(&names) {
+                message.push_str("; ");
+                message.push_str(&hint);
+            }
+            return Err(LowerError {
+                message,
+                span: func.span,
+                kind: LowerErrorKind::UnknownPrimitive {
+                    name: func.name.clone(),
+                    suggestions,
+                },
+            });
+        };
+        let arity = match prim.shape {
+            Shape::Fence => 0,
+            Shape::Load { .. }
+            | Shape::Lock
+            | Shape::Unlock
+            | Shape::Trylock
+            | Shape::IsLocked
+            | Shape::SyncSrcu => 1,
+            Shape::Store { .. } | Shape::StoreMb | Shape::Xchg => 2,
+            Shape::Op { constant, .. } => {
+                if constant.is_some() {
+                    1
+                } else {
+                    2
+                }
+            }
+            Shape::Cmpxchg | Shape::AddUnless => 3,
+        };
+        if args.len() != arity {
+            return err(
+                format!(
+                    "`{}` takes {arity} argument{}, not {}",
+                    func.name,
+                    if arity == 1 { "" } else { "s" },
+                    args.len()
+                ),
+                span,
+            );
+        }
+        // herd7 expands a macro that gives a value only within an expression, and one that
+        // gives none only as a statement; it knows no other (its "Unknown macro").
+        if !want_value && gives_value(prim.shape) {
+            return err(
+                format!(
+                    "`{0}` gives a value, and herd7 takes it only within an expression: write \
+                     `r = {0}(...);` or `(void){0}(...);`",
+                    func.name
+                ),
+                span,
+            );
+        }
+        let span2 = sp(span);
+        let tags = prim.tags;
+        let stmt = self.stmt;
+        let emit = |op: Op, out: &mut Vec<Instr>| {
+            out.push(Instr {
+                op,
+                span: span2,
+                stmt,
+            })
+        };
+        let dst = |me: &mut Self| if want_value { Some(me.temp()) } else { None };
+        Ok(match prim.shape {
+            Shape::Load { lvalue } => {
+                let addr = if lvalue {
+                    self.lvalue(&func.name, &args[0], out)?
+                } else {
+                    self.expr(&args[0], out)?
+                };
+                let t = self.temp();
+                emit(
+                    Op::Load {
+                        dst: Some(t),
+                        addr,
+                        tags,
+                    },
+                    out,
+                );
+                Some(Expr::Reg(t))
+            }
+            Shape::Store { .. } | Shape::StoreMb => {
+                let lvalue = match prim.shape {
+                    Shape::Store { lvalue } => lvalue,
+                    _ => true,
+                };
+                let addr = if lvalue {
+                    self.lvalue(&func.name, &args[0], out)?
+                } else {
+                    self.expr(&args[0], out)?
+                };
+                let val = self.expr(&args[1], out)?;
+                emit(
+                    Op::Store {
+                        addr,
+                        val,
+                        tags,
+                        write_back: false,
+                    },
+                    out,
+                );
+                if prim.shape == Shape::StoreMb {
+                    // `smp_store_mb` is two instructions in herd7's macros: the store, then
+                    // the fence.
+                    self.begin();
+                    out.push(Instr {
+                        op: Op::Fence {
+                            tags: Tags::of(&[Tag::Mb]),
+                        },
+                        span: span2,
+                        stmt: self.stmt,
+                    });
+                }
+                None
+            }
+            Shape::Fence => {
+                emit(Op::Fence { tags }, out);
+                None
+            }
+            Shape::Xchg => {
+                let addr = self.expr(&args[0], out)?;
+                let v = self.expr(&args[1], out)?;
+                let d = dst(self);
+                emit(
+                    Op::Rmw {
+                        dst: d,
+                        addr,
+                        write: RmwWrite::Set(v),
+                        ret_new: false,
+                        tags,
+                    },
+                    out,
+                );
+                d.map(Expr::Reg)
+            }
+            Shape::Cmpxchg => {
+                let addr = self.expr(&args[0], out)?;
+                let expected = self.expr(&args[1], out)?;
+                let new = self.expr(&args[2], out)?;
+                let d = dst(self);
+                emit(
+                    Op::Cmpxchg {
+                        dst: d,
+                        addr,
+                        expected,
+                        new,
+                        tags,
+                    },
+                    out,
+                );
+                d.map(Expr::Reg)
+            }
+            Shape::Op {
+                op,
+                constant,
+                returns,
+            } => {
+                let (operand, addr) = match constant {
+                    Some(c) => (Expr::Const(Value::Int(c)), self.expr(&args[0], out)?),
+                    None => {
+                        let v = self.expr(&args[0], out)?;
+                        (v, self.expr(&args[1], out)?)
+                    }
+                };
+                let d = if returns == Returns::Nothing {
+                    None
+                } else {
+                    dst(self)
+                };
+                emit(
+                    Op::Rmw {
+                        dst: d,
+                        addr,
+                        write: RmwWrite::Apply(op, operand),
+                        ret_new: matches!(returns, Returns::New | Returns::Test(_)),
+                        tags,
+                    },
+                    out,
+                );
+                match (returns, d) {
+                    (Returns::Test(cmp), Some(r)) => Some(Expr::Binary(
+                        cmp,
+                        Box::new(Expr::Reg(r)),
+                        Box::new(Expr::Const(Value::Int(0))),
+                    )),
+                    (_, d) => d.map(Expr::Reg),
+                }
+            }
+            Shape::AddUnless => {
+                let addr = self.expr(&args[0], out)?;
+                let add = self.expr(&args[1], out)?;
+                let unless = self.expr(&args[2], out)?;
+                let d = dst(self);
+                emit(
+                    Op::AddUnless {
+                        dst: d,
+                        addr,
+                        add,
+                        unless,
+                        tags,
+                    },
+                    out,
+                );
+                d.map(Expr::Reg)
+            }
+            Shape::Lock => {
+                let addr = self.expr(&args[0], out)?;
+                emit(Op::Lock { addr }, out);
+                None
+            }
+            Shape::Unlock => {
+                let addr = self.expr(&args[0], out)?;
+                emit(Op::Unlock { addr }, out);
+                None
+            }
+            Shape::Trylock => {
+                let addr = self.expr(&args[0], out)?;
+                let d = dst(self);
+                emit(Op::Trylock { dst: d, addr }, out);
+                d.map(Expr::Reg)
+            }
+            Shape::IsLocked => {
+                let addr = self.expr(&args[0], out)?;
+                let d = dst(self);
+                emit(Op::IsLocked { dst: d, addr }, out);
+                d.map(Expr::Reg)
+            }
+            Shape::SyncSrcu => {
+                let addr = self.expr(&args[0], out)?;
+                emit(Op::SyncSrcu { addr }, out);
+                None
+            }
+        })
+    }
+}
+
+impl ThreadLowering<'_> {
+    /// A call of a C11 primitive (see [`crate::front::c11`] for the events of each).
+    fn c11_call(
+        &mut self,
+        prim: c11::Primitive,
+        args: &[ast::Expr],
+        span: ast::Span,
+        want_value: bool,
+        out: &mut Vec<Instr>,
+    ) -> Result<Option<Expr>, LowerError> {
+        let shape = prim.shape;
+        // herd7 makes a C11 read-modify-write one event, both read and write, which only
+        // C11's models read: the kernel's model rejects every execution that has one.
+        if self.cx.dialect == Dialect::Kernel && shape.is_rmw() {
+            return err(
+                format!(
+                    "`{}` is a C11 read-modify-write, which only C11's models decide: check \
+                     the test with `--model rc11`, or with herd7's C11 macros (`--macros \
+                     c11.def`)",
+                    prim.name
+                ),
+                span,
+            );
+        }
+        let arity = shape.operands() + if prim.explicit { shape.orders() } else { 0 };
+        if args.len() != arity {
+            return err(
+                format!(
+                    "`{}` takes {arity} argument{}, not {}",
+                    prim.name,
+                    if arity == 1 { "" } else { "s" },
+                    args.len()
+                ),
+                span,
+            );
+        }
+        if want_value != shape.gives_value() {
+            return err(
+                if want_value {
+                    format!(
+                        "`{}` is a statement in herd7 and gives no value; call it on its own",
+                        prim.name
+                    )
+                } else {
+                    format!(
+                        "`{0}` gives a value, and herd7 takes it only within an expression: \
+                         write `r = {0}(...);` or `(void){0}(...);`",
+                        prim.name
+                    )
+                },
+                span,
+            );
+        }
+        // The orders, after the operands; the parser let only order words stand there.
+        let mut orders = Vec::new();
+        for a in &args[shape.operands()..] {
+            match &a.kind {
+                ast::ExprKind::Ident(id) if c11::order(&id.name).is_some() => {
+                    orders.extend(c11::order(&id.name));
+                }
+                _ => return err("herd7 takes a memory order here", a.span),
+            }
+        }
+        let first = orders.first().copied().unwrap_or(Tag::SeqCst);
+        let stmt = self.stmt;
+        let span2 = sp(span);
+        let emit = |op: Op, out: &mut Vec<Instr>| {
+            out.push(Instr {
+                op,
+                span: span2,
+                stmt,
+            })
+        };
+        Ok(match shape {
+            c11::Shape::Load => {
+                let addr = self.expr(&args[0], out)?;
+                let t = self.temp();
+                let tags = Tags::of(&[first]);
+                emit(
+                    Op::Load {
+                        dst: Some(t),
+                        addr,
+                        tags,
+                    },
+                    out,
+                );
+                Some(Expr::Reg(t))
+            }
+            c11::Shape::Store => {
+                let addr = self.expr(&args[0], out)?;
+                let val = self.expr(&args[1], out)?;
+                let tags = Tags::of(&[first]);
+                emit(
+                    Op::Store {
+                        addr,
+                        val,
+                        tags,
+                        write_back: false,
+                    },
+                    out,
+                );
+                None
+            }
+            c11::Shape::Fence => {
+                emit(
+                    Op::Fence {
+                        tags: Tags::of(&[first]),
+                    },
+                    out,
+                );
+                None
+            }
+            c11::Shape::Exchange | c11::Shape::Fetch(_) => {
+                let addr = self.expr(&args[0], out)?;
+                let v = self.expr(&args[1], out)?;
+                let t = self.temp();
+                let write = match shape {
+                    c11::Shape::Fetch(op) => RmwWrite::Apply(op, v),
+                    _ => RmwWrite::Set(v),
+                };
+                emit(
+                    Op::Rmw {
+                        dst: Some(t),
+                        addr,
+                        write,
+                        ret_new: false,
+                        tags: c11::rmw_tags(first),
+                    },
+                    out,
+                );
+                Some(Expr::Reg(t))
+            }
+            c11::Shape::CompareExchange { strong } => {
+                let failure = orders.get(1).copied().unwrap_or(Tag::SeqCst);
+                let addr = self.expr(&args[0], out)?;
+                let expected_addr = self.expr(&args[1], out)?;
+                let desired = self.expr(&args[2], out)?;
+                // herd7 reads the expected value first, with a plain read.
+                let expected = self.temp();
+                emit(
+                    Op::Load {
+                        dst: Some(expected),
+                        addr: expected_addr.clone(),
+                        tags: Tags::NONE,
+                    },
+                    out,
+                );
+                let (ok, old) = (self.temp(), self.temp());
+                emit(
+                    Op::CompareExchange {
+                        ok,
+                        old,
+                        addr,
+                        expected: Expr::Reg(expected),
+                        desired,
+                        success: c11::rmw_tags(first),
+                        failure: Tags::of(&[failure]),
+                        strong,
+                    },
+                    out,
+                );
+                // A failure writes the value read back at the expected address, with a
+                // plain write; `ok` is a constant of each path, so the branch is no
+                // dependency.
+                let write_back = Instr {
+                    op: Op::Store {
+                        addr: expected_addr,
+                        val: Expr::Reg(old),
+                        tags: Tags::NONE,
+                        write_back: true,
+                    },
+                    span: span2,
+                    stmt,
+                };
+                emit(
+                    Op::If {
+                        cond: Expr::Binary(
+                            BinOp::Eq,
+                            Box::new(Expr::Reg(ok)),
+                            Box::new(Expr::Const(Value::Int(0))),
+                        ),
+                        then: vec![write_back],
+                        els: Vec::new(),
+                    },
+                    out,
+                );
+                Some(Expr::Reg(ok))
+            }
+        })
+    }
+}
+
+/// Whether a primitive of this shape gives a value: whether its macro in the kernel's
+/// `linux-kernel.def` is an expression, not a statement in braces.
+fn gives_value(shape: Shape) -> bool {
+    match shape {
+        Shape::Load { .. }
+        | Shape::Xchg
+        | Shape::Cmpxchg
+        | Shape::AddUnless
+        | Shape::Trylock
+        | Shape::IsLocked => true,
+        Shape::Op { returns, .. } => returns != Returns::Nothing,
+        Shape::Store { .. }
+        | Shape::StoreMb
+        | Shape::Fence
+        | Shape::Lock
+        | Shape::Unlock
+        | Shape::SyncSrcu => false,
+    }
+}
+
+fn binop(op: ast::BinaryOp) -> BinOp {
+    use ast::BinaryOp as A;
+    match op {
+        A::Mul => BinOp::Mul,
+        A::Div => BinOp::Div,
+        A::Add => BinOp::Add,
+        A::Sub => BinOp::Sub,
+        A::Lt => BinOp::Lt,
+        A::Le => BinOp::Le,
+        A::Gt => BinOp::Gt,
+        A::Ge => BinOp::Ge,
+        A::Eq => BinOp::Eq,
+        A::Ne => BinOp::Ne,
+        A::BitAnd => BinOp::And,
+        A::BitXor => BinOp::Xor,
+        A::BitOr => BinOp::Or,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// In the C11 dialect the forms without `_explicit` are sequentially consistent and
+    /// `atomic_fetch_add` takes the location first; in the kernel's, that name is the
+    /// kernel's (value first), and C11's read-modify-writes are refused with their place.
+    #[test]
+    fn dialects_give_calls_their_meaning() {
+        let src = "C t\n{}\nP0(atomic_int *x) {\n\
+                   int r0 = atomic_fetch_add(x, 2);\n\
+                   int r1 = atomic_load_explicit(x, memory_order_acquire);\n}\n\
+                   exists (0:r0=0)\n";
+        let test = hazmat_litmus::parse(src).expect("parses");
+        let (c11, _) = lower_with_warnings(&test, Dialect::C11).expect("lowers");
+        let ops: Vec<&Op> = c11.threads[0].code.iter().map(|i| &i.op).collect();
+        assert!(matches!(
+            ops[0],
+            Op::Rmw { addr: Expr::Const(Value::Addr(_)), tags, .. }
+                if tags.has(Tag::SeqCst) && tags.has(Tag::Rmw)
+        ));
+        assert!(matches!(ops[2], Op::Load { tags, .. } if *tags == Tags::of(&[Tag::Acq])));
+        // The kernel's atomic_fetch_add(V, X) reads its operands the other way round.
+        let (kernel, _) = lower_with_warnings(&test, Dialect::Kernel).expect("lowers");
+        assert!(matches!(
+            &kernel.threads[0].code[0].op,
+            Op::Rmw {
+                addr: Expr::Const(Value::Int(2)),
+                ..
+            }
+        ));
+        let rmw = src.replace(
+            "atomic_fetch_add(x, 2)",
+            "atomic_exchange_explicit(x, 2, memory_order_relaxed)",
+        );
+        let e = lower_with_warnings(
+            &hazmat_litmus::parse(&rmw).expect("parses"),
+            Dialect::Kernel,
+        )
+        .expect_err("refused");
+        assert!(e.message.contains("--model rc11"), "{}", e.message);
+        assert_eq!(
+            &rmw[e.span.start..e.span.start + 24],
+            "atomic_exchange_explicit"
+        );
+        // c11.def has the kernel's RCU markers, and none of its other macros.
+        let rcu = src.replace("int r0 = atomic_fetch_add(x, 2);", "rcu_read_lock();");
+        let t = hazmat_litmus::parse(&rcu).expect("parses");
+        assert!(lower_with_warnings(&t, Dialect::C11).is_ok());
+        let mb = src.replace("int r0 = atomic_fetch_add(x, 2);", "smp_mb();");
+        let t = hazmat_litmus::parse(&mb).expect("parses");
+        let e = lower_with_warnings(&t, Dialect::C11).expect_err("refused");
+        assert!(
+            e.message.contains("unknown primitive `smp_mb`"),
+            "{}",
+            e.message
+        );
+    }
+
+    /// A primitive gives a value exactly when the kernel's `.def` file makes it an
+    /// expression rather than a statement in braces, when the conformance data is at hand.
+    #[test]
+    fn primitives_give_values_as_the_def_file_says() {
+        let dir = std::env::var("HAZMAT_CONFORMANCE")
+            .unwrap_or_else(|_| "../../shared/conformance".into());
+        let Ok(def) = std::fs::read_to_string(format!("{dir}/lkmm-model/linux-kernel.def")) else {
+            return;
+        };
+        let mut checked = 0;
+        for line in def.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with("//") {
+                continue;
+            }
+            let name = line.split('(').next().unwrap_or("").trim();
+            let prim = primitive::lookup(name).unwrap_or_else(|| panic!("{name} is missing"));
+            // The body follows the parameter list: a statement when it starts with `{`.
+            let body = line.split_once(')').map_or("", |(_, b)| b.trim());
+            assert_eq!(gives_value(prim.shape), !body.starts_with('{'), "{name}");
+            checked += 1;
+        }
+        assert!(checked > 100);
+    }
+}

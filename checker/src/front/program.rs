@@ -1,0 +1,750 @@
+//! Programs: what lowering makes of a litmus test, and what the enumeration runs.
+//!
+//! A [`Program`] is a litmus test with every name resolved: shared variables are
+//! [`Loc`]s, registers are small indices per thread, every call of a kernel primitive is
+//! one [`Op`] whose events and annotations the primitive table fixed, and expressions are
+//! pure (calls nested in expressions were hoisted into temporaries, left to right).
+//! The condition, the filter and the `locations` list refer to [`Cell`]s.
+
+use crate::exec::event::{Loc, Tags, Value};
+
+/// A register of one thread, as an index into [`ThreadCode::regs`].
+pub type Reg = usize;
+
+/// A lowered litmus test.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The test's name.
+    pub name: String,
+    /// The shared locations, indexed by [`Loc`].
+    pub locs: Vec<LocDecl>,
+    /// The threads, in the order of their numbers.
+    pub threads: Vec<ThreadCode>,
+    /// The columns of a final state, in herd7's order: registers by thread and name, then
+    /// locations by name.
+    pub shown: Vec<Cell>,
+    /// The `filter` clause, if any.
+    pub filter: Option<Prop>,
+    /// The final condition; `forall (true)` when the test has none.
+    pub condition: Condition,
+}
+
+impl Program {
+    /// The name herd7 prints for a cell: `0:r1` or `x`.
+    pub fn cell_name(&self, cell: Cell) -> String {
+        match cell {
+            Cell::Reg { thread, reg } => {
+                let t = &self.threads[thread];
+                format!("{}:{}", t.number, t.regs[reg])
+            }
+            Cell::Loc(loc) => self.locs[loc.0 as usize].name.clone(),
+        }
+    }
+
+    /// A value as herd7 prints it: an integer, or the name of the location it points to.
+    pub fn value_text(&self, value: Value) -> String {
+        match value {
+            Value::Int(n) => n.to_string(),
+            Value::Addr(loc) => self.locs[loc.0 as usize].name.clone(),
+            Value::Shifted(loc, off) => format!("{}+{off}", self.locs[loc.0 as usize].name),
+            Value::Sym(n) => format!("S{n}"),
+        }
+    }
+}
+
+/// A shared location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocDecl {
+    /// Its name.
+    pub name: String,
+    /// Its initial value.
+    pub init: Value,
+    /// Whether it is a spinlock (`spinlock_t`), whose accesses follow `lock.cat`.
+    pub spinlock: bool,
+}
+
+/// One thread's code.
+#[derive(Clone, Debug)]
+pub struct ThreadCode {
+    /// The thread number, the `1` of `P1`.
+    pub number: u32,
+    /// Register names; temporaries introduced by lowering start with `%`.
+    pub regs: Vec<String>,
+    /// Initial register values (from the init block; 0 otherwise).
+    pub init: Vec<Value>,
+    /// The instructions.
+    pub code: Vec<Instr>,
+}
+
+/// A place whose final value a state shows or a condition tests.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum Cell {
+    /// A register of a thread (thread index, register index).
+    Reg {
+        /// The thread index in [`Program::threads`].
+        thread: usize,
+        /// The register index in [`ThreadCode::regs`].
+        reg: Reg,
+    },
+    /// A shared location; its final value is the last write in coherence order.
+    Loc(Loc),
+}
+
+/// A pure expression over registers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    /// A constant.
+    Const(Value),
+    /// A register's current value.
+    Reg(Reg),
+    /// A unary operator.
+    Unary(UnOp, Box<Expr>),
+    /// A binary operator.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+}
+
+/// Unary operators on values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// `-e`
+    Neg,
+    /// `!e`
+    Not,
+    /// `~e`
+    BitNot,
+}
+
+/// Binary operators on values; comparisons give 0 or 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `&`
+    And,
+    /// `|`
+    Or,
+    /// `^`
+    Xor,
+    /// `&~`, the and-not of `atomic_andnot`.
+    AndNot,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `&&`
+    LogAnd,
+    /// `||`
+    LogOr,
+}
+
+impl BinOp {
+    /// The operator as C writes it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
+            BinOp::AndNot => "&~",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::LogAnd => "&&",
+            BinOp::LogOr => "||",
+        }
+    }
+
+    /// Whether the operator compares (`==`, `!=`, `<`, `<=`, `>`, `>=`), which herd7 takes
+    /// as a condition as it is, where it tests any other value as `e != 0`.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+}
+
+/// A value as herd7's evaluator holds it while it builds or solves an execution: known, or
+/// a variable not solved yet.
+///
+/// Two variables with the same number are the same value, which is what lets herd7 compute
+/// `r ^ r` or `r == r` before it knows `r`.
+/// [`Value::Sym`], an unsolved symbol of a finished execution, is a variable too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// A known value.
+    Val(Value),
+    /// A value not known yet, by its number.
+    Var(u32),
+}
+
+impl Term {
+    fn is_var(self) -> bool {
+        matches!(self, Term::Var(_) | Term::Val(Value::Sym(_)))
+    }
+
+    fn int(self) -> Option<i64> {
+        match self {
+            Term::Val(Value::Int(n)) => Some(n),
+            _ => None,
+        }
+    }
+
+    fn is_zero(self) -> bool {
+        self == Term::Val(Value::Int(0))
+    }
+
+    /// The location and offset of an address.
+    fn addr(self) -> Option<(Loc, i64)> {
+        match self {
+            Term::Val(Value::Addr(l)) => Some((l, 0)),
+            Term::Val(Value::Shifted(l, o)) => Some((l, o)),
+            _ => None,
+        }
+    }
+}
+
+/// What an operator gives, as herd7 computes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// A value, known or a variable (`r + 0` is `r` itself).
+    Term(Term),
+    /// Nothing yet: an operand is a variable and no identity decides the result (herd7
+    /// keeps an equation, solved once the variable is).
+    Undetermined,
+    /// The operator has no meaning on these values (arithmetic on addresses, division by
+    /// zero): herd7 stops the test with an error when an execution it allows needs it.
+    Illegal,
+}
+
+fn int(n: i64) -> Applied {
+    Applied::Term(Term::Val(Value::Int(n)))
+}
+
+fn boolean(b: bool) -> Applied {
+    int(b as i64)
+}
+
+/// An address `off` cells from `loc`, as herd7 writes it: `x`, or `x+1`.
+pub fn shifted(loc: Loc, off: i64) -> Value {
+    if off == 0 {
+        Value::Addr(loc)
+    } else {
+        Value::Shifted(loc, off)
+    }
+}
+
+/// Applies a binary operator as herd7 7.58 does for C (its symbolic values, `SymbValue`).
+///
+/// Integers compute as herd7's C integers do, on 32 bits, wrapping.
+/// An address is a location and an offset: adding or subtracting an integer moves the
+/// offset, subtracting two addresses compares them (-1, 0 or 1), comparing an address with
+/// an integer for equality is false, and `<` orders an address above zero; every other
+/// operator on an address is illegal.
+/// With a variable among the operands the result is undetermined, except for the identities
+/// herd7 applies before it knows the variable: `v + 0 = 0 + v = v`, `v | 0 = 0 | v = v`,
+/// `v ^ v = 0`, `v == v` is true and `v != v` false.
+pub fn herd_binary(op: BinOp, a: Term, b: Term) -> Applied {
+    let either_var = a.is_var() || b.is_var();
+    // herd7's `binop`: two known integers compute; two known values that are not both
+    // integers are illegal; a variable leaves it undetermined.
+    // herd7's C integers are 32-bit and wrap: `2147483647 + 1` is -2147483648.
+    let arith = |f: fn(i32, i32) -> Option<i32>| -> Applied {
+        if either_var {
+            return Applied::Undetermined;
+        }
+        match (a.int(), b.int()) {
+            (Some(x), Some(y)) => f(x as i32, y as i32).map_or(Applied::Illegal, |v| int(v.into())),
+            _ => Applied::Illegal,
+        }
+    };
+    match op {
+        BinOp::Add => {
+            if a.is_zero() {
+                return Applied::Term(b);
+            }
+            if b.is_zero() {
+                return Applied::Term(a);
+            }
+            match (a.addr(), b.addr(), a.int(), b.int()) {
+                (Some((l, o)), None, _, Some(i)) | (None, Some((l, o)), Some(i), _) => {
+                    Applied::Term(Term::Val(shifted(l, o.wrapping_add(i))))
+                }
+                _ => arith(|x, y| Some(x.wrapping_add(y))),
+            }
+        }
+        BinOp::Sub => match (a.addr(), b.addr(), b.int()) {
+            // FIXME: herd7 compares two addresses by the names of their variables; this
+            // compares the order in which the test declares them, which differs when the
+            // init block or the parameters do not list them by name.
+            (Some(x), Some(y), _) => int(x.cmp(&y) as i64),
+            (Some((l, o)), None, Some(d)) => {
+                Applied::Term(Term::Val(shifted(l, o.wrapping_sub(d))))
+            }
+            _ => arith(|x, y| Some(x.wrapping_sub(y))),
+        },
+        BinOp::Mul => arith(|x, y| Some(x.wrapping_mul(y))),
+        BinOp::Div => arith(|x, y| (y != 0).then(|| x.wrapping_div(y))),
+        BinOp::Rem => arith(|x, y| (y != 0).then(|| x.wrapping_rem(y))),
+        BinOp::And => arith(|x, y| Some(x & y)),
+        BinOp::AndNot => arith(|x, y| Some(x & !y)),
+        BinOp::Shl => arith(|x, y| Some(x.wrapping_shl(y as u32))),
+        BinOp::Shr => arith(|x, y| Some(x.wrapping_shr(y as u32))),
+        BinOp::Or => {
+            if a.is_zero() {
+                return Applied::Term(b);
+            }
+            if b.is_zero() {
+                return Applied::Term(a);
+            }
+            arith(|x, y| Some(x | y))
+        }
+        BinOp::Xor => {
+            if a == b {
+                return int(0);
+            }
+            arith(|x, y| Some(x ^ y))
+        }
+        BinOp::Eq | BinOp::Ne => {
+            let eq = herd_eq(a, b);
+            match (op, eq) {
+                (BinOp::Ne, Applied::Term(Term::Val(Value::Int(n)))) => boolean(n == 0),
+                _ => eq,
+            }
+        }
+        BinOp::Lt => herd_lt(a, b),
+        BinOp::Gt => herd_lt(b, a),
+        BinOp::Le => arith(|x, y| Some((x <= y) as i32)),
+        BinOp::Ge => arith(|x, y| Some((x >= y) as i32)),
+        // C's logical operators, which herd7's dialect does not have; lowering refuses
+        // them, and other callers get C's meaning on integers.
+        BinOp::LogAnd => arith(|x, y| Some((x != 0 && y != 0) as i32)),
+        BinOp::LogOr => arith(|x, y| Some((x != 0 || y != 0) as i32)),
+    }
+}
+
+fn herd_eq(a: Term, b: Term) -> Applied {
+    if a.is_var() && a == b {
+        return boolean(true);
+    }
+    if a.is_var() || b.is_var() {
+        return Applied::Undetermined;
+    }
+    match (a, b) {
+        (Term::Val(x), Term::Val(y)) => boolean(x == y),
+        _ => Applied::Undetermined,
+    }
+}
+
+fn herd_lt(a: Term, b: Term) -> Applied {
+    match (a.addr(), b.addr()) {
+        (Some(_), None) if b.is_zero() => return boolean(false),
+        (None, Some(_)) if a.is_zero() => return boolean(true),
+        _ => {}
+    }
+    if a.is_var() || b.is_var() {
+        return Applied::Undetermined;
+    }
+    match (a.int(), b.int()) {
+        (Some(x), Some(y)) => boolean(x < y),
+        _ => Applied::Illegal,
+    }
+}
+
+/// Applies a unary operator to a term (herd7's C dialect has none; lowering makes none
+/// but for its own uses, on integers).
+pub fn herd_unary(op: UnOp, a: Term) -> Applied {
+    if a.is_var() {
+        return Applied::Undetermined;
+    }
+    match a.int() {
+        Some(n) => {
+            let n = n as i32;
+            int(match op {
+                UnOp::Neg => n.wrapping_neg(),
+                UnOp::Not => (n == 0) as i32,
+                UnOp::BitNot => !n,
+            }
+            .into())
+        }
+        None => Applied::Illegal,
+    }
+}
+
+/// Applies a unary operator to a known value; `None` when herd7 gives it no meaning.
+pub fn apply_unary(op: UnOp, v: Value) -> Option<Value> {
+    match herd_unary(op, Term::Val(v)) {
+        Applied::Term(Term::Val(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// Applies a binary operator to known values, as herd7 does; `None` when herd7 gives it no
+/// meaning (arithmetic on addresses, division by zero) or cannot compute it (an unsolved
+/// symbol).
+pub fn apply_binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
+    match herd_binary(op, Term::Val(a), Term::Val(b)) {
+        Applied::Term(Term::Val(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// One instruction, with the byte range of the source it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instr {
+    /// What it does.
+    pub op: Op,
+    /// Byte range of the source statement or call.
+    pub span: (usize, usize),
+    /// The herd7 instruction it belongs to, numbered within its thread: the statement it
+    /// comes from (an `if`: its condition).
+    /// herd7's program order runs between instructions; the events of one instruction
+    /// (the calls nested in one statement, the read and write of an RMW) are ordered only
+    /// as each depends on another.
+    pub stmt: u32,
+}
+
+/// What an RMW writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RmwWrite {
+    /// `xchg`: the given value.
+    Set(Expr),
+    /// `atomic_add` and friends: the old value combined with the operand.
+    Apply(BinOp, Expr),
+}
+
+/// The instructions of a thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `dst = val` with no memory access.
+    Let {
+        /// The register assigned.
+        dst: Reg,
+        /// Its new value.
+        val: Expr,
+    },
+    /// A read of memory.
+    Load {
+        /// The register receiving the value read, if any.
+        dst: Option<Reg>,
+        /// The address read.
+        addr: Expr,
+        /// Annotations of the read event.
+        tags: Tags,
+    },
+    /// A write to memory.
+    Store {
+        /// The address written.
+        addr: Expr,
+        /// The value written.
+        val: Expr,
+        /// Annotations of the write event.
+        tags: Tags,
+        /// Whether it is the write-back of a failed C11 compare-exchange, which herd7
+        /// orders after the exchange's reads inside the instruction, with no `data`
+        /// dependency on them.
+        write_back: bool,
+    },
+    /// A fence, or another event with no location (RCU read-side markers).
+    Fence {
+        /// Annotations of the fence event.
+        tags: Tags,
+    },
+    /// An unconditional read-modify-write: a read and a write, related by `rmw`.
+    Rmw {
+        /// The register receiving the result, if any.
+        dst: Option<Reg>,
+        /// The address.
+        addr: Expr,
+        /// What is written.
+        write: RmwWrite,
+        /// Whether `dst` receives the new value (`_return` forms) rather than the old one.
+        ret_new: bool,
+        /// Annotations of both events ([`crate::exec::event::Tag::Rmw`] included).
+        tags: Tags,
+    },
+    /// `cmpxchg(addr, expected, new)`: a successful RMW when the read value equals
+    /// `expected`, a lone read otherwise; `dst` receives the value read.
+    Cmpxchg {
+        /// The register receiving the value read, if any.
+        dst: Option<Reg>,
+        /// The address.
+        addr: Expr,
+        /// The value compared with.
+        expected: Expr,
+        /// The value written on success.
+        new: Expr,
+        /// Annotations of the events ([`crate::exec::event::Tag::Rmw`] included).
+        tags: Tags,
+    },
+    /// C11's `atomic_compare_exchange_*`, between the plain read of the expected value and
+    /// the plain write-back of a failure, which lowering puts around it: a read-modify-write
+    /// with the `success` order that reads `expected` and writes `desired` (`ok` is 1), or
+    /// a lone read with the `failure` order of another value, or of any value when the
+    /// exchange is weak (`ok` is 0); `old` receives the value read.
+    CompareExchange {
+        /// The register receiving 1 on success, 0 on failure.
+        ok: Reg,
+        /// The register receiving the value read.
+        old: Reg,
+        /// The address of the atomic object.
+        addr: Expr,
+        /// The expected value.
+        expected: Expr,
+        /// The value written on success.
+        desired: Expr,
+        /// Annotations of the read and the write of a success ([`crate::exec::event::Tag::Rmw`]
+        /// and the success order).
+        success: Tags,
+        /// Annotation of the read of a failure (the failure order).
+        failure: Tags,
+        /// Whether the exchange fails only when the value read differs from the expected
+        /// one (`_strong`); a weak one may also fail spuriously.
+        strong: bool,
+    },
+    /// `atomic_add_unless(addr, add, unless)`: adds `add` unless the value read is `unless`;
+    /// `dst` receives 1 when it added, 0 otherwise.
+    AddUnless {
+        /// The register receiving the result, if any.
+        dst: Option<Reg>,
+        /// The address.
+        addr: Expr,
+        /// The operand added.
+        add: Expr,
+        /// The value that prevents the addition.
+        unless: Expr,
+        /// Annotations of the events ([`crate::exec::event::Tag::Rmw`] included).
+        tags: Tags,
+    },
+    /// `spin_lock`: an LKR/LKW pair.
+    Lock {
+        /// The lock's address.
+        addr: Expr,
+    },
+    /// `spin_unlock`: a UL write.
+    Unlock {
+        /// The lock's address.
+        addr: Expr,
+    },
+    /// `spin_trylock`: an LKR/LKW pair (result 1) or an LF read (result 0).
+    Trylock {
+        /// The register receiving the result, if any.
+        dst: Option<Reg>,
+        /// The lock's address.
+        addr: Expr,
+    },
+    /// `spin_is_locked`: an RL read (result 1) or an RU read (result 0).
+    IsLocked {
+        /// The register receiving the result, if any.
+        dst: Option<Reg>,
+        /// The lock's address.
+        addr: Expr,
+    },
+    /// `synchronize_srcu`: a fence-like event on the SRCU structure's location.
+    SyncSrcu {
+        /// The SRCU structure's address.
+        addr: Expr,
+    },
+    /// The end of a `while` loop's unrolling: herd7 runs a loop's body at most
+    /// [`crate::front::lower::UNROLL`] times, and a run that would go round once more stops here.
+    /// Such a run is cut off: it leaves no execution, and marks the result `Loop`.
+    Cutoff,
+    /// `if (cond) { then } else { els }`.
+    If {
+        /// The condition; non-zero is true.
+        cond: Expr,
+        /// Instructions run when it holds.
+        then: Vec<Instr>,
+        /// Instructions run otherwise.
+        els: Vec<Instr>,
+    },
+}
+
+/// A proposition over a final state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prop {
+    /// `true`.
+    True,
+    /// `false`.
+    False,
+    /// `cell = value`.
+    Eq(Cell, Operand),
+    /// `~p`.
+    Not(Box<Prop>),
+    /// `p /\ q`.
+    And(Box<Prop>, Box<Prop>),
+    /// `p \/ q`.
+    Or(Box<Prop>, Box<Prop>),
+    /// `p => q`.
+    Implies(Box<Prop>, Box<Prop>),
+}
+
+/// The right-hand side of an atom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// A constant.
+    Value(Value),
+    /// Another cell's final value.
+    Cell(Cell),
+}
+
+impl Prop {
+    /// Evaluates the proposition, reading cells through `get`.
+    pub fn eval(&self, get: &impl Fn(Cell) -> Value) -> bool {
+        match self {
+            Prop::True => true,
+            Prop::False => false,
+            Prop::Eq(c, v) => {
+                let rhs = match v {
+                    Operand::Value(v) => *v,
+                    Operand::Cell(c) => get(*c),
+                };
+                get(*c) == rhs
+            }
+            Prop::Not(p) => !p.eval(get),
+            Prop::And(p, q) => p.eval(get) && q.eval(get),
+            Prop::Or(p, q) => p.eval(get) || q.eval(get),
+            Prop::Implies(p, q) => !p.eval(get) || q.eval(get),
+        }
+    }
+
+    /// Every cell the proposition reads.
+    pub fn cells(&self, out: &mut Vec<Cell>) {
+        match self {
+            Prop::True | Prop::False => {}
+            Prop::Eq(c, v) => {
+                out.push(*c);
+                if let Operand::Cell(c) = v {
+                    out.push(*c);
+                }
+            }
+            Prop::Not(p) => p.cells(out),
+            Prop::And(p, q) | Prop::Or(p, q) | Prop::Implies(p, q) => {
+                p.cells(out);
+                q.cells(out);
+            }
+        }
+    }
+}
+
+/// How a condition's proposition is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantifier {
+    /// `exists`.
+    Exists,
+    /// `~exists`.
+    NotExists,
+    /// `forall`.
+    Forall,
+}
+
+/// The final condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Condition {
+    /// The quantifier.
+    pub quantifier: Quantifier,
+    /// The proposition.
+    pub prop: Prop,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const X: Loc = Loc(0);
+    const Y: Loc = Loc(1);
+
+    fn int(n: i64) -> Term {
+        Term::Val(Value::Int(n))
+    }
+
+    fn addr(l: Loc) -> Term {
+        Term::Val(Value::Addr(l))
+    }
+
+    fn val(t: Term) -> Applied {
+        Applied::Term(t)
+    }
+
+    #[test]
+    fn herd7s_identities_decide_before_the_variable_is_known() {
+        let v = Term::Var(3);
+        let w = Term::Var(4);
+        assert_eq!(herd_binary(BinOp::Xor, v, v), val(int(0)));
+        assert_eq!(herd_binary(BinOp::Xor, v, w), Applied::Undetermined);
+        assert_eq!(herd_binary(BinOp::Add, v, int(0)), val(v));
+        assert_eq!(herd_binary(BinOp::Add, int(0), v), val(v));
+        assert_eq!(herd_binary(BinOp::Or, int(0), v), val(v));
+        assert_eq!(herd_binary(BinOp::Eq, v, v), val(int(1)));
+        assert_eq!(herd_binary(BinOp::Ne, v, v), val(int(0)));
+        // No identity for these: herd7 waits for the value.
+        assert_eq!(herd_binary(BinOp::Sub, v, v), Applied::Undetermined);
+        assert_eq!(herd_binary(BinOp::And, v, int(0)), Applied::Undetermined);
+        assert_eq!(herd_binary(BinOp::Mul, v, int(0)), Applied::Undetermined);
+        assert_eq!(herd_binary(BinOp::Sub, v, int(0)), Applied::Undetermined);
+        // An unsolved symbol of a finished execution is a variable too.
+        let s = Term::Val(Value::Sym(7));
+        assert_eq!(herd_binary(BinOp::Xor, s, s), val(int(0)));
+        assert_eq!(herd_binary(BinOp::Add, s, int(1)), Applied::Undetermined);
+    }
+
+    #[test]
+    fn addresses_move_by_integers_and_nothing_else_applies_to_them() {
+        assert_eq!(
+            herd_binary(BinOp::Add, addr(X), int(2)),
+            val(Term::Val(Value::Shifted(X, 2)))
+        );
+        assert_eq!(
+            herd_binary(BinOp::Sub, Term::Val(Value::Shifted(X, 2)), int(2)),
+            val(addr(X))
+        );
+        assert_eq!(herd_binary(BinOp::Sub, addr(X), addr(Y)), val(int(-1)));
+        assert_eq!(herd_binary(BinOp::Sub, addr(Y), addr(X)), val(int(1)));
+        assert_eq!(herd_binary(BinOp::Eq, addr(X), int(0)), val(int(0)));
+        assert_eq!(herd_binary(BinOp::Ne, addr(X), int(0)), val(int(1)));
+        assert_eq!(herd_binary(BinOp::Lt, addr(X), int(0)), val(int(0)));
+        assert_eq!(herd_binary(BinOp::Gt, addr(X), int(0)), val(int(1)));
+        assert_eq!(herd_binary(BinOp::Xor, addr(X), addr(X)), val(int(0)));
+        for op in [BinOp::Mul, BinOp::And, BinOp::Le, BinOp::Xor] {
+            assert_eq!(herd_binary(op, addr(X), int(2)), Applied::Illegal, "{op:?}");
+        }
+        assert_eq!(herd_binary(BinOp::Add, addr(X), addr(Y)), Applied::Illegal);
+        assert_eq!(herd_binary(BinOp::Div, int(6), int(0)), Applied::Illegal);
+        assert_eq!(herd_binary(BinOp::Div, int(-7), int(2)), val(int(-3)));
+        // herd7's integers are 32-bit.
+        assert_eq!(
+            herd_binary(BinOp::Add, int(2147483647), int(1)),
+            val(int(-2147483648))
+        );
+        assert_eq!(herd_binary(BinOp::Mul, int(65536), int(65536)), val(int(0)));
+    }
+}

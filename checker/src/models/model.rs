@@ -1,0 +1,159 @@
+//! The memory-model strategy: what decides whether a candidate execution is allowed.
+//!
+//! A model is a set of named checks over an [`Execution`] (cat's `acyclic`, `irreflexive`
+//! and `empty`), plus flags that mark an execution without rejecting it (cat's `flag`).
+//! The enumeration is generic over the model, so every model benefits from the same
+//! pruning: a model that says its checked relations only grow as `rf` and `co` grow
+//! ([`MemoryModel::monotone`]) lets the enumeration reject a partial execution and all its
+//! completions at once.
+
+use crate::exec::execution::Execution;
+use crate::exec::relation::{EventSet, Growable, Relation, Width, Words};
+use crate::exec::witness::Violation;
+use std::time::Instant;
+
+/// The flag a model's `undefined_unless` check raises on an execution that fails it,
+/// herd7's name: herd7 then says `Undef` where it says `Ok` or `No`.
+pub const UNDEFINED: &str = "*undef*";
+
+/// The verdict a model gives one execution.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Judgement {
+    /// The name of the first check that rejects the execution (`"coherence"`, `"happens-before"`,
+    /// ...), or `None` when the model allows it.
+    pub rejected_by: Option<&'static str>,
+    /// The flags the execution raises (`"data-race"`, `"unmatched-rcu-lock"`, ...), in the
+    /// order the model declares them.
+    pub flags: Vec<&'static str>,
+}
+
+impl Judgement {
+    /// Whether the model allows the execution.
+    pub fn allowed(&self) -> bool {
+        self.rejected_by.is_none()
+    }
+}
+
+/// One way a model completes a candidate execution and allows it: the coherence order and
+/// reads-from it chose, and its judgement (flags).
+pub struct Completion<'a, W: Width = Words<1>> {
+    /// The coherence order.
+    pub co: &'a Relation<W>,
+    /// The reads-from relation, with the reads the model placed itself (lock reads).
+    pub rf: &'a Relation<W>,
+    /// The judgement.
+    pub judgement: &'a Judgement,
+}
+
+/// How a model judges the executions of one width: `W` words of 128 events.
+pub trait JudgeAt<W: Width> {
+    /// Judges one complete execution.
+    fn judge(&self, execution: &Execution<W>) -> Judgement;
+
+    /// For a model that [completes](MemoryModel::completes) candidates: calls `each` with every
+    /// completion of `execution` the model allows (until `each` returns `false`), given
+    /// the final writes of the locations the test observes and herd7's `pco` (the initial
+    /// writes before the others, the final writes after them).
+    /// A model that may take long on one execution stops with an error once `deadline`
+    /// has passed; the enumeration then reports the test undecided.
+    fn completions(
+        &self,
+        execution: &Execution<W>,
+        final_writes: EventSet<W>,
+        pco: &Relation<W>,
+        deadline: Option<Instant>,
+        each: &mut dyn FnMut(Completion<'_, W>) -> bool,
+    ) -> Result<(), String> {
+        let _ = (final_writes, pco, deadline);
+        let judgement = self.judge(execution);
+        if judgement.allowed() {
+            each(Completion {
+                co: &execution.co,
+                rf: &execution.rf,
+                judgement: &judgement,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A memory model: a strategy the enumeration consults for each candidate execution.
+///
+/// A model judges executions of every width the engine uses ([`JudgeAt`] for each of
+/// [`crate::exec::relation::WIDTHS`]); one generic `impl<W: Width> JudgeAt<W>` gives them all.
+pub trait MemoryModel:
+    Sync
+    + JudgeAt<Words<1>>
+    + JudgeAt<Words<2>>
+    + JudgeAt<Words<4>>
+    + JudgeAt<Words<8>>
+    + JudgeAt<Growable>
+{
+    /// The model's name on the command line and in `Result(name):` lines.
+    fn name(&self) -> &'static str;
+
+    /// Which macro file gives the test's calls their meaning under this model: the kernel's,
+    /// unless the model is one of C11's.
+    fn dialect(&self) -> crate::front::c11::Dialect {
+        crate::front::c11::Dialect::Kernel
+    }
+
+    /// Whether the model may allow executions whose values go round a cycle of reads-from
+    /// (out of thin air) in the C11 dialect, as herd7's `c11_*.cat` models do. herd7 solves
+    /// some such cycles, those a successful compare-exchange's expected value pins, that
+    /// hazmat's value solver leaves unsolved and drops: under such a model, a test whose
+    /// candidates were dropped so gets a warning.
+    fn keeps_thin_air(&self) -> bool {
+        false
+    }
+
+    /// Whether every relation this model checks only grows when pairs are added to `rf` and
+    /// `co`, so that a check failing on a partial execution fails on all its completions.
+    fn monotone(&self) -> bool {
+        false
+    }
+
+    /// Whether the model's verdict on a test split in two parts factors into verdicts on
+    /// each part, whenever the parts communicate through a single read of a single write
+    /// and every access is marked: true when each of the model's checks (acyclic,
+    /// irreflexive, empty) is over relations built from `rf`, `co`, `fr` and relations
+    /// inside one thread, by union, sequence, closure, inverse, and intersection or
+    /// difference with such relations or with same-location and other-thread tests, but no
+    /// product of sets that relates plain accesses across threads. Then every cycle, and
+    /// every pair a check relates, lies inside one part, since going from one part to the
+    /// other and back takes both a read of the write and a read of the initial value by
+    /// the one read; see [`crate::engine::pieces`].
+    fn factors(&self) -> bool {
+        false
+    }
+
+    /// Whether the model completes candidates itself, as herd7's model files do: it then
+    /// gets executions with reads-from for ordinary reads only, and no coherence order,
+    /// through [`completions`](JudgeAt::completions), instead of [`judge`](JudgeAt::judge).
+    fn completes(&self) -> bool {
+        false
+    }
+
+    /// Whether the model allows every sequentially consistent execution, as every model of
+    /// a real machine or language does.
+    /// The enumeration then knows that a program with no `filter` and no lock has an
+    /// allowed execution, and reports finding none as an internal error.
+    fn includes_sc(&self) -> bool {
+        true
+    }
+
+    /// Why the model rejects `execution`: the first failing check, as [`judge`](JudgeAt::judge)
+    /// names it, with a concrete cycle in the base relations; `None` when the model allows
+    /// the execution or cannot explain its checks.
+    fn explain(&self, execution: &Execution) -> Option<Violation> {
+        let _ = execution;
+        None
+    }
+
+    /// The model's key derived relations over `execution`, by name (`ppo`, `hb`...), for
+    /// traces that draw them on request.
+    fn relations(&self, execution: &Execution) -> Vec<(&'static str, Relation)> {
+        let _ = execution;
+        Vec::new()
+    }
+}

@@ -1,0 +1,481 @@
+//! Explanations: why a final state is allowed or forbidden under a model.
+//!
+//! `hazmat explain` asks one question of a test: can an execution the model allows end in
+//! this state (the test's condition, or one given on the command line)?
+//! - If one can, the answer is a witness: the first such execution, drawn as a trace.
+//! - If none can, the answer is the candidates: every candidate execution (thread paths,
+//!   rf and co chosen, values consistent, filter passed) that reaches the state, each with
+//!   the check that rejects it and the shortest cycle behind it
+//!   ([`MemoryModel::explain`]).
+//!   Candidates that fail the same check with the same cycle shape (events of the same
+//!   kinds joined by the same relations, whatever their locations and values) form one
+//!   group, shown once with its count.
+//! - If no candidate reaches the state, no model could allow it; and a test with no
+//!   candidate at all (every path blocks, as in a deadlock, or the filter removes all)
+//!   says so.
+//!
+//! The candidates come from the ordinary enumeration under a model that allows everything
+//! ([`AllCandidates`]), so they are exactly the executions a model is asked to judge.
+//! Like the enumeration, this module does no I/O.
+
+use crate::CheckError;
+use crate::engine::enumerate::{Flow, Limits, RunError, Stop, enumerate, enumerate_narrow};
+use crate::exec::execution::Execution;
+use crate::exec::relation::{Relation, Width, Words};
+use crate::exec::witness::Violation;
+use crate::front::program::{Cell, Program, Prop, Quantifier};
+use crate::models::model::{JudgeAt, Judgement, MemoryModel};
+use crate::report::graph::{ExecutionGraph, event_text};
+use crate::report::trace::{self, Shown};
+use crate::report::write as report;
+use std::fmt::Write as _;
+
+/// A model that allows every candidate execution: the enumeration under it visits the
+/// whole candidate set.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AllCandidates;
+
+impl<W: Width> JudgeAt<W> for AllCandidates {
+    fn judge(&self, _: &Execution<W>) -> Judgement {
+        Judgement::default()
+    }
+}
+
+impl MemoryModel for AllCandidates {
+    fn name(&self) -> &'static str {
+        "candidates"
+    }
+}
+
+/// Candidates rejected for one reason: the same check and the same cycle shape.
+#[derive(Clone, Debug)]
+pub struct Group {
+    /// The failing check, as the model names it.
+    pub check: &'static str,
+    /// The cycle of the first candidate of the group, if the model explains the check.
+    pub violation: Option<Violation>,
+    /// The first candidate of the group.
+    pub first: Shown,
+    /// How many candidates the group holds.
+    pub count: u64,
+}
+
+/// The answer to one question.
+#[derive(Clone, Debug)]
+pub enum Answer {
+    /// An allowed execution reaches the state; here is the first.
+    Allowed(Box<Shown>),
+    /// Candidates reach the state but the model rejects each; grouped by reason.
+    Forbidden(Vec<Group>),
+    /// No candidate reaches the state; `any_candidate` says whether the test has
+    /// candidates at all.
+    NoCandidate {
+        /// Whether some candidate execution (reaching any state) exists.
+        any_candidate: bool,
+    },
+}
+
+/// The shape of a cycle: what its events do (kind and annotations, without locations or
+/// values) and the relations between them, from the rotation that reads first in
+/// lexicographic order, so that the same cycle through other events of the same kinds has
+/// the same shape.
+fn shape(p: &Program, x: &Execution, v: &Option<Violation>) -> String {
+    let Some(v) = v else {
+        return String::new();
+    };
+    let steps: Vec<String> = v
+        .cycle
+        .iter()
+        .map(|st| {
+            let text = event_text(p, x, st.from);
+            let what = if x.events[st.from].is_fence() {
+                text
+            } else {
+                text.split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            format!("{what} -{}-> ", st.label)
+        })
+        .collect();
+    (0..steps.len().max(1))
+        .map(|r| {
+            let mut rotated = steps.clone();
+            rotated.rotate_left(r.min(steps.len().saturating_sub(1)));
+            rotated.concat()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Whether an allowed execution of `program` under `model` reaches a final state
+/// satisfying `state` (after the filter), and if not, why.
+///
+/// # Complexity
+/// One enumeration under the model, which stops at the first witness; when there is none,
+/// a second one over the candidates that may reach the state (the state's registers cut
+/// the others early), with one model explanation per candidate.
+pub fn explain(
+    program: &Program,
+    model: &dyn MemoryModel,
+    state: &Prop,
+    limits: &Limits,
+) -> Result<Answer, RunError> {
+    let shown =
+        |x: &crate::engine::enumerate::Allowed<'_>, e: &Execution, satisfies: bool, flags| Shown {
+            execution: e.clone(),
+            state: program.shown.iter().map(|&c| x.value(c)).collect(),
+            satisfies,
+            flags,
+        };
+    let passes = |x: &crate::engine::enumerate::Allowed<'_>| {
+        let get = |c: Cell| x.value(c);
+        program.filter.as_ref().is_none_or(|f| f.eval(&get)) && state.eval(&get)
+    };
+    let limited = |stop: Option<Stop>| match stop {
+        Some(Stop::Limit(why)) => Err(RunError {
+            message: format!("gave up at the limit of {why}; the answer is unknown"),
+            span: (0, 0),
+        }),
+        _ => Ok(()),
+    };
+    let mut witness = None;
+    let (_, stop) = enumerate_narrow(program, model, limits, Some(state), &mut |x, e| {
+        if passes(x) {
+            let sat = program.condition.prop.eval(&|c: Cell| x.value(c));
+            witness = Some(shown(x, e, sat, x.judgement.flags.clone()));
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    })?;
+    limited(stop)?;
+    if let Some(w) = witness {
+        return Ok(Answer::Allowed(Box::new(w)));
+    }
+    let mut groups: Vec<(String, Group)> = Vec::new();
+    let (_, stop) = enumerate_narrow(program, &AllCandidates, limits, Some(state), &mut |x, e| {
+        if !passes(x) {
+            return Flow::Continue;
+        }
+        let judgement = JudgeAt::<Words<1>>::judge(model, e);
+        let check = judgement.rejected_by.unwrap_or("(none)");
+        let violation = model.explain(e);
+        let key = format!("{check} {}", shape(program, e, &violation));
+        if let Some((_, g)) = groups.iter_mut().find(|(k, _)| *k == key) {
+            g.count += 1;
+        } else {
+            let sat = program.condition.prop.eval(&|c: Cell| x.value(c));
+            groups.push((
+                key,
+                Group {
+                    check,
+                    violation,
+                    first: shown(x, e, sat, Vec::new()),
+                    count: 1,
+                },
+            ));
+        }
+        Flow::Continue
+    })?;
+    limited(stop)?;
+    if !groups.is_empty() {
+        return Ok(Answer::Forbidden(
+            groups.into_iter().map(|(_, g)| g).collect(),
+        ));
+    }
+    let mut any_candidate = false;
+    let (_, stop) = enumerate(program, &AllCandidates, limits, None, &mut |_| {
+        any_candidate = true;
+        Flow::Stop
+    })?;
+    limited(stop)?;
+    Ok(Answer::NoCandidate { any_candidate })
+}
+
+/// The explanation as text: `question` is the line that states what was asked
+/// (`Condition exists (...)`), ending with a newline.
+pub fn render(p: &Program, model: &str, question: &str, answer: &Answer) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "Test {} under {model}", p.name);
+    let _ = writeln!(s, "{question}");
+    match answer {
+        Answer::Allowed(w) => {
+            let _ = writeln!(
+                s,
+                "Allowed: an execution {model} allows reaches this state. A witness:"
+            );
+            s.push('\n');
+            let title = format!("{}: witness under {model}", p.name);
+            s.push_str(&indent(&trace::text(&trace::graph(p, w, title, &[]))));
+        }
+        Answer::Forbidden(groups) => {
+            let total: u64 = groups.iter().map(|g| g.count).sum();
+            let _ = writeln!(
+                s,
+                "Forbidden: no execution {model} allows reaches this state."
+            );
+            let _ = writeln!(
+                s,
+                "{} {} it; {model} rejects {}:",
+                plural(total, "candidate execution", "candidate executions"),
+                if total == 1 { "reaches" } else { "reach" },
+                match (total, groups.len()) {
+                    (1, _) => "it for this reason".to_string(),
+                    (_, 1) => "each for the same reason".to_string(),
+                    (_, k) => format!("each, for {k} reasons"),
+                }
+            );
+            for (i, g) in groups.iter().enumerate() {
+                s.push('\n');
+                let x = &g.first.execution;
+                let what = match &g.violation {
+                    Some(v) => format!("{} ({} is not {})", g.check, v.relation, property(v)),
+                    None => g.check.to_string(),
+                };
+                let _ = writeln!(
+                    s,
+                    "{}. {what}: {}",
+                    i + 1,
+                    plural(g.count, "candidate", "candidates")
+                );
+                let cycle = match &g.violation {
+                    Some(v) => trace::cycle_text(p, x, v),
+                    None => format!("(the model does not explain {})", g.check),
+                };
+                for line in cycle.lines() {
+                    let _ = writeln!(s, "   {line}");
+                }
+                s.push('\n');
+                let title = format!(
+                    "{}: {} candidate{}",
+                    p.name,
+                    if g.count > 1 { "first" } else { "the" },
+                    if g.count > 1 { " of this group" } else { "" }
+                );
+                let shown_trace = trace::text(&trace::graph(p, &g.first, title, &[]));
+                s.push_str(&indent(&indent(&shown_trace)));
+            }
+        }
+        Answer::NoCandidate {
+            any_candidate: true,
+        } => {
+            let _ = writeln!(
+                s,
+                "Forbidden: no candidate execution reaches this state, so no model allows it."
+            );
+            let _ = writeln!(
+                s,
+                "(hazmat builds no candidate that every model rejects: one where a thread's write is coherence-before its own earlier write, where a read reads its own thread's later write, where another write comes between the read and the write of a read-modify-write, or whose values justify themselves out of thin air.)"
+            );
+        }
+        Answer::NoCandidate {
+            any_candidate: false,
+        } => {
+            let _ = writeln!(
+                s,
+                "Forbidden: the test has no candidate execution at all: every combination of thread paths blocks (a deadlock) or fails the filter."
+            );
+        }
+    }
+    s
+}
+
+fn property(v: &Violation) -> &'static str {
+    use crate::exec::witness::CheckKind;
+    match v.kind {
+        CheckKind::Acyclic => "acyclic",
+        CheckKind::Irreflexive => "irreflexive",
+        CheckKind::Empty => "empty",
+        CheckKind::Paths => "satisfied",
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            if l.is_empty() {
+                "\n".to_string()
+            } else {
+                format!("  {l}\n")
+            }
+        })
+        .collect()
+}
+
+/// Why `hazmat explain` could not answer.
+#[derive(Debug)]
+pub enum ExplainError {
+    /// The test itself could not be checked.
+    Test {
+        /// What went wrong.
+        error: CheckError,
+        /// The test's text, to place the error.
+        source: String,
+    },
+    /// The state given on the command line is not a proposition over the test's cells.
+    State {
+        /// What is wrong, starting lowercase.
+        message: String,
+        /// The 1-based column in the state's text.
+        col: usize,
+    },
+}
+
+impl ExplainError {
+    /// The error as `file:line:col: error: message`, or `--state:1:col: error: message`.
+    pub fn render(&self, file: &str) -> String {
+        match self {
+            ExplainError::Test { error, source } => error.render(file, source),
+            ExplainError::State { message, col } => format!("--state:1:{col}: error: {message}"),
+        }
+    }
+}
+
+/// Parses, lowers and explains a litmus test: the state is `state` (in the syntax of a
+/// condition's proposition) when given, else the test's condition (for `forall`, the
+/// states where its proposition fails).
+pub fn explain_source(
+    source: &str,
+    state: Option<&str>,
+    model: &dyn MemoryModel,
+    limits: &Limits,
+) -> Result<Explained, ExplainError> {
+    let test_error = |error: CheckError| ExplainError::Test {
+        error,
+        source: source.to_string(),
+    };
+    let test = hazmat_litmus::parse(source).map_err(|e| test_error(CheckError::Parse(e)))?;
+    let dialect = model.dialect();
+    let lower = |t: &hazmat_litmus::Test| {
+        crate::front::lower::lower_with_warnings(t, dialect).map(|(program, _)| program)
+    };
+    let program = match state {
+        None => lower(&test).map_err(|e| test_error(e.into()))?,
+        Some(text) => {
+            // The test with its condition replaced by `exists (STATE)`.
+            let (start, end) = test
+                .condition
+                .as_ref()
+                .map_or((source.len(), source.len()), |c| (c.span.start, c.span.end));
+            let prefix = "exists (";
+            let spliced = format!("{}\n{prefix}{text})\n{}", &source[..start], &source[end..]);
+            let at = start + 1 + prefix.len();
+            let in_state = |pos: usize| {
+                text.get(..pos.checked_sub(at)?)
+                    .map(|t| t.chars().count() + 1)
+            };
+            let state_error = |message: String, pos: usize| match in_state(pos) {
+                Some(col) => ExplainError::State { message, col },
+                None => ExplainError::State { message, col: 1 },
+            };
+            let t =
+                hazmat_litmus::parse(&spliced).map_err(|e| state_error(e.message, e.span.start))?;
+            let spliced_program = lower(&t).map_err(|e| state_error(e.message, e.span.start))?;
+            // The state may only name what the test has: lowering would make up a register
+            // or a location it does not know.
+            let original = lower(&test).map_err(|e| test_error(e.into()))?;
+            if let Some(name) = unknown_name(&original, &spliced_program) {
+                let col = text
+                    .find(&name)
+                    .map_or(1, |i| text[..i].chars().count() + 1);
+                return Err(ExplainError::State {
+                    message: format!("the test has no `{name}`"),
+                    col,
+                });
+            }
+            spliced_program
+        }
+    };
+    let (question, prop) = match (state, program.condition.quantifier) {
+        (Some(text), _) => (format!("State {text}"), program.condition.prop.clone()),
+        (None, Quantifier::Forall) => (
+            format!(
+                "Condition {}: explaining the final states where it fails",
+                report::condition_text(&program)
+            ),
+            Prop::Not(Box::new(program.condition.prop.clone())),
+        ),
+        (None, _) => (
+            format!("Condition {}", report::condition_text(&program)),
+            program.condition.prop.clone(),
+        ),
+    };
+    let answer = explain(&program, model, &prop, limits).map_err(|e| test_error(e.into()))?;
+    Ok(Explained {
+        text: render(&program, model.name(), &question, &answer),
+        graphs: graphs(&program, model.name(), &answer),
+    })
+}
+
+/// What [`explain_source`] gives: the text, and the executions it shows as graphs.
+#[derive(Clone, Debug)]
+pub struct Explained {
+    /// The explanation as [`render`] prints it.
+    pub text: String,
+    /// The graphs of [`graphs`], each with a file stem.
+    pub graphs: Vec<(String, ExecutionGraph)>,
+}
+
+/// The executions an answer shows, as graphs named for files: the witness
+/// (`NAME-witness`), or the first candidate of each group (`NAME-rejected-K`) with the
+/// steps of its cycle drawn as extra edges, labelled by their relations.
+pub fn graphs(p: &Program, model: &str, answer: &Answer) -> Vec<(String, ExecutionGraph)> {
+    match answer {
+        Answer::Allowed(w) => {
+            let title = format!("{}: witness under {model}", p.name);
+            vec![(
+                format!("{}-witness", trace::file_stem(&p.name)),
+                trace::graph(p, w, title, &[]),
+            )]
+        }
+        Answer::Forbidden(groups) => groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let n = g.first.execution.len();
+                let mut extra: Vec<(String, Relation)> = Vec::new();
+                for st in g.violation.iter().flat_map(|v| &v.cycle) {
+                    let label = st.label.to_string();
+                    match extra.iter_mut().find(|(l, _)| *l == label) {
+                        Some((_, r)) => r.add(st.from, st.to),
+                        None => extra.push((label, Relation::from_pairs(n, [(st.from, st.to)]))),
+                    }
+                }
+                let title = format!(
+                    "{}: rejected by {} under {model} (cycle dashed)",
+                    p.name, g.check
+                );
+                (
+                    format!("{}-rejected-{}", trace::file_stem(&p.name), i + 1),
+                    trace::graph(p, &g.first, title, &extra),
+                )
+            })
+            .collect(),
+        Answer::NoCandidate { .. } => Vec::new(),
+    }
+}
+
+/// The first register (`1:r9`) or location `spliced` has that `original` has not.
+fn unknown_name(original: &Program, spliced: &Program) -> Option<String> {
+    for (t, code) in spliced.threads.iter().enumerate() {
+        let known = original.threads.get(t).map_or(&[][..], |c| &c.regs[..]);
+        if let Some(r) = code.regs.iter().find(|r| !known.contains(r)) {
+            return Some(format!("{}:{r}", code.number));
+        }
+    }
+    spliced
+        .locs
+        .iter()
+        .find(|l| !original.locs.iter().any(|o| o.name == l.name))
+        .map(|l| l.name.clone())
+}

@@ -1,0 +1,310 @@
+//! SVG: an execution graph drawn by hazmat itself, with no external program.
+//!
+//! The layout is fixed and simple, so that the same execution always gives the same
+//! picture, byte for byte:
+//! - threads are columns, events are rows in program order, each event a labelled box;
+//!   initial writes form a row of their own above the threads;
+//! - `po` edges are straight grey arrows down a column;
+//! - `rf`, `co`, `fr` and model relations are quadratic curves, bent to the left of their
+//!   direction (so that `a -> b` and `b -> a` never overlap) and further apart for each
+//!   parallel edge, with their label a little before the curve's middle;
+//! - the title and the final state head the picture.
+//!
+//! Text is monospace and its width estimated from its length; coordinates are printed
+//! with one decimal.
+
+use crate::report::dot::edge_style;
+use crate::report::graph::{EdgeKind, ExecutionGraph};
+use petgraph::visit::EdgeRef;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+const CHAR_W: f64 = 7.8;
+const BOX_H: f64 = 24.0;
+const ROW_H: f64 = 64.0;
+const COL_GAP: f64 = 90.0;
+const MARGIN: f64 = 24.0;
+const HEADER_H: f64 = 56.0;
+
+/// Escapes text for XML character data and attribute values.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy)]
+struct Pt {
+    x: f64,
+    y: f64,
+}
+
+/// A box centred on `c` with half-sizes `hw`, `hh`.
+#[derive(Clone, Copy)]
+struct Boxed {
+    c: Pt,
+    hw: f64,
+    hh: f64,
+}
+
+impl Boxed {
+    /// Where the segment from the centre towards `p` leaves the box.
+    fn exit_towards(self, p: Pt) -> Pt {
+        let (dx, dy) = (p.x - self.c.x, p.y - self.c.y);
+        if dx == 0.0 && dy == 0.0 {
+            return self.c;
+        }
+        let tx = if dx == 0.0 {
+            f64::INFINITY
+        } else {
+            self.hw / dx.abs()
+        };
+        let ty = if dy == 0.0 {
+            f64::INFINITY
+        } else {
+            self.hh / dy.abs()
+        };
+        let t = tx.min(ty).min(1.0);
+        Pt {
+            x: self.c.x + dx * t,
+            y: self.c.y + dy * t,
+        }
+    }
+}
+
+fn label_width(s: &str) -> f64 {
+    s.chars().count() as f64 * CHAR_W
+}
+
+/// The graph as an SVG document, ending with a newline.
+pub fn svg(g: &ExecutionGraph) -> String {
+    let nthreads = g.threads.len().max(1);
+    let columns: Vec<_> = (0..g.threads.len()).map(|t| g.column(t)).collect();
+    let inits = g.inits();
+    let col_w = g
+        .graph
+        .node_weights()
+        .map(|n| label_width(&n.label()) + 16.0)
+        .chain(g.threads.iter().map(|t| label_width(t)))
+        .fold(120.0, f64::max);
+    let init_rows = usize::from(!inits.is_empty());
+    let depth = columns.iter().map(Vec::len).max().unwrap_or(0);
+    let width_threads = nthreads as f64 * col_w + (nthreads - 1) as f64 * COL_GAP;
+    let width_inits = inits.len() as f64 * (col_w + 16.0);
+    let content_w = width_threads.max(width_inits);
+    let header = format!("final state: {}", g.state);
+    let width = (content_w + 2.0 * MARGIN)
+        .max(label_width(&g.title) + 2.0 * MARGIN)
+        .max(label_width(&header) + 2.0 * MARGIN);
+    let top = MARGIN + HEADER_H;
+    let height = top + (init_rows + depth) as f64 * ROW_H + 28.0 + MARGIN;
+    let x0 = (width - width_threads) / 2.0;
+
+    // Event boxes, by event index.
+    let mut boxes: BTreeMap<usize, Boxed> = BTreeMap::new();
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.1}\" height=\"{height:.1}\" viewBox=\"0 0 {width:.1} {height:.1}\" font-family=\"monospace\" font-size=\"13\">"
+    );
+    let _ = writeln!(s, "<defs>");
+    for kind in [
+        EdgeKind::Po,
+        EdgeKind::Rf,
+        EdgeKind::Co,
+        EdgeKind::Fr,
+        EdgeKind::Model,
+    ] {
+        let (colour, _) = edge_style(kind);
+        let _ = writeln!(
+            s,
+            "<marker id=\"arrow-{}\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"{colour}\"/></marker>",
+            kind_name(kind)
+        );
+    }
+    let _ = writeln!(s, "</defs>");
+    let _ = writeln!(
+        s,
+        "<rect x=\"0\" y=\"0\" width=\"{width:.1}\" height=\"{height:.1}\" fill=\"white\"/>"
+    );
+    let _ = writeln!(
+        s,
+        "<text x=\"{:.1}\" y=\"{:.1}\" font-weight=\"bold\">{}</text>",
+        MARGIN,
+        MARGIN + 12.0,
+        escape(&g.title)
+    );
+    let _ = writeln!(
+        s,
+        "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+        MARGIN,
+        MARGIN + 32.0,
+        escape(&header)
+    );
+
+    // Positions.
+    if !inits.is_empty() {
+        let step = content_w / inits.len() as f64;
+        let left = (width - content_w) / 2.0;
+        for (i, n) in inits.iter().enumerate() {
+            let c = Pt {
+                x: left + step * (i as f64 + 0.5),
+                y: top + ROW_H / 2.0,
+            };
+            boxes.insert(n.index, node_box(c, &n.label()));
+        }
+    }
+    let rows_top = top + init_rows as f64 * ROW_H;
+    // Thread names go on top of the edges, with the edge labels.
+    let mut heads = String::new();
+    for (t, name) in g.threads.iter().enumerate() {
+        let cx = x0 + t as f64 * (col_w + COL_GAP) + col_w / 2.0;
+        let _ = writeln!(
+            heads,
+            "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-weight=\"bold\" stroke=\"white\" stroke-width=\"4\" paint-order=\"stroke\">{}</text>",
+            rows_top + 4.0,
+            escape(name)
+        );
+        for (r, n) in columns[t].iter().enumerate() {
+            let c = Pt {
+                x: cx,
+                y: rows_top + 28.0 + r as f64 * ROW_H + ROW_H / 2.0 - 8.0,
+            };
+            boxes.insert(n.index, node_box(c, &n.label()));
+        }
+    }
+
+    // Edges first, so that boxes and labels sit on top of them.
+    let mut parallel: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    let mut labels = String::new();
+    for e in g.graph.edge_references() {
+        let (a, b) = (&g.graph[e.source()], &g.graph[e.target()]);
+        let edge = e.weight();
+        let (Some(&ba), Some(&bb)) = (boxes.get(&a.index), boxes.get(&b.index)) else {
+            continue;
+        };
+        let (colour, style) = edge_style(edge.kind);
+        let dash = if style == "dashed" {
+            " stroke-dasharray=\"5 3\""
+        } else {
+            ""
+        };
+        let marker = format!("url(#arrow-{})", kind_name(edge.kind));
+        if edge.kind == EdgeKind::Po {
+            let p = ba.exit_towards(bb.c);
+            let q = bb.exit_towards(ba.c);
+            let _ = writeln!(
+                s,
+                "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1.2\" marker-end=\"{marker}\"/>",
+                p.x, p.y, q.x, q.y
+            );
+            continue;
+        }
+        let key = (a.index.min(b.index), a.index.max(b.index));
+        let k = parallel.entry(key).or_insert(0);
+        let rank = *k;
+        *k += 1;
+        let (dx, dy) = (bb.c.x - ba.c.x, bb.c.y - ba.c.y);
+        let len = (dx * dx + dy * dy).sqrt().max(1.0);
+        // The left normal of the direction, and a bend that grows with each parallel edge.
+        let (nx, ny) = (dy / len, -dx / len);
+        let bend = if dx.abs() < col_w / 2.0 {
+            // (Nearly) the same column: swing wide to the side so the curve clears the
+            // boxes between.
+            ba.hw.max(bb.hw) + 30.0 + 22.0 * rank as f64
+        } else {
+            0.18 * len + 22.0 * rank as f64
+        };
+        let ctrl = Pt {
+            x: (ba.c.x + bb.c.x) / 2.0 + nx * bend,
+            y: (ba.c.y + bb.c.y) / 2.0 + ny * bend,
+        };
+        let p = ba.exit_towards(ctrl);
+        let q = bb.exit_towards(ctrl);
+        let _ = writeln!(
+            s,
+            "<path d=\"M {:.1} {:.1} Q {:.1} {:.1} {:.1} {:.1}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"1.4\"{dash} marker-end=\"{marker}\"/>",
+            p.x, p.y, ctrl.x, ctrl.y, q.x, q.y
+        );
+        // The label sits before the middle, so that two edges crossing at their middles
+        // keep their labels apart.
+        let t = 0.4;
+        let (u, v, w) = ((1.0 - t) * (1.0 - t), 2.0 * t * (1.0 - t), t * t);
+        let mid = Pt {
+            x: u * p.x + v * ctrl.x + w * q.x,
+            y: u * p.y + v * ctrl.y + w * q.y,
+        };
+        let _ = writeln!(
+            labels,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"{colour}\" stroke=\"white\" stroke-width=\"4\" paint-order=\"stroke\" font-size=\"12\">{}</text>",
+            mid.x,
+            mid.y + 4.0,
+            escape(&edge.label)
+        );
+    }
+    for n in g.graph.node_weights() {
+        let Some(b) = boxes.get(&n.index) else {
+            continue;
+        };
+        let fill = if n.thread.is_none() {
+            "#f2f2f2"
+        } else {
+            "#fffbe6"
+        };
+        let _ = writeln!(
+            s,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"4\" fill=\"{fill}\" stroke=\"#555555\"/>",
+            b.c.x - b.hw,
+            b.c.y - b.hh,
+            2.0 * b.hw,
+            2.0 * b.hh
+        );
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            b.c.x,
+            b.c.y + 4.5,
+            escape(&n.label())
+        );
+    }
+    s.push_str(&heads);
+    s.push_str(&labels);
+    if !g.flags.is_empty() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\">flags: {}</text>",
+            MARGIN,
+            height - MARGIN,
+            escape(&g.flags.join(", "))
+        );
+    }
+    let _ = writeln!(s, "</svg>");
+    s
+}
+
+fn node_box(c: Pt, label: &str) -> Boxed {
+    Boxed {
+        c,
+        hw: label_width(label) / 2.0 + 8.0,
+        hh: BOX_H / 2.0,
+    }
+}
+
+fn kind_name(kind: EdgeKind) -> &'static str {
+    match kind {
+        EdgeKind::Po => "po",
+        EdgeKind::Rf => "rf",
+        EdgeKind::Co => "co",
+        EdgeKind::Fr => "fr",
+        EdgeKind::Model => "model",
+    }
+}

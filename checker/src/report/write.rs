@@ -1,0 +1,279 @@
+//! Reports: herd7's text format, JSON, and the summary table of a run over many files.
+//!
+//! The text format is herd7's, line for line, so that scripts written for herd7 keep
+//! working:
+//!
+//! ```text
+//! Test NAME Allowed|Forbidden|Required     (exists | ~exists | forall)
+//! States N                                 (distinct final states)
+//! 0:r0=0; 1:r0=1; [x]=2;                   (one line per state)
+//! [Loop ]Ok|No                             (whether the condition holds; `Loop` when a run
+//!                                           went round a `while` more than twice)
+//! Witnesses
+//! Positive: P Negative: N                  (allowed executions (not) satisfying it;
+//!                                           for ~exists, those (not) satisfying ~P)
+//! Flag data-race                           (one line per flag raised)
+//! Condition exists (1:r0=1 /\ [x]=2)
+//! Observation NAME Never|Sometimes|Always P N
+//! Time NAME 0.01
+//! Hash=HEX
+//! ```
+//!
+//! followed by an empty line.
+//! `Hash=` is herd7's own digest of the test ([`hazmat_litmus::herd_hash`]), so that the
+//! whole output, `Time` aside, is herd7's byte for byte.
+//! A test stopped by a limit prints `Observation NAME Unknown P N` and, before it, a line
+//! `Unknown REASON`.
+
+use crate::engine::outcome::Outcome;
+use crate::front::program::{Cell, Operand, Program, Prop, Quantifier};
+use std::fmt::Write as _;
+
+/// The word of the `Test` line.
+pub fn kind(q: Quantifier) -> &'static str {
+    match q {
+        Quantifier::Exists => "Allowed",
+        Quantifier::NotExists => "Forbidden",
+        Quantifier::Forall => "Required",
+    }
+}
+
+/// A cell as herd7 prints it in a state or condition: `0:r1` or `[x]`.
+pub fn cell_text(p: &Program, c: Cell) -> String {
+    match c {
+        Cell::Reg { .. } => p.cell_name(c),
+        Cell::Loc(_) => format!("[{}]", p.cell_name(c)),
+    }
+}
+
+/// The condition as herd7 prints it: `exists (0:r0=1 /\ not ([x]=2))`.
+pub fn condition_text(p: &Program) -> String {
+    let q = match p.condition.quantifier {
+        Quantifier::Exists => "exists",
+        Quantifier::NotExists => "~exists",
+        Quantifier::Forall => "forall",
+    };
+    format!("{q} ({})", prop_text(p, &p.condition.prop))
+}
+
+fn prop_text(p: &Program, prop: &Prop) -> String {
+    /// Where a proposition stands, for herd7's choice of parentheses.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Above {
+        Top,
+        And,
+        Or,
+        Implies,
+    }
+    /// herd7 parenthesises a connective within another unless both are the same, or a
+    /// conjunction stands within a disjunction (so `(a => b) => c` prints as `a => b => c`).
+    fn paren(above: Above, here: Above) -> bool {
+        !matches!(
+            (above, here),
+            (Above::Top, _)
+                | (Above::Implies, Above::Implies)
+                | (Above::And, Above::And)
+                | (Above::Or, Above::And | Above::Or)
+        )
+    }
+    fn text(p: &Program, prop: &Prop, above: Above) -> String {
+        let join = |here: Above, a: &Prop, op: &str, b: &Prop| {
+            let t = format!("{}{op}{}", text(p, a, here), text(p, b, here));
+            if paren(above, here) {
+                format!("({t})")
+            } else {
+                t
+            }
+        };
+        match prop {
+            Prop::True => "true".into(),
+            Prop::False => "false".into(),
+            Prop::Eq(c, v) => {
+                let rhs = match v {
+                    Operand::Value(v) => p.value_text(*v),
+                    Operand::Cell(c) => cell_text(p, *c),
+                };
+                format!("{}={}", cell_text(p, *c), rhs)
+            }
+            Prop::Not(q) => format!("not ({})", text(p, q, Above::Top)),
+            Prop::And(a, b) => join(Above::And, a, " /\\ ", b),
+            Prop::Or(a, b) => join(Above::Or, a, " \\/ ", b),
+            Prop::Implies(a, b) => join(Above::Implies, a, " => ", b),
+        }
+    }
+    text(p, prop, Above::Top)
+}
+
+/// One state line: `0:r0=0; 1:r0=1; [x]=2;`.
+pub fn state_line(p: &Program, values: &[crate::exec::event::Value]) -> String {
+    let mut line = String::new();
+    for (i, (c, v)) in p.shown.iter().zip(values).enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        let _ = write!(line, "{}={};", cell_text(p, *c), p.value_text(*v));
+    }
+    line
+}
+
+/// herd7's text output for one test, `Time` included, ending with an empty line.
+pub fn herd_text(p: &Program, o: &Outcome, hash: &str, seconds: f64) -> String {
+    let mut s = String::new();
+    let q = p.condition.quantifier;
+    let _ = writeln!(s, "Test {} {}", p.name, kind(q));
+    let _ = writeln!(s, "States {}", o.states.len());
+    for st in &o.states {
+        let _ = writeln!(s, "{}", state_line(p, st));
+    }
+    // herd7 says `Loop` first when a run went round a loop more often than it unrolls.
+    let looped = if o.stats.removed.cutoff > 0 {
+        "Loop "
+    } else {
+        ""
+    };
+    // herd7 says `Undef` when an allowed execution has undefined behaviour (a model's
+    // `undefined_unless` failed on it).
+    let result = if o.flags.contains(&crate::models::model::UNDEFINED) {
+        "Undef"
+    } else if o.holds(q) {
+        "Ok"
+    } else {
+        "No"
+    };
+    let _ = writeln!(s, "{looped}{result}");
+    let _ = writeln!(s, "Witnesses");
+    // herd7 counts the witnesses of the condition as a whole: for `~exists P`, the
+    // positive ones are the executions that do not satisfy `P`; the `Observation` line
+    // counts those that do, whatever the quantifier.
+    let (yes, no) = match q {
+        Quantifier::NotExists => (o.negative, o.positive),
+        Quantifier::Exists | Quantifier::Forall => (o.positive, o.negative),
+    };
+    let _ = writeln!(s, "Positive: {yes} Negative: {no}");
+    // herd7 keeps its flags in a map ordered by name, and prints them in that order.
+    let mut flags = o.flags.clone();
+    flags.sort_unstable();
+    for f in &flags {
+        let _ = writeln!(s, "Flag {f}");
+    }
+    let _ = writeln!(s, "Condition {}", condition_text(p));
+    if let Some(why) = &o.unknown {
+        let _ = writeln!(s, "Unknown {why}");
+    }
+    let word = if o.unknown.is_some() {
+        "Unknown"
+    } else {
+        o.verdict().as_str()
+    };
+    let _ = writeln!(
+        s,
+        "Observation {} {} {} {}",
+        p.name, word, o.positive, o.negative
+    );
+    let _ = writeln!(s, "Time {} {:.2}", p.name, seconds);
+    let _ = writeln!(s, "Hash={hash}");
+    s.push('\n');
+    s
+}
+
+/// One test as a JSON object.
+pub fn json(
+    p: &Program,
+    o: &Outcome,
+    model: &str,
+    file: &str,
+    hash: &str,
+    seconds: f64,
+) -> serde_json::Value {
+    serde_json::json!({
+        "file": file,
+        "test": p.name,
+        "model": model,
+        "kind": kind(p.condition.quantifier),
+        "condition": condition_text(p),
+        "ok": o.holds(p.condition.quantifier),
+        "verdict": if o.unknown.is_some() { "Unknown" } else { o.verdict().as_str() },
+        "unknown": o.unknown,
+        "states": o.states.iter().map(|s| state_line(p, s)).collect::<Vec<_>>(),
+        "positive": count(o.positive),
+        "negative": count(o.negative),
+        "flags": o.flags,
+        "time": seconds,
+        "hash": hash,
+        "stats": o.stats,
+        "pieces": o.pieces,
+    })
+}
+
+/// A number of executions in JSON: a number up to `u64::MAX`, a decimal string past it
+/// (which JSON numbers of most readers cannot hold exactly).
+fn count(n: u128) -> serde_json::Value {
+    match u64::try_from(n) {
+        Ok(n) => n.into(),
+        Err(_) => n.to_string().into(),
+    }
+}
+
+/// One row of the summary table.
+#[derive(Clone, Debug)]
+pub struct SummaryRow {
+    /// The file checked.
+    pub file: String,
+    /// The verdict word, `Unknown`, or `error`.
+    pub verdict: String,
+    /// Positive and negative counts.
+    pub counts: Option<(u128, u128)>,
+    /// The expectation for the model, if the file states one.
+    pub expected: Option<String>,
+    /// `agree`, `DISAGREE`, or empty when not judged.
+    pub judged: &'static str,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// The summary table of a run over many files, with a totals line.
+pub fn summary(rows: &[SummaryRow]) -> String {
+    let w = rows.iter().map(|r| r.file.len()).max().unwrap_or(4).max(4);
+    let counts: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| {
+            r.counts.map_or((String::new(), String::new()), |(p, n)| {
+                (p.to_string(), n.to_string())
+            })
+        })
+        .collect();
+    // Counts are as wide as the widest (a test counted piece by piece may have 39 digits).
+    let pw = counts.iter().map(|c| c.0.len()).max().unwrap_or(0).max(8);
+    let nw = counts.iter().map(|c| c.1.len()).max().unwrap_or(0).max(8);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<w$}  {:<9}  {:>pw$}  {:>nw$}  {:<18}  {:<8}  {:>7}",
+        "file", "verdict", "positive", "negative", "expected", "judged", "seconds"
+    );
+    for (r, (p, n)) in rows.iter().zip(counts) {
+        let _ = writeln!(
+            s,
+            "{:<w$}  {:<9}  {:>pw$}  {:>nw$}  {:<18}  {:<8}  {:>7.3}",
+            r.file,
+            r.verdict,
+            p,
+            n,
+            r.expected.as_deref().unwrap_or(""),
+            r.judged,
+            r.seconds
+        );
+    }
+    let total: f64 = rows.iter().map(|r| r.seconds).sum();
+    let errors = rows.iter().filter(|r| r.verdict == "error").count();
+    let disagree = rows.iter().filter(|r| r.judged == "DISAGREE").count();
+    let _ = writeln!(
+        s,
+        "{} files, {} errors, {} disagreements, {:.3} s in checks",
+        rows.len(),
+        errors,
+        disagree,
+        total
+    );
+    s
+}
