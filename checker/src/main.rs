@@ -157,13 +157,13 @@ struct ModelSource {
     macros: Option<std::sync::Arc<hazmat_checker::front::defs::Macros>>,
 }
 
-/// The model `--cat`, `--bell`, `--macros` and `--conf` name, and which engine runs it;
-/// `None` when none of them is given.
+/// The model `--cat`, `--bell`, `--macros` and `--conf` name, and which engine runs it
+/// ([`hazmat_checker::models::choose`]); `None` when none of them is given.
 fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
     use hazmat_checker::models::cat::config::parse_config;
-    use hazmat_checker::models::cat::files::{Disk, FileSystem, Found, Origin};
-    use hazmat_checker::models::cat::select::{self, Chosen};
-    use hazmat_checker::models::cat::{Files, Library, Spec};
+    use hazmat_checker::models::cat::files::{Disk, FileSystem, Found};
+    use hazmat_checker::models::cat::{Files, Library, Origin};
+    use hazmat_checker::models::choose::{ChooseError, Request, choose};
     if args.cat.is_none() && args.bell.is_none() && args.macros.is_none() && args.conf.is_none() {
         return None;
     }
@@ -172,25 +172,27 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
     for dir in &args.include {
         library = library.include(dir);
     }
-    let read = |library: &Library, name: &str| -> Result<(String, String), String> {
-        match library.find(&Disk, name) {
-            Ok(Found::Path(p)) => Disk
-                .read(&p)
-                .map(|t| (p.display().to_string(), t))
-                .map_err(|e| format!("hazmat: error: cannot read `{}`: {e}", p.display())),
-            Ok(Found::Builtin { name, text }) => Ok((name.to_string(), text.to_string())),
-            Err(searched) => Err(format!(
-                "hazmat: error: cannot find the file `{name}`\n  = note: looked in {}",
-                searched.join(", ")
-            )),
-        }
+    let not_found = |name: &str, searched: &[String]| {
+        format!(
+            "hazmat: error: cannot find the file `{name}`\n  = note: looked in {}",
+            searched.join(", ")
+        )
     };
     let (mut cat, mut bell, mut macros, mut variants) = (None, None, None, Vec::new());
     if let Some(conf) = &args.conf {
         let lib = library.clone().herdlib(herdlib.clone());
-        let (name, text) = match read(&lib, conf) {
-            Ok(x) => x,
-            Err(e) => return Some(Err(e)),
+        let (name, text) = match lib.find(&Disk, conf) {
+            Ok(Found::Path(p)) => match Disk.read(&p) {
+                Ok(t) => (p.display().to_string(), t),
+                Err(e) => {
+                    return Some(Err(format!(
+                        "hazmat: error: cannot read `{}`: {e}",
+                        p.display()
+                    )));
+                }
+            },
+            Ok(Found::Builtin { name, text }) => (name.to_string(), text.to_string()),
+            Err(searched) => return Some(Err(not_found(conf, &searched))),
         };
         let config = match parse_config(&text, 0) {
             Ok(c) => c,
@@ -208,75 +210,41 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
             library = library.include(dir.value);
         }
     }
-    cat = args.cat.clone().or(cat);
-    bell = args.bell.clone().or(bell);
-    macros = args.macros.clone().or(macros);
     variants.extend(args.variant.iter().cloned());
-    let library = library.herdlib(herdlib);
-    let Some(cat) = cat else {
+    let Some(cat) = args.cat.clone().or(cat) else {
         return Some(Err(
             "hazmat: error: no cat file: give `--cat FILE`, or a `--conf` file that names a model"
                 .to_string(),
         ));
     };
-    let mut dialect = hazmat_checker::front::lower::Dialect::Kernel;
-    let macros = match &macros {
-        None => None,
-        Some(macros) => {
-            let (name, text) = match read(&library, macros) {
-                Ok(x) => x,
-                Err(e) => return Some(Err(e)),
-            };
-            match select::read_macros(&text) {
-                Ok((d, m)) => {
-                    dialect = d;
-                    m.map(std::sync::Arc::new)
-                }
-                Err(e) => {
-                    return Some(Err(format!(
-                        "{name}:{}:{}: error: {}",
-                        e.line, e.column, e.message
-                    )));
-                }
-            }
+    let request = Request {
+        cat,
+        bell: args.bell.clone().or(bell),
+        macros: args.macros.clone().or(macros),
+        variants,
+        interpret: args.interpret,
+        kernel_by_name: false,
+    };
+    let library = library.herdlib(herdlib);
+    match choose(&library, &Disk, &request) {
+        Ok(choice) => Some(Ok((
+            choice.model,
+            ModelSource {
+                kind: choice.kind.as_str(),
+                file: Some(choice.file),
+                macros: choice.macros,
+            },
+        ))),
+        Err(ChooseError::NotFound { name, searched }) => Some(Err(not_found(&name, &searched))),
+        Err(ChooseError::Read { name, error }) => {
+            Some(Err(format!("hazmat: error: cannot read `{name}`: {error}")))
         }
-    };
-    let spec = Spec {
-        cat: cat.clone(),
-        bell,
-        variants: variants.clone(),
-    };
-    let model = match hazmat_checker::models::cat::load(&library, &Disk, &spec) {
-        Ok(m) => m,
-        Err(e) => return Some(Err(e.render().trim_end().to_string())),
-    };
-    let file = model
-        .files()
-        .get(model.cat_file())
-        .map(|f| f.name.clone())
-        .unwrap_or(cat);
-    // With C11's macros, herd7's rc11.cat has a native twin, the fast path; any other model
-    // runs in the interpreter, which sees the C11 dialect's events as herd7 builds them.
-    let c11 = dialect == hazmat_checker::front::lower::Dialect::C11;
-    if c11 && !args.interpret && select::is_rc11(&model, &variants) {
-        let source = ModelSource {
-            kind: "native",
-            file: Some(file),
-            macros: None,
-        };
-        return Some(Ok((Box::new(hazmat_checker::models::rc11::Rc11), source)));
+        Err(ChooseError::Def { name, error }) => Some(Err(format!(
+            "{name}:{}:{}: error: {}",
+            error.line, error.column, error.message
+        ))),
+        Err(ChooseError::Load(e)) => Some(Err(e.render().trim_end().to_string())),
     }
-    let chosen = select::choose(model, &variants, args.interpret || c11);
-    let source = ModelSource {
-        kind: chosen.kind(),
-        file: Some(file),
-        macros,
-    };
-    let model: Box<dyn hazmat_checker::models::model::MemoryModel> = match chosen {
-        Chosen::Native(m) => Box::new(m),
-        Chosen::Interpreted(m) => Box::new((*m).in_dialect(dialect)),
-    };
-    Some(Ok((model, source)))
 }
 
 #[derive(clap::Args)]

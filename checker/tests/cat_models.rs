@@ -155,7 +155,8 @@ fn interpreted_lkmm_agrees_with_herd7() {
 #[test]
 fn the_kernel_files_select_the_native_model_and_an_edit_does_not() {
     use hazmat_checker::models::cat::files::InMemory;
-    use hazmat_checker::models::cat::select::{self, Chosen};
+    use hazmat_checker::models::cat::known::{self, Known};
+    use hazmat_checker::models::choose::{self, Chosen};
     let (Some(root), Some(herdlib)) = (conformance_dir(), herdlib()) else {
         eprintln!("conformance corpus or herd7's library not found; nothing to check");
         return;
@@ -163,20 +164,18 @@ fn the_kernel_files_select_the_native_model_and_an_edit_does_not() {
     let dir = root.join("lkmm-model");
     let variants = vec!["lkmmv2".to_string()];
     let model = lkmm_interpreted(&dir, &herdlib);
-    let digest = select::fingerprint(model.files(), &variants);
-    assert_eq!(
-        digest.as_deref(),
-        Some(select::LKMM_FINGERPRINT),
+    assert!(
+        known::is_kernel_model(model.files(), &variants),
         "the kernel's model files changed"
     );
     let def = std::fs::read_to_string(dir.join("linux-kernel.def")).expect("the def file");
-    assert_eq!(select::def_fingerprint(&def), select::LKMM_DEF_FINGERPRINT);
+    assert_eq!(known::def_file(&def), Some(Known::KernelDef));
     assert!(matches!(
-        select::choose(model, &variants, false),
+        choose::loaded(model, &variants, false),
         Chosen::Native(_)
     ));
     assert!(matches!(
-        select::choose(lkmm_interpreted(&dir, &herdlib), &variants, true),
+        choose::loaded(lkmm_interpreted(&dir, &herdlib), &variants, true),
         Chosen::Interpreted(_)
     ));
 
@@ -203,11 +202,11 @@ fn the_kernel_files_select_the_native_model_and_an_edit_does_not() {
         load(&lib, &both, &spec).unwrap_or_else(|e| panic!("{}", e.render()))
     };
     assert!(matches!(
-        select::choose(load_from(&renamed), &variants, false),
+        choose::loaded(load_from(&renamed), &variants, false),
         Chosen::Native(_)
     ));
     assert!(matches!(
-        select::choose(load_from(&edited), &variants, false),
+        choose::loaded(load_from(&edited), &variants, false),
         Chosen::Interpreted(_)
     ));
 }

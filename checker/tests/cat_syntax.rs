@@ -1263,7 +1263,7 @@ fn the_kernels_model_loads_as_its_configuration_names_it() {
     let lock_file = loaded.files().get(lock).expect("the file is in the table");
     assert_eq!(
         std::fs::canonicalize(match &lock_file.origin {
-            hazmat_checker::models::cat::files::Origin::Path(p) => p.clone(),
+            hazmat_checker::models::cat::source::Origin::Path(p) => p.clone(),
             o => panic!("lock.cat comes from {o:?}"),
         })
         .ok(),

@@ -207,7 +207,7 @@ fn a_def_files_macros_replace_the_kernels() {
 /// after the first release store went unread.)
 #[test]
 fn an_edit_anywhere_in_the_kernels_def_file_is_seen() {
-    use hazmat_checker::models::cat::select::read_macros;
+    use hazmat_checker::models::choose::read_macros;
     let user_macros = |text: &str| read_macros(text).map(|(_, m)| m);
     let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/lkmm-model");
     let Ok(def) = std::fs::read_to_string(kernel.join("linux-kernel.def")) else {

@@ -30,12 +30,14 @@
 //! project holds no copy of the kernel's files), and a file not found at all is taken for
 //! the kernel's when it has the kernel's name, so `-conf linux-kernel.cfg` works without
 //! the files beside it.
-//! Any other model goes to [`cat_model`]: the cat interpreter runs it from its files.
+//! Any other model runs in the cat interpreter, from its files; [`choose_model`] asks the
+//! library's one choice ([`hazmat_checker::models::choose`]), as `hazmat check` does.
 
 use hazmat_checker::engine::enumerate::{Limits, Split};
 use hazmat_checker::models::cat::config::{Config, parse_config};
 use hazmat_checker::models::cat::files::{Disk, Found, Library};
-use hazmat_checker::models::lkmm;
+use hazmat_checker::models::cat::known::KERNEL_VARIANT;
+use hazmat_checker::models::choose::{Choice, ChooseError, Request, choose};
 use hazmat_checker::models::model::MemoryModel;
 use hazmat_checker::{CheckError, Options, check_source};
 use std::collections::HashMap;
@@ -46,40 +48,12 @@ use std::time::{Duration, Instant};
 /// The version line `-version` prints: the herd7 release whose output hazmat reproduces.
 const VERSION: &str = concat!("7.58, Rev: hazmat ", env!("CARGO_PKG_VERSION"));
 
-/// The kernel's model files hazmat knows natively, by role: the name herd7's
-/// configuration gives each, and the MD5 digest of its text once comments are removed and
-/// blanks collapsed ([`normal_digest`]).
-const KERNEL_FILES: &[(Role, &str, &str)] = &[
-    (
-        Role::Cat,
-        "linux-kernel.cat",
-        "b33999f5b2be94a8f52ad2916db4e858",
-    ),
-    (Role::Cat, "lock.cat", "7da7d7307847e2c8834ae84550ca8cea"),
-    // herd7's library files that `lock.cat` includes.
-    (Role::Cat, "cross.cat", "f145b63cbed63d7c402ac8fec55d07e6"),
-    (Role::Cat, "cos-opt.cat", "630fdc4b87ad832eb966c3cb03cb941e"),
-    (
-        Role::Bell,
-        "linux-kernel.bell",
-        "6eb90302c635480b5c7071bb0dafad7a",
-    ),
-    (
-        Role::Macros,
-        "linux-kernel.def",
-        "eb948f841a20a0421f451b8f67069792",
-    ),
-];
-
 /// How deep configuration files may read one another (`conf` lines), so that a file that
 /// reads itself is an error rather than a stack overflow.
 const MAX_CONF_DEPTH: usize = 16;
 
 /// The configuration file of the kernel's model, known by name.
 const KERNEL_CFG: &str = "linux-kernel.cfg";
-
-/// The variant the current LKMM needs (its bell flags every execution without it).
-const KERNEL_VARIANT: &str = "lkmmv2";
 
 /// The variants herd7 knows; hazmat runs the LKMM with `lkmmv2` alone.
 const HERD_VARIANTS: &[&str] = &[
@@ -195,17 +169,6 @@ const FIGURE_KEYS: &[&str] = &[
     "shift",
 ];
 
-/// What a model file is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Role {
-    /// A cat model (`-model`, `-cat`), or a file it includes.
-    Cat,
-    /// A bell file (`-bell`).
-    Bell,
-    /// A macro file (`-macros`).
-    Macros,
-}
-
 /// Which executions `-show` draws, in herd7's words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ShowWhat {
@@ -290,15 +253,11 @@ pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
             .filter(|l| !l.is_empty())
             .collect();
     }
-    let model = match choose_model(&args) {
-        Ok(m) => m,
+    let choice = match choose_model(&args) {
+        Ok(c) => c,
         Err(r) => return refuse(argv0, &r),
     };
-    let macros = match def_file(&args) {
-        Ok((_, m)) => m,
-        Err(r) => return refuse(argv0, &r),
-    };
-    run_tests(&args, model.as_ref(), macros.as_ref());
+    run_tests(&args, choice.model.as_ref(), choice.macros.as_deref());
     0
 }
 
@@ -629,164 +588,33 @@ fn read_config(args: &mut Args, name: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// The text of a model file without its comments, its blanks collapsed to one space, and
-/// the MD5 digest of that: what [`KERNEL_FILES`] holds.
-fn normal_digest(text: &str, role: Role) -> String {
-    let mut kept = String::with_capacity(text.len());
-    match role {
-        Role::Macros => {
-            for line in text.lines() {
-                kept.push_str(line.split("//").next().unwrap_or(""));
-                kept.push('\n');
-            }
-        }
-        Role::Cat | Role::Bell => {
-            let mut depth = 0usize;
-            let mut rest = text;
-            while let Some(c) = rest.chars().next() {
-                if rest.starts_with("(*") {
-                    depth += 1;
-                    rest = &rest[2..];
-                } else if depth > 0 && rest.starts_with("*)") {
-                    depth -= 1;
-                    rest = &rest[2..];
-                } else {
-                    if depth == 0 {
-                        kept.push(c);
-                    }
-                    rest = &rest[c.len_utf8()..];
-                }
-            }
-        }
-    }
-    let normal = kept.split_whitespace().collect::<Vec<_>>().join(" ");
-    format!("{:x}", md5::compute(normal))
-}
-
-/// Whether the file `name` is the kernel's file of `role`: found, by its text; not found,
-/// by its name. `Err` when it is found and is not, or is not found and has another name.
-fn kernel_file(lib: &Library, name: &str, role: Role) -> Result<bool, Refusal> {
-    let base = Path::new(name)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(name);
-    let known = KERNEL_FILES
-        .iter()
-        .find(|(r, n, _)| *r == role && *n == base);
-    match lib.find(&Disk, name) {
-        Ok(Found::Path(p)) => {
-            let text = std::fs::read(&p)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .map_err(|e| Refusal::plain(format!("{}: {e}", p.display())))?;
-            let digest = normal_digest(&text, role);
-            Ok(KERNEL_FILES
-                .iter()
-                .any(|(r, n, d)| *r == role && *n == base && *d == digest))
-        }
-        Ok(Found::Builtin { .. }) => Ok(false),
-        Err(_) if known.is_some() => Ok(true),
-        Err(_) => Err(Refusal::plain(format!("Cannot find file {name}"))),
-    }
-}
-
-/// The model the command line names: the native LKMM when every file is the kernel's,
-/// else whatever [`cat_model`] makes of it.
-fn choose_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
-    let lib = library(args);
+/// The model the command line names, and what runs it
+/// ([`hazmat_checker::models::choose`]): a kernel file that cannot be found is taken for
+/// the kernel's own, by its name.
+fn choose_model(args: &Args) -> Result<Choice, Refusal> {
     let Some(model) = &args.model else {
         return Err(Refusal::plain(
             "hazmat as herd7 needs a model: herd7's default for C, c11_partialSC.cat, is not \
              supported; give -conf linux-kernel.cfg",
         ));
     };
-    let mut native = kernel_file(&lib, model, Role::Cat)?;
-    if native && Path::new(model).file_name().and_then(|n| n.to_str()) == Some("linux-kernel.cat") {
-        // The kernel's model includes lock.cat, which includes two files of herd7's
-        // library: an edited one is another model.
-        native = true;
-        for included in ["lock.cat", "cross.cat", "cos-opt.cat"] {
-            native &= match lib.find(&Disk, included) {
-                Ok(Found::Path(_)) => kernel_file(&lib, included, Role::Cat)?,
-                _ => true,
-            };
-        }
-    } else {
-        native = false;
-    }
-    for (file, role) in [(&args.bell, Role::Bell), (&args.macros, Role::Macros)] {
-        native &= match file {
-            Some(f) => kernel_file(&lib, f, role)?,
-            None => false,
-        };
-    }
-    native &= args.variants == [KERNEL_VARIANT];
-    if native {
-        Ok(Box::new(lkmm::Lkmm))
-    } else {
-        cat_model(args)
-    }
-}
-
-/// What the `.def` file the command line names gives the tests' calls: the dialect, and
-/// a user's own macros when it is neither the kernel's `linux-kernel.def` nor herd7's
-/// `c11.def` (whose macros are hazmat's own tables).
-fn def_file(
-    args: &Args,
-) -> Result<
-    (
-        hazmat_checker::front::lower::Dialect,
-        Option<hazmat_checker::front::defs::Macros>,
-    ),
-    Refusal,
-> {
-    use hazmat_checker::models::cat::select;
-    let none = Ok((hazmat_checker::front::lower::Dialect::Kernel, None));
-    let Some(macros) = &args.macros else {
-        return none;
-    };
-    let Ok(Found::Path(p)) = library(args).find(&Disk, macros) else {
-        return none;
-    };
-    let text = std::fs::read(&p)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .map_err(|e| Refusal::plain(format!("{}: {e}", p.display())))?;
-    select::read_macros(&text).map_err(|e| {
-        Refusal::plain(format!(
-            "File \"{}\", line {}, character {}: {}",
-            p.display(),
-            e.line,
-            e.column,
-            e.message
-        ))
-    })
-}
-
-/// Every model that is not the current LKMM: the cat interpreter runs it, from the files
-/// the command line names, found as herd7 finds them.
-fn cat_model(args: &Args) -> Result<Box<dyn MemoryModel>, Refusal> {
-    use hazmat_checker::models::cat::{Spec, load, select};
-    let lib = library(args);
-    let Some(model) = &args.model else {
-        return Err(Refusal::plain("no model given"));
-    };
-    let (dialect, _) = def_file(args)?;
-    let spec = Spec {
+    let request = Request {
         cat: model.clone(),
         bell: args.bell.clone(),
+        macros: args.macros.clone(),
         variants: args.variants.clone(),
+        interpret: false,
+        kernel_by_name: true,
     };
-    match load(&lib, &Disk, &spec) {
-        Ok(m) if dialect == hazmat_checker::front::lower::Dialect::C11 => {
-            if select::is_rc11(&m, &args.variants) {
-                // herd7's rc11.cat, whose native twin is the fast path.
-                Ok(Box::new(hazmat_checker::models::rc11::Rc11))
-            } else {
-                Ok(Box::new(m.in_dialect(dialect)))
-            }
-        }
-        Ok(m) => Ok(Box::new(m)),
-        Err(e) => Err(Refusal::plain(e.render().trim_end().to_string())),
-    }
+    choose(&library(args), &Disk, &request).map_err(|e| match e {
+        ChooseError::NotFound { name, .. } => Refusal::plain(format!("Cannot find file {name}")),
+        ChooseError::Read { name, error } => Refusal::plain(format!("{name}: {error}")),
+        ChooseError::Def { name, error } => Refusal::plain(format!(
+            "File \"{name}\", line {}, character {}: {}",
+            error.line, error.column, error.message
+        )),
+        ChooseError::Load(e) => Refusal::plain(e.render().trim_end().to_string()),
+    })
 }
 
 /// Decides each test file in order, printing herd7's output.
@@ -1029,22 +857,6 @@ fn draw(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn comments_and_blanks_do_not_change_a_model_digest() {
-        let a = normal_digest(
-            "let a = po (* the (* nested *) order *)\n\nacyclic a",
-            Role::Cat,
-        );
-        let b = normal_digest("let a = po acyclic   a", Role::Cat);
-        assert_eq!(a, b);
-        assert_ne!(a, normal_digest("let a = rf acyclic a", Role::Cat));
-        let d = normal_digest(
-            "// a comment\nsmp_mb() { __fence{MB}; } // mb\n",
-            Role::Macros,
-        );
-        assert_eq!(d, normal_digest("smp_mb() { __fence{MB}; }", Role::Macros));
-    }
 
     fn read(argv: &[&str]) -> Result<Args, String> {
         let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();

@@ -333,7 +333,7 @@ pub(crate) trait Includes {
 }
 
 /// Compiles `models` (a prelude first, then the model), in order, as one program, with
-/// `variants` set.
+/// `variants` set; the caller stages it ([`super::stage::stage`]) before it runs.
 pub(crate) fn compile(
     models: &[&ast::Model],
     variants: &[String],
@@ -358,15 +358,13 @@ pub(crate) fn compile(
         cx.instrs(&m.instrs, &mut instrs)?;
     }
     let finals = std::mem::take(&mut cx.scopes[0].names);
-    let mut code = Code {
+    Ok(Code {
         instrs,
         globals: cx.globals,
         tag_sets: cx.tag_sets,
         finals,
         inputs: Vec::new(),
-    };
-    super::stage::stage(&mut code);
-    Ok(code)
+    })
 }
 
 /// The names visible at one level: a map from name to slot.

@@ -12,7 +12,7 @@
 use hazmat_litmus::diagnostic::{self, Severity};
 
 use super::ast::Span;
-use super::files::Files;
+use super::source::Files;
 
 /// What kind of error a [`CatError`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -139,4 +139,15 @@ fn at_prefix(at: &Option<Location>) -> String {
 /// The notes as a suffix of the one-line form: "; note; note".
 fn notes_suffix(notes: &[String]) -> String {
     notes.iter().map(|n| format!("; {n}")).collect()
+}
+
+/// An error of kind [`ErrorKind::Model`] at `span` of `files`, or in no file when the span
+/// is the default one or its file is not in `files`.
+pub(crate) fn model_error(files: &Files, span: Span, message: String) -> CatError {
+    match files.get(span.file) {
+        Some(f) if span != Span::default() => {
+            CatError::at(ErrorKind::Model, &f.text, span, message)
+        }
+        _ => CatError::nowhere(ErrorKind::Model, message),
+    }
 }

@@ -9,16 +9,12 @@
 
 use super::ast::{self, Span};
 use super::compile::{self, CompileError, Includes};
-use super::error::{CatError, ErrorKind};
-use super::files::{FileSystem, Files, Library, Loaded};
+use super::error::{CatError, ErrorKind, model_error};
+use super::files::{FileSystem, Library, Loaded, PRELUDE, PRELUDE_NAME};
 use super::model::CatModel;
+use super::source::Files;
+use super::stage;
 use std::sync::Arc;
-
-/// hazmat's definitions that every model sees before its own.
-pub const PRELUDE: &str = include_str!("prelude.cat");
-
-/// The name diagnostics give the prelude.
-pub const PRELUDE_NAME: &str = "hazmat-prelude.cat";
 
 /// The architectures herd7 knows besides C: a model whose first word names one is for
 /// that architecture's tests only.
@@ -113,10 +109,12 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
         cache: Vec::new(),
     };
     let models: Vec<&ast::Model> = order.iter().map(|m| &**m).collect();
-    let code = compile::compile(&models, &spec.variants, &mut includes).map_err(|e| LoadError {
-        error: located(&files, &e),
-        files: files.clone(),
-    })?;
+    let mut code =
+        compile::compile(&models, &spec.variants, &mut includes).map_err(|e| LoadError {
+            error: located(&files, &e),
+            files: files.clone(),
+        })?;
+    stage::stage(&mut code);
     let title = order
         .last()
         .and_then(|m| m.title.clone())
@@ -125,18 +123,8 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
 }
 
 /// A compile error as a located [`CatError`].
-pub(crate) fn located(files: &Files, e: &CompileError) -> CatError {
-    at(files, e.span, e.message.clone())
-}
-
-/// An error of kind [`ErrorKind::Model`] at `span`.
-pub(crate) fn at(files: &Files, span: Span, message: String) -> CatError {
-    match files.get(span.file) {
-        Some(f) if span != Span::default() => {
-            CatError::at(ErrorKind::Model, &f.text, span, message)
-        }
-        _ => CatError::nowhere(ErrorKind::Model, message),
-    }
+fn located(files: &Files, e: &CompileError) -> CatError {
+    model_error(files, e.span, e.message.clone())
 }
 
 /// The included files' trees, from what the loader read.

@@ -10,18 +10,20 @@ pub mod ast;
 pub mod config;
 mod error;
 pub mod files;
+pub mod known;
 pub mod parser;
+pub mod source;
 
 pub use error::{CatError, ErrorKind, Location};
-pub use files::{Files, Library, Loaded, SourceFile};
+pub use files::{Library, Loaded};
 pub use parser::{normalized, parse};
+pub use source::{Files, Origin, SourceFile};
 pub(crate) mod compile;
 pub(crate) mod eval;
 pub use eval::failed_assertion;
 pub mod load;
 mod merge;
 pub mod model;
-pub mod select;
 mod stage;
 
 pub use load::{LoadError, Spec, load};

@@ -14,8 +14,8 @@
 use super::ast::Span;
 use super::compile::{self, Base, Code, Slot};
 use super::eval::{EvalError, Go, Kept, Machine, Val, World};
-use super::files::Files;
 use super::merge::Merge;
+use super::source::Files;
 use super::stage;
 use crate::exec::event::{EventKind, Tag};
 use crate::exec::execution::Execution;
@@ -39,6 +39,9 @@ pub struct CatModel {
     id: usize,
     /// Which macros give the tests' calls their meaning.
     dialect: Dialect,
+    /// Whether the files are herd7's `rc11.cat`, which allows no cycle of `sb | rf`
+    /// ([`super::known::is_rc11`]).
+    rc11: bool,
 }
 
 impl CatModel {
@@ -47,6 +50,7 @@ impl CatModel {
     pub(crate) fn new(name: &str, code: Code, files: Files, cat: u32) -> CatModel {
         let co = code.finals.get("co").copied();
         let rf = code.finals.get("rf").copied();
+        let rc11 = super::known::is_rc11(&files, &[]);
         CatModel {
             name: intern(name),
             code,
@@ -56,6 +60,7 @@ impl CatModel {
             cat,
             id: MODELS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             dialect: Dialect::Kernel,
+            rc11,
         }
     }
 
@@ -79,7 +84,7 @@ impl CatModel {
 
     /// A run-time error, located in the model's files.
     pub fn render_error(&self, e: &EvalError) -> String {
-        super::load::at(&self.files, e.span, e.message.clone())
+        super::error::model_error(&self.files, e.span, e.message.clone())
             .render(&self.files)
             .trim_end()
             .to_string()
@@ -524,7 +529,7 @@ impl MemoryModel for CatModel {
 
     fn keeps_thin_air(&self) -> bool {
         // RC11 forbids every cycle of `sb | rf`, so nothing it allows is dropped.
-        self.dialect == Dialect::C11 && !super::select::is_rc11(self, &[])
+        self.dialect == Dialect::C11 && !self.rc11
     }
 
     fn completes(&self) -> bool {

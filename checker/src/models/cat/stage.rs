@@ -692,7 +692,10 @@ mod tests {
     /// The staged instructions of `model`, after the base names.
     fn staged(model: &str) -> Code {
         let m = parse(model, 0).unwrap_or_else(|e| panic!("{}", e.message));
-        compile::compile(&[&m], &[], &mut NoIncludes).unwrap_or_else(|e| panic!("{}", e.message))
+        let mut code = compile::compile(&[&m], &[], &mut NoIncludes)
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        stage(&mut code);
+        code
     }
 
     /// An unused binding of an undefined name is no error, as in herd7; a used one stays
