@@ -1,0 +1,155 @@
+//! What a run reuses from the run before it on the same thread paths: the values of the
+//! bindings the paths fix, the last result of each top-level instruction with the inputs
+//! it read, and which instructions the paths make empty on every execution.
+
+use super::value::{identical, is_empty};
+use super::{Kept, Machine, Val};
+use crate::exec::relation::Width;
+use crate::models::cat::ast::{Op1, Op2};
+use crate::models::cat::compile::{Expr, Ins, Pat, Slot};
+
+/// What the last evaluation of a top-level instruction read and gave, for a later run
+/// that finds its inputs unchanged (see [`Code::inputs`]).
+///
+/// [`Code::inputs`]: crate::models::cat::compile::Code::inputs
+pub(super) struct Memo<W: Width> {
+    /// The values of its inputs.
+    pub(super) inputs: Vec<Val<W>>,
+    /// Whether its check held (for a check), or whether it passed (for a binding).
+    pub(super) holds: bool,
+    /// The set it chose from (for a `with`).
+    pub(super) choices: Option<Val<W>>,
+}
+
+impl<'a, W: Width> Machine<'a, W> {
+    /// What this machine leaves for the next execution with the same thread paths.
+    pub(crate) fn into_kept(self) -> Kept<W> {
+        Kept {
+            globals: self.globals,
+            known: self.known,
+            empty_rel: self.empty_rel,
+            id_rel: self.id_rel,
+            spare: self.spare,
+            memo: self.memo,
+            vanish: self.vanish,
+            always_empty: self.always_empty,
+        }
+    }
+
+    /// Whether the global `slots` hold values computed for these thread paths.
+    pub(super) fn known(&self, slots: &[usize]) -> bool {
+        slots
+            .iter()
+            .all(|&i| self.known.get(i).copied().unwrap_or(false))
+    }
+
+    /// Marks the global `slots` as holding values computed for these thread paths.
+    pub(super) fn keep(&mut self, slots: &[usize]) {
+        for &i in slots {
+            if let Some(k) = self.known.get_mut(i) {
+                *k = true;
+            }
+        }
+    }
+
+    /// What the last evaluation of top-level instruction `i` left, if its `inputs` are as
+    /// it read them.
+    pub(super) fn unchanged(&self, i: usize, inputs: &[usize]) -> Option<&Memo<W>> {
+        self.memo.get(i)?.as_ref().filter(|m| {
+            inputs
+                .iter()
+                .zip(&m.inputs)
+                .all(|(&g, old)| identical(&self.globals[g], old))
+        })
+    }
+
+    /// Records what the evaluation of top-level instruction `i` read and gave.
+    pub(super) fn remember(
+        &mut self,
+        i: usize,
+        inputs: &[usize],
+        holds: bool,
+        choices: Option<Val<W>>,
+    ) {
+        let Some(slot) = self.memo.get_mut(i) else {
+            return;
+        };
+        let m = slot.get_or_insert_with(|| Memo {
+            inputs: Vec::with_capacity(inputs.len()),
+            holds,
+            choices: None,
+        });
+        m.inputs.clear();
+        m.inputs
+            .extend(inputs.iter().map(|&g| self.globals[g].clone()));
+        m.holds = holds;
+        m.choices = choices;
+    }
+
+    /// Whether what the paths fix makes the value of `ins` (a binding or a check) empty on
+    /// every execution: a sequence or an intersection with an empty operand, a union of
+    /// empty operands, a difference from an empty set, a closure or inverse of one, a
+    /// fixpoint whose terms are all empty while its names are. The names it binds are then
+    /// marked as always empty.
+    pub(super) fn vanishes(&mut self, ins: &Ins) -> bool {
+        match ins {
+            Ins::Let(bindings, None) => {
+                if !bindings
+                    .iter()
+                    .all(|(p, e)| matches!(p, Pat::One(_)) && self.always_empty_exp(e))
+                {
+                    return false;
+                }
+                for (p, _) in bindings {
+                    if let Pat::One(Some(Slot::Global(g))) = p {
+                        self.always_empty[*g] = true;
+                    }
+                }
+                true
+            }
+            Ins::LetRecValues(values, None, _, None) => {
+                let slots: Vec<usize> = values
+                    .iter()
+                    .filter_map(|(s, _)| match s {
+                        Slot::Global(g) => Some(*g),
+                        _ => None,
+                    })
+                    .collect();
+                if slots.len() != values.len() {
+                    return false;
+                }
+                for &g in &slots {
+                    self.always_empty[g] = true;
+                }
+                let empty = values.iter().all(|(_, e)| self.always_empty_exp(e));
+                if !empty {
+                    for &g in &slots {
+                        self.always_empty[g] = false;
+                    }
+                }
+                empty
+            }
+            Ins::Check { exp, .. } => self.always_empty_exp(exp),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is empty on every execution of these paths (see [`Self::vanishes`]).
+    fn always_empty_exp(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Empty => true,
+            Expr::Var(Slot::Global(g)) => {
+                self.always_empty.get(*g).copied().unwrap_or(false)
+                    || (self.known.get(*g).copied().unwrap_or(false)
+                        && is_empty(&self.globals[*g], 0))
+            }
+            Expr::Op(Op2::Seq | Op2::Inter | Op2::Cartesian, args, _) => {
+                args.iter().any(|a| self.always_empty_exp(a))
+            }
+            Expr::Op(Op2::Union, args, _) => args.iter().all(|a| self.always_empty_exp(a)),
+            Expr::Op(Op2::Diff, args, _) => args.first().is_some_and(|a| self.always_empty_exp(a)),
+            Expr::Op1(Op1::Plus | Op1::Inv | Op1::ToId, a, _) => self.always_empty_exp(a),
+            _ => false,
+        }
+    }
+}
