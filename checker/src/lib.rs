@@ -1,11 +1,16 @@
-//! Exhaustive litmus-test checking under the Linux-kernel memory model, SC and TSO.
+//! Exhaustive litmus-test checking under the Linux-kernel memory model (LKMM), SC, TSO,
+//! RC11 and any model written in herd7's cat language, with herd7's output.
 //!
-//! The path from text to verdict: [`hazmat_litmus::parse`] gives the AST, [`front::lower::lower`]
-//! a [`front::program::Program`], [`engine::decide::run`] enumerates its candidate executions
-//! ([`enumerate`]) under a [`models::model::MemoryModel`] and sums up the allowed ones, and
-//! [`report`] prints the result as herd7 does.
-//! [`check_source`] does all of it for one file; [`harness`] turns a directory of litmus
-//! files into `cargo test` cases.
+//! The path from text to verdict, one folder per stage, each importing only the ones
+//! before it (`docs/ARCHITECTURE.md` states the order, and a test holds the code to it):
+//! [`hazmat_litmus::parse`] gives the AST; [`front`] lowers it to a
+//! [`Program`](front::program::Program); [`engine`] enumerates its candidate
+//! [`exec`]utions under a [`MemoryModel`] of [`models`] and sums up the allowed ones
+//! ([`engine::decide::run`]); [`report`] prints the result as herd7 does, explains it or
+//! draws it.
+//! [`check_source`] does all of it for one file, [`explain_source`] answers `hazmat
+//! explain`; [`testkit`] holds the generator of random tests and the harness that turns a
+//! directory of litmus files into `cargo test` cases.
 
 pub mod engine;
 pub mod exec;
@@ -14,7 +19,13 @@ pub mod models;
 pub mod report;
 pub mod testkit;
 
+use engine::enumerate::{Limits, RunError};
+use front::defs::Macros;
+use front::lower::{Dialect, LowerError, Warning};
+use front::program::{Op, Program};
 use hazmat_litmus::ast::{Span, line_col};
+use models::model::MemoryModel;
+use report::explain::Explained;
 use std::time::{Duration, Instant};
 
 pub use engine::outcome::{Options, Outcome, Verdict};
@@ -35,10 +46,10 @@ pub enum CheckError {
     Parse(hazmat_litmus::ParseError),
     /// The test uses something hazmat cannot run.
     #[error(transparent)]
-    Lower(#[from] front::lower::LowerError),
+    Lower(#[from] LowerError),
     /// Running the test revealed an error.
     #[error(transparent)]
-    Run(#[from] engine::enumerate::RunError),
+    Run(#[from] RunError),
     /// The model asked for does not exist or is not available.
     #[error("{0}")]
     Model(String),
@@ -66,7 +77,7 @@ impl CheckError {
 }
 
 /// Finds a model by name.
-pub fn model(name: &str) -> Result<Box<dyn models::model::MemoryModel>, CheckError> {
+pub fn model(name: &str) -> Result<Box<dyn MemoryModel>, CheckError> {
     match name {
         "sc" => Ok(Box::new(models::sc::Sc)),
         "tso" => Ok(Box::new(models::tso::Tso)),
@@ -112,7 +123,7 @@ impl Engine {
     pub fn check_source(
         self,
         source: &str,
-        model: &dyn models::model::MemoryModel,
+        model: &dyn MemoryModel,
         options: &Options,
     ) -> Result<Checked, CheckError> {
         match self {
@@ -130,9 +141,9 @@ pub struct Checked {
     /// The parsed test.
     pub test: hazmat_litmus::Test,
     /// The lowered program.
-    pub program: front::program::Program,
-    /// What herd7 reads otherwise than the test probably means (see [`front::lower::Warning`]).
-    pub warnings: Vec<front::lower::Warning>,
+    pub program: Program,
+    /// What herd7 reads otherwise than the test probably means (see [`Warning`]).
+    pub warnings: Vec<Warning>,
     /// What the enumeration found.
     pub outcome: Outcome,
     /// herd7's digest of the test, printed as `Hash=` ([`hazmat_litmus::herd_hash`]).
@@ -156,7 +167,7 @@ impl Checked {
 /// Parses, lowers and checks the text of one litmus file.
 pub fn check_source(
     source: &str,
-    model: &dyn models::model::MemoryModel,
+    model: &dyn MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
     check_source_with(source, model.dialect(), None, |p| {
@@ -166,21 +177,15 @@ pub fn check_source(
 }
 
 /// `checked` with a warning where the model may allow executions hazmat drops for values
-/// it cannot solve ([`models::model::MemoryModel::keeps_thin_air`]): some were dropped, and the
+/// it cannot solve ([`MemoryModel::keeps_thin_air`]): some were dropped, and the
 /// test has a compare-exchange, whose expected value herd7 may solve them through.
-fn with_thin_air_warning(mut checked: Checked, model: &dyn models::model::MemoryModel) -> Checked {
-    fn find(code: &[front::program::Instr]) -> Option<(usize, usize)> {
-        code.iter().find_map(|i| match &i.op {
-            front::program::Op::CompareExchange { .. } => Some(i.span),
-            front::program::Op::If { then, els, .. } => find(then).or_else(|| find(els)),
-            _ => None,
-        })
-    }
+fn with_thin_air_warning(mut checked: Checked, model: &dyn MemoryModel) -> Checked {
     if checked.outcome.stats.removed.unsolvable == 0 || !model.keeps_thin_air() {
         return checked;
     }
-    if let Some((start, end)) = checked.program.threads.iter().find_map(|t| find(&t.code)) {
-        checked.warnings.push(front::lower::Warning {
+    let compare_exchange = |op: &Op| matches!(op, Op::CompareExchange { .. });
+    if let Some((start, end)) = checked.program.first_instr(compare_exchange) {
+        checked.warnings.push(Warning {
             message: format!(
                 "{} candidate execution(s) were left out because their values go round a \
                  cycle hazmat cannot solve; herd7 solves some such cycles through a \
@@ -188,7 +193,7 @@ fn with_thin_air_warning(mut checked: Checked, model: &dyn models::model::Memory
                  counts may be smaller than herd7's",
                 checked.outcome.stats.removed.unsolvable
             ),
-            span: hazmat_litmus::ast::Span::new(start, end),
+            span: Span::new(start, end),
             notes: Vec::new(),
         });
     }
@@ -199,8 +204,8 @@ fn with_thin_air_warning(mut checked: Checked, model: &dyn models::model::Memory
 /// `.def` file (herd7's `-macros`) instead of the kernel's.
 pub fn check_source_with_macros(
     source: &str,
-    macros: &front::defs::Macros,
-    model: &dyn models::model::MemoryModel,
+    macros: &Macros,
+    model: &dyn MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
     check_source_with(source, model.dialect(), Some(macros), |p| {
@@ -211,37 +216,41 @@ pub fn check_source_with_macros(
 
 /// The warning for runs cut off by a `while` loop's unrolling, at the first loop of the
 /// program.
-fn cutoff_warning(program: &front::program::Program) -> Option<front::lower::Warning> {
-    fn find(code: &[front::program::Instr]) -> Option<(usize, usize)> {
-        code.iter().find_map(|i| match &i.op {
-            front::program::Op::Cutoff => Some(i.span),
-            front::program::Op::If { then, els, .. } => find(then).or_else(|| find(els)),
-            _ => None,
-        })
-    }
-    let (start, end) = program.threads.iter().find_map(|t| find(&t.code))?;
-    Some(front::lower::Warning {
+fn cutoff_warning(program: &Program) -> Option<Warning> {
+    let (start, end) = program.first_instr(|op| matches!(op, Op::Cutoff))?;
+    Some(Warning {
         message: format!(
             "some runs go round this loop more than {} times, herd7's unrolling limit: \
              herd7 leaves them out, and so does hazmat, so legal outcomes may be missing \
              (the result says `Loop`)",
             front::lower::UNROLL
         ),
-        span: hazmat_litmus::ast::Span::new(start, end),
+        span: Span::new(start, end),
         notes: Vec::new(),
     })
+}
+
+/// Parses and lowers the text of one litmus file, in `dialect` and with a user's `macros`
+/// if given: the front half of [`check_source`] and [`explain_source`].
+fn parse_and_lower(
+    source: &str,
+    dialect: Dialect,
+    macros: Option<&Macros>,
+) -> Result<(hazmat_litmus::Test, Program, Vec<Warning>), CheckError> {
+    let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
+    let (program, warnings) = front::lower::lower_with_macros(&test, dialect, macros)?;
+    Ok((test, program, warnings))
 }
 
 /// Parses and lowers the text of one litmus file, and decides it with `decide`.
 fn check_source_with(
     source: &str,
-    dialect: front::lower::Dialect,
-    macros: Option<&front::defs::Macros>,
-    decide: impl FnOnce(&front::program::Program) -> Result<Outcome, engine::enumerate::RunError>,
+    dialect: Dialect,
+    macros: Option<&Macros>,
+    decide: impl FnOnce(&Program) -> Result<Outcome, RunError>,
 ) -> Result<Checked, CheckError> {
     let start = Instant::now();
-    let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
-    let (program, mut warnings) = front::lower::lower_with_macros(&test, dialect, macros)?;
+    let (test, program, mut warnings) = parse_and_lower(source, dialect, macros)?;
     let outcome = decide(&program)?;
     let hash = hazmat_litmus::herd_hash(&test, source);
     if outcome.stats.removed.cutoff > 0 {
@@ -255,4 +264,89 @@ fn check_source_with(
         hash,
         elapsed: start.elapsed(),
     })
+}
+
+/// Why `hazmat explain` could not answer.
+#[derive(Debug)]
+pub enum ExplainError {
+    /// The test itself could not be checked.
+    Test {
+        /// What went wrong.
+        error: CheckError,
+        /// The test's text, to place the error.
+        source: String,
+    },
+    /// The state given on the command line is not a proposition over the test's cells.
+    State {
+        /// What is wrong, starting lowercase.
+        message: String,
+        /// The 1-based column in the state's text.
+        col: usize,
+    },
+}
+
+impl ExplainError {
+    /// The error as `file:line:col: error: message`, or `--state:1:col: error: message`.
+    pub fn render(&self, file: &str) -> String {
+        match self {
+            ExplainError::Test { error, source } => error.render(file, source),
+            ExplainError::State { message, col } => format!("--state:1:{col}: error: {message}"),
+        }
+    }
+}
+
+/// Parses, lowers and explains a litmus test ([`report::explain`]): the state is `state`
+/// (in the syntax of a condition's proposition) when given, else the test's condition (for
+/// `forall`, the states where its proposition fails).
+pub fn explain_source(
+    source: &str,
+    state: Option<&str>,
+    model: &dyn MemoryModel,
+    limits: &Limits,
+) -> Result<Explained, ExplainError> {
+    let test_error = |error: CheckError| ExplainError::Test {
+        error,
+        source: source.to_string(),
+    };
+    let dialect = model.dialect();
+    let (test, original, _) = parse_and_lower(source, dialect, None).map_err(test_error)?;
+    let program = match state {
+        None => original,
+        Some(text) => {
+            // The test with its condition replaced by `exists (STATE)`.
+            let (start, end) = test
+                .condition
+                .as_ref()
+                .map_or((source.len(), source.len()), |c| (c.span.start, c.span.end));
+            let prefix = "exists (";
+            let spliced = format!("{}\n{prefix}{text})\n{}", &source[..start], &source[end..]);
+            let at = start + 1 + prefix.len();
+            let state_error = |message: String, pos: usize| ExplainError::State {
+                message,
+                col: pos
+                    .checked_sub(at)
+                    .and_then(|n| text.get(..n))
+                    .map_or(1, |t| t.chars().count() + 1),
+            };
+            let spliced = match parse_and_lower(&spliced, dialect, None) {
+                Ok((_, program, _)) => program,
+                Err(CheckError::Parse(e)) => return Err(state_error(e.message, e.span.start)),
+                Err(CheckError::Lower(e)) => return Err(state_error(e.message, e.span.start)),
+                Err(e) => return Err(test_error(e)),
+            };
+            // The state may only name what the test has: lowering would make up a register
+            // or a location it does not know.
+            if let Some(name) = report::explain::unknown_name(&original, &spliced) {
+                let col = text
+                    .find(&name)
+                    .map_or(1, |i| text[..i].chars().count() + 1);
+                return Err(ExplainError::State {
+                    message: format!("the test has no `{name}`"),
+                    col,
+                });
+            }
+            spliced
+        }
+    };
+    report::explain::explained(&program, model, state, limits).map_err(|e| test_error(e.into()))
 }

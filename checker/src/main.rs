@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 #[command(
     name = "hazmat",
     version,
-    about = "Litmus tests under the Linux-kernel memory model, SC and TSO"
+    about = "Litmus tests under the Linux-kernel memory model, SC, TSO, RC11 and herd7's cat models"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -68,7 +68,8 @@ enum Command {
 
 #[derive(clap::Args)]
 struct CheckArgs {
-    /// The memory model: lkmm, sc or tso (default: lkmm; sc with `--engine shuttle`).
+    /// The memory model: lkmm, sc, tso or rc11 (default: lkmm; sc with `--engine shuttle`).
+    /// `--cat` or `--conf` run a model from its files instead.
     #[arg(long)]
     model: Option<String>,
     /// How to decide: `axiomatic` (candidate executions judged by the model) or `shuttle`
@@ -249,7 +250,7 @@ fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
 
 #[derive(clap::Args)]
 struct BenchArgs {
-    /// The memory model: lkmm, sc or tso.
+    /// The memory model: lkmm, sc, tso or rc11.
     #[arg(long, default_value = "lkmm")]
     model: String,
     /// Threads checking files in parallel (default: all cores).
@@ -790,7 +791,7 @@ fn traces(
 
 #[derive(clap::Args)]
 struct ExplainArgs {
-    /// The memory model: lkmm, sc or tso.
+    /// The memory model: lkmm, sc, tso or rc11.
     #[arg(long, default_value = "lkmm")]
     model: String,
     /// The final state to explain, in the syntax of a condition (`1:r0=1 /\ x=2`); by
@@ -834,12 +835,7 @@ fn explain(args: ExplainArgs) -> u8 {
             .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
         ..Default::default()
     };
-    match hazmat_checker::report::explain::explain_source(
-        &source,
-        args.state.as_deref(),
-        m.as_ref(),
-        &limits,
-    ) {
+    match hazmat_checker::explain_source(&source, args.state.as_deref(), m.as_ref(), &limits) {
         Ok(explained) => {
             print!("{}", explained.text);
             let Some(dir) = &args.graph else {

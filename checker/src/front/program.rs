@@ -50,6 +50,19 @@ impl Program {
             Value::Sym(n) => format!("S{n}"),
         }
     }
+
+    /// The span of the first instruction whose operation satisfies `is`, thread by
+    /// thread, in program order, into both branches of each `if`.
+    pub fn first_instr(&self, is: impl Fn(&Op) -> bool) -> Option<(usize, usize)> {
+        fn find(code: &[Instr], is: &dyn Fn(&Op) -> bool) -> Option<(usize, usize)> {
+            code.iter().find_map(|i| match &i.op {
+                op if is(op) => Some(i.span),
+                Op::If { then, els, .. } => find(then, is).or_else(|| find(els, is)),
+                _ => None,
+            })
+        }
+        self.threads.iter().find_map(|t| find(&t.code, &is))
+    }
 }
 
 /// A shared location.

@@ -18,7 +18,6 @@
 //! ([`AllCandidates`]), so they are exactly the executions a model is asked to judge.
 //! Like the enumeration, this module does no I/O.
 
-use crate::CheckError;
 use crate::engine::enumerate::{Flow, Limits, RunError, Stop, enumerate, enumerate_narrow};
 use crate::exec::execution::Execution;
 use crate::exec::relation::{Relation, Width, Words};
@@ -27,7 +26,7 @@ use crate::front::program::{Cell, Program, Prop, Quantifier};
 use crate::models::model::{JudgeAt, Judgement, MemoryModel};
 use crate::report::graph::{ExecutionGraph, event_text};
 use crate::report::trace::{self, Shown};
-use crate::report::write as report;
+use crate::report::write::condition_text;
 use std::fmt::Write as _;
 
 /// A model that allows every candidate execution: the enumeration under it visits the
@@ -312,112 +311,38 @@ fn indent(text: &str) -> String {
         .collect()
 }
 
-/// Why `hazmat explain` could not answer.
-#[derive(Debug)]
-pub enum ExplainError {
-    /// The test itself could not be checked.
-    Test {
-        /// What went wrong.
-        error: CheckError,
-        /// The test's text, to place the error.
-        source: String,
-    },
-    /// The state given on the command line is not a proposition over the test's cells.
-    State {
-        /// What is wrong, starting lowercase.
-        message: String,
-        /// The 1-based column in the state's text.
-        col: usize,
-    },
-}
-
-impl ExplainError {
-    /// The error as `file:line:col: error: message`, or `--state:1:col: error: message`.
-    pub fn render(&self, file: &str) -> String {
-        match self {
-            ExplainError::Test { error, source } => error.render(file, source),
-            ExplainError::State { message, col } => format!("--state:1:{col}: error: {message}"),
-        }
-    }
-}
-
-/// Parses, lowers and explains a litmus test: the state is `state` (in the syntax of a
-/// condition's proposition) when given, else the test's condition (for `forall`, the
-/// states where its proposition fails).
-pub fn explain_source(
-    source: &str,
-    state: Option<&str>,
+/// The answer to one question of `program` under `model`: can an allowed execution end in
+/// `state` (the text the program's condition was replaced with), or, with no state, in the
+/// program's condition (for `forall`, in the states where its proposition fails)?
+/// [`crate::explain_source`] parses and lowers the test and calls this.
+pub fn explained(
+    program: &Program,
     model: &dyn MemoryModel,
+    state: Option<&str>,
     limits: &Limits,
-) -> Result<Explained, ExplainError> {
-    let test_error = |error: CheckError| ExplainError::Test {
-        error,
-        source: source.to_string(),
-    };
-    let test = hazmat_litmus::parse(source).map_err(|e| test_error(CheckError::Parse(e)))?;
-    let dialect = model.dialect();
-    let lower = |t: &hazmat_litmus::Test| {
-        crate::front::lower::lower_with_warnings(t, dialect).map(|(program, _)| program)
-    };
-    let program = match state {
-        None => lower(&test).map_err(|e| test_error(e.into()))?,
-        Some(text) => {
-            // The test with its condition replaced by `exists (STATE)`.
-            let (start, end) = test
-                .condition
-                .as_ref()
-                .map_or((source.len(), source.len()), |c| (c.span.start, c.span.end));
-            let prefix = "exists (";
-            let spliced = format!("{}\n{prefix}{text})\n{}", &source[..start], &source[end..]);
-            let at = start + 1 + prefix.len();
-            let in_state = |pos: usize| {
-                text.get(..pos.checked_sub(at)?)
-                    .map(|t| t.chars().count() + 1)
-            };
-            let state_error = |message: String, pos: usize| match in_state(pos) {
-                Some(col) => ExplainError::State { message, col },
-                None => ExplainError::State { message, col: 1 },
-            };
-            let t =
-                hazmat_litmus::parse(&spliced).map_err(|e| state_error(e.message, e.span.start))?;
-            let spliced_program = lower(&t).map_err(|e| state_error(e.message, e.span.start))?;
-            // The state may only name what the test has: lowering would make up a register
-            // or a location it does not know.
-            let original = lower(&test).map_err(|e| test_error(e.into()))?;
-            if let Some(name) = unknown_name(&original, &spliced_program) {
-                let col = text
-                    .find(&name)
-                    .map_or(1, |i| text[..i].chars().count() + 1);
-                return Err(ExplainError::State {
-                    message: format!("the test has no `{name}`"),
-                    col,
-                });
-            }
-            spliced_program
-        }
-    };
+) -> Result<Explained, RunError> {
     let (question, prop) = match (state, program.condition.quantifier) {
         (Some(text), _) => (format!("State {text}"), program.condition.prop.clone()),
         (None, Quantifier::Forall) => (
             format!(
                 "Condition {}: explaining the final states where it fails",
-                report::condition_text(&program)
+                condition_text(program)
             ),
             Prop::Not(Box::new(program.condition.prop.clone())),
         ),
         (None, _) => (
-            format!("Condition {}", report::condition_text(&program)),
+            format!("Condition {}", condition_text(program)),
             program.condition.prop.clone(),
         ),
     };
-    let answer = explain(&program, model, &prop, limits).map_err(|e| test_error(e.into()))?;
+    let answer = explain(program, model, &prop, limits)?;
     Ok(Explained {
-        text: render(&program, model.name(), &question, &answer),
-        graphs: graphs(&program, model.name(), &answer),
+        text: render(program, model.name(), &question, &answer),
+        graphs: graphs(program, model.name(), &answer),
     })
 }
 
-/// What [`explain_source`] gives: the text, and the executions it shows as graphs.
+/// What [`explained`] gives: the text, and the executions it shows as graphs.
 #[derive(Clone, Debug)]
 pub struct Explained {
     /// The explanation as [`render`] prints it.
@@ -466,7 +391,7 @@ pub fn graphs(p: &Program, model: &str, answer: &Answer) -> Vec<(String, Executi
 }
 
 /// The first register (`1:r9`) or location `spliced` has that `original` has not.
-fn unknown_name(original: &Program, spliced: &Program) -> Option<String> {
+pub(crate) fn unknown_name(original: &Program, spliced: &Program) -> Option<String> {
     for (t, code) in spliced.threads.iter().enumerate() {
         let known = original.threads.get(t).map_or(&[][..], |c| &c.regs[..]);
         if let Some(r) = code.regs.iter().find(|r| !known.contains(r)) {
