@@ -4,7 +4,7 @@
 //! The path from text to verdict, one folder per stage, each importing only the ones
 //! before it (`docs/ARCHITECTURE.md` states the order, and a test holds the code to it):
 //! [`hazmat_litmus::parse`] gives the AST; [`front`] lowers it to a
-//! [`Program`](front::program::Program); [`engine`] enumerates its candidate
+//! [`front::program::Program`]; [`engine`] enumerates its candidate
 //! [`exec`]utions under a [`MemoryModel`] of [`models`] and sums up the allowed ones
 //! ([`engine::decide::run`]); [`report`] prints the result as herd7 does, explains it or
 //! draws it.
@@ -146,7 +146,7 @@ pub struct Checked {
     pub warnings: Vec<Warning>,
     /// What the enumeration found.
     pub outcome: Outcome,
-    /// herd7's digest of the test, printed as `Hash=` ([`hazmat_litmus::herd_hash`]).
+    /// herd7's digest of the test, printed as `Hash=` ([`hazmat_litmus::herd_hash()`]).
     pub hash: String,
     /// Time spent lowering and enumerating.
     pub elapsed: Duration,

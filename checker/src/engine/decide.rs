@@ -1,12 +1,12 @@
 //! Deciding a test: the one place that chooses how a program's outcome is found.
 //!
 //! [`run`] tries the searches in order: counting a pipeline of threads piece by piece
-//! ([`crate::engine::pieces`]), then the whole enumeration with one execution built per
+//! (`engine::pieces`), then the whole enumeration with one execution built per
 //! group of images under the program's symmetry ([`crate::engine::symmetry`]), then every
 //! execution; in full mode the enumeration is shared out among the rayon pool's threads
-//! ([`crate::engine::enumerate::split`]), and a speed check runs on the calling thread
+//! (`engine::enumerate::split`), and a speed check runs on the calling thread
 //! towards its goal. Each allowed execution is read into states, counts and flags by one
-//! [`Collector`] per part of the search, merged in the order of the parts.
+//! `Collector` per part of the search, merged in the order of the parts.
 
 use crate::engine::enumerate::{Allowed, Flow, RunError, Stop, enumerate_split, enumerate_with};
 use crate::engine::outcome::{Options, Outcome, herd7_order};

@@ -1,11 +1,11 @@
 //! The engine: every candidate execution of a program, judged by a memory model, summed
 //! up as an outcome.
 //!
-//! [`paths`] runs each thread alone with symbolic reads (the first half of herd7's
-//! semantics), [`symbol`] replays herd7's names for unsolved values, [`enumerate`] picks
+//! `paths` runs each thread alone with symbolic reads (the first half of herd7's
+//! semantics), `symbol` replays herd7's names for unsolved values, [`enumerate`] picks
 //! reads-from and coherence and solves the values (the second half), sharing a large
-//! search among threads ([`enumerate::split`]), [`symmetry`] builds one execution of each
-//! group of renamed copies, [`pieces`] counts a pipeline of threads piece by piece,
+//! search among threads (`enumerate::split`), [`symmetry`] builds one execution of each
+//! group of renamed copies, `pieces` counts a pipeline of threads piece by piece,
 //! [`outcome`] holds what the allowed executions add up to, and [`decide`] is the one
 //! place that chooses among those searches for a test.
 //! [`interp`] is a second, operational engine (every interleaving under shuttle's

@@ -45,7 +45,7 @@ pub struct Options {
     /// whether the condition can hold but the states and counts are partial.
     pub speedcheck: bool,
     /// Enumerate the whole test even when it splits into pieces that can be counted one by
-    /// one ([`crate::engine::pieces`]); tests set it to hold the two to the same outcome.
+    /// one (`engine::pieces`); tests set it to hold the two to the same outcome.
     pub whole: bool,
     /// Build every execution even when the program's symmetry makes some of them images of
     /// others, counted without being built ([`crate::engine::symmetry`]); tests set it to hold the
@@ -72,7 +72,7 @@ pub struct Outcome {
     pub cut_short: bool,
     /// The condition's quantifier when the run was a speed check, whose counts are partial.
     pub speedcheck: Option<Quantifier>,
-    /// The number of pieces the test was counted in ([`crate::engine::pieces`]): 1 when the whole
+    /// The number of pieces the test was counted in (`engine::pieces`): 1 when the whole
     /// test was enumerated.
     pub pieces: usize,
 }

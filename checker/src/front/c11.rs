@@ -11,7 +11,7 @@
 //! since the kernel's macros give `atomic_fetch_add` another meaning (and its operands in
 //! the other order).
 //! `c11.def` also has the kernel's RCU markers (`rcu_read_lock()`, `synchronize_rcu()`...),
-//! the same fences as in the kernel's file ([`KERNEL_FENCES`]); no C11 model orders by them.
+//! the same fences as in the kernel's file (`KERNEL_FENCES`); no C11 model orders by them.
 //!
 //! The events, as herd7's C semantics builds them:
 //! - a load or a store is one access carrying its order; a plain access (`*x`, `r = *x`)

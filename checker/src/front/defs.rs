@@ -6,7 +6,7 @@
 //! `__atomic_op_return{mb}(X,-,V) == 0`...), a block of them (`{ __store{release}(*X,V); }`,
 //! `{ __store{once}(X,V); __fence{mb}; }`), or a macro defined above it
 //! (`atomic_read(X) READ_ONCE(*X)`).
-//! Each becomes a [`Macro`]: a [`Shape`] of [`crate::front::primitive`] with its annotations,
+//! Each becomes a [`Macro`]: a `Shape` of [`crate::front::primitive`] with its annotations,
 //! and the order in which the call's arguments fill the shape's.
 //! A body hazmat cannot express (an annotation its events do not have, several
 //! instructions other than a store and a full fence, an argument that is neither a

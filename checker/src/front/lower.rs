@@ -26,7 +26,7 @@
 //! (`READ_ONCE(x)`), then a parameter named twice or given an init-block value, and an
 //! init-block type whose size herd7 does not know.
 //! A `while` loop is not refused: it is unrolled as herd7 unrolls it ([`UNROLL`] times), and
-//! a run that would go round once more ends in [`Op::Cutoff`](crate::front::program::Op::Cutoff).
+//! a run that would go round once more ends in `Op::Cutoff`.
 //!
 //! # Dialects
 //!

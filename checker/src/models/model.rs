@@ -122,7 +122,7 @@ pub trait MemoryModel:
     /// product of sets that relates plain accesses across threads. Then every cycle, and
     /// every pair a check relates, lies inside one part, since going from one part to the
     /// other and back takes both a read of the write and a read of the initial value by
-    /// the one read; see [`crate::engine::pieces`].
+    /// the one read; see `engine::pieces`.
     fn factors(&self) -> bool {
         false
     }

@@ -1,6 +1,6 @@
 //! Reports: what a person or a script reads of an outcome.
 //!
-//! [`write`] prints herd7's text, JSON and the summary table of many files; [`read`]
+//! [`write`](mod@write) prints herd7's text, JSON and the summary table of many files; [`read`]
 //! reads herd7's text back and compares two answers; [`expected`] compares an outcome with
 //! the `Result:` lines of its file; [`explain`] says why a state is allowed or forbidden;
 //! [`trace`] prints an execution as text and [`graph`] makes it a graph drawn by [`dot`]

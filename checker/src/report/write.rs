@@ -20,7 +20,7 @@
 //! ```
 //!
 //! followed by an empty line.
-//! `Hash=` is herd7's own digest of the test ([`hazmat_litmus::herd_hash`]), so that the
+//! `Hash=` is herd7's own digest of the test ([`hazmat_litmus::herd_hash()`]), so that the
 //! whole output, `Time` aside, is herd7's byte for byte.
 //! A test stopped by a limit prints `Observation NAME Unknown P N` and, before it, a line
 //! `Unknown REASON`.

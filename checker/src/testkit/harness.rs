@@ -108,7 +108,7 @@ fn expected_model(source: &str) -> &'static str {
     }
 }
 
-/// Checks one file under the model of its expected output ([`expected_model`]) and
+/// Checks one file under the model of its expected output (`expected_model`) and
 /// compares hazmat's output with herd7's, kept beside the file.
 pub fn run_expected(file: &Path) -> Result<(), Failed> {
     let shown = file.display().to_string();

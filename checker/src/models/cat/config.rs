@@ -45,7 +45,7 @@ pub struct Config {
 }
 
 /// Parses the text of a configuration file, the `file`th of the files read (see
-/// [`Files`](super::files::Files)).
+/// [`Files`](super::source::Files)).
 pub fn parse_config(text: &str, file: u32) -> Result<Config, CatError> {
     if u32::try_from(text.len()).is_err() {
         return Err(CatError::nowhere(

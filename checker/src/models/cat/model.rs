@@ -5,11 +5,11 @@
 //! the test observes; the model picks the rest with `with ... from` (the coherence order,
 //! the writes lock reads read from) and judges each choice.
 //! An interpreted model does the same: the enumeration hands it executions with `rf` for
-//! ordinary reads, no `co`, and the final writes chosen ([`CatWorld`]), and the model
-//! reports every completion that passes its checks ([`MemoryModel::completions`]).
+//! ordinary reads, no `co`, and the final writes chosen (`CatWorld`), and the model
+//! reports every completion that passes its checks ([`MemoryModel`]`::completions`).
 //!
 //! A model run in herd7's C11 dialect ([`CatModel::in_dialect`]) sees the execution as
-//! herd7's C front end builds it, each read-modify-write one event ([`Merge`]).
+//! herd7's C front end builds it, each read-modify-write one event (`Merge`).
 
 use super::ast::Span;
 use super::compile::{self, Base, Code, Slot};
@@ -66,7 +66,7 @@ impl CatModel {
 
     /// The model deciding tests whose calls `dialect` gives their meaning (herd7's
     /// `-macros`); in the C11 dialect it sees each read-modify-write as herd7's single
-    /// event, both read and write ([`Merge`]).
+    /// event, both read and write (`Merge`).
     pub fn in_dialect(mut self, dialect: Dialect) -> CatModel {
         self.dialect = dialect;
         self

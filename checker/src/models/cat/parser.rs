@@ -61,7 +61,7 @@ pub const MAX_DEPTH: u32 = 200;
 pub const MAX_TREE: u32 = 200;
 
 /// Parses the text of a cat or bell file, the `file`th of the model's files (see
-/// [`Files`](super::files::Files)); every span of the tree, and of the error, names it.
+/// [`Files`](super::source::Files)); every span of the tree, and of the error, names it.
 ///
 /// Never panics, whatever the text.
 pub fn parse(text: &str, file: u32) -> Result<Model, CatError> {
