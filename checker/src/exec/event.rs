@@ -251,6 +251,14 @@ impl Tags {
         self.0 == 0
     }
 
+    /// Whether the set holds one of `lock.cat`'s classes of lock events (LKR, LKW, UL, LF,
+    /// RL or RU).
+    pub fn is_lock(self) -> bool {
+        [Tag::Lkr, Tag::Lkw, Tag::Ul, Tag::Lf, Tag::Rl, Tag::Ru]
+            .iter()
+            .any(|t| self.has(*t))
+    }
+
     /// The tags in the set, in declaration order.
     pub fn iter(self) -> impl Iterator<Item = Tag> {
         Tag::ALL.into_iter().filter(move |t| self.has(*t))

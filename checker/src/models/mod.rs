@@ -2,9 +2,9 @@
 //!
 //! [`model`] is the strategy the engine consults ([`model::MemoryModel`]).
 //! The native models, written in Rust from their published definitions, are the fast
-//! path: [`lkmm`] (the Linux-kernel memory model, with [`lkmm_terms`] naming its relations
-//! for explanations), [`sc`], [`tso`] and [`rc11`] (C11's repaired model, for tests in
-//! the C11 dialect).
+//! path: [`lkmm`] (the Linux-kernel memory model, with [`lkmm::terms`] naming its
+//! relations for explanations), [`sc`], [`tso`] and [`rc11`] (C11's repaired model, for
+//! tests in the C11 dialect).
 //! Every other model runs from its own files in [`cat`], the interpreter of herd7's model
 //! language, which gives the same answers as the native models on the files they
 //! implement; [`choose`] is the one place that decides which runs a model given by its
@@ -16,7 +16,6 @@
 pub mod cat;
 pub mod choose;
 pub mod lkmm;
-pub mod lkmm_terms;
 pub mod model;
 pub mod rc11;
 pub mod sc;

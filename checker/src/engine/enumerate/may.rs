@@ -21,7 +21,8 @@
 //! completes candidates itself, or an operator that may have no meaning (an error if an
 //! execution the model allows needs it).
 
-use super::{NONE, Search, kleene};
+use super::values::kleene;
+use super::{NONE, Search};
 use crate::engine::paths::{Node, SymId};
 use crate::exec::event::{EventKind, Tag, Value};
 use crate::exec::relation::Width;

@@ -10,7 +10,7 @@
 //! meets it, walks past the others, and takes another ticket once done. Each node is
 //! searched by exactly one thread.
 //!
-//! A node's search keeps its own partial-judgement counts (see [`super::StageCounts`]),
+//! A node's search keeps its own partial-judgement counts (see [`super::plan::StageCounts`]),
 //! started afresh, so its counts do not depend on which thread searched it or what that
 //! thread searched before: the counts of a split search that runs to its end are the same
 //! from run to run.
@@ -23,10 +23,12 @@
 //! A search is split only past a probe: the whole search runs on one thread first, within
 //! [`PROBE_STEPS`] steps, so that the many small tests pay nothing for threads.
 
-use super::{
-    Allowed, Combinations, Flow, Limits, RunError, Search, Sequential, Setup, Split, StageCounts,
-    Stats, Stop, check_something_allowed, prepare, search_at_width, sequential,
+use super::driver::{
+    Combinations, Prepared, Sequential, check_something_allowed, prepare, search_at_width,
+    sequential,
 };
+use super::plan::StageCounts;
+use super::{Allowed, Flow, Limits, RunError, Search, Setup, Split, Stats, Stop};
 use crate::engine::symmetry::Symmetry;
 use crate::exec::relation::Width;
 use crate::models::model::MemoryModel;
@@ -269,7 +271,7 @@ fn worker<C>(
     program: &crate::front::program::Program,
     model: &dyn MemoryModel,
     limits: &Limits,
-    prepared: &super::Prepared<'_>,
+    prepared: &Prepared<'_>,
     shared: &Shared,
     new: &(dyn Fn() -> C + Sync),
     visit: &(dyn Fn(&mut C, &Allowed<'_>) -> Flow + Sync),

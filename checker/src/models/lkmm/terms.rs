@@ -10,11 +10,15 @@
 //! agree on the first 400 candidate executions of each of the project's litmus tests and,
 //! when it is present, of the smaller conformance folders.
 
+use super::dynamic::Dynamic;
+use super::fixed::Fixed;
+use super::plain::PlainRelations;
+use super::rcu::rcu_order;
+use super::{Sets, judge_with};
 use crate::exec::event::Tag;
 use crate::exec::execution::Execution;
 use crate::exec::relation::{EventSet, Relation};
 use crate::exec::witness::{self, CheckKind, Step, Term, Violation, fencerel};
-use crate::models::lkmm::{Dynamic, Fixed, PlainRelations, Sets, judge_with, rcu_order};
 
 /// The checked relations of the LKMM over one execution, as terms.
 pub struct Terms {

@@ -1,0 +1,240 @@
+//! The end of one search's walk: a complete candidate judged and reported.
+//!
+//! A candidate the filter keeps is counted, judged by the model, and given to the callback
+//! once for the execution built and once for each of its images under the program's
+//! symmetry.
+//! A model file completes candidates itself: the search then does herd7's last steps
+//! first (a final write for each observed location, the filter and the goal on that final
+//! state) and reports every completion the model allows.
+
+use super::{Allowed, Flow, RunError, Search, Stop};
+use crate::engine::symmetry::Symmetry;
+use crate::exec::event::{Event, EventKind, Loc, Tag};
+use crate::exec::relation::{EventSet, Relation, Width, as_width};
+use crate::front::program::Prop;
+use std::time::Instant;
+
+impl<W: Width> Search<'_, W> {
+    pub(super) fn complete(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
+        if self.completes {
+            return self.complete_by_model(visit);
+        }
+        if self.bad.is_none()
+            && let Some(filter) = &self.program.filter
+            && !filter.eval(&|c| self.final_value(c))
+        {
+            self.stats.removed.filter += 1;
+            return None;
+        }
+        self.stats.candidates += 1;
+        if let Some(max) = self.limits.max_executions
+            && self.stats.candidates > max
+        {
+            return Some(Stop::Limit(format!("{max} executions")));
+        }
+        self.judgements += 1;
+        let judgement = self.judge.judge(&self.exec);
+        if !judgement.allowed() {
+            self.stats.removed.model += 1;
+            return None;
+        }
+        if let Some(e) = self.bad.take() {
+            // An execution the model allows needs a value herd7 cannot compute: the test
+            // stops with an error, as in herd7.
+            self.failure = Some(e);
+            return Some(Stop::Done);
+        }
+        // Once for the execution built, and once for each of its other images.
+        let symmetry = self.symmetry.map(|(s, _)| s);
+        let m = symmetry.map_or(1, Symmetry::order);
+        self.stats.allowed += m as u64;
+        self.stats.images += m as u64 - 1;
+        for j in 0..m {
+            let allowed = Allowed {
+                execution: as_width(&self.exec),
+                judgement: &judgement,
+                search: self,
+                image: symmetry.map(|s| (s, j)),
+            };
+            if visit(&allowed) == Flow::Stop {
+                return Some(Stop::Done);
+            }
+        }
+        None
+    }
+
+    /// herd7's last steps before a model file judges a candidate: a final write for each
+    /// location the test observes (every choice whose `pco`, the initial write first and
+    /// the final write last, is acyclic), the filter and the speed-check goal on the
+    /// final state, then every completion the model allows.
+    fn complete_by_model(&mut self, visit: &mut dyn FnMut(&Allowed<'_>) -> Flow) -> Option<Stop> {
+        let mut stop = None;
+        self.for_each_final_choice(&mut |me, pco| {
+            let finals = me.finals.clone().unwrap_or_default();
+            stop = me.judge_completions(finals, pco, visit);
+            stop.is_none()
+        });
+        stop
+    }
+
+    /// Whether some choice of final writes for the observed locations (as
+    /// [`complete_by_model`](Self::complete_by_model) makes them) gives a final state that
+    /// passes the filter and the speed-check goal.
+    pub(super) fn some_final_state_passes(&mut self) -> bool {
+        if self.program.filter.is_none() && self.goal.is_none() {
+            return true;
+        }
+        let mut passes = false;
+        self.for_each_final_choice(&mut |me, _| {
+            let ok = |p: Option<&Prop>| p.is_none_or(|p| p.eval(&|c| me.final_value(c)));
+            passes = ok(me.program.filter.as_ref()) && ok(me.goal);
+            !passes
+        });
+        passes
+    }
+
+    /// Calls `f` with each choice of final writes whose `pco` is acyclic (set in
+    /// [`Search::finals`] meanwhile) until it returns `false`.
+    fn for_each_final_choice(&mut self, f: &mut dyn FnMut(&mut Self, &Relation<W>) -> bool) {
+        let n = self.exec.events.len();
+        let nlocs = self.program.locs.len();
+        let writes_of = |ev: &[Event], l: usize| -> Vec<usize> {
+            (0..n)
+                .filter(|&w| {
+                    ev[w].kind == EventKind::Write
+                        && ev[w].loc == Some(Loc(l as u32))
+                        && !ev[w].has(Tag::Lkw)
+                        && !ev[w].has(Tag::Ul)
+                })
+                .collect()
+        };
+        let ev = &self.exec.events;
+        let options: Vec<Vec<usize>> = self
+            .exec
+            .observed
+            .iter()
+            .map(|l| writes_of(ev, l))
+            .collect();
+        let mut pco0 = Relation::empty(n);
+        for l in 0..nlocs {
+            for w in writes_of(ev, l) {
+                if w != l {
+                    pco0.add(l, w);
+                }
+            }
+        }
+        let mut pick = vec![0usize; options.len()];
+        loop {
+            let mut finals = EventSet::EMPTY;
+            let mut pco = pco0.clone();
+            for (o, &p) in options.iter().zip(&pick) {
+                let fw = o[p];
+                finals.insert(fw);
+                for &w in o {
+                    if w != fw {
+                        pco.add(w, fw);
+                    }
+                }
+            }
+            if pco.is_acyclic() {
+                self.finals = Some(finals);
+                let go_on = f(self, &pco);
+                self.finals = None;
+                if !go_on {
+                    return;
+                }
+            }
+            let mut i = 0;
+            loop {
+                if i == pick.len() {
+                    return;
+                }
+                pick[i] += 1;
+                if pick[i] < options[i].len() {
+                    break;
+                }
+                pick[i] = 0;
+                i += 1;
+            }
+        }
+    }
+
+    /// One choice of final writes: the filter and the goal, then the model's completions.
+    fn judge_completions(
+        &mut self,
+        finals: EventSet<W>,
+        pco: &Relation<W>,
+        visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
+    ) -> Option<Stop> {
+        if let Some(filter) = &self.program.filter
+            && !filter.eval(&|c| self.final_value(c))
+        {
+            self.stats.removed.filter += 1;
+            return None;
+        }
+        if let Some(goal) = self.goal
+            && !goal.eval(&|c| self.final_value(c))
+        {
+            self.stats.removed.speedcheck += 1;
+            return None;
+        }
+        self.stats.candidates += 1;
+        if let Some(max) = self.limits.max_executions
+            && self.stats.candidates > max
+        {
+            return Some(Stop::Limit(format!("{max} executions")));
+        }
+        let model = self.judge;
+        let exec = self.exec.clone();
+        let mut allowed = 0u64;
+        let mut stop = None;
+        let mut bad = self.bad.take();
+        let r = model.completions(&exec, finals, pco, self.limits.deadline, &mut |c| {
+            if let Some(e) = bad.take() {
+                // An execution the model allows needs a value herd7 cannot compute.
+                stop = Some(Err(e));
+                return false;
+            }
+            allowed += 1;
+            self.exec.co = c.co.clone();
+            self.exec.rf = c.rf.clone();
+            let a = Allowed {
+                execution: as_width(&self.exec),
+                judgement: c.judgement,
+                search: self,
+                image: None,
+            };
+            match visit(&a) {
+                Flow::Continue => true,
+                Flow::Stop => {
+                    stop = Some(Ok(()));
+                    false
+                }
+            }
+        });
+        self.exec.co = exec.co;
+        self.exec.rf = exec.rf;
+        self.stats.allowed += allowed;
+        if allowed == 0 {
+            self.stats.removed.model += 1;
+        }
+        match (r, stop) {
+            (Err(_), _) if self.limits.deadline.is_some_and(|d| Instant::now() >= d) => {
+                Some(Stop::Limit("timeout".into()))
+            }
+            (Err(message), _) => {
+                self.failure = Some(RunError {
+                    message,
+                    span: (0, 0),
+                });
+                Some(Stop::Done)
+            }
+            (Ok(()), Some(Err(e))) => {
+                self.failure = Some(e);
+                Some(Stop::Done)
+            }
+            (Ok(()), Some(Ok(()))) => Some(Stop::Done),
+            (Ok(()), None) => None,
+        }
+    }
+}

@@ -1,0 +1,485 @@
+//! The values of one search: what each read, write and register holds as far as
+//! reads-from is chosen, and the final state.
+//!
+//! Values are computed as herd7 computes them, through the nodes of the paths and the
+//! writes each read reads from.
+//! While reads-from is being chosen, the paths' assumptions, the filter and the goal are
+//! checked in three-valued logic ([`kleene`]) as far as the values are known; once it is
+//! complete, `Search::solve` solves every value, keeps a value that depends only on itself
+//! as an unsolved symbol named as herd7 names it, and removes the combinations that are no
+//! candidate, with the reason (`Why`).
+//! `Search::final_value` reads the final state the condition and the filter see.
+
+use super::{NONE, RunError, Search, Why};
+use crate::engine::paths::{self, Node, truth};
+use crate::exec::event::{EventKind, Tag, Value};
+use crate::exec::relation::{EventSet, Width};
+use crate::front::program::{Applied, Cell, Operand, Prop, Term, herd_binary, herd_unary};
+
+/// What a value is known to be during the search.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Known {
+    Unknown,
+    Busy,
+    Value(Value),
+    /// Depends on itself through rf and data (an out-of-thin-air cycle); during solving
+    /// only, until one of the cycle's reads gets a symbol.
+    Cycle,
+    /// An operator on an unsolved symbol that herd7 cannot compute either: it keeps an
+    /// equation it cannot solve and rejects the candidate.
+    Unsolved,
+    /// An operator with no meaning on its operands (node `sym` of thread `thread`'s path):
+    /// herd7 stops with an error if an execution it allows needs it.
+    Bad {
+        thread: u32,
+        sym: paths::SymId,
+    },
+}
+
+/// A condition in three-valued logic: `None` where it depends on an equation `eq` cannot
+/// decide yet.
+pub(super) fn kleene<F: FnMut(Cell, &Operand) -> Option<bool>>(
+    p: &Prop,
+    eq: &mut F,
+) -> Option<bool> {
+    Some(match p {
+        Prop::True => true,
+        Prop::False => false,
+        Prop::Eq(c, v) => eq(*c, v)?,
+        Prop::Not(q) => !kleene(q, eq)?,
+        Prop::And(a, b) => match (kleene(a, eq), kleene(b, eq)) {
+            (Some(false), _) | (_, Some(false)) => false,
+            (Some(true), Some(true)) => true,
+            _ => return None,
+        },
+        Prop::Or(a, b) => match (kleene(a, eq), kleene(b, eq)) {
+            (Some(true), _) | (_, Some(true)) => true,
+            (Some(false), Some(false)) => false,
+            _ => return None,
+        },
+        Prop::Implies(a, b) => match (kleene(a, eq), kleene(b, eq)) {
+            (Some(false), _) | (_, Some(true)) => true,
+            (Some(true), Some(false)) => false,
+            _ => return None,
+        },
+    })
+}
+
+impl<W: Width> Search<'_, W> {
+    /// The value of global read `r`, solving through rf as far as rf is chosen.
+    fn read_value(&mut self, r: usize) -> Known {
+        match self.known[r] {
+            Known::Unknown => {}
+            Known::Busy => return Known::Cycle,
+            k => return k,
+        }
+        let w = self.rf_src[r];
+        if w == NONE {
+            if self.known_reads.contains(r) {
+                return Known::Value(Value::Int(0));
+            }
+            return Known::Unknown;
+        }
+        self.known[r] = Known::Busy;
+        let k = self.write_value(w);
+        self.known[r] = k;
+        k
+    }
+
+    fn write_value(&mut self, w: usize) -> Known {
+        match self.origin[w] {
+            None => Known::Value(self.program.locs[w].init),
+            Some((t, i)) => {
+                let sym = self.paths[t].events[i].value;
+                self.eval(t, sym)
+            }
+        }
+    }
+
+    /// The value of node `sym` of thread `t`'s path, as far as reads-from is chosen,
+    /// computed as herd7 computes it.
+    fn eval(&mut self, t: usize, sym: paths::SymId) -> Known {
+        let path = self.paths[t];
+        match path.nodes[sym as usize] {
+            Node::Const(v) => Known::Value(v),
+            Node::Read(k) => {
+                let g = self.read_event[t][k as usize];
+                self.read_value(g)
+            }
+            Node::Alias(s) => self.eval(t, s),
+            Node::Un(op, a) => {
+                let x = self.eval(t, a);
+                self.apply(t, sym, x, Known::Value(Value::Int(0)), |x, _| {
+                    herd_unary(op, x)
+                })
+            }
+            Node::Bin(op, a, b) => {
+                let x = self.eval(t, a);
+                let y = self.eval(t, b);
+                self.apply(t, sym, x, y, |x, y| herd_binary(op, x, y))
+            }
+        }
+    }
+
+    /// Combines the values of an operator's operands: an illegal operand makes an illegal
+    /// result, then an unknown one an unknown result, and so on; two values give what
+    /// herd7 computes.
+    fn apply(
+        &self,
+        t: usize,
+        sym: paths::SymId,
+        x: Known,
+        y: Known,
+        f: impl Fn(Term, Term) -> Applied,
+    ) -> Known {
+        match (x, y) {
+            (b @ Known::Bad { .. }, _) | (_, b @ Known::Bad { .. }) => b,
+            (Known::Unknown | Known::Busy, _) | (_, Known::Unknown | Known::Busy) => Known::Unknown,
+            (Known::Cycle, _) | (_, Known::Cycle) => Known::Cycle,
+            (Known::Unsolved, _) | (_, Known::Unsolved) => Known::Unsolved,
+            (Known::Value(a), Known::Value(b)) => match f(Term::Val(a), Term::Val(b)) {
+                Applied::Term(Term::Val(v)) => Known::Value(v),
+                Applied::Term(Term::Var(_)) | Applied::Undetermined => Known::Unsolved,
+                Applied::Illegal => Known::Bad {
+                    thread: t as u32,
+                    sym,
+                },
+            },
+        }
+    }
+
+    /// Whether the assumptions of the paths, the filter and the speed-check goal hold as
+    /// far as reads-from is chosen: the first that fails, if one does.
+    ///
+    /// Values still unknown, or not known yet to be illegal or unsolvable, cut nothing:
+    /// only the complete candidate ([`solve`](Self::solve)) decides those.
+    pub(super) fn constraints_hold(&mut self) -> Result<(), Why> {
+        self.known.iter_mut().for_each(|k| *k = Known::Unknown);
+        for t in 0..self.paths.len() {
+            for c in 0..self.paths[t].constraints.len() {
+                let con = self.paths[t].constraints[c];
+                if let Known::Value(v) = self.eval(t, con.sym)
+                    && truth(v) != con.truth
+                {
+                    return Err(Why::Assumption(con.kind));
+                }
+            }
+        }
+        self.props_hold()
+    }
+
+    /// The filter and the goal, as far as the registers they read are known.
+    fn props_hold(&mut self) -> Result<(), Why> {
+        // The filter discards executions whatever the model says: once the registers it
+        // reads are known, a failing filter cuts the subtree.
+        if let Some(f) = &self.program.filter
+            && self.prop3(f) == Some(false)
+        {
+            return Err(Why::Filter);
+        }
+        if let Some(g) = self.goal
+            && (self.prop3(g) == Some(false) || self.lookahead && !self.goal_may_hold(g))
+        {
+            return Err(Why::Goal);
+        }
+        Ok(())
+    }
+
+    /// Evaluates a proposition as far as the registers it reads are known; locations are
+    /// unknown until coherence is complete.
+    fn prop3(&mut self, p: &Prop) -> Option<bool> {
+        kleene(p, &mut |c, v| {
+            let a = self.cell3(c)?;
+            let b = match v {
+                Operand::Value(v) => *v,
+                Operand::Cell(c) => self.cell3(*c)?,
+            };
+            Some(a == b)
+        })
+    }
+
+    fn cell3(&mut self, c: Cell) -> Option<Value> {
+        match c {
+            Cell::Reg { thread, reg } => {
+                let sym = self.paths[thread].regs[reg];
+                match self.eval(thread, sym) {
+                    Known::Value(v) => Some(v),
+                    _ => None,
+                }
+            }
+            Cell::Loc(_) => None,
+        }
+    }
+
+    /// Stops the search at thread `t`'s write to an address that is no location, as herd7
+    /// stops on it.
+    fn fail_at_escape(&mut self, t: usize) {
+        let Some(escape) = self.paths[t].escape else {
+            return;
+        };
+        let message = match self.eval(t, escape.sym) {
+            Known::Value(v) => paths::not_a_location(self.program, v),
+            _ => "the address of this access cannot be computed".to_string(),
+        };
+        self.failure = Some(RunError {
+            message,
+            span: escape.source,
+        });
+    }
+
+    /// Solves every value once rf is complete; `Err` when the combination is not a
+    /// candidate, with the reason.
+    ///
+    /// As in herd7, a contradiction (an assumption that fails) removes the candidate
+    /// first; then an operator with no meaning is an error if the model allows the
+    /// candidate ([`Search::bad`]); then a value herd7 cannot solve removes it.
+    pub(super) fn solve(&mut self) -> Result<(), Why> {
+        self.known.iter_mut().for_each(|k| *k = Known::Unknown);
+        self.bad = None;
+        let nlocs = self.program.locs.len();
+        // Values that depend only on themselves stay unsolved symbols, as in herd7: the
+        // first read of each cycle gets a symbol, and the others follow from it.
+        let mut symbols = Vec::new();
+        loop {
+            let mut cyclic = None;
+            for g in nlocs..self.exec.events.len() {
+                if self.exec.events[g].kind == EventKind::Read && self.read_value(g) == Known::Cycle
+                {
+                    cyclic.get_or_insert(g);
+                }
+            }
+            let Some(g) = cyclic else { break };
+            for k in self.known.iter_mut() {
+                if *k == Known::Cycle {
+                    *k = Known::Unknown;
+                }
+            }
+            self.known[g] = Known::Value(Value::Sym(g as u32));
+            symbols.push(g);
+        }
+        // Every value a path computes must be solved, as herd7 solves every equation:
+        // the assumptions first, then every node.
+        let mut unsolved = false;
+        let mut bad = None;
+        for t in 0..self.paths.len() {
+            for c in 0..self.paths[t].constraints.len() {
+                let con = self.paths[t].constraints[c];
+                match self.eval(t, con.sym) {
+                    Known::Value(v) if truth(v) != con.truth => {
+                        return Err(Why::Assumption(con.kind));
+                    }
+                    Known::Value(_) => {}
+                    Known::Bad { thread, sym } => {
+                        bad.get_or_insert((thread, sym));
+                    }
+                    Known::Unknown | Known::Busy | Known::Cycle | Known::Unsolved => {
+                        unsolved = true
+                    }
+                }
+            }
+        }
+        for t in 0..self.paths.len() {
+            for sym in 0..self.paths[t].nodes.len() as paths::SymId {
+                if !matches!(
+                    self.paths[t].nodes[sym as usize],
+                    Node::Un(..) | Node::Bin(..)
+                ) {
+                    continue;
+                }
+                match self.eval(t, sym) {
+                    Known::Value(_) => {}
+                    Known::Bad { thread, sym } => {
+                        bad.get_or_insert((thread, sym));
+                    }
+                    _ => unsolved = true,
+                }
+            }
+        }
+        for g in nlocs..self.exec.events.len() {
+            if self.exec.events[g].kind == EventKind::Read
+                && !matches!(self.read_value(g), Known::Value(_))
+            {
+                unsolved = true;
+            }
+        }
+        if let Some((thread, sym)) = bad {
+            let span = self.paths[thread as usize].spans[sym as usize];
+            self.bad = Some(RunError {
+                message: self.illegal_message(thread as usize, sym),
+                span,
+            });
+        } else if unsolved {
+            return Err(Why::Unsolvable);
+        }
+        // A candidate with a lock read that reads no write is herd7's only on the way to a
+        // write at no location ([`Self::escapes_by_write`]): the error, or nothing.
+        if self.phantom > 0 {
+            self.bad = None;
+            if let Some(t) =
+                (0..self.paths.len()).find(|&t| self.paths[t].escape.is_some_and(|e| !e.read))
+            {
+                self.fail_at_escape(t);
+                return Ok(());
+            }
+            return Err(Why::Nowhere);
+        }
+        // A run that goes round a loop once more than herd7 unrolls it is cut off, whatever
+        // the model says of it, once some choice of final writes passes the filter.
+        if self.paths.iter().any(|p| p.cutoff.is_some()) {
+            self.bad = None;
+            // The filter reads the registers the run ends with: its values first.
+            self.store_values();
+            return Err(if self.some_final_state_passes() {
+                Why::Cutoff
+            } else {
+                Why::Filter
+            });
+        }
+        // A path that stops at an address that is none of the test's locations drops the
+        // candidate if it reads there, as herd7 finds no write for it, and is an error if
+        // it writes, once its assumptions hold.
+        for t in 0..self.paths.len() {
+            if let Some(escape) = self.paths[t].escape {
+                if escape.read {
+                    return Err(Why::Nowhere);
+                }
+                self.fail_at_escape(t);
+                return Ok(());
+            }
+        }
+        if self.bad.is_some() {
+            return Ok(());
+        }
+        if !symbols.is_empty() {
+            self.name_symbols(&symbols);
+        }
+        self.store_values();
+        self.props_hold()
+    }
+
+    /// Writes the value each access reads or writes into its event, where the final state
+    /// and the model find it.
+    fn store_values(&mut self) {
+        for g in self.program.locs.len()..self.exec.events.len() {
+            let v = match self.exec.events[g].kind {
+                EventKind::Read => self.read_value(g),
+                EventKind::Write => self.write_value(g),
+                EventKind::Fence => continue,
+            };
+            if let Known::Value(v) = v {
+                self.exec.events[g].value = v;
+            }
+        }
+    }
+
+    /// The message for an operator with no meaning: the operator and its operands' values.
+    fn illegal_message(&mut self, t: usize, sym: paths::SymId) -> String {
+        let node = self.paths[t].nodes[sym as usize];
+        let text = |me: &mut Self, s: paths::SymId| match me.eval(t, s) {
+            Known::Value(v) => me.program.value_text(v),
+            _ => "?".to_string(),
+        };
+        match node {
+            Node::Bin(op, a, b) => {
+                let (x, y) = (text(self, a), text(self, b));
+                match (op, x.as_str(), y.as_str()) {
+                    (
+                        crate::front::program::BinOp::Div | crate::front::program::BinOp::Rem,
+                        _,
+                        "0",
+                    ) => {
+                        format!("division by zero ({x} {} {y})", op.symbol())
+                    }
+                    _ => format!(
+                        "the operator `{}` has no meaning on {x} and {y} (herd7 stops on it: \
+                         illegal operation)",
+                        op.symbol()
+                    ),
+                }
+            }
+            Node::Un(op, a) => {
+                let x = text(self, a);
+                format!("the operator {op:?} has no meaning on {x}")
+            }
+            _ => "an operator has no meaning on its operands".to_string(),
+        }
+    }
+
+    /// Renames the unsolved symbols, each `Sym(g)` after the first read `g` of its cycle, to
+    /// the names herd7 prints (see [`crate::engine::symbol`]), when the paths carry them: the
+    /// highest herd7 number among the cycle's reads and the writes that copy them.
+    fn name_symbols(&mut self, firsts: &[usize]) {
+        let nlocs = self.program.locs.len();
+        let mut names = Vec::with_capacity(firsts.len());
+        for &g in firsts {
+            let sym = Known::Value(Value::Sym(g as u32));
+            let mut name = 0;
+            for x in nlocs..self.exec.events.len() {
+                let Some((t, i)) = self.origin[x] else {
+                    continue;
+                };
+                let kind = self.exec.events[x].kind;
+                let member = match kind {
+                    EventKind::Read => self.read_value(x) == sym,
+                    EventKind::Write => self.write_value(x) == sym,
+                    EventKind::Fence => false,
+                };
+                if !member {
+                    continue;
+                }
+                let herd = self.paths[t].herd.get(i).copied().unwrap_or(0);
+                if herd == 0 && kind == EventKind::Read {
+                    return;
+                }
+                name = name.max(herd);
+            }
+            names.push((g as u32, name));
+        }
+        for k in self.known.iter_mut() {
+            if let Known::Value(Value::Sym(s)) = *k
+                && let Some(&(_, n)) = names.iter().find(|(g, _)| *g == s)
+            {
+                *k = Known::Value(Value::Sym(n));
+            }
+        }
+    }
+
+    pub(super) fn final_value(&self, cell: Cell) -> Value {
+        match cell {
+            Cell::Reg { thread, reg } => {
+                let path = self.paths[thread];
+                let sym = path.regs[reg];
+                path.eval_known(sym, &|k| {
+                    let g = self.read_event[thread][k as usize];
+                    self.exec.events[g].value
+                })
+                .unwrap_or_default()
+            }
+            Cell::Loc(l) => {
+                let loc = Some(l);
+                let ev = &self.exec.events;
+                if let Some(f) = &self.finals
+                    && let Some(w) = f.iter().find(|&w| ev[w].loc == loc)
+                {
+                    return ev[w].value;
+                }
+                // herd7's final write of a location is its last memory write: lock and
+                // unlock writes are not memory writes to it, so a spinlock ends holding
+                // its last plain value (its initial one, if none).
+                let memory = |w: usize| {
+                    ev[w].kind == EventKind::Write
+                        && ev[w].loc == loc
+                        && !ev[w].has(Tag::Lkw)
+                        && !ev[w].has(Tag::Ul)
+                };
+                (0..ev.len())
+                    .filter(|&w| memory(w))
+                    .find(|&w| {
+                        (self.exec.co.successors(w) & EventSet::from_fn(ev.len(), memory))
+                            .is_empty()
+                    })
+                    .map_or(self.program.locs[l.0 as usize].init, |w| ev[w].value)
+            }
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! The parts of the model that depend on the thread paths only, not on `rf` or `co`:
+//! program order and its restrictions, the static fences, the lock checks, the flags the
+//! paths raise, and the fences themselves when the test has no lock events.
+//! They are computed once per combination of thread paths and reused by every candidate
+//! of it.
+
+use super::locks::{critical, lk_rmw};
+use super::rcu::rcu_rscs;
+use super::{FLAGS, Sets, co_pairs};
+use crate::exec::event::Tag;
+use crate::exec::execution::Execution;
+use crate::exec::relation::{EventSet, Relation, Width, Words};
+
+/// cat's `fencerel(S) = po ; [S] ; po`: the pairs of events po-separated by an event of `s`.
+pub fn fencerel<W: Width>(po: &Relation<W>, s: EventSet<W>) -> Relation<W> {
+    po.restrict_range(&s).seq(po)
+}
+
+/// The parts of the model that depend on the thread paths only, not on `rf` or `co`.
+#[derive(Clone, Debug)]
+pub struct Fixed<W: Width = Words<1>> {
+    /// Program order.
+    pub po: Relation<W>,
+    /// cat's `loc`.
+    pub loc: Relation<W>,
+    /// `po-loc = po & loc`.
+    pub po_loc: Relation<W>,
+    /// cat's `int`.
+    pub int: Relation<W>,
+    /// cat's `ext`.
+    pub ext: Relation<W>,
+    /// `rmw | lk-rmw`.
+    pub rmw: Relation<W>,
+    /// `lock.cat`'s `lk-rmw`.
+    pub lk_rmw: Relation<W>,
+    /// `lock.cat`'s `critical`.
+    pub critical: Relation<W>,
+    /// bell's `rcu-rscs`: each `rcu_read_lock()` with its matching `rcu_read_unlock()`.
+    pub rcu_rscs: Relation<W>,
+    /// cat's `acq-po = [Acquire] ; po ; [M]`.
+    pub acq_po: Relation<W>,
+    /// cat's `po-rel = [M] ; po ; [Release]`.
+    pub po_rel: Relation<W>,
+    /// cat's `rmb = [R4rmb] ; fencerel(Rmb) ; [R4rmb]`.
+    pub rmb: Relation<W>,
+    /// cat's `wmb = [W] ; fencerel(Wmb) ; [W]`.
+    pub wmb: Relation<W>,
+    /// cat's `mb` less its `po-unlock-lock-po` term, which depends on `rf`.
+    pub mb_static: Relation<W>,
+    /// cat's `gp = po ; [Sync-rcu | Sync-srcu] ; po?`.
+    pub gp: Relation<W>,
+    /// cat's `barrier`, for the mixed-accesses flag.
+    pub barrier: Relation<W>,
+    /// `fencerel(Rmb)`, for the lifetimes of plain reads.
+    pub fencerel_rmb: Relation<W>,
+    /// cat's `pre-race = ext & ((Plain * M) | ((M \ IW) * Plain))`, restricted to `loc`
+    /// (every use intersects it with `rf`, `co` or `fr`).
+    pub pre_race: Relation<W>,
+    /// The fences, when the test has no lock events (no `po-unlock-lock-po`); `None`
+    /// otherwise, and [`Dynamic`](super::Dynamic) computes them for each execution.
+    pub lockless_fences: Option<Fences<W>>,
+    /// The number of pairs of writes to the same location, which a complete `co` orders.
+    pub co_pairs: usize,
+    /// The flags of [`FLAGS`] that the thread paths alone raise (the others are false
+    /// here, and [`flags`](fn@super::flags) works them out for each execution).
+    pub path_flags: [bool; FLAGS.len()],
+    /// The unmatched-lock check passes.
+    pub unmatched_locks_ok: bool,
+    /// The lock-nest check passes.
+    pub lock_nest_ok: bool,
+    /// The nested-is-locked check passes.
+    pub nested_is_locked_ok: bool,
+}
+
+impl<W: Width> Fixed<W> {
+    /// Computes the path-only parts of the model for `x`.
+    pub fn new(x: &Execution<W>, s: &Sets<W>) -> Fixed<W> {
+        let n = s.n;
+        let po = x.po.clone();
+        let loc = x.loc();
+        let po_loc = po.inter(&loc);
+        let lk_rmw = lk_rmw(x, s);
+        let rmw = x.rmw.union(&lk_rmw);
+        let critical = critical(x, s);
+        let t = |tag| x.tagged(tag);
+
+        // lock.cat's checks.
+        let ul_between = po_loc.restrict_range(&s.ul).seq(&po_loc);
+        let lock_nest_ok = po_loc
+            .restrict(&s.lkw, &s.lkr)
+            .minus(&ul_between)
+            .is_empty();
+        let nested_is_locked_ok = po_loc.restrict(&s.lkw, &s.ru).minus(&ul_between).is_empty();
+        let unmatched_lkw = s.lkw.clone() - critical.domain();
+        let unmatched_locks_ok = loc
+            .restrict(&unmatched_lkw, &unmatched_lkw)
+            .minus(&Relation::identity(n))
+            .is_empty();
+
+        let acq_po = po.restrict(&s.acquire, &s.m);
+        let po_rel = po.restrict(&s.m, &s.release);
+        let fencerel_rmb = fencerel(&po, t(Tag::Rmb));
+        let rmb = fencerel_rmb.restrict(&s.r4rmb, &s.r4rmb);
+        let wmb = fencerel(&po, t(Tag::Wmb)).restrict(&s.w, &s.w);
+        let po_opt = po.optional();
+        let mut mb_static = fencerel(&po, s.mb.clone()).restrict(&s.m, &s.m);
+        mb_static.union_with(&po.restrict(&s.m, &(s.mb.clone() & s.r.clone())));
+        mb_static.union_with(&po.restrict(&(s.mb.clone() & s.w.clone()), &s.m));
+        // [M] ; fencerel(Before-atomic) ; [RMW] ; po? ; [M]
+        mb_static.union_with(
+            &fencerel(&po, t(Tag::BeforeAtomic))
+                .restrict(&s.m, &s.rmw_events)
+                .seq(&po_opt)
+                .restrict_range(&s.m),
+        );
+        // [M] ; po? ; [RMW] ; fencerel(After-atomic) ; [M]
+        mb_static.union_with(
+            &po_opt
+                .restrict(&s.m, &s.rmw_events)
+                .seq(&fencerel(&po, t(Tag::AfterAtomic)))
+                .restrict_range(&s.m),
+        );
+        // [M] ; po? ; [LKW] ; fencerel(After-spinlock) ; [M]
+        mb_static.union_with(
+            &po_opt
+                .restrict(&s.m, &s.lkw)
+                .seq(&fencerel(&po, t(Tag::AfterSpinlock)))
+                .restrict_range(&s.m),
+        );
+        // [M] ; po? ; [Srcu-unlock] ; fencerel(After-srcu-read-unlock) ; [M]
+        mb_static.union_with(
+            &po_opt
+                .restrict(&s.m, &s.srcu_unlock)
+                .seq(&fencerel(&po, t(Tag::AfterSrcuReadUnlock)))
+                .restrict_range(&s.m),
+        );
+        let gp = po
+            .restrict_range(&(s.sync_rcu.clone() | s.sync_srcu.clone()))
+            .seq(&po_opt);
+
+        let barrier_set = t(Tag::Barrier)
+            | t(Tag::Rmb)
+            | t(Tag::Wmb)
+            | s.mb.clone()
+            | s.sync_rcu.clone()
+            | s.sync_srcu.clone()
+            | t(Tag::BeforeAtomic)
+            | t(Tag::AfterAtomic)
+            | s.acquire.clone()
+            | s.release.clone()
+            | t(Tag::RcuLock)
+            | t(Tag::RcuUnlock)
+            | s.srcu_lock.clone()
+            | s.srcu_unlock.clone();
+        let mut barrier = fencerel(&po, barrier_set);
+        barrier.union_with(&po.restrict_range(&s.release));
+        barrier.union_with(&po.restrict_domain(&s.acquire));
+
+        let rcu_rscs = rcu_rscs(&po, t(Tag::RcuLock), t(Tag::RcuUnlock));
+        let ext = x.ext();
+        let pre_race = {
+            let plain_any = Relation::cartesian(n, &s.plain, &s.m);
+            let any_plain = Relation::cartesian(n, &(s.m.clone() - s.iw.clone()), &s.plain);
+            plain_any.union(&any_plain).inter(&ext).inter(&loc)
+        };
+        let mixed_accesses = {
+            let po_loc_nb = po_loc.minus(&barrier);
+            let plain_w = s.plain.clone() & s.w.clone();
+            !po_loc_nb.restrict(&plain_w, &s.marked).is_empty()
+                || !po_loc_nb.restrict(&s.marked, &plain_w).is_empty()
+        };
+        // In the order of FLAGS; the SRCU flags, lock-final and data-race depend on the
+        // execution.
+        let path_flags = [
+            !(t(Tag::RcuLock) - rcu_rscs.domain()).is_empty(),
+            !(t(Tag::RcuUnlock) - rcu_rscs.range()).is_empty(),
+            false,
+            false,
+            false,
+            !rcu_rscs
+                .inter(&fencerel(&po, s.sync_srcu.clone()))
+                .is_empty(),
+            false,
+            !loc.restrict(
+                &(s.m.clone() - s.iw.clone() - s.all_locks.clone()),
+                &s.all_locks,
+            )
+            .is_empty(),
+            !(s.lkw.clone() - lk_rmw.range()).is_empty(),
+            !(s.lkr.clone() - lk_rmw.domain()).is_empty(),
+            false,
+            !(s.ul.clone() - critical.range()).is_empty(),
+            mixed_accesses,
+            false,
+        ];
+
+        let mut fixed = Fixed {
+            lockless_fences: None,
+            rcu_rscs,
+            int: x.int(),
+            ext,
+            pre_race,
+            co_pairs: co_pairs(x),
+            path_flags,
+            po,
+            loc,
+            po_loc,
+            rmw,
+            lk_rmw,
+            critical,
+            acq_po,
+            po_rel,
+            rmb,
+            wmb,
+            mb_static,
+            gp,
+            barrier,
+            fencerel_rmb,
+            unmatched_locks_ok,
+            lock_nest_ok,
+            nested_is_locked_ok,
+        };
+        // po-unlock-lock-po, the fences' one term that depends on rf, needs both an unlock
+        // and a lock read.
+        if s.ul.is_empty() || s.lkr.is_empty() {
+            fixed.lockless_fences = Some(Fences::new(x, s, &fixed, &Relation::empty(n)));
+        }
+        fixed
+    }
+}
+
+/// cat's fences, which depend on `rf` only through `po-unlock-lock-po`: computed once per
+/// combination of paths for a test without lock events ([`Fixed::lockless_fences`]), and
+/// for each execution otherwise.
+#[derive(Clone, Debug)]
+pub struct Fences<W: Width = Words<1>> {
+    /// cat's `strong-fence = mb | gp`, before the RCU extension.
+    pub strong: Relation<W>,
+    /// cat's `nonrw-fence = strong-fence | po-rel | acq-po`.
+    pub nonrw: Relation<W>,
+    /// cat's `fence = nonrw-fence | wmb | rmb`, before the RCU extension.
+    pub all: Relation<W>,
+    /// `fence & int`, ppo's term.
+    pub internal: Relation<W>,
+    /// `strong-fence | po-rel`, the argument of cumul-fence's `A-cumul`.
+    pub strong_or_release: Relation<W>,
+}
+
+impl<W: Width> Fences<W> {
+    /// The fences of `x`, given its `po-unlock-lock-po`.
+    pub fn new(
+        x: &Execution<W>,
+        s: &Sets<W>,
+        f: &Fixed<W>,
+        po_unlock_lock_po: &Relation<W>,
+    ) -> Fences<W> {
+        let mut mb = f.mb_static.clone();
+        if !po_unlock_lock_po.is_empty() {
+            mb.union_with(
+                &po_unlock_lock_po
+                    .restrict(&s.m, &x.tagged(Tag::AfterUnlockLock))
+                    .seq(&f.po)
+                    .restrict_range(&s.m),
+            );
+        }
+        let strong = mb.union(&f.gp);
+        let nonrw = strong.union(&f.po_rel).union(&f.acq_po);
+        let all = nonrw.union(&f.wmb).union(&f.rmb);
+        Fences {
+            internal: all.inter(&f.int),
+            strong_or_release: strong.union(&f.po_rel),
+            strong,
+            nonrw,
+            all,
+        }
+    }
+}
