@@ -20,6 +20,20 @@ use std::collections::BTreeSet;
 /// The name of the pointer variable.
 const POINTER: &str = "p";
 
+impl Sketch {
+    /// The litmus test of the sketch, named `name`.
+    pub fn to_test(&self, name: &str) -> Test {
+        build(self, name).0
+    }
+
+    /// The construct classes of the program [`Sketch::to_test`] writes (a dependency on
+    /// a thread that reads nothing before it, for one, is not written, and does not
+    /// count).
+    pub fn classes(&self) -> BTreeSet<Class> {
+        build(self, "generated").1
+    }
+}
+
 /// One thread, written.
 struct Built {
     body: Vec<Stmt>,
@@ -36,7 +50,7 @@ struct Built {
 }
 
 /// The test of `sketch`, named `name`, and its construct classes.
-pub(super) fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
+fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
     let vars: Vec<&str> = VARS[..sketch.vars.clamp(1, VARS.len())].to_vec();
     let mut classes = BTreeSet::new();
     let mut built = Vec::new();
