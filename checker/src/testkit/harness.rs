@@ -25,7 +25,7 @@
 //! An expected output without a `Test` line is herd7's refusal of the file, which hazmat
 //! must refuse too.
 
-use crate::report::expected as judge;
+use crate::report::expected;
 use crate::{Options, check_source, model};
 use libtest_mimic::{Failed, Trial};
 use std::path::Path;
@@ -54,7 +54,7 @@ pub fn trials(dir: impl AsRef<Path>, models: &[&str]) -> Vec<Trial> {
             // A file that does not parse still gets a trial under each model, so the error
             // is reported rather than skipped.
             if let Some(t) = &test
-                && judge::expectation(t, m).is_none()
+                && expected::expectation(t, m).is_none()
             {
                 continue;
             }
@@ -99,8 +99,8 @@ fn expected_file(file: &Path) -> std::path::PathBuf {
 fn expected_model(source: &str) -> &'static str {
     match hazmat_litmus::parse(source) {
         Ok(t)
-            if judge::expectation(&t, "lkmm").is_none()
-                && judge::expectation(&t, "rc11").is_some() =>
+            if expected::expectation(&t, "lkmm").is_none()
+                && expected::expectation(&t, "rc11").is_some() =>
         {
             "rc11"
         }
@@ -152,10 +152,10 @@ pub fn run_one(file: &Path, model_name: &str) -> Result<(), Failed> {
     let m = model(model_name).map_err(|e| e.to_string())?;
     let checked = check_source(&source, m.as_ref(), &Options::default())
         .map_err(|e| e.render(&shown, &source))?;
-    let Some(expected) = judge::expectation(&checked.test, model_name) else {
+    let Some(expectation) = expected::expectation(&checked.test, model_name) else {
         return Ok(());
     };
-    judge::judge(expected, &checked.outcome)
+    expected::judge(expectation, &checked.outcome)
         .map_err(|why| Failed::from(format!("{shown}: {why}\n{}", checked.herd_text())))
 }
 
