@@ -220,6 +220,28 @@ impl Clock for LogicalClock {
     }
 }
 
+/// A statistics counter: a plain std atomic on every backend, as [`LogicalClock`]'s, for the
+/// same reason: it orders nothing and decides nothing (only `Domain::stats` reads it), so the
+/// model checkers need not explore it, and counting outside the scan cycle's lock keeps the
+/// paths that count (the self-scan) off that lock.
+#[derive(Debug, Default)]
+pub(crate) struct Counter(::std::sync::atomic::AtomicU64);
+
+impl Counter {
+    /// Adds `n`.
+    #[inline]
+    pub(crate) fn add(&self, n: u64) {
+        // Relaxed: a statistic; it orders nothing.
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The count so far.
+    pub(crate) fn get(&self) -> u64 {
+        // Relaxed: a statistic; the caller wants a recent value, nothing more.
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
 /// Implements [`Lock`] for a backend's `Mutex` and defines its [`Event`] as a flag under that
 /// mutex with a `Condvar`, from the `Mutex`, `Condvar` and `thread` the calling module
 /// imports: std, loom and shuttle spell them alike. Only the timed wait differs (std waits

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use core::sync::atomic::Ordering::Relaxed;
 use core::time::Duration;
 
-use crate::backend::{Atomic, Backend, Clock, Event, Lock, Std};
+use crate::backend::{Atomic, AtomicInt, Backend, Clock, Counter, Event, Lock, Std};
 use crate::config::{Config, ScanMode};
 use crate::guard::Reader;
 use crate::retire::{self, Retired};
@@ -54,6 +54,43 @@ pub(crate) struct Shared<B: Backend> {
     stall_timeout_ms: B::AtomicU64,
     /// Whether stall reports are suppressed.
     stall_suppress: B::AtomicBool,
+    /// `synchronize` calls in flight that may take the self-scan (all of them unless
+    /// `Config::skip_self_scan`).
+    in_flight: B::AtomicUsize,
+    /// When two `synchronize` calls last overlapped: nanoseconds of `clock` plus one, 0 for
+    /// never. Written only when `Config::self_scan_backoff` is not zero.
+    last_overlap: B::AtomicU64,
+    /// Counters kept outside the scan cycle's lock.
+    pub(crate) counters: Counters,
+}
+
+/// The counters of [`Stats`] that are counted outside the scan cycle's lock: by the
+/// self-scan, which takes no lock.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) self_scans: Counter,
+    pub(crate) self_scan_completions: Counter,
+    pub(crate) self_scan_membarriers: Counter,
+}
+
+/// One `synchronize` in flight, counted in `Shared::in_flight` until it drops.
+struct InFlight<'a, B: Backend>(&'a B::AtomicUsize);
+
+impl<'a, B: Backend> InFlight<'a, B> {
+    /// Counts a call in; also returns whether it was alone.
+    fn enter(shared: &'a Shared<B>) -> (Self, bool) {
+        // Relaxed: the count only chooses between two correct paths (see
+        // `Domain::may_self_scan`); it orders nothing.
+        let others = shared.in_flight.fetch_add(1, Relaxed);
+        (Self(&shared.in_flight), others == 0)
+    }
+}
+
+impl<B: Backend> Drop for InFlight<'_, B> {
+    fn drop(&mut self) {
+        // Relaxed: as in `enter`.
+        self.0.fetch_sub(1, Relaxed);
+    }
 }
 
 impl<B: Backend> Shared<B> {
@@ -91,13 +128,20 @@ pub(crate) struct Incoming<B: Backend> {
 pub struct Stats {
     /// Scan cycles run (a cycle with nothing to do is not counted).
     pub scan_cycles: u64,
-    /// Heavy fences issued by scan cycles: one per cycle.
+    /// Heavy fences issued: one per scan cycle and one per self-scan.
     pub heavy_fences: u64,
     /// Of those, how many were `membarrier` system calls.
     pub membarrier_calls: u64,
-    /// Waiters enqueued by `synchronize`.
+    /// `synchronize` calls that scanned the slots by themselves (the self-scan), each with one
+    /// heavy fence.
+    pub self_scans: u64,
+    /// Of those, the calls that found no slot holding their address or the wildcard and
+    /// returned at once; the others joined the shared scan as waiters.
+    pub self_scan_completions: u64,
+    /// Waiters enqueued for the shared scan by `synchronize` (those that did not finish by
+    /// their self-scan).
     pub waiters_enqueued: u64,
-    /// Waiters completed.
+    /// Waiters the shared scan (or a drain) completed.
     pub waiters_completed: u64,
     /// Cycles that completed nothing because some slot held the wildcard.
     pub wildcard_deferrals: u64,
@@ -130,6 +174,14 @@ pub struct Stats {
     pub primary_slots: usize,
     /// Backup slots ever created, over all overflow lists.
     pub backup_slots: usize,
+}
+
+impl Stats {
+    /// Every wait that has ended: self-scans that returned at once, and waiters the shared
+    /// scan completed. Heavy fences per `synchronize` are `heavy_fences` divided by this.
+    pub fn waits_completed(&self) -> u64 {
+        self.self_scan_completions + self.waiters_completed
+    }
 }
 
 impl Domain<Std> {
@@ -170,6 +222,9 @@ impl<B: Backend> Domain<B> {
             clock: B::Clock::new(),
             stall_timeout_ms: B::AtomicU64::new(timeout_ms(config.stall_timeout)),
             stall_suppress: B::AtomicBool::new(config.stall_suppress),
+            in_flight: B::AtomicUsize::new(0),
+            last_overlap: B::AtomicU64::new(0),
+            counters: Counters::default(),
             config,
         };
         Self {
@@ -206,13 +261,28 @@ impl<B: Backend> Domain<B> {
     ///
     /// Call it after unlinking the object from every place a reader could load it: then no
     /// reader protects it once this returns, and the caller may free or reuse it.
-    /// Concurrent callers share scan cycles: one cycle serves every waiter present when it
-    /// starts. A null `ptr` returns at once.
+    /// A null `ptr` returns at once.
+    ///
+    /// A call that is the only one in flight scans the slots by itself (the self-scan: one
+    /// heavy fence and one walk, a few microseconds) and returns at once if none holds the
+    /// address or the wildcard. Otherwise, or when [`Config::skip_self_scan`] is set, it joins
+    /// the shared scan: concurrent callers share scan cycles, one cycle serving every waiter
+    /// present when it starts. For [`Config::self_scan_backoff`] after two calls overlap,
+    /// every call joins the shared scan, so a burst of callers keeps sharing cycles.
     pub fn synchronize<T>(&self, ptr: *const T) {
         let addr = ptr as usize;
         if addr == 0 {
             return;
         }
+        let _in_flight = if self.shared.config.skip_self_scan {
+            None
+        } else {
+            let (in_flight, alone) = InFlight::enter(&self.shared);
+            if self.may_self_scan(alone) && scan::self_scan(&self.shared, addr) {
+                return;
+            }
+            Some(in_flight)
+        };
         let done = self.enqueue(addr);
         match self.shared.config.scan_mode {
             ScanMode::Thread => {
@@ -226,6 +296,33 @@ impl<B: Backend> Domain<B> {
                 }
                 B::yield_now();
             },
+        }
+    }
+
+    /// Whether a call may take the self-scan: it is `alone` (no other `synchronize` was in
+    /// flight when it entered), and no two calls overlapped within the backoff. A call that
+    /// is not alone records the overlap.
+    ///
+    /// Only the cost depends on this choice, never the safety: the self-scan is a complete
+    /// scan for its address, and a call that does not take it joins the shared scan.
+    fn may_self_scan(&self, alone: bool) -> bool {
+        let backoff = self.shared.config.self_scan_backoff;
+        if backoff.is_zero() {
+            return alone;
+        }
+        let now = || u64::try_from(self.shared.clock.now().as_nanos()).unwrap_or(u64::MAX - 1);
+        if !alone {
+            // Relaxed: a heuristic; any recent value will do.
+            self.shared.last_overlap.store(now() + 1, Relaxed);
+            return false;
+        }
+        // Relaxed: as above.
+        match self.shared.last_overlap.load(Relaxed) {
+            0 => true,
+            at => {
+                now().saturating_sub(at - 1)
+                    >= u64::try_from(backoff.as_nanos()).unwrap_or(u64::MAX)
+            }
         }
     }
 
@@ -325,6 +422,11 @@ impl<B: Backend> Domain<B> {
     /// The domain's counters so far.
     pub fn stats(&self) -> Stats {
         let mut stats = self.shared.scan.with(|scan| scan.stats.clone());
+        let counters = &self.shared.counters;
+        stats.self_scans = counters.self_scans.get();
+        stats.self_scan_completions = counters.self_scan_completions.get();
+        stats.heavy_fences += stats.self_scans;
+        stats.membarrier_calls += counters.self_scan_membarriers.get();
         stats.primary_slots = self.shared.primaries.len();
         stats.backup_slots = self.shared.overflow.iter().map(SlotList::len).sum();
         stats

@@ -14,6 +14,27 @@
 //! In [`ScanMode::Thread`](crate::ScanMode::Thread) one shared thread runs the cycles
 //! ([`run`]); otherwise the waiters run them ([`cycle`]), and models can call
 //! [`crate::raw::scan_cycle`] by hand.
+//!
+//! # The self-scan
+//!
+//! A `synchronize` that is the only one in flight does not wait for a cycle: it scans by
+//! itself ([`self_scan`]), as the kernel series' `synchronize_shazptr()` does unless
+//! `skip_synchronize_self_scan` is set.
+//! It issues the heavy fence, then walks every primary slot and every overflow list for its
+//! own address, and returns at once if no slot holds it (marked by a drain or not) and none
+//! holds the wildcard; the first slot that does ends the walk, and the waiter joins the
+//! shared scan as before.
+//! It is a cycle with a batch of one: the same fence after the same unlink (program order
+//! replaces the arrival lock), the same acquire loads, the same wildcard rule.
+//! So the cycle's argument carries over: a reader whose light fence came before the heavy one
+//! has its slot seen, and one whose fence came after re-reads the source after the unlink;
+//! a slot found empty was released by a release store the acquire load read.
+//! Checked by litmus/tests/hazptr/hazptr-self-scan.litmus.
+//! A sticky address needs nothing more: "no slot holds it after the fence" is what a cycle
+//! completes a waiter on, drain or no drain, and a drain for the same address goes on
+//! serving the waiters it covers.
+//! The self-scan touches no state of the cycles (it takes no lock), reclaims nothing, and
+//! reports only to counters.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
@@ -299,8 +320,46 @@ fn cycle_locked<B: Backend>(
     }
 }
 
+/// The self-scan (see the module's notes): the heavy fence, then one walk for `addr`.
+/// Returns whether no slot held `addr` or the wildcard, which completes the caller's wait.
+/// Call it after unlinking, as `synchronize`.
+pub(crate) fn self_scan<B: Backend>(shared: &Shared<B>, addr: usize) -> bool {
+    shared.counters.self_scans.add(1);
+    // Pairs with every reader's light fence in `slot::publish`, as the cycle's: the unlink is
+    // po-before this fence on the same thread, so a reader whose fence comes later re-reads
+    // the source after the unlink, and one whose fence came earlier has its slot store
+    // visible to the loads below.
+    // Checked by litmus/tests/hazptr/hazptr-self-scan.litmus.
+    if !weaken::active::<B>(Weakening::NoSelfScanFence)
+        && B::heavy_fence() == HeavyFence::Membarrier
+    {
+        shared.counters.self_scan_membarriers.add(1);
+    }
+    let target = key(addr);
+    for (_, node) in all_slots(shared) {
+        // Acquire: pairs with the release store in `slot::clear`, as the cycle's walk, so a
+        // reader's accesses to the object happen before the caller's return.
+        let value = node.addr.load(Acquire);
+        if value == EMPTY {
+            continue;
+        }
+        if value == WILDCARD && !weaken::active::<B>(Weakening::NoSelfScanWildcard) {
+            // A reader between loading a pointer and publishing it may hold any address:
+            // only a later walk can tell. Checked by
+            // litmus/tests/hazptr/hazptr-bloom-wildcard-hole.litmus for the cycle's walk.
+            return false;
+        }
+        // Without the mark: a slot a drain marked still holds its address.
+        if value != WILDCARD && key(value) == target {
+            return false;
+        }
+    }
+    shared.counters.self_scan_completions.add(1);
+    true
+}
+
 /// Every slot, with the number of its list: 0 for the primaries, then the overflow lists.
-fn all_slots<B: Backend>(shared: &Shared<B>) -> impl Iterator<Item = (usize, &Node<B>)> {
+pub(crate) fn all_slots<B: Backend>(shared: &Shared<B>) -> impl Iterator<Item = (usize, &Node<B>)> {
     iter::once(&shared.primaries)
         .chain(shared.overflow.iter())
         .enumerate()
@@ -716,6 +775,28 @@ mod tests {
         b.addr.store(EMPTY, Relaxed);
         cycle(domain.shared());
         assert!(first.try_take() && second.try_take());
+    }
+
+    #[test]
+    fn the_self_scan_returns_only_when_no_slot_holds_the_address_or_the_wildcard() {
+        let domain = Domain::with_config(Config::model());
+        let shared = domain.shared();
+        let (primary, backup) = (shared.primaries.claim(), shared.overflow[0].claim());
+        assert!(self_scan(shared, 0x1000), "every slot empty");
+        backup.addr.store(0x2000, Relaxed);
+        assert!(self_scan(shared, 0x1000), "another address");
+        for held in [0x1000, 0x1000 | MARK, WILDCARD] {
+            primary.addr.store(held, Relaxed);
+            assert!(!self_scan(shared, 0x1000), "primary slot holding {held:#x}");
+            primary.addr.store(EMPTY, Relaxed);
+            backup.addr.store(held, Relaxed);
+            assert!(!self_scan(shared, 0x1000), "backup slot holding {held:#x}");
+            backup.addr.store(EMPTY, Relaxed);
+        }
+        let stats = domain.stats();
+        assert_eq!((stats.self_scans, stats.self_scan_completions), (8, 2));
+        assert_eq!(stats.heavy_fences, 8, "one fence per self-scan");
+        assert_eq!(stats.scan_cycles, 0, "the self-scan runs no cycle");
     }
 
     #[test]
