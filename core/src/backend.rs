@@ -187,6 +187,12 @@ pub trait Backend: Sized + Send + Sync + 'static {
 
     /// Who the calling thread is, for stall reports.
     fn current_thread() -> ThreadInfo;
+
+    /// A number that tells the calling thread from every other live thread, cheaply (no
+    /// allocation): the self-scan's rule uses it to tell a burst of callers on several
+    /// threads from one thread calling again. 0 where the backend does not tell threads
+    /// apart (the model backends, whose models run with no self-scan backoff).
+    fn thread_token() -> usize;
 }
 
 /// A thread's identity, as stall reports name holders.

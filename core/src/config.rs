@@ -54,11 +54,12 @@ pub struct Config {
     /// two thread wake-ups, and concurrent calls still share one cycle (see
     /// [`Config::self_scan_backoff`]).
     pub skip_self_scan: bool,
-    /// After two `synchronize` calls have overlapped, how long every call keeps joining the
-    /// shared scan even when it finds itself alone, so that a burst of concurrent callers
-    /// keeps sharing one cycle and one heavy fence instead of each lone arrival of the burst
-    /// paying its own. Zero: a call scans by itself whenever no other is in flight. Measured
-    /// by the backend's clock. Default: 1 ms.
+    /// After two `synchronize` calls have overlapped, or followed each other on different
+    /// threads within this time, how long every call keeps joining the shared scan even when
+    /// it finds itself alone, so that a burst of callers on several threads keeps sharing one
+    /// cycle and one heavy fence instead of each arrival that finds itself alone paying its
+    /// own; one thread calling again and again keeps its self-scans. Zero: a call scans by
+    /// itself whenever no other is in flight. Measured by the backend's clock. Default: 1 ms.
     pub self_scan_backoff: Duration,
     /// Debug option: skip the `try_acquire` fast path and always publish through the wildcard
     /// slow path. Default: false.

@@ -57,9 +57,14 @@ pub(crate) struct Shared<B: Backend> {
     /// `synchronize` calls in flight that may take the self-scan (all of them unless
     /// `Config::skip_self_scan`).
     in_flight: B::AtomicUsize,
-    /// When two `synchronize` calls last overlapped: nanoseconds of `clock` plus one, 0 for
-    /// never. Written only when `Config::self_scan_backoff` is not zero.
+    /// When two `synchronize` calls last overlapped, or followed each other on different
+    /// threads within the backoff: nanoseconds of `clock` plus one, 0 for never.
+    /// This and the next two are written only when `Config::self_scan_backoff` is not zero.
     last_overlap: B::AtomicU64,
+    /// When the last `synchronize` call entered, as `last_overlap`.
+    last_call: B::AtomicU64,
+    /// The `Backend::thread_token` of that call's thread.
+    last_caller: B::AtomicUsize,
     /// Counters kept outside the scan cycle's lock.
     pub(crate) counters: Counters,
 }
@@ -224,6 +229,8 @@ impl<B: Backend> Domain<B> {
             stall_suppress: B::AtomicBool::new(config.stall_suppress),
             in_flight: B::AtomicUsize::new(0),
             last_overlap: B::AtomicU64::new(0),
+            last_call: B::AtomicU64::new(0),
+            last_caller: B::AtomicUsize::new(0),
             counters: Counters::default(),
             config,
         };
@@ -267,8 +274,9 @@ impl<B: Backend> Domain<B> {
     /// heavy fence and one walk, a few microseconds) and returns at once if none holds the
     /// address or the wildcard. Otherwise, or when [`Config::skip_self_scan`] is set, it joins
     /// the shared scan: concurrent callers share scan cycles, one cycle serving every waiter
-    /// present when it starts. For [`Config::self_scan_backoff`] after two calls overlap,
-    /// every call joins the shared scan, so a burst of callers keeps sharing cycles.
+    /// present when it starts. For [`Config::self_scan_backoff`] after two calls overlap, or
+    /// follow each other on different threads, every call joins the shared scan, so a burst
+    /// of callers keeps sharing cycles.
     pub fn synchronize<T>(&self, ptr: *const T) {
         let addr = ptr as usize;
         if addr == 0 {
@@ -299,31 +307,35 @@ impl<B: Backend> Domain<B> {
         }
     }
 
-    /// Whether a call may take the self-scan: it is `alone` (no other `synchronize` was in
-    /// flight when it entered), and no two calls overlapped within the backoff. A call that
-    /// is not alone records the overlap.
+    /// Whether a call may take the self-scan (see the book's "The self-scan"): it is `alone`
+    /// (no other `synchronize` was in flight when it entered), the last call before it was
+    /// made by the same thread or long enough ago, and no two calls overlapped within the
+    /// backoff. A call that fails the first two tests records an overlap.
     ///
     /// Only the cost depends on this choice, never the safety: the self-scan is a complete
     /// scan for its address, and a call that does not take it joins the shared scan.
     fn may_self_scan(&self, alone: bool) -> bool {
-        let backoff = self.shared.config.self_scan_backoff;
+        let shared = &self.shared;
+        let backoff = shared.config.self_scan_backoff;
         if backoff.is_zero() {
             return alone;
         }
-        let now = || u64::try_from(self.shared.clock.now().as_nanos()).unwrap_or(u64::MAX - 1);
-        if !alone {
-            // Relaxed: a heuristic; any recent value will do.
-            self.shared.last_overlap.store(now() + 1, Relaxed);
+        let backoff = u64::try_from(backoff.as_nanos()).unwrap_or(u64::MAX);
+        let now = u64::try_from(shared.clock.now().as_nanos()).unwrap_or(u64::MAX - 1) + 1;
+        let recent = |at: u64| at != 0 && now.saturating_sub(at) < backoff;
+        let me = B::thread_token();
+        // Relaxed, here and below: a heuristic that only chooses between two correct paths;
+        // any recent values will do.
+        let last_call = shared.last_call.swap(now, Relaxed);
+        let last_caller = shared.last_caller.swap(me, Relaxed);
+        if !alone || (last_caller != me && recent(last_call)) {
+            // Concurrent callers, or callers on several threads in quick succession (the
+            // first calls of a burst, each finished before the next began): leave them to
+            // the shared scan, whose one cycle serves them all.
+            shared.last_overlap.store(now, Relaxed);
             return false;
         }
-        // Relaxed: as above.
-        match self.shared.last_overlap.load(Relaxed) {
-            0 => true,
-            at => {
-                now().saturating_sub(at - 1)
-                    >= u64::try_from(backoff.as_nanos()).unwrap_or(u64::MAX)
-            }
-        }
+        !recent(shared.last_overlap.load(Relaxed))
     }
 
     /// Enqueues a waiter for `addr`; returns the event its completion sets.

@@ -290,6 +290,34 @@ fn a_lone_synchronize_returns_by_its_self_scan() {
     drop(unsafe { Box::from_raw(target) });
 }
 
+/// One thread calling again and again keeps its self-scans; a call from another thread soon
+/// after starts a burst, which the backoff keeps on the shared scan. The backoff is long
+/// here, so that the test does not depend on timing.
+#[test]
+fn calls_from_several_threads_in_quick_succession_share_the_scan() {
+    let domain = Domain::with_config(Config::default().self_scan_backoff(Duration::from_secs(60)));
+    let target = obj(1);
+    for _ in 0..3 {
+        domain.synchronize(target);
+    }
+    let stats = domain.stats();
+    assert_eq!(
+        (stats.self_scans, stats.waiters_enqueued),
+        (3, 0),
+        "{stats:?}"
+    );
+    let addr = target as usize;
+    thread::scope(|s| {
+        s.spawn(|| domain.synchronize(addr as *const Obj));
+    });
+    domain.synchronize(target);
+    let stats = domain.stats();
+    assert_eq!(stats.self_scans, 3, "{stats:?}");
+    assert_eq!(stats.waiters_completed, 2, "{stats:?}");
+    // Safety: never published.
+    drop(unsafe { Box::from_raw(target) });
+}
+
 #[test]
 fn skip_self_scan_sends_every_call_to_the_scan_thread() {
     let domain = Domain::with_config(Config::default().skip_self_scan(true));
