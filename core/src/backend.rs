@@ -229,7 +229,7 @@ impl Clock for LogicalClock {
 /// A statistics counter: a plain std atomic on every backend, as [`LogicalClock`]'s, for the
 /// same reason: it orders nothing and decides nothing (only `Domain::stats` reads it), so the
 /// model checkers need not explore it, and counting outside the scan cycle's lock keeps the
-/// paths that count (the self-scan) off that lock.
+/// paths that count (the self-scan, a retire) off that lock.
 #[derive(Debug, Default)]
 pub(crate) struct Counter(::std::sync::atomic::AtomicU64);
 

@@ -70,12 +70,13 @@ pub(crate) struct Shared<B: Backend> {
 }
 
 /// The counters of [`Stats`] that are counted outside the scan cycle's lock: by the
-/// self-scan, which takes no lock.
+/// self-scan, which takes no lock, and at retire time.
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     pub(crate) self_scans: Counter,
     pub(crate) self_scan_completions: Counter,
     pub(crate) self_scan_membarriers: Counter,
+    pub(crate) retired: Counter,
 }
 
 /// One `synchronize` in flight, counted in `Shared::in_flight` until it drops.
@@ -152,7 +153,7 @@ pub struct Stats {
     pub wildcard_deferrals: u64,
     /// Slot values the Bloom filter let through that the exact match then rejected.
     pub bloom_false_positives: u64,
-    /// Objects retired.
+    /// Objects retired, counted when `retire` is called.
     pub retired: u64,
     /// Retired objects reclaimed by scan cycles (not counting those reclaimed when the
     /// domain drops).
@@ -355,7 +356,8 @@ impl<B: Backend> Domain<B> {
     /// Hands `ptr` over for reclamation by `deleter` once no reader protects it.
     ///
     /// Reclamation is batched: a scan cycle runs once [`Config::retire_batch`] objects wait,
-    /// and every object still retired is reclaimed when the domain drops.
+    /// and every object still retired is reclaimed when the domain drops; [`Domain::reclaim`]
+    /// asks for it now.
     ///
     /// # Safety
     ///
@@ -369,6 +371,7 @@ impl<B: Backend> Domain<B> {
     pub unsafe fn retire<T>(&self, ptr: *mut T, deleter: unsafe fn(*mut T)) {
         // Safety: (2) is the contract of `Retired::new`.
         let retired = unsafe { Retired::new(ptr, deleter) };
+        self.shared.counters.retired.add(1);
         // The unlink of (1) happens before the scanner's heavy fence through this lock, as
         // in `synchronize`.
         let batch = self.shared.incoming.with(|incoming| {
@@ -386,6 +389,34 @@ impl<B: Backend> Domain<B> {
             }
             _ => {}
         }
+    }
+
+    /// Reclaims now, on the calling thread, every retired object that no reader protects,
+    /// instead of waiting for a full batch ([`Config::retire_batch`]) or the domain's drop;
+    /// returns how many it reclaimed (haphazard's `eager_reclaim`).
+    ///
+    /// It runs one scan cycle (after the one in progress, if any), which also completes every
+    /// waiter it can. Objects still protected stay retired for a later cycle, and so does
+    /// everything while some reader is between loading a pointer and publishing it (a slot
+    /// holding the wildcard): call it again. The deleters run on the calling thread, after
+    /// the cycle's lock is released, so a deleter may retire or reclaim in turn.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicPtr, Ordering};
+    /// use hazptr::Domain;
+    ///
+    /// let domain = Domain::new();
+    /// let src = AtomicPtr::new(Box::into_raw(Box::new(1_u32)));
+    /// let old = src.swap(Box::into_raw(Box::new(2)), Ordering::AcqRel);
+    /// // Safety: `old` is unlinked and came from a box.
+    /// unsafe { domain.retire_box(old) };
+    /// assert_eq!(domain.stats().reclaimed, 0, "one object is far from a batch");
+    /// assert_eq!(domain.reclaim(), 1, "no reader protects it");
+    /// # // Safety: the domain is the only user left.
+    /// # unsafe { domain.retire_box(src.load(Ordering::Relaxed)) };
+    /// ```
+    pub fn reclaim(&self) -> usize {
+        scan::cycle(&self.shared).reclaimed
     }
 
     /// [`Domain::retire`] for an object that came from `Box::into_raw`.
@@ -439,6 +470,7 @@ impl<B: Backend> Domain<B> {
         stats.self_scan_completions = counters.self_scan_completions.get();
         stats.heavy_fences += stats.self_scans;
         stats.membarrier_calls += counters.self_scan_membarriers.get();
+        stats.retired = counters.retired.get();
         stats.primary_slots = self.shared.primaries.len();
         stats.backup_slots = self.shared.overflow.iter().map(SlotList::len).sum();
         stats

@@ -175,7 +175,6 @@ fn cycle_locked<B: Backend>(
     // heavy fence below.
     shared.incoming.with(|incoming| {
         state.stats.waiters_enqueued += incoming.waiters.len() as u64;
-        state.stats.retired += incoming.retired.len() as u64;
         for mut waiter in incoming.waiters.drain(..) {
             waiter.id = state.next_waiter;
             waiter.since = now;
