@@ -519,7 +519,7 @@ fn detect_stalls<B: Backend>(shared: &Shared<B>, state: &mut ScanState<B>) {
             sequence: waiter.reports,
             holders: holders(shared, &state.observed, waiter.addr, now),
         };
-        tracing::warn!(target: "hazptr", "{report}");
+        crate::stall::emit(&report);
         if state.reports.len() == KEPT_REPORTS {
             state.reports.pop_front();
         }

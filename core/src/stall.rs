@@ -10,8 +10,9 @@
 //! growing) from repeated re-acquisition (holders that come and go, or a hold time that
 //! restarts); without `debug_holders` the hold time is what consecutive scan cycles observed,
 //! so a release and re-acquisition between two cycles looks like one hold.
-//! Reports go to `tracing` at warn level and to [`Domain::stall_reports`], and are counted
-//! even when suppressed.
+//! Reports go to `tracing` at warn level, to standard error as well when no `tracing`
+//! subscriber is installed (none set globally, nor on the reporting thread), so that a stall
+//! is never silent, and to [`Domain::stall_reports`]; they are counted even when suppressed.
 //! The timeout and the suppression can be changed at run time (the kernel's sysfs knobs):
 //! [`Domain::set_stall_timeout`], [`Domain::set_stall_suppressed`].
 //!
@@ -22,6 +23,21 @@
 use core::fmt;
 use core::panic::Location;
 use core::time::Duration;
+
+/// Emits a stall report: a `tracing` warning under the target `hazptr`, and a copy on
+/// standard error when no `tracing` subscriber would receive it.
+pub(crate) fn emit(report: &StallReport) {
+    tracing::warn!(target: "hazptr", "{report}");
+    if !subscriber_installed() {
+        eprintln!("{report}");
+    }
+}
+
+/// Whether a `tracing` subscriber is installed for the calling thread: a scoped default on
+/// this thread, or the global default.
+fn subscriber_installed() -> bool {
+    tracing::dispatcher::get_default(|dispatch| !dispatch.is::<tracing::subscriber::NoSubscriber>())
+}
 
 /// Which kind of slot a holder occupies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

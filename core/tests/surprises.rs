@@ -1,15 +1,131 @@
 //! No silent surprise: each test makes a mistake a user makes, or waits for something a user
 //! waits for, and asserts what the user now sees.
 //!
+//! - a stall with no `tracing` subscriber installed: the report on standard error;
 //! - `retire`: counted at once in `Stats::retired`;
 //! - reclamation on request: `Domain::reclaim`.
 
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::*};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
+use std::thread;
+use std::time::Duration;
 
-use hazptr::Domain;
+use hazptr::{Config, Domain};
 
 fn boxed(value: u64) -> AtomicPtr<u64> {
     AtomicPtr::new(Box::into_raw(Box::new(value)))
+}
+
+/// Frees what `boxed` allocated, once nothing protects it.
+fn free(src: &AtomicPtr<u64>) {
+    // Safety: from `boxed`; the caller holds no guard on it and no reader remains.
+    drop(unsafe { Box::from_raw(src.load(Relaxed)) });
+}
+
+/// What the child processes of the stderr tests run, chosen by this variable.
+const CHILD: &str = "HAZPTR_SURPRISES_CHILD";
+
+/// In a child process: a waiter stalls for a while on an address another thread holds, with
+/// a 10 ms stall timeout, reports suppressed if `suppress`; prints a line once it returns.
+fn stall_in_child(suppress: bool) {
+    let config = Config::default()
+        .stall_timeout(Some(Duration::from_millis(10)))
+        .stall_suppress(suppress);
+    let domain = Domain::with_config(config);
+    let src = boxed(7);
+    let held = AtomicBool::new(false);
+    thread::scope(|s| {
+        s.spawn(|| {
+            let mut reader = domain.reader();
+            // Safety: `src` is freed only after the scope.
+            let guard = unsafe { reader.protect(&src) }.unwrap();
+            held.store(true, SeqCst);
+            while domain.stats().stalls == 0 {
+                thread::sleep(Duration::from_millis(1));
+            }
+            drop(guard);
+        });
+        while !held.load(SeqCst) {
+            thread::yield_now();
+        }
+        domain.synchronize(src.load(Relaxed));
+    });
+    free(&src);
+    eprintln!("child: synchronize returned");
+}
+
+/// Runs this test binary's test `name` in a child process with `CHILD` set to `role`;
+/// returns its standard error.
+fn child(name: &str, role: &str) -> String {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, role)
+        .output()
+        .expect("the test binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("1 passed"),
+        "the child ran no test:\n{stdout}"
+    );
+    assert!(stderr.contains("child: synchronize returned"), "{stderr}");
+    stderr
+}
+
+/// With no `tracing` subscriber, a stall report reaches standard error; suppressed, it does
+/// not.
+#[test]
+fn stall_reports_reach_stderr_without_a_subscriber() {
+    const NAME: &str = "stall_reports_reach_stderr_without_a_subscriber";
+    match std::env::var(CHILD).as_deref() {
+        Ok("reported") => return stall_in_child(false),
+        Ok("suppressed") => return stall_in_child(true),
+        _ => {}
+    }
+    let stderr = child(NAME, "reported");
+    assert!(stderr.contains("hazptr: synchronize(0x"), "{stderr}");
+    assert!(stderr.contains("blocked for"), "{stderr}");
+    assert!(stderr.contains("primary slot"), "{stderr}");
+    let stderr = child(NAME, "suppressed");
+    assert!(!stderr.contains("hazptr: synchronize("), "{stderr}");
+}
+
+/// A subscriber that counts the events it receives.
+struct Counting(&'static AtomicUsize);
+
+impl tracing::Subscriber for Counting {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        if *event.metadata().level() == tracing::Level::WARN {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+/// With a `tracing` subscriber installed, the report goes to it, and standard error stays
+/// quiet.
+#[test]
+fn stall_reports_go_to_an_installed_subscriber_only() {
+    const NAME: &str = "stall_reports_go_to_an_installed_subscriber_only";
+    if std::env::var(CHILD).as_deref() == Ok("subscriber") {
+        static WARNINGS: AtomicUsize = AtomicUsize::new(0);
+        tracing::subscriber::set_global_default(Counting(&WARNINGS)).unwrap();
+        stall_in_child(false);
+        assert!(WARNINGS.load(SeqCst) > 0, "the subscriber got the report");
+        return;
+    }
+    let stderr = child(NAME, "subscriber");
+    assert!(!stderr.contains("hazptr: synchronize("), "{stderr}");
 }
 
 /// A deleter that counts its calls, then frees the box.
