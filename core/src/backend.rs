@@ -190,8 +190,10 @@ pub trait Backend: Sized + Send + Sync + 'static {
 
     /// A number that tells the calling thread from every other live thread, cheaply (no
     /// allocation): the self-scan's rule uses it to tell a burst of callers on several
-    /// threads from one thread calling again. 0 where the backend does not tell threads
-    /// apart (the model backends, whose models run with no self-scan backoff).
+    /// threads from one thread calling again, and debug builds record it with each
+    /// protection, so that `synchronize` can tell a caller that protects the very address it
+    /// waits for. 0 where the backend does not tell threads apart (the model backends, whose
+    /// models run with no self-scan backoff and without that check).
     fn thread_token() -> usize;
 }
 

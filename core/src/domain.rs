@@ -9,7 +9,9 @@
 
 use std::sync::Arc;
 
-use core::sync::atomic::Ordering::Relaxed;
+use core::panic::Location;
+use core::ptr;
+use core::sync::atomic::Ordering::{Acquire, Relaxed};
 use core::time::Duration;
 
 use crate::backend::{Atomic, AtomicInt, Backend, Clock, Counter, Event, Lock, Std};
@@ -17,7 +19,7 @@ use crate::config::{Config, ScanMode};
 use crate::guard::Reader;
 use crate::retire::{self, Retired};
 use crate::scan;
-use crate::slot::SlotList;
+use crate::slot::{EMPTY, SlotList, WILDCARD, key};
 use crate::stall::StallReport;
 use crate::weaken::{self, Weakening};
 
@@ -278,11 +280,17 @@ impl<B: Backend> Domain<B> {
     /// present when it starts. For [`Config::self_scan_backoff`] after two calls overlap, or
     /// follow each other on different threads, every call joins the shared scan, so a burst
     /// of callers keeps sharing cycles.
+    ///
+    /// A thread must not wait for an address it protects itself: it would wait for ever.
+    /// Debug builds check it, and panic with a message naming the guard's slot and where it
+    /// was taken; in a release build the call waits, and the stall reports name the waiting
+    /// thread as the holder.
     pub fn synchronize<T>(&self, ptr: *const T) {
         let addr = ptr as usize;
         if addr == 0 {
             return;
         }
+        self.check_not_held_by_caller(addr);
         let _in_flight = if self.shared.config.skip_self_scan {
             None
         } else {
@@ -339,9 +347,47 @@ impl<B: Backend> Domain<B> {
         !recent(shared.last_overlap.load(Relaxed))
     }
 
+    /// In debug builds on the std backend, panics if the calling thread itself protects
+    /// `addr`: its `synchronize` would wait for ever for its own guard.
+    fn check_not_held_by_caller(&self, addr: usize) {
+        if !cfg!(debug_assertions) || B::MODEL {
+            return;
+        }
+        let me = B::thread_token();
+        for (list, node) in scan::all_slots(&self.shared) {
+            // Acquire: reads a publication, a release store made after the protection's
+            // `Node::note_protector`, whose fields the relaxed loads below then see.
+            let value = node.addr.load(Acquire);
+            if value == EMPTY || value == WILDCARD || key(value) != key(addr) {
+                continue;
+            }
+            // Relaxed: ordered by the acquire load above.
+            if node.protector.load(Relaxed) != me {
+                continue;
+            }
+            let kind = if list == 0 { "primary" } else { "backup" };
+            let site = match node.protector_site.load(Relaxed) {
+                0 => String::from("an unknown site"),
+                exposed => {
+                    let site: *const Location<'static> = ptr::with_exposed_provenance(exposed);
+                    // Safety: non-zero values are exposed addresses of `&'static Location`s,
+                    // stored by `Node::note_protector`.
+                    unsafe { &*site }.to_string()
+                }
+            };
+            panic!(
+                "hazptr: synchronize({addr:#x}) called by a thread that protects that address \
+                 itself, through the guard in its {kind} slot {} taken at {site}: the call would \
+                 wait for ever for its own guard; drop the guard before synchronizing on the \
+                 pointer it protects",
+                node.index
+            );
+        }
+    }
+
     /// Enqueues a waiter for `addr`; returns the event its completion sets.
     pub(crate) fn enqueue(&self, addr: usize) -> Arc<B::Event> {
-        let waiter = scan::Waiter::new(addr);
+        let waiter = scan::Waiter::new(addr, B::current_thread(), B::thread_token());
         let done = waiter.done();
         // The unlink that precedes this call happens before the scanner's heavy fence: the
         // lock below publishes the waiter to the scanner, which takes the same lock before

@@ -45,7 +45,7 @@ use core::ptr;
 use core::sync::atomic::Ordering::{Acquire, Relaxed};
 use core::time::Duration;
 
-use crate::backend::{Atomic, Backend, Clock, Event, HeavyFence, Lock};
+use crate::backend::{Atomic, Backend, Clock, Event, HeavyFence, Lock, ThreadInfo};
 use crate::bloom::Bloom;
 use crate::domain::{Shared, Stats};
 use crate::drain::{Disengage, Drain};
@@ -67,12 +67,17 @@ pub(crate) struct Waiter<B: Backend> {
     /// When the last stall report on this waiter was made, and how many there were.
     last_report: Option<Duration>,
     reports: u32,
+    /// The waiting thread, for stall reports, and its [`Backend::thread_token`].
+    thread: ThreadInfo,
+    token: usize,
 }
 
 impl<B: Backend> Waiter<B> {
-    pub(crate) fn new(addr: usize) -> Self {
+    pub(crate) fn new(addr: usize, thread: ThreadInfo, token: usize) -> Self {
         Self {
             addr,
+            thread,
+            token,
             done: Arc::new(B::Event::new()),
             id: 0,
             since: Duration::ZERO,
@@ -517,7 +522,9 @@ fn detect_stalls<B: Backend>(shared: &Shared<B>, state: &mut ScanState<B>) {
             waited,
             cycles: waiter.blocked_cycles,
             sequence: waiter.reports,
-            holders: holders(shared, &state.observed, waiter.addr, now),
+            waiter_thread_id: waiter.thread.id.clone(),
+            waiter_thread_name: waiter.thread.name.clone(),
+            holders: holders(shared, &state.observed, waiter, now),
         };
         crate::stall::emit(&report);
         if state.reports.len() == KEPT_REPORTS {
@@ -527,13 +534,14 @@ fn detect_stalls<B: Backend>(shared: &Shared<B>, state: &mut ScanState<B>) {
     }
 }
 
-/// Every slot holding `addr` or the wildcard, described for a stall report.
+/// Every slot holding `waiter`'s address or the wildcard, described for a stall report.
 fn holders<B: Backend>(
     shared: &Shared<B>,
     observed: &HashMap<(usize, usize), (usize, Duration, u64)>,
-    addr: usize,
+    waiter: &Waiter<B>,
     now: Duration,
 ) -> Vec<Holder> {
+    let addr = waiter.addr;
     let mut holders = Vec::new();
     for (list, node) in all_slots(shared) {
         // Acquire: as in the walk; the report describes what this load saw.
@@ -565,7 +573,17 @@ fn holders<B: Backend>(
             0 => None,
             at => Some(now.saturating_sub(Duration::from_nanos(at - 1))),
         };
+        // Relaxed: as the fields above (recorded only in debug builds on the std backend).
+        let protector = node.protector.load(Relaxed);
+        // Which thread took the protection is known exactly where it was recorded; otherwise
+        // the reader's thread stands for it (the thread that created the reader).
+        let is_waiter = if protector != 0 && waiter.token != 0 {
+            protector == waiter.token
+        } else {
+            thread.as_ref().is_some_and(|t| t.id == waiter.thread.id)
+        };
         holders.push(Holder {
+            is_waiter,
             kind: if list == 0 {
                 SlotKind::Primary
             } else {
@@ -637,7 +655,7 @@ mod tests {
     use core::sync::atomic::Ordering::Relaxed;
 
     fn enqueue(domain: &Domain, addr: usize) -> Arc<<crate::Std as Backend>::Event> {
-        let waiter = Waiter::new(addr);
+        let waiter = Waiter::new(addr, crate::Std::current_thread(), 0);
         let done = waiter.done();
         domain
             .shared()

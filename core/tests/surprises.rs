@@ -1,16 +1,20 @@
 //! No silent surprise: each test makes a mistake a user makes, or waits for something a user
 //! waits for, and asserts what the user now sees.
 //!
+//! - `synchronize` on an address the calling thread protects itself: a panic naming the
+//!   guard in debug builds, and in every build a stall report that names the waiter as the
+//!   holder;
 //! - a stall with no `tracing` subscriber installed: the report on standard error;
 //! - `retire`: counted at once in `Stats::retired`;
 //! - reclamation on request: `Domain::reclaim`.
 
+use std::panic::{self, AssertUnwindSafe};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
 use std::thread;
 use std::time::Duration;
 
-use hazptr::{Config, Domain};
+use hazptr::{Config, Domain, ScanMode};
 
 fn boxed(value: u64) -> AtomicPtr<u64> {
     AtomicPtr::new(Box::into_raw(Box::new(value)))
@@ -20,6 +24,142 @@ fn boxed(value: u64) -> AtomicPtr<u64> {
 fn free(src: &AtomicPtr<u64>) {
     // Safety: from `boxed`; the caller holds no guard on it and no reader remains.
     drop(unsafe { Box::from_raw(src.load(Relaxed)) });
+}
+
+/// The mistake: a thread waits for a pointer it protects itself. In a debug build the call
+/// panics at once, naming the guard's slot and the line that took it; a release build waits
+/// for ever, and the stall reports say the holder is the waiter (see the next test).
+#[test]
+fn synchronize_on_an_address_the_caller_protects_names_the_guard() {
+    let domain = Domain::new();
+    let src = boxed(7);
+    let mut reader = domain.reader();
+    // Safety: `src` is freed only at the end, after the guard.
+    let guard = unsafe { reader.protect(&src) }.unwrap();
+    let line = line!() - 1;
+    if cfg!(debug_assertions) {
+        let ptr = guard.as_ptr();
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| domain.synchronize(ptr)));
+        let payload = outcome.expect_err("a debug build refuses to wait for its own guard");
+        let message = payload
+            .downcast_ref::<String>()
+            .expect("a formatted panic message");
+        for expected in [
+            &format!("synchronize({:#x})", ptr as usize),
+            "protects that address itself",
+            "primary slot",
+            &format!("{}:{line}:", file!()),
+            "drop the guard before synchronizing",
+        ] {
+            assert!(
+                message.contains(expected),
+                "missing `{expected}` in: {message}"
+            );
+        }
+        // The guard is untouched; the waiter never joined the queue.
+        assert_eq!(*guard, 7);
+        drop(guard);
+        assert_eq!(domain.stats().waiters_enqueued, 0);
+        domain.synchronize(src.load(Relaxed));
+    } else {
+        // A release build does not look: the thread that makes the mistake waits for ever.
+        // Make it on a thread of its own, let the stall detector find it, and leave it.
+        drop(guard);
+        let domain: &'static Domain = Box::leak(Box::new(Domain::with_config(
+            Config::default().stall_timeout(Some(Duration::from_millis(20))),
+        )));
+        let src: &'static AtomicPtr<u64> = Box::leak(Box::new(boxed(7)));
+        thread::Builder::new()
+            .name("self-waiter".into())
+            .spawn(move || {
+                let mut reader = domain.reader();
+                // Safety: the leaked object is never freed.
+                let guard = unsafe { reader.protect(src) }.unwrap();
+                domain.synchronize(guard.as_ptr());
+                unreachable!("the waiter holds what it waits for");
+            })
+            .unwrap();
+        while domain.stall_reports().is_empty() {
+            thread::sleep(Duration::from_millis(5));
+        }
+        let report = &domain.stall_reports()[0];
+        assert_eq!(report.waiter_thread_name.as_deref(), Some("self-waiter"));
+        assert!(report.holders.iter().any(|h| h.is_waiter), "{report}");
+        assert!(
+            report.to_string().contains("the waiting thread itself"),
+            "{report}"
+        );
+    }
+    drop(reader);
+    free(&src);
+}
+
+/// The stall report of a waiter that holds its own address says so. The waiter is enqueued
+/// with `raw::enqueue`, which does not make the debug build's check, and its cycles run by
+/// hand, so the test runs alike in every build.
+#[test]
+fn a_stall_report_says_when_the_holder_is_the_waiter_itself() {
+    let config = Config::default()
+        .scan_mode(ScanMode::Caller)
+        .stall_timeout(Some(Duration::from_millis(5)));
+    let domain = Domain::with_config(config);
+    let src = boxed(7);
+    let mut reader = domain.reader();
+    // Safety: `src` is freed only at the end, after the guard.
+    let guard = unsafe { reader.protect(&src) }.unwrap();
+    let wait = hazptr::raw::enqueue(&domain, guard.as_ptr());
+    hazptr::raw::scan_cycle(&domain);
+    thread::sleep(Duration::from_millis(10));
+    hazptr::raw::scan_cycle(&domain);
+    assert!(!wait.is_complete());
+    let reports = domain.stall_reports();
+    let report = reports.first().expect("the waiter stalled");
+    assert_eq!(report.holders.len(), 1, "{report}");
+    assert!(report.holders[0].is_waiter, "{report}");
+    let me = format!("{:?}", thread::current().id());
+    assert_eq!(report.waiter_thread_id, me);
+    let text = report.to_string();
+    assert!(text.contains(&format!("on thread {me}")), "{text}");
+    assert!(
+        text.contains("the waiting thread itself: it waits for its own guard"),
+        "{text}"
+    );
+    drop(guard);
+    hazptr::raw::scan_cycle(&domain);
+    assert!(wait.is_complete());
+
+    // A holder on another thread is not called the waiter.
+    let (held, done) = (AtomicBool::new(false), AtomicBool::new(false));
+    let other = thread::scope(|s| {
+        let (domain, src, held, done) = (&domain, &src, &held, &done);
+        s.spawn(move || {
+            let mut reader = domain.reader();
+            // Safety: as above.
+            let guard = unsafe { reader.protect(src) }.unwrap();
+            held.store(true, SeqCst);
+            while !done.load(SeqCst) {
+                thread::sleep(Duration::from_millis(1));
+            }
+            drop(guard);
+        });
+        while !held.load(SeqCst) {
+            thread::yield_now();
+        }
+        let wait = hazptr::raw::enqueue(domain, src.load(Relaxed));
+        hazptr::raw::scan_cycle(domain);
+        thread::sleep(Duration::from_millis(10));
+        hazptr::raw::scan_cycle(domain);
+        done.store(true, SeqCst);
+        let report = domain.stall_reports().last().cloned().expect("stalled");
+        while !wait.is_complete() {
+            hazptr::raw::scan_cycle(domain);
+        }
+        report
+    });
+    assert!(other.holders.iter().all(|h| !h.is_waiter), "{other}");
+    assert!(!other.to_string().contains("the waiting thread itself"));
+    drop(reader);
+    free(&src);
 }
 
 /// What the child processes of the stderr tests run, chosen by this variable.
