@@ -159,14 +159,42 @@ fn one_waiter(domain: &Domain, rounds: usize) -> (Vec<Duration>, f64) {
     (one, fences)
 }
 
-fn summary() {
-    // One waiter: the two modes alternate in blocks, so that both see the same machine.
-    let domains: Vec<(&str, Domain)> = modes()
+/// A thread that protects and releases an object of `domain` in a loop until `stop` is set:
+/// a reader on another core, which the self-scan's `membarrier` must interrupt. The object is
+/// never the one the waiter waits for.
+fn spinner(domain: &Arc<Domain>, stop: &Arc<AtomicBool>) -> thread::JoinHandle<()> {
+    let (domain, stop) = (Arc::clone(domain), Arc::clone(stop));
+    thread::spawn(move || {
+        let value = Box::into_raw(Box::new(7_u64));
+        let src = std::sync::atomic::AtomicPtr::new(value);
+        let mut reader = domain.reader();
+        while !stop.load(Relaxed) {
+            for _ in 0..256 {
+                // Safety: `value` is freed only after the loop.
+                let guard = unsafe { reader.protect(&src) };
+                std::hint::black_box(guard.map(|g| *g));
+            }
+        }
+        drop(reader);
+        // Safety: no guard remains.
+        drop(unsafe { Box::from_raw(value) });
+    })
+}
+
+/// One waiter in each mode, the modes alternating in blocks so that both see the same
+/// machine; with `spinning`, a reader thread spins on another object meanwhile. Prints the
+/// latencies and returns the two medians.
+fn one_waiter_both_modes(spinning: bool) -> Vec<Duration> {
+    let domains: Vec<(&str, Arc<Domain>)> = modes()
         .into_iter()
-        .map(|(name, config)| (name, Domain::with_config(config)))
+        .map(|(name, config)| (name, Arc::new(Domain::with_config(config))))
         .collect();
-    // Decided when the first domain was created.
-    println!("membarrier in use: {}", Std::uses_membarrier());
+    let stop = Arc::new(AtomicBool::new(false));
+    let spinners: Vec<_> = if spinning {
+        domains.iter().map(|(_, d)| spinner(d, &stop)).collect()
+    } else {
+        Vec::new()
+    };
     let mut latencies = vec![Vec::new(); domains.len()];
     let mut fences = vec![0.0; domains.len()];
     let blocks = 10;
@@ -177,12 +205,21 @@ fn summary() {
             fences[i] += per_call / blocks as f64;
         }
     }
+    stop.store(true, Relaxed);
+    for s in spinners {
+        s.join().unwrap();
+    }
+    let case = if spinning {
+        "1 waiter, a reader spinning"
+    } else {
+        "1 waiter"
+    };
     let mut p50s = Vec::new();
     for (i, (name, domain)) in domains.iter().enumerate() {
         latencies[i].sort();
         let stats = domain.stats();
         println!(
-            "synchronize, 1 waiter, {name}: p50 {:?}, p99 {:?}; {:.2} heavy fences per synchronize; \
+            "synchronize, {case}, {name}: p50 {:?}, p99 {:?}; {:.2} heavy fences per synchronize; \
              {} self-scans ({} returned), {} scan cycles",
             percentile(&latencies[i], 0.5),
             percentile(&latencies[i], 0.99),
@@ -194,10 +231,17 @@ fn summary() {
         p50s.push(percentile(&latencies[i], 0.5));
     }
     println!(
-        "synchronize, 1 waiter: scan-thread p50 / self-scan p50 = {:.1}",
+        "synchronize, {case}: scan-thread p50 / self-scan p50 = {:.1}",
         p50s[1].as_secs_f64() / p50s[0].as_secs_f64()
     );
-    drop(domains);
+    p50s
+}
+
+fn summary() {
+    one_waiter_both_modes(false);
+    // Decided when the first domain was created.
+    println!("membarrier in use: {}", Std::uses_membarrier());
+    one_waiter_both_modes(true);
 
     // Sixteen waiters: again the modes alternate, in blocks of rounds, each block with a
     // fresh pool of threads and the two modes' order swapped from block to block, so that
