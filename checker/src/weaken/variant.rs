@@ -52,16 +52,19 @@ pub fn splice(source: &str, mut edits: Vec<Edit>) -> String {
 /// `no-mb-L18`, `once-L21`, `mb-before-L17`.
 pub fn tag(slots: &[Site], i: usize, c: usize) -> String {
     let s = &slots[i];
-    let at = if slots
-        .iter()
-        .enumerate()
-        .any(|(j, t)| j != i && t.line == s.line && t.kind != SiteKind::Gap)
-    {
+    let at = if slots.iter().enumerate().any(|(j, t)| {
+        j != i && t.line == s.line && (t.kind == SiteKind::Gap) == (s.kind == SiteKind::Gap)
+    }) {
         format!("L{}c{}", s.line, s.column)
     } else {
         format!("L{}", s.line)
     };
     let choice = &s.choices[c];
+    // A compare-exchange's two orders share the call's place: the order names the site.
+    let at = match s.part {
+        Some(part) => format!("{part}-{at}"),
+        None => at,
+    };
     match s.kind {
         SiteKind::Gap => format!("{}-before-{at}", choice.tag),
         _ if choice.text.is_empty() => format!("no-{}-{at}", s.choices[s.current].tag),
