@@ -234,9 +234,10 @@ pub fn text(a: &Analysis) -> String {
 fn completeness(st: &super::strengthen::Strengthening) -> String {
     match st.complete_below {
         None => format!(
-            "every minimal set of at most {} changes up to twice the cheapest's cost, \
-             cheapest first",
-            st.max_changes
+            "every minimal set of at most {} changes costing at most {} more than the \
+             cheapest, cheapest first",
+            st.max_changes,
+            super::strengthen::MARGIN
         ),
         Some(c) => format!(
             "search stopped at its budget: complete below cost {c}, with at most {} changes",

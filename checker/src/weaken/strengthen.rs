@@ -33,6 +33,10 @@ use super::{Cx, WeakenError};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// How far above the cheapest forbidding set's cost the search still looks for others:
+/// the price of an acquire and a release.
+pub const MARGIN: u32 = 4;
+
 /// A set of changes: `(slot, choice)`, slots in increasing order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Set {
@@ -52,7 +56,7 @@ pub struct Strengthening {
     /// The minimal forbidding sets found, cheapest first.
     pub sets: Vec<Set>,
     /// Whether the search ran to its end (every minimal set within the limit on changes,
-    /// up to twice the cheapest's cost, is among `sets`).
+    /// up to [`MARGIN`] above the cheapest's cost, is among `sets`).
     pub complete: bool,
     /// When it did not: every set cheaper than this was decided.
     pub complete_below: Option<u32>,
@@ -160,7 +164,7 @@ pub fn strengthen(cx: &Cx<'_>) -> Result<Strengthening, WeakenError> {
         for &k in &batch {
             let forbids = !nodes[k].is_empty() && fates.next().is_some_and(|f| f.holds());
             if forbids {
-                ceiling = ceiling.min(c.saturating_mul(2));
+                ceiling = ceiling.min(c.saturating_add(MARGIN));
                 found.push(Set {
                     changes: nodes[k].clone(),
                     cost: c,
