@@ -9,7 +9,8 @@
 //! ([`engine::decide::run`]); [`report`] prints the result as herd7 does, explains it or
 //! draws it.
 //! [`check_source`] does all of it for one file, [`explain_source`] answers `hazmat
-//! explain`; [`testkit`] holds the generator of random tests and the harness that turns a
+//! explain`; [`weaken`] decides every weakening and strengthening of a test (`hazmat
+//! weaken`); [`testkit`] holds the generator of random tests and the harness that turns a
 //! directory of litmus files into `cargo test` cases.
 
 pub mod engine;
@@ -18,6 +19,7 @@ pub mod front;
 pub mod models;
 pub mod report;
 pub mod testkit;
+pub mod weaken;
 
 use engine::enumerate::{Limits, RunError};
 use front::defs::Macros;
