@@ -40,9 +40,10 @@ use crate::front::c11;
 pub use crate::front::c11::Dialect;
 use crate::front::primitive::{self, Returns, Shape};
 use crate::front::program::{
-    BinOp, Cell, Condition, Expr, Instr, LocDecl, Op, Operand, Program, Prop, Quantifier, RmwWrite,
-    ThreadCode,
+    BinOp, Cell, Condition, Expr, Instr, LocDecl, Op, Operand, Program, Prop, Quantifier, RmwTags,
+    RmwWrite, ThreadCode,
 };
+use crate::front::variant::{self, LkmmVersion, RmwKind};
 use hazmat_litmus::ast;
 use hazmat_litmus::diagnostic::{self, Severity};
 use std::collections::{HashMap, HashSet};
@@ -254,7 +255,11 @@ pub fn lower_with_macros(
             temps: 0,
             stmt: 0,
             stmts: 0,
+            poi: None,
         };
+        if macros.is_some_and(crate::front::defs::Macros::numbers_srcu_locks) {
+            lw.poi = Some(lw.cx.reg(i, "%poi"));
+        }
         let mut code = Vec::new();
         for s in &t.body {
             lw.stmt(s, &mut code)?;
@@ -513,6 +518,10 @@ struct ThreadLowering<'a> {
     stmt: u32,
     /// The next instruction's number.
     stmts: u32,
+    /// The register that counts herd7's instructions as herd7 numbers them along a path
+    /// (its `program_order_index`), when the macros make SRCU locks on the structure,
+    /// whose number it gives (see [`ThreadLowering::count`]).
+    poi: Option<usize>,
 }
 
 impl ThreadLowering<'_> {
@@ -590,11 +599,54 @@ impl ThreadLowering<'_> {
         }
     }
 
+    /// Counts `k` more of herd7's instructions on the path, when the thread counts them
+    /// (see [`ThreadLowering::poi`]).
+    ///
+    /// herd7 numbers each instruction it runs: a statement, a block (before its
+    /// statements), the call of a macro written as a block (as many as the block holds,
+    /// [`crate::front::defs::Macro::cost`]); an `if` counts one, and one more on entering
+    /// either branch it has; each test of a `while` counts one; a declaration without a
+    /// value counts none.
+    fn count(&mut self, k: u32, out: &mut Vec<Instr>) {
+        if let (Some(r), true) = (self.poi, k > 0) {
+            out.push(Instr {
+                stmt: self.stmt,
+                op: Op::Let {
+                    dst: r,
+                    val: Expr::Binary(
+                        BinOp::Add,
+                        Box::new(Expr::Reg(r)),
+                        Box::new(Expr::Const(Value::Int(i64::from(k)))),
+                    ),
+                },
+                span: (0, 0),
+            });
+        }
+    }
+
+    /// What a statement counts as among herd7's instructions, before its parts.
+    fn cost(&self, s: &ast::Stmt) -> u32 {
+        match &s.kind {
+            ast::StmtKind::Decl { init: None, .. } | ast::StmtKind::Comment { .. } => 0,
+            ast::StmtKind::While { .. } => 0,
+            ast::StmtKind::Expr(e) => match &e.kind {
+                ast::ExprKind::Call { func, .. } => self
+                    .macros
+                    .and_then(|m| m.lookup(&func.name))
+                    .map_or(1, |m| m.cost.max(1)),
+                _ => 1,
+            },
+            _ => 1,
+        }
+    }
+
     fn stmt(&mut self, s: &ast::Stmt, out: &mut Vec<Instr>) -> Result<(), LowerError> {
         // Each statement is one herd7 instruction, an `if` its condition; blocks are not.
         if !matches!(s.kind, ast::StmtKind::Block(_)) {
             self.begin();
         }
+        let cost = self.cost(s);
+        self.count(cost, out);
         match &s.kind {
             ast::StmtKind::Decl { name, init, .. } => {
                 self.declared.insert(name.name.clone());
@@ -668,9 +720,11 @@ impl ThreadLowering<'_> {
                 let id = self.stmt;
                 let c = self.expr(cond, out)?;
                 let mut t = Vec::new();
+                self.count(1, &mut t);
                 self.stmt(then, &mut t)?;
                 let mut f = Vec::new();
                 if let Some(e) = els {
+                    self.count(1, &mut f);
                     self.stmt(e, &mut f)?;
                 }
                 out.push(Instr {
@@ -711,6 +765,7 @@ impl ThreadLowering<'_> {
         if n > 0 {
             self.begin();
         }
+        self.count(1, out);
         let id = self.stmt;
         let c = self.expr(cond, out)?;
         let mut then = Vec::new();
@@ -871,24 +926,7 @@ impl ThreadLowering<'_> {
                 },
             });
         };
-        let arity = match prim.shape {
-            Shape::Fence => 0,
-            Shape::Load { .. }
-            | Shape::Lock
-            | Shape::Unlock
-            | Shape::Trylock
-            | Shape::IsLocked
-            | Shape::SyncSrcu => 1,
-            Shape::Store { .. } | Shape::StoreMb | Shape::Xchg => 2,
-            Shape::Op { constant, .. } => {
-                if constant.is_some() {
-                    1
-                } else {
-                    2
-                }
-            }
-            Shape::Cmpxchg | Shape::AddUnless => 3,
-        };
+        let arity = primitive::arity(prim.shape);
         if args.len() != arity {
             return err(
                 format!(
@@ -902,7 +940,7 @@ impl ThreadLowering<'_> {
         }
         // herd7 expands a macro that gives a value only within an expression, and one that
         // gives none only as a statement; it knows no other (its "Unknown macro").
-        if !want_value && gives_value(prim.shape) {
+        if !want_value && primitive::gives_value(prim.shape) {
             return err(
                 format!(
                     "`{0}` gives a value, and herd7 takes it only within an expression: write \
@@ -914,6 +952,8 @@ impl ThreadLowering<'_> {
         }
         let span2 = sp(span);
         let tags = prim.tags;
+        let lkmm = self.macros.map_or(LkmmVersion::V2, |m| m.lkmm);
+        let rmw_tags = |kind| variant::rmw_tags(lkmm, kind, tags, prim.lower);
         let stmt = self.stmt;
         let emit = |op: Op, out: &mut Vec<Instr>| {
             out.push(Instr {
@@ -989,7 +1029,7 @@ impl ThreadLowering<'_> {
                         addr,
                         write: RmwWrite::Set(v),
                         ret_new: false,
-                        tags,
+                        tags: rmw_tags(RmwKind::Ordered),
                     },
                     out,
                 );
@@ -1006,7 +1046,7 @@ impl ThreadLowering<'_> {
                         addr,
                         expected,
                         new,
-                        tags,
+                        tags: rmw_tags(RmwKind::Ordered),
                     },
                     out,
                 );
@@ -1035,7 +1075,11 @@ impl ThreadLowering<'_> {
                         addr,
                         write: RmwWrite::Apply(op, operand),
                         ret_new: matches!(returns, Returns::New | Returns::Test(_)),
-                        tags,
+                        tags: rmw_tags(if returns == Returns::Nothing {
+                            RmwKind::NoReturn
+                        } else {
+                            RmwKind::Ordered
+                        }),
                     },
                     out,
                 );
@@ -1059,7 +1103,7 @@ impl ThreadLowering<'_> {
                         addr,
                         add,
                         unless,
-                        tags,
+                        tags: rmw_tags(RmwKind::AddUnless),
                     },
                     out,
                 );
@@ -1090,6 +1134,49 @@ impl ThreadLowering<'_> {
             Shape::SyncSrcu => {
                 let addr = self.expr(&args[0], out)?;
                 emit(Op::SyncSrcu { addr }, out);
+                None
+            }
+            Shape::SrcuLock => {
+                let addr = self.expr(&args[0], out)?;
+                let d = dst(self);
+                // herd7's number for the lock: (thread + 1) * 307 + instruction * 599, the
+                // instruction as herd7 numbers it on the path (`count`).
+                let thread = Expr::Const(Value::Int((self.thread as i64 + 1) * 307));
+                let value = match self.poi {
+                    Some(r) => Expr::Binary(
+                        BinOp::Add,
+                        Box::new(thread),
+                        Box::new(Expr::Binary(
+                            BinOp::Mul,
+                            Box::new(Expr::Reg(r)),
+                            Box::new(Expr::Const(Value::Int(599))),
+                        )),
+                    ),
+                    None => thread,
+                };
+                emit(
+                    Op::Srcu {
+                        dst: d,
+                        addr,
+                        value,
+                        tags,
+                    },
+                    out,
+                );
+                d.map(Expr::Reg)
+            }
+            Shape::SrcuUnlock => {
+                let addr = self.expr(&args[0], out)?;
+                let value = self.expr(&args[1], out)?;
+                emit(
+                    Op::Srcu {
+                        dst: None,
+                        addr,
+                        value,
+                        tags,
+                    },
+                    out,
+                );
                 None
             }
         })
@@ -1222,7 +1309,7 @@ impl ThreadLowering<'_> {
                         addr,
                         write,
                         ret_new: false,
-                        tags: c11::rmw_tags(first),
+                        tags: RmwTags::uniform(c11::rmw_tags(first)),
                     },
                     out,
                 );
@@ -1290,24 +1377,6 @@ impl ThreadLowering<'_> {
 
 /// Whether a primitive of this shape gives a value: whether its macro in the kernel's
 /// `linux-kernel.def` is an expression, not a statement in braces.
-fn gives_value(shape: Shape) -> bool {
-    match shape {
-        Shape::Load { .. }
-        | Shape::Xchg
-        | Shape::Cmpxchg
-        | Shape::AddUnless
-        | Shape::Trylock
-        | Shape::IsLocked => true,
-        Shape::Op { returns, .. } => returns != Returns::Nothing,
-        Shape::Store { .. }
-        | Shape::StoreMb
-        | Shape::Fence
-        | Shape::Lock
-        | Shape::Unlock
-        | Shape::SyncSrcu => false,
-    }
-}
-
 fn binop(op: ast::BinaryOp) -> BinOp {
     use ast::BinaryOp as A;
     match op {
@@ -1346,7 +1415,7 @@ mod tests {
         assert!(matches!(
             ops[0],
             Op::Rmw { addr: Expr::Const(Value::Addr(_)), tags, .. }
-                if tags.has(Tag::SeqCst) && tags.has(Tag::Rmw)
+                if tags.read.has(Tag::SeqCst) && tags.read.has(Tag::Rmw)
         ));
         assert!(matches!(ops[2], Op::Load { tags, .. } if *tags == Tags::of(&[Tag::Acq])));
         // The kernel's atomic_fetch_add(V, X) reads its operands the other way round.
@@ -1404,7 +1473,11 @@ mod tests {
             let prim = primitive::lookup(name).unwrap_or_else(|| panic!("{name} is missing"));
             // The body follows the parameter list: a statement when it starts with `{`.
             let body = line.split_once(')').map_or("", |(_, b)| b.trim());
-            assert_eq!(gives_value(prim.shape), !body.starts_with('{'), "{name}");
+            assert_eq!(
+                primitive::gives_value(prim.shape),
+                !body.starts_with('{'),
+                "{name}"
+            );
             checked += 1;
         }
         assert!(checked > 100);

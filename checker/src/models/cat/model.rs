@@ -235,12 +235,12 @@ fn base<W: Width>(
     }
     let n = x.len();
     let tagged = |t: Tag| x.tagged(t);
-    // herd7's memory events are its reads and writes, lock events included; the lock
-    // events join `R` and `W` only where `lock.cat` puts them.
-    let mut m = x.reads() | x.writes();
-    m.union_with(both);
+    // herd7's memory events are its reads and writes: not its lock events, which
+    // `lock.cat` puts in `R` and `W`, and then in `M` (`let M = R | W`), itself.
     let (r, w) = reads_and_writes(x, both);
-    let f = x.fences();
+    let m = r.clone() | w.clone();
+    // herd7's fences: not its SRCU events on a structure, which have a location.
+    let f = x.set(|e| e.kind == EventKind::Fence && e.loc.is_none());
     let rmw_set = tagged(Tag::Rmw);
     let annotated = x.set(|e| {
         [
