@@ -130,9 +130,11 @@ impl Engine {
     ) -> Result<Checked, CheckError> {
         match self {
             Engine::Axiomatic => check_source(source, model, options),
-            Engine::Shuttle => check_source_with(source, model.dialect(), None, |p| {
-                engine::interp::run(p, &options.limits)
-            }),
+            Engine::Shuttle => {
+                check_source_with(source, model.dialect(), None, options.s128, |p| {
+                    engine::interp::run(p, &options.limits)
+                })
+            }
         }
     }
 }
@@ -172,7 +174,7 @@ pub fn check_source(
     model: &dyn MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
-    check_source_with(source, model.dialect(), None, |p| {
+    check_source_with(source, model.dialect(), None, options.s128, |p| {
         engine::decide::run(p, model, options)
     })
     .map(|c| with_thin_air_warning(c, model))
@@ -210,7 +212,7 @@ pub fn check_source_with_macros(
     model: &dyn MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
-    check_source_with(source, model.dialect(), Some(macros), |p| {
+    check_source_with(source, model.dialect(), Some(macros), options.s128, |p| {
         engine::decide::run(p, model, options)
     })
     .map(|c| with_thin_air_warning(c, model))
@@ -232,15 +234,17 @@ fn cutoff_warning(program: &Program) -> Option<Warning> {
     })
 }
 
-/// Parses and lowers the text of one litmus file, in `dialect` and with a user's `macros`
-/// if given: the front half of [`check_source`] and [`explain_source`].
+/// Parses and lowers the text of one litmus file, in `dialect`, with a user's `macros` if
+/// given and under herd7's variant `S128` if `s128`: the front half of [`check_source`] and
+/// [`explain_source`].
 fn parse_and_lower(
     source: &str,
     dialect: Dialect,
     macros: Option<&Macros>,
+    s128: bool,
 ) -> Result<(hazmat_litmus::Test, Program, Vec<Warning>), CheckError> {
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
-    let (program, warnings) = front::lower::lower_with_macros(&test, dialect, macros)?;
+    let (program, warnings) = front::lower::lower_with_variant(&test, dialect, macros, s128)?;
     Ok((test, program, warnings))
 }
 
@@ -249,10 +253,11 @@ fn check_source_with(
     source: &str,
     dialect: Dialect,
     macros: Option<&Macros>,
+    s128: bool,
     decide: impl FnOnce(&Program) -> Result<Outcome, RunError>,
 ) -> Result<Checked, CheckError> {
     let start = Instant::now();
-    let (test, program, mut warnings) = parse_and_lower(source, dialect, macros)?;
+    let (test, program, mut warnings) = parse_and_lower(source, dialect, macros, s128)?;
     let outcome = decide(&program)?;
     let hash = hazmat_litmus::herd_hash(&test, source);
     if outcome.stats.removed.cutoff > 0 {
@@ -311,7 +316,7 @@ pub fn explain_source(
         source: source.to_string(),
     };
     let dialect = model.dialect();
-    let (test, original, _) = parse_and_lower(source, dialect, None).map_err(test_error)?;
+    let (test, original, _) = parse_and_lower(source, dialect, None, false).map_err(test_error)?;
     let program = match state {
         None => original,
         Some(text) => {
@@ -330,7 +335,7 @@ pub fn explain_source(
                     .and_then(|n| text.get(..n))
                     .map_or(1, |t| t.chars().count() + 1),
             };
-            let spliced = match parse_and_lower(&spliced, dialect, None) {
+            let spliced = match parse_and_lower(&spliced, dialect, None, false) {
                 Ok((_, program, _)) => program,
                 Err(CheckError::Parse(e)) => return Err(state_error(e.message, e.span.start)),
                 Err(CheckError::Lower(e)) => return Err(state_error(e.message, e.span.start)),

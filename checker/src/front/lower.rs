@@ -38,6 +38,7 @@
 use crate::exec::event::{Loc, Tag, Tags, Value};
 use crate::front::c11;
 pub use crate::front::c11::Dialect;
+use crate::front::instruction;
 use crate::front::primitive::{self, Returns, Shape};
 use crate::front::program::{
     BinOp, Cell, Condition, Expr, Instr, LocDecl, Op, Operand, Program, Prop, Quantifier, RmwTags,
@@ -146,6 +147,20 @@ const SIZED_TYPES: &[&str] = &[
     "atomic_t",
 ];
 
+/// The init-block types herd7 makes 64 or 128 bits wide, which take a value only under its
+/// variant `S128` (their values are then herd7's 128-bit integers; hazmat's small values
+/// compute alike, division aside, which hazmat refuses under `S128`).
+const WIDE_TYPES: &[&str] = &[
+    "int64_t",
+    "uint64_t",
+    "__int128",
+    "__int128_t",
+    "__uint128",
+    "__uint128_t",
+    "int128_t",
+    "uint128_t",
+];
+
 /// Lowers a parsed test.
 pub fn lower(test: &ast::Test) -> Result<Program, LowerError> {
     lower_with_warnings(test, Dialect::Kernel).map(|(program, _)| program)
@@ -167,8 +182,26 @@ pub fn lower_with_macros(
     dialect: Dialect,
     macros: Option<&crate::front::defs::Macros>,
 ) -> Result<(Program, Vec<Warning>), LowerError> {
+    lower_with_variant(test, dialect, macros, false)
+}
+
+/// Lowers a parsed test as [`lower_with_macros`] does, under herd7's variant `S128` when
+/// `s128` is set or the test's header says `Variant=S128`: herd7 then takes 64-bit and
+/// 128-bit types in the init block.
+pub fn lower_with_variant(
+    test: &ast::Test,
+    dialect: Dialect,
+    macros: Option<&crate::front::defs::Macros>,
+    s128: bool,
+) -> Result<(Program, Vec<Warning>), LowerError> {
+    let s128 = s128
+        || test.info("Variant").is_some_and(|v| {
+            v.split([',', ' ', '\t'])
+                .any(|w| w.trim().eq_ignore_ascii_case("S128"))
+        });
     let mut cx = Cx {
         dialect,
+        s128,
         locs: Vec::new(),
         loc_index: HashMap::new(),
         threads: Vec::new(),
@@ -309,7 +342,24 @@ pub fn lower_with_macros(
         }
         if let Some(ty) = &item.ty
             && ty.pointers == 0
+            && WIDE_TYPES.contains(&ty.base.as_str())
+            && !cx.s128
+        {
+            return err(
+                format!(
+                    "herd7 stores the initial value of a `{}` location, a 32-bit constant, only \
+                     under its variant `S128`, and stops without it (\"mask 32 bit value ... \
+                     mask\"): add `Variant=S128` to the test's header, or `-variant S128` to \
+                     the command line",
+                    ty.base
+                ),
+                ty.span,
+            );
+        }
+        if let Some(ty) = &item.ty
+            && ty.pointers == 0
             && !SIZED_TYPES.contains(&ty.base.as_str())
+            && !WIDE_TYPES.contains(&ty.base.as_str())
         {
             return err(
                 format!(
@@ -378,6 +428,8 @@ fn is_spinlock(ty: &ast::Type) -> bool {
 
 struct Cx {
     dialect: Dialect,
+    /// herd7's variant `S128`.
+    s128: bool,
     locs: Vec<LocDecl>,
     loc_index: HashMap<String, Loc>,
     threads: Vec<ThreadCode>,
@@ -703,6 +755,8 @@ impl ThreadLowering<'_> {
             ast::StmtKind::Expr(e) => {
                 if let ast::ExprKind::Call { func, args } = &e.kind {
                     self.call(func, args, e.span, false, out)?;
+                } else if let ast::ExprKind::Instruction { .. } = &e.kind {
+                    self.instruction(e, false, out)?;
                 } else {
                     // herd7 computes the value and drops it; computing it may fail.
                     let val = self.expr(e, out)?;
@@ -810,6 +864,14 @@ impl ThreadLowering<'_> {
                 Expr::Reg(t)
             }
             ast::ExprKind::Binary(op, a, b) => {
+                if *op == ast::BinaryOp::Div && self.cx.s128 {
+                    return err(
+                        "under its variant `S128` herd7 divides its 128-bit integers otherwise \
+                         (rounding towards minus infinity, and stopping on a negative divisor), \
+                         which hazmat does not compute: leave the division out, or the variant",
+                        e.span,
+                    );
+                }
                 let a = self.expr(a, out)?;
                 let b = self.expr(b, out)?;
                 Expr::Binary(binop(*op), Box::new(a), Box::new(b))
@@ -827,6 +889,18 @@ impl ThreadLowering<'_> {
                 }
             },
             ast::ExprKind::Cast(_, a) => self.expr(a, out)?,
+            ast::ExprKind::Instruction { func, .. } => match self.instruction(e, true, out)? {
+                Some(v) => v,
+                None => {
+                    return err(
+                        format!(
+                            "`{}` is a statement in herd7 and gives no value; write it on its own",
+                            func.name
+                        ),
+                        e.span,
+                    );
+                }
+            },
             _ => return err("unsupported expression", e.span),
         })
     }
@@ -867,6 +941,9 @@ impl ThreadLowering<'_> {
     ) -> Result<Option<Expr>, LowerError> {
         if let Some(prim) = c11::lookup(&func.name, self.cx.dialect) {
             return self.c11_call(prim, args, span, want_value, out);
+        }
+        if let Some(prim) = instruction::lock_word(&func.name) {
+            return self.apply(&func.name, prim, args, span, want_value, true, out);
         }
         // A user's macro fills the shape's arguments in its own order.
         let permuted: Vec<ast::Expr>;
@@ -926,12 +1003,60 @@ impl ThreadLowering<'_> {
                 },
             });
         };
+        self.apply(&func.name, prim, args, span, want_value, false, out)
+    }
+
+    /// One of herd7's internal instructions written in the code (see
+    /// [`crate::front::instruction`]).
+    fn instruction(
+        &mut self,
+        e: &ast::Expr,
+        want_value: bool,
+        out: &mut Vec<Instr>,
+    ) -> Result<Option<Expr>, LowerError> {
+        let ast::ExprKind::Instruction {
+            func,
+            annotations,
+            op,
+            args,
+        } = &e.kind
+        else {
+            return err("not an instruction", e.span);
+        };
+        let lowered = instruction::lower(func, annotations, *op, args.len())
+            .or_else(|(message, span)| err(message, span))?;
+        let ordered: Vec<ast::Expr> = lowered.args.iter().map(|&i| args[i].clone()).collect();
+        self.apply(
+            &func.name,
+            lowered.prim,
+            &ordered,
+            e.span,
+            want_value,
+            true,
+            out,
+        )
+    }
+
+    /// A call of `name`, which lowers to `prim`, with `args` in the order of its shape;
+    /// `grammar` tells whether `name` is a word of herd7's grammar, which may stand as a
+    /// statement although it gives a value, rather than a macro, which may not.
+    #[allow(clippy::too_many_arguments)]
+    fn apply(
+        &mut self,
+        name: &str,
+        prim: primitive::Primitive,
+        args: &[ast::Expr],
+        span: ast::Span,
+        want_value: bool,
+        grammar: bool,
+        out: &mut Vec<Instr>,
+    ) -> Result<Option<Expr>, LowerError> {
         let arity = primitive::arity(prim.shape);
         if args.len() != arity {
             return err(
                 format!(
                     "`{}` takes {arity} argument{}, not {}",
-                    func.name,
+                    name,
                     if arity == 1 { "" } else { "s" },
                     args.len()
                 ),
@@ -940,12 +1065,12 @@ impl ThreadLowering<'_> {
         }
         // herd7 expands a macro that gives a value only within an expression, and one that
         // gives none only as a statement; it knows no other (its "Unknown macro").
-        if !want_value && primitive::gives_value(prim.shape) {
+        if !want_value && !grammar && primitive::gives_value(prim.shape) {
             return err(
                 format!(
                     "`{0}` gives a value, and herd7 takes it only within an expression: write \
                      `r = {0}(...);` or `(void){0}(...);`",
-                    func.name
+                    name
                 ),
                 span,
             );
@@ -966,7 +1091,7 @@ impl ThreadLowering<'_> {
         Ok(match prim.shape {
             Shape::Load { lvalue } => {
                 let addr = if lvalue {
-                    self.lvalue(&func.name, &args[0], out)?
+                    self.lvalue(name, &args[0], out)?
                 } else {
                     self.expr(&args[0], out)?
                 };
@@ -987,7 +1112,7 @@ impl ThreadLowering<'_> {
                     _ => true,
                 };
                 let addr = if lvalue {
-                    self.lvalue(&func.name, &args[0], out)?
+                    self.lvalue(name, &args[0], out)?
                 } else {
                     self.expr(&args[0], out)?
                 };
@@ -1194,19 +1319,6 @@ impl ThreadLowering<'_> {
         out: &mut Vec<Instr>,
     ) -> Result<Option<Expr>, LowerError> {
         let shape = prim.shape;
-        // herd7 makes a C11 read-modify-write one event, both read and write, which only
-        // C11's models read: the kernel's model rejects every execution that has one.
-        if self.cx.dialect == Dialect::Kernel && shape.is_rmw() {
-            return err(
-                format!(
-                    "`{}` is a C11 read-modify-write, which only C11's models decide: check \
-                     the test with `--model rc11`, or with herd7's C11 macros (`--macros \
-                     c11.def`)",
-                    prim.name
-                ),
-                span,
-            );
-        }
         let arity = shape.operands() + if prim.explicit { shape.orders() } else { 0 };
         if args.len() != arity {
             return err(
@@ -1219,7 +1331,9 @@ impl ThreadLowering<'_> {
                 span,
             );
         }
-        if want_value != shape.gives_value() {
+        // A word of herd7's grammar that gives a value may stand as a statement; a macro
+        // of `c11.def` may not.
+        if want_value != shape.gives_value() && (want_value || !prim.grammar) {
             return err(
                 if want_value {
                     format!(
@@ -1402,7 +1516,8 @@ mod tests {
 
     /// In the C11 dialect the forms without `_explicit` are sequentially consistent and
     /// `atomic_fetch_add` takes the location first; in the kernel's, that name is the
-    /// kernel's (value first), and C11's read-modify-writes are refused with their place.
+    /// kernel's (value first), and C11's read-modify-writes, words of herd7's grammar, are
+    /// what they are in the C11 dialect.
     #[test]
     fn dialects_give_calls_their_meaning() {
         let src = "C t\n{}\nP0(atomic_int *x) {\n\
@@ -1431,15 +1546,32 @@ mod tests {
             "atomic_fetch_add(x, 2)",
             "atomic_exchange_explicit(x, 2, memory_order_relaxed)",
         );
-        let e = lower_with_warnings(
+        let (kernel, _) = lower_with_warnings(
             &hazmat_litmus::parse(&rmw).expect("parses"),
             Dialect::Kernel,
         )
-        .expect_err("refused");
-        assert!(e.message.contains("--model rc11"), "{}", e.message);
-        assert_eq!(
-            &rmw[e.span.start..e.span.start + 24],
-            "atomic_exchange_explicit"
+        .expect("lowers");
+        assert!(matches!(
+            &kernel.threads[0].code[0].op,
+            Op::Rmw { tags, .. } if *tags == RmwTags::uniform(Tags::of(&[Tag::Rmw, Tag::Rlx]))
+        ));
+        // A word of the grammar may stand as a statement, a macro of c11.def may not.
+        let dropped = src.replace(
+            "int r0 = atomic_fetch_add(x, 2);",
+            "atomic_fetch_add_explicit(x, 2, memory_order_relaxed); atomic_compare_exchange_strong(x, x, 1);",
+        );
+        let t = hazmat_litmus::parse(&dropped).expect("parses");
+        assert!(lower_with_warnings(&t, Dialect::Kernel).is_ok());
+        let macro_stmt = src.replace(
+            "int r0 = atomic_fetch_add(x, 2);",
+            "atomic_fetch_add(x, 2);",
+        );
+        let t = hazmat_litmus::parse(&macro_stmt).expect("parses");
+        let e = lower_with_warnings(&t, Dialect::C11).expect_err("refused");
+        assert!(
+            e.message.contains("only within an expression"),
+            "{}",
+            e.message
         );
         // c11.def has the kernel's RCU markers, and none of its other macros.
         let rcu = src.replace("int r0 = atomic_fetch_add(x, 2);", "rcu_read_lock();");
