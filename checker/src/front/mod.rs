@@ -10,5 +10,6 @@
 pub mod c11;
 pub mod defs;
 pub mod lower;
+pub(crate) mod names;
 pub mod primitive;
 pub mod program;
