@@ -25,7 +25,7 @@ use engine::enumerate::{Limits, RunError};
 use front::defs::Macros;
 use front::lower::{Dialect, LowerError, Warning};
 use front::program::{Op, Program};
-use hazmat_litmus::ast::{Span, line_col};
+use hazmat_litmus::ast::Span;
 use models::model::MemoryModel;
 use report::explain::Explained;
 use std::time::{Duration, Instant};
@@ -49,31 +49,46 @@ pub enum CheckError {
     /// The test uses something hazmat cannot run.
     #[error(transparent)]
     Lower(#[from] LowerError),
-    /// Running the test revealed an error.
-    #[error(transparent)]
-    Run(#[from] RunError),
+    /// Running the test revealed an error; the notes say what was probably meant.
+    #[error("{error}")]
+    Run {
+        /// The error.
+        error: RunError,
+        /// The notes of lowering's warnings about the erring statement.
+        notes: Vec<String>,
+    },
     /// The model asked for does not exist or is not available.
     #[error("{0}")]
     Model(String),
 }
 
 impl CheckError {
-    /// The error as `file:line:col: error: message` (and, for parse and lowering errors,
-    /// the source line with a caret under the place).
+    /// The error as `file:line:col: error: message` (and, but for a model's error, the
+    /// source line with a caret under the place, and notes).
     pub fn render(&self, file: &str, source: &str) -> String {
-        let at = |span: Span| {
-            let (l, c) = line_col(source, span.start);
-            format!("{file}:{l}:{c}")
-        };
         match self {
             CheckError::Parse(e) => e.render(file, source).trim_end().to_string(),
             CheckError::Lower(e) => e.render(file, source).trim_end().to_string(),
-            CheckError::Run(e) => format!(
-                "{}: error: {}",
-                at(Span::new(e.span.0, e.span.1)),
-                e.message
-            ),
+            CheckError::Run { error, notes } => hazmat_litmus::diagnostic::render(
+                file,
+                source,
+                Span::new(error.span.0, error.span.1),
+                hazmat_litmus::diagnostic::Severity::Error,
+                &error.message,
+                notes,
+            )
+            .trim_end()
+            .to_string(),
             CheckError::Model(m) => format!("{file}: error: {m}"),
+        }
+    }
+}
+
+impl From<RunError> for CheckError {
+    fn from(error: RunError) -> CheckError {
+        CheckError::Run {
+            error,
+            notes: Vec::new(),
         }
     }
 }
@@ -234,6 +249,33 @@ fn cutoff_warning(program: &Program) -> Option<Warning> {
     })
 }
 
+/// The warning for executions dropped at a read whose address is no location (herd7
+/// finds no write for it, and drops them too), at the first such access.
+/// `every` says whether no execution is left.
+fn nowhere_warning(
+    test: &hazmat_litmus::Test,
+    stats: &engine::enumerate::Stats,
+    every: bool,
+) -> Option<Warning> {
+    let (start, end) = stats.nowhere_at?;
+    let which = if every {
+        "every execution"
+    } else {
+        "some executions"
+    };
+    Some(Warning {
+        message: format!(
+            "in {which}, this access reads at an address that is no location: herd7 finds no \
+             write for such a read and drops the execution, and so does hazmat, so the result \
+             counts none of them"
+        ),
+        span: Span::new(start, end),
+        notes: front::names::address_note(test, Span::new(start, end))
+            .into_iter()
+            .collect(),
+    })
+}
+
 /// Parses and lowers the text of one litmus file, in `dialect`, with a user's `macros` if
 /// given and under herd7's variant `S128` if `s128`: the front half of [`check_source`] and
 /// [`explain_source`].
@@ -244,7 +286,8 @@ fn parse_and_lower(
     s128: bool,
 ) -> Result<(hazmat_litmus::Test, Program, Vec<Warning>), CheckError> {
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
-    let (program, warnings) = front::lower::lower_with_variant(&test, dialect, macros, s128)?;
+    let (program, mut warnings) = front::lower::lower_with_variant(&test, dialect, macros, s128)?;
+    warnings.extend(front::names::trailer_warnings(&test));
     Ok((test, program, warnings))
 }
 
@@ -258,11 +301,19 @@ fn check_source_with(
 ) -> Result<Checked, CheckError> {
     let start = Instant::now();
     let (test, program, mut warnings) = parse_and_lower(source, dialect, macros, s128)?;
-    let outcome = decide(&program)?;
+    let outcome = decide(&program).map_err(|error| {
+        // What lowering said of the names in the erring statement.
+        let within = |w: &&Warning| error.span.0 <= w.span.start && w.span.end <= error.span.1;
+        let notes = warnings.iter().filter(within);
+        let notes = notes.flat_map(|w| w.notes.iter().cloned()).collect();
+        CheckError::Run { error, notes }
+    })?;
     let hash = hazmat_litmus::herd_hash(&test, source);
     if outcome.stats.removed.cutoff > 0 {
         warnings.extend(cutoff_warning(&program));
     }
+    let every = outcome.states.is_empty() && outcome.unknown.is_none();
+    warnings.extend(nowhere_warning(&test, &outcome.stats, every));
     Ok(Checked {
         test,
         program,
@@ -316,7 +367,8 @@ pub fn explain_source(
         source: source.to_string(),
     };
     let dialect = model.dialect();
-    let (test, original, _) = parse_and_lower(source, dialect, None, false).map_err(test_error)?;
+    let (test, original, warnings) =
+        parse_and_lower(source, dialect, None, false).map_err(test_error)?;
     let program = match state {
         None => original,
         Some(text) => {
@@ -355,5 +407,16 @@ pub fn explain_source(
             spliced
         }
     };
-    report::explain::explained(&program, model, state, limits).map_err(|e| test_error(e.into()))
+    let mut explained = report::explain::explained(&program, model, state, limits)
+        .map_err(|e| test_error(e.into()))?;
+    explained.warnings = warnings;
+    if let report::explain::Answer::NoCandidate {
+        any_candidate,
+        stats,
+    } = &explained.answer
+    {
+        let warning = nowhere_warning(&test, stats, !any_candidate);
+        explained.warnings.extend(warning);
+    }
+    Ok(explained)
 }

@@ -153,6 +153,7 @@ fn summarise(program: &Program, found: Found, unknown: Option<String>) -> Outcom
             images: 0,
             nodes: 0,
             removed: Default::default(),
+            nowhere_at: None,
         },
         unknown,
         cut_short: false,

@@ -645,9 +645,22 @@ impl ThreadLowering<'_> {
             )],
             _ if self.cx.loc_index.contains_key(name) => vec![format!(
                 "`{name}` is a shared variable, but no parameter of P{number}: add `int *{name}` \
-                 to its parameters and read `*{name}`"
+                 to its parameters"
             )],
-            _ => Vec::new(),
+            _ => {
+                let regs = &self.cx.threads[self.thread].regs;
+                let known = regs.iter().map(String::as_str).filter(|r| {
+                    !r.starts_with('%')
+                        && (self.assigned.contains(*r) || self.declared.contains(*r))
+                });
+                let near = diagnostic::closest(name, known, 3);
+                vec![diagnostic::did_you_mean(&near).unwrap_or_else(|| {
+                    format!(
+                        "if `{name}` is a shared variable, add `int *{name}` to P{number}'s \
+                         parameters"
+                    )
+                })]
+            }
         }
     }
 

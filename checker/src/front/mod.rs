@@ -13,6 +13,7 @@ pub mod c11;
 pub mod defs;
 pub mod instruction;
 pub mod lower;
+pub(crate) mod names;
 pub mod primitive;
 pub mod program;
 pub mod variant;

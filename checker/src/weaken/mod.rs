@@ -247,7 +247,12 @@ pub fn analyse(source: &str, setup: &Setup<'_>) -> Result<Analysis, WeakenError>
         native: setup.native,
     };
     let outcome = crate::engine::decide::run(&program, setup.model, &judge_options(setup))
-        .map_err(|e| WeakenError::Check(CheckError::Run(e)))?;
+        .map_err(|error| {
+            WeakenError::Check(CheckError::Run {
+                error,
+                notes: Vec::new(),
+            })
+        })?;
     if let Some(why) = outcome.unknown {
         return Err(WeakenError::TestUndecided(why));
     }

@@ -305,6 +305,11 @@ impl<'a> Parser<'a> {
                 e.at_eof = true;
                 return Err(self.closing(Err::Failure(e), open, "`}`", what));
             }
+            // The next thread where a statement should be: this block's `}` is missing.
+            if starts_thread(rest) {
+                let e = Err::Failure(PError::expected(rest, "`}`"));
+                return Err(self.closing(e, open, "`}`", what));
+            }
             let (rest, s) = cut(|i| self.stmt(i, true))
                 .parse(rest)
                 .map_err(|e| self.closing(e, open, "`}`", what))?;
@@ -698,4 +703,19 @@ impl<'a> Parser<'a> {
             .map_err(|e| self.closing(e, open, "`)`", "the condition"))?;
         Ok((i, e))
     }
+}
+
+/// Whether `i` starts a thread, `P0(` (or `void P0(`), which no statement can.
+fn starts_thread(i: &str) -> bool {
+    let i = match i.strip_prefix("void") {
+        Some(r) if r.starts_with(|c: char| c.is_whitespace() || c == '*') => {
+            r.trim_start().trim_start_matches('*').trim_start()
+        }
+        _ => i,
+    };
+    let Some(digits) = i.strip_prefix('P') else {
+        return false;
+    };
+    let rest = digits.trim_start_matches(|c: char| c.is_ascii_digit());
+    rest.len() < digits.len() && rest.trim_start().starts_with('(')
 }
