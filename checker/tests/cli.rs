@@ -54,7 +54,7 @@ fn a_disagreement_exits_1_and_is_listed() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr.contains("expected Sometimes, got Never"), "{stderr}");
-    // Under TSO the file states nothing, so nothing is judged.
+    // Under TSO the file states nothing, so nothing is judged: that fails, and says why.
     let out = hazmat(&[
         "check",
         "--model",
@@ -62,7 +62,73 @@ fn a_disagreement_exits_1_and_is_listed() {
         "--judge",
         f.to_str().unwrap_or_default(),
     ]);
-    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "hazmat: error: judged 0 of 1 file(s) under tso; 1 state results for sc only and \
+             were not run (`--model sc` judges them; the first: "
+        ),
+        "{stderr}"
+    );
+}
+
+/// `--judge` says how many files it judged and why it left the others out; a run that
+/// judges none, or a `Result` line that names no model or misspells an outcome, fails.
+#[test]
+fn judging_says_what_it_judged_and_refuses_result_lines_no_run_would_judge() {
+    let out = hazmat(&["check", "--judge", "litmus/tests/c11"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("state results for rc11 only and were not run (`--model rc11` judges them"),
+        "{stderr}"
+    );
+    let out = hazmat(&["check", "--model", "rc11", "--judge", "litmus/tests/c11"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("hazmat: judged 10 of 10 file(s) under rc11\n"),
+        "{stderr}"
+    );
+    let body = "{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n";
+    let c11 = "{}\nP0(atomic_int *x) { atomic_store_explicit(x, 1, memory_order_relaxed); }\n\
+               exists (x=1)\n";
+    let upper = temp_file(
+        "upper.litmus",
+        &format!("C upper\n(* Result(RC11): Always *)\n{c11}"),
+    );
+    let lower = temp_file(
+        "lower.litmus",
+        &format!("C lower\n(* Result: always *)\n{body}"),
+    );
+    for (f, model, message) in [
+        (
+            &upper,
+            "rc11",
+            "`Result(RC11):` names no model, so no run judges this line; did you mean `rc11`?",
+        ),
+        (
+            &lower,
+            "lkmm",
+            "`always` is no outcome, and would be judged as a flag the test must raise; did you mean `Always`?",
+        ),
+    ] {
+        let out = hazmat(&[
+            "check",
+            "--model",
+            model,
+            "--judge",
+            f.to_str().unwrap_or_default(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+        assert!(
+            stderr.contains("1 could not be checked or judged"),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]
@@ -165,19 +231,19 @@ fn judging_says_which_files_it_leaves_to_other_models() {
     let path = file.display().to_string();
     let out = hazmat(&["check", "--judge", &path]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // Judging nothing fails.
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         out.stdout.is_empty(),
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(
-        stderr.contains("1 of 1 file(s) state results for other models only")
-            && stderr.contains("not judged under lkmm")
+        stderr.contains("judged 0 of 1 file(s) under lkmm; 1 state results for sc only")
             && stderr.contains(&path),
         "{stderr}"
     );
     let out = hazmat(&["check", "--model", "sc", "--judge", &path]);
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("other models only"));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("were not run"));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Observation SB "));
 }
