@@ -215,6 +215,10 @@ pub(crate) fn check(args: CheckArgs) -> u8 {
         eprintln!("hazmat: error: --show with --json needs --graph DIR to write the drawings to");
         return 2;
     }
+    if let Some(e) = drawing_without_show(&args) {
+        eprintln!("hazmat: error: {e}");
+        return 2;
+    }
     let default = if args.engine == "shuttle" {
         "sc"
     } else {
@@ -446,6 +450,28 @@ fn check_file(
 }
 
 /// One file's result in a benchmark pass.
+/// Why the drawing options given would draw nothing: `--graph`, `--graph-format` or
+/// `--relations` without `--show`, which chooses the executions drawn.
+fn drawing_without_show(args: &CheckArgs) -> Option<String> {
+    if args.show != "none" {
+        return None;
+    }
+    let given = match (
+        &args.graph,
+        args.graph_format.as_str(),
+        args.relations.is_empty(),
+    ) {
+        (Some(dir), _, _) => format!("--graph {}", dir.display()),
+        (None, "text", true) => return None,
+        (None, "text", false) => "--relations".to_string(),
+        (None, format, _) => format!("--graph-format {format}"),
+    };
+    Some(format!(
+        "{given} draws the executions `--show` chooses, and none is chosen: add `--show \
+         witness` (or `counter`, `all`)"
+    ))
+}
+
 /// Draws the executions `--show` selects: returns the text for stdout, or writes one file
 /// per execution under `--graph` and returns the list of files written.
 fn traces(
