@@ -516,6 +516,40 @@ fn witness_terms_agree_with_the_models() {
     assert!(candidates > 100, "only {candidates} candidates");
 }
 
+/// RC11's explanations (its `hb` and `eco` shown as their steps) name the check that
+/// rejects each candidate of the project's C11 tests, and no other.
+#[test]
+fn rc11_witness_terms_agree_with_the_model() {
+    let rc11 = model("rc11").expect("rc11");
+    let limits = Limits {
+        max_executions: Some(400),
+        deadline: None,
+        ..Default::default()
+    };
+    let (mut candidates, mut rejected) = (0u64, 0u64);
+    for dir in ["c11", "hazptr-c11"] {
+        for file in litmus_files(corpus().join(dir)) {
+            let source = std::fs::read_to_string(&file).expect("readable litmus file");
+            let test = hazmat_litmus::parse(&source).expect("a valid litmus test");
+            let (p, _) = hazmat_checker::front::lower::lower_with_warnings(&test, rc11.dialect())
+                .expect("a test hazmat can run");
+            let what = file.display().to_string();
+            let _ = enumerate_narrow(&p, &AllCandidates, &limits, None, &mut |_, x| {
+                candidates += 1;
+                let judged = JudgeAt::<Words<1>>::judge(rc11.as_ref(), x).rejected_by;
+                let explained = rc11.explain(x).map(|v| v.check);
+                rejected += u64::from(judged.is_some());
+                assert_eq!(judged, explained, "{what}");
+                Flow::Continue
+            });
+        }
+    }
+    assert!(
+        candidates > 100 && rejected > 20,
+        "only {candidates} candidates, {rejected} rejected"
+    );
+}
+
 /// The pictures of the book's results chapter, regenerated: the MP witness, and the
 /// forbidden MP+wmb+rmb candidate with its cycle.
 #[test]
