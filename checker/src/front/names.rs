@@ -102,8 +102,8 @@ impl<'t> ThreadNames<'t> {
 }
 
 /// A hint, at the first C11 atomic the code calls, that a test read in the kernel's
-/// dialect (under the LKMM) is written in C11's: herd7 decides it, and hazmat gives herd7's
-/// answer, but RC11 is the model such a test is usually written for.
+/// dialect (under the LKMM, SC or TSO) is written in C11's: herd7 decides it, and hazmat
+/// gives herd7's answer, but RC11 is the model such a test is usually written for.
 pub(crate) fn dialect_warning(test: &ast::Test, dialect: Dialect) -> Option<Warning> {
     if dialect != Dialect::Kernel {
         return None;
@@ -120,8 +120,8 @@ pub(crate) fn dialect_warning(test: &ast::Test, dialect: Dialect) -> Option<Warn
     })?;
     Some(Warning {
         message: format!(
-            "`{}` is a C11 atomic: this test is decided under the Linux-kernel memory model, \
-             as herd7 decides it",
+            "`{}` is a C11 atomic: this test is decided under the model asked for, as herd7 \
+             decides it without C11's macros",
             call.name
         ),
         span: call.span,
