@@ -448,6 +448,7 @@ impl Cx {
             name: name.to_string(),
             init: Value::Int(0),
             spinlock: false,
+            next_to: None,
         });
         self.loc_index.insert(name.to_string(), l);
         l
@@ -955,6 +956,9 @@ impl ThreadLowering<'_> {
         if let Some(prim) = c11::lookup(&func.name, self.cx.dialect) {
             return self.c11_call(prim, args, span, want_value, out);
         }
+        if let Some(why) = instruction::c11_mutex(&func.name) {
+            return err(why, span);
+        }
         if let Some(prim) = instruction::lock_word(&func.name) {
             return self.apply(&func.name, prim, args, span, want_value, true, out);
         }
@@ -1036,7 +1040,8 @@ impl ThreadLowering<'_> {
         else {
             return err("not an instruction", e.span);
         };
-        let lowered = instruction::lower(func, annotations, *op, args.len())
+        let lkmm = self.macros.map_or(LkmmVersion::V2, |m| m.lkmm);
+        let lowered = instruction::lower(func, annotations, *op, args.len(), lkmm)
             .or_else(|(message, span)| err(message, span))?;
         let ordered: Vec<ast::Expr> = lowered.args.iter().map(|&i| args[i].clone()).collect();
         self.apply(
