@@ -327,8 +327,16 @@ fn parse_and_lower(
     s128: bool,
 ) -> Result<(hazmat_litmus::Test, Program, Vec<Warning>), CheckError> {
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
-    let (program, mut warnings) = front::lower::lower_with_variant(&test, dialect, macros, s128)?;
+    let (mut program, mut warnings) =
+        front::lower::lower_with_variant(&test, dialect, macros, s128)?;
     warnings.extend(front::names::trailer_warnings(&test));
+    engine::paths::add_adjacent_locations(&mut program).map_err(|e| CheckError::Run {
+        error: RunError {
+            message: e.message,
+            span: e.span,
+        },
+        notes: Vec::new(),
+    })?;
     Ok((test, program, warnings))
 }
 
