@@ -57,6 +57,23 @@ pub(crate) fn lock_word(name: &str) -> Option<Primitive> {
     })
 }
 
+/// Why a spinlock word of herd7's grammar (`__lock(l)`, `__unlock(l)`, ...) is refused in
+/// herd7's C11 dialect.
+///
+/// herd7 makes it lock events that are neither reads nor writes to a C11 model: `rc11.cat`
+/// leaves them alone (they order nothing and race with nothing), and the models of
+/// `c11_base.cat` order them by a lock order of their own; hazmat's spinlock events are
+/// the kernel's (`lock.cat`'s), which would give other answers there.
+pub(crate) fn lock_word_in_c11(name: &str) -> String {
+    format!(
+        "`{name}` in herd7's C11 dialect: herd7 makes it lock events that are neither reads \
+         nor writes to a C11 model, which `rc11.cat` leaves alone (they order nothing and \
+         race with nothing) and its other C11 models order by a lock order they choose; \
+         hazmat has only the kernel's spinlocks, which would answer otherwise, so it refuses \
+         them here"
+    )
+}
+
 /// Why a C11 mutex call (`mtx_lock(m)`, `lock(m)`, `mtx_unlock(m)`, `unlock(m)`, words of
 /// herd7's grammar) is refused, or `None` for another name.
 ///
@@ -269,6 +286,35 @@ mod tests {
         let fence =
             lower(&id("__fence"), &[id("rcu-lock")], None, 0, LkmmVersion::V2).expect("lowers");
         assert_eq!(fence.prim.tags, Tags::of(&[Tag::RcuLock]));
+    }
+
+    /// herd7's C11 mutexes, and its spinlock words in the C11 dialect, are refused at the
+    /// call, saying what herd7 makes of them; the spinlock words stay the kernel's
+    /// spinlocks in the kernel's dialect.
+    #[test]
+    fn locks_that_are_not_the_kernels_are_refused_at_the_call() {
+        use crate::front::lower::{Dialect, lower_with_warnings};
+        let test = |call: &str| {
+            let src = format!(
+                "C t\n{{ int m = 0; }}\nP0(int *m, atomic_int *x) {{\n{call}(m);\n\
+                 atomic_store_explicit(x, 1, memory_order_relaxed);\n}}\n\
+                 exists (x=1)\n"
+            );
+            let at = src.find(&format!("{call}(m)")).expect("written");
+            (hazmat_litmus::parse(&src).expect("parses"), at)
+        };
+        for (call, dialect, says) in [
+            ("mtx_lock", Dialect::C11, "C11 mutex lock"),
+            ("mtx_unlock", Dialect::Kernel, "C11 mutex unlock"),
+            ("__lock", Dialect::C11, "`rc11.cat` leaves alone"),
+            ("__unlock", Dialect::C11, "`rc11.cat` leaves alone"),
+        ] {
+            let (t, at) = test(call);
+            let e = lower_with_warnings(&t, dialect).expect_err("refused");
+            assert!(e.message.contains(says), "{call}: {}", e.message);
+            assert_eq!(e.span.start, at, "{call}");
+        }
+        assert!(lower_with_warnings(&test("__lock").0, Dialect::Kernel).is_ok());
     }
 
     #[test]

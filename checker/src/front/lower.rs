@@ -960,6 +960,9 @@ impl ThreadLowering<'_> {
             return err(why, span);
         }
         if let Some(prim) = instruction::lock_word(&func.name) {
+            if self.cx.dialect == Dialect::C11 {
+                return err(instruction::lock_word_in_c11(&func.name), span);
+            }
             return self.apply(&func.name, prim, args, span, want_value, true, out);
         }
         // A user's macro fills the shape's arguments in its own order.
