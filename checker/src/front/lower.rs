@@ -448,6 +448,7 @@ impl Cx {
             name: name.to_string(),
             init: Value::Int(0),
             spinlock: false,
+            next_to: None,
         });
         self.loc_index.insert(name.to_string(), l);
         l
@@ -955,7 +956,13 @@ impl ThreadLowering<'_> {
         if let Some(prim) = c11::lookup(&func.name, self.cx.dialect) {
             return self.c11_call(prim, args, span, want_value, out);
         }
+        if let Some(why) = instruction::c11_mutex(&func.name) {
+            return err(why, span);
+        }
         if let Some(prim) = instruction::lock_word(&func.name) {
+            if self.cx.dialect == Dialect::C11 {
+                return err(instruction::lock_word_in_c11(&func.name), span);
+            }
             return self.apply(&func.name, prim, args, span, want_value, true, out);
         }
         // A user's macro fills the shape's arguments in its own order.
@@ -1046,7 +1053,8 @@ impl ThreadLowering<'_> {
         else {
             return err("not an instruction", e.span);
         };
-        let lowered = instruction::lower(func, annotations, *op, args.len())
+        let lkmm = self.macros.map_or(LkmmVersion::V2, |m| m.lkmm);
+        let lowered = instruction::lower(func, annotations, *op, args.len(), lkmm)
             .or_else(|(message, span)| err(message, span))?;
         let ordered: Vec<ast::Expr> = lowered.args.iter().map(|&i| args[i].clone()).collect();
         self.apply(

@@ -41,6 +41,30 @@ impl Program {
         }
     }
 
+    /// The location next to `base` at `offset` (`y+1`), if the program has it.
+    pub fn adjacent(&self, base: Loc, offset: i64) -> Option<Loc> {
+        let at = Some((base, offset));
+        (0..self.locs.len())
+            .find(|&l| self.locs[l].next_to == at)
+            .map(|l| Loc(l as u32))
+    }
+
+    /// Adds herd7's location next to `base` at `offset`, named as herd7 prints it (`y+1`,
+    /// `z+-1`), unless the program has it.
+    pub fn add_adjacent(&mut self, base: Loc, offset: i64) -> Loc {
+        if let Some(l) = self.adjacent(base, offset) {
+            return l;
+        }
+        let name = format!("{}+{offset}", self.locs[base.0 as usize].name);
+        self.locs.push(LocDecl {
+            name,
+            init: Value::Int(0),
+            spinlock: false,
+            next_to: Some((base, offset)),
+        });
+        Loc(self.locs.len() as u32 - 1)
+    }
+
     /// A value as herd7 prints it: an integer, or the name of the location it points to.
     pub fn value_text(&self, value: Value) -> String {
         match value {
@@ -74,6 +98,10 @@ pub struct LocDecl {
     pub init: Value,
     /// Whether it is a spinlock (`spinlock_t`), whose accesses follow `lock.cat`.
     pub spinlock: bool,
+    /// For herd7's location next to a variable, which an access at `y + 1` makes (named
+    /// `y+1`), the variable and the offset: such a location has no initial write, so a
+    /// read of it reads a write of the program.
+    pub next_to: Option<(Loc, i64)>,
 }
 
 /// One thread's code.
