@@ -6,6 +6,7 @@
 
 use super::{expand, render};
 use hazmat_checker::engine::enumerate::{Limits, Split};
+use hazmat_checker::models::cat::config::Settings;
 use hazmat_checker::report::expected;
 use hazmat_checker::report::write::{self, SummaryRow};
 use hazmat_checker::{Engine, Options, model};
@@ -90,6 +91,9 @@ pub(crate) struct CheckArgs {
     /// Files or directories.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
+    /// Values printed in hexadecimal, as a configuration file's `hexa true` asks.
+    #[arg(skip)]
+    hexa: bool,
 }
 
 /// A model to run, and what runs it.
@@ -108,82 +112,71 @@ struct ModelSource {
 }
 
 /// The model `--cat`, `--bell`, `--macros` and `--conf` name, and which engine runs it
-/// ([`hazmat_checker::models::choose`]); `None` when none of them is given.
-fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
-    use hazmat_checker::models::cat::config::parse_config;
-    use hazmat_checker::models::cat::files::{Disk, FileSystem, Found};
-    use hazmat_checker::models::cat::{Files, Library, Origin};
+/// ([`hazmat_checker::models::choose`]), with what the configuration file set besides
+/// (`speedcheck`, `timeout`, `hexa`); `None` when none of them is given.
+///
+/// The configuration file is read as herd7 reads it ([`Settings::read_config`]), and the
+/// options given on the command line win over its lines; `-I` directories come before
+/// its `include` lines.
+fn model_from_files(args: &CheckArgs) -> Option<Result<(ChosenModel, Settings), String>> {
+    use hazmat_checker::models::cat::config::Places;
+    use hazmat_checker::models::cat::files::Disk;
     use hazmat_checker::models::choose::{ChooseError, Request, choose};
     if args.cat.is_none() && args.bell.is_none() && args.macros.is_none() && args.conf.is_none() {
         return None;
     }
-    let herdlib = std::env::var_os("HERDLIB").map(PathBuf::from);
-    let mut library = Library::new();
-    for dir in &args.include {
-        library = library.include(dir);
-    }
+    let places = Places {
+        herdlib: std::env::var_os("HERDLIB").map(PathBuf::from),
+        libdir: None,
+    };
     let not_found = |name: &str, searched: &[String]| {
         format!(
             "hazmat: error: cannot find the file `{name}`\n  = note: looked in {}",
             searched.join(", ")
         )
     };
-    let (mut cat, mut bell, mut macros, mut variants) = (None, None, None, Vec::new());
-    if let Some(conf) = &args.conf {
-        let lib = library.clone().herdlib(herdlib.clone());
-        let (name, text) = match lib.find(&Disk, conf) {
-            Ok(Found::Path(p)) => match Disk.read(&p) {
-                Ok(t) => (p.display().to_string(), t),
-                Err(e) => {
-                    return Some(Err(format!(
-                        "hazmat: error: cannot read `{}`: {e}",
-                        p.display()
-                    )));
-                }
-            },
-            Ok(Found::Builtin { name, text }) => (name.to_string(), text.to_string()),
-            Err(searched) => return Some(Err(not_found(conf, &searched))),
-        };
-        let config = match parse_config(&text, 0) {
-            Ok(c) => c,
-            Err(e) => {
-                let mut files = Files::new();
-                files.add(name, Origin::Text, text);
-                return Some(Err(e.render(&files).trim_end().to_string()));
+    let mut settings = Settings::default();
+    for dir in &args.include {
+        settings.includes.push(dir.display().to_string());
+    }
+    if let Some(conf) = &args.conf
+        && let Err(e) = settings.read_config(conf, &places, &Disk)
+    {
+        return Some(Err(e.render().trim_end().to_string()));
+    }
+    for (key, value) in [
+        ("model", &args.cat),
+        ("bell", &args.bell),
+        ("macros", &args.macros),
+    ] {
+        if let Some(v) = value {
+            match key {
+                "model" => settings.model = Some(v.clone()),
+                "bell" => settings.bell = Some(v.clone()),
+                _ => settings.macros = Some(v.clone()),
             }
-        };
-        cat = config.model.map(|s| s.value);
-        bell = config.bell.map(|s| s.value);
-        macros = config.macros.map(|s| s.value);
-        variants.extend(config.variants.into_iter().map(|s| s.value));
-        for dir in config.includes {
-            library = library.include(dir.value);
         }
     }
-    variants.extend(args.variant.iter().cloned());
-    let Some(cat) = args.cat.clone().or(cat) else {
-        return Some(Err(
-            "hazmat: error: no cat file: give `--cat FILE`, or a `--conf` file that names a model"
-                .to_string(),
-        ));
-    };
-    let request = Request {
-        cat,
-        bell: args.bell.clone().or(bell),
-        macros: args.macros.clone().or(macros),
-        variants,
-        interpret: args.interpret,
-        kernel_by_name: false,
-    };
-    let library = library.herdlib(herdlib);
-    match choose(&library, &Disk, &request) {
+    for v in &args.variant {
+        if let Err(hazmat_checker::models::cat::config::Refusal::Variant(m)) =
+            settings.apply("variant", v)
+        {
+            return Some(Err(format!("hazmat: error: --variant: {m}")));
+        }
+    }
+    let mut request = Request::from_settings(&settings);
+    request.interpret = args.interpret;
+    match choose(&settings.library(&places), &Disk, &request) {
         Ok(choice) => Some(Ok((
-            choice.model,
-            ModelSource {
-                kind: choice.kind.as_str(),
-                file: Some(choice.file),
-                macros: choice.macros,
-            },
+            (
+                choice.model,
+                ModelSource {
+                    kind: choice.kind.as_str(),
+                    file: Some(choice.file),
+                    macros: choice.macros,
+                },
+            ),
+            settings,
         ))),
         Err(ChooseError::NotFound { name, searched }) => Some(Err(not_found(&name, &searched))),
         Err(ChooseError::Read { name, error }) => {
@@ -209,7 +202,7 @@ struct FileResult {
     unknown: bool,
 }
 
-pub(crate) fn check(args: CheckArgs) -> u8 {
+pub(crate) fn check(mut args: CheckArgs) -> u8 {
     if args.json && args.show != "none" && args.graph.is_none() {
         // Drawings on stdout would break the one-object-per-line JSON.
         eprintln!("hazmat: error: --show with --json needs --graph DIR to write the drawings to");
@@ -228,7 +221,13 @@ pub(crate) fn check(args: CheckArgs) -> u8 {
         }
     };
     let (m, source) = match model_from_files(&args) {
-        Some(Ok(x)) => x,
+        Some(Ok((x, settings))) => {
+            // The configuration's options, where the command line gives none.
+            args.speedcheck |= settings.speedcheck;
+            args.timeout = args.timeout.or(settings.timeout);
+            args.hexa = settings.hexa;
+            x
+        }
         Some(Err(e)) => {
             eprintln!("{e}");
             return 2;
@@ -427,7 +426,11 @@ fn check_file(
         j.push('\n');
         j
     } else {
-        checked.herd_text()
+        checked.herd_text_in(if args.hexa {
+            hazmat_checker::report::write::Radix::Hexadecimal
+        } else {
+            hazmat_checker::report::write::Radix::Decimal
+        })
     };
     if args.show != "none" {
         match traces(&checked, m, args) {

@@ -254,11 +254,12 @@ fn base<W: Width>(
         .any(|t| e.has(*t))
             || e.kind == EventKind::Fence
     });
-    // herd7's atomic accesses: the RMWs, and C11's accesses with an order.
-    let atomic = |m: &EventSet<W>, rmw_set: &EventSet<W>| {
+    // herd7's atomic accesses: C11's accesses with an order (a read-modify-write of the
+    // C11 dialect has one). The kernel's read-modify-writes are not atomic in herd7's
+    // sense: their macros give them no order.
+    let atomic = |m: &EventSet<W>| {
         let mut a = x.set(|e| e.tags.iter().any(Tag::is_c11_order));
         a.inter_with(m);
-        a.union_with(rmw_set);
         a
     };
     // `lock.cat` makes the lock read and write one RMW itself.
@@ -302,8 +303,8 @@ fn base<W: Width>(
                             "ACQ_REL" => Val::Set(tagged(Tag::AcqRel)),
                             "RLX" => Val::Set(tagged(Tag::Rlx)),
                             "CON" => Val::Set(tagged(Tag::Con)),
-                            "A" => Val::Set(atomic(&m, &rmw_set)),
-                            "NA" => Val::Set(m.clone() - atomic(&m, &rmw_set)),
+                            "A" => Val::Set(atomic(&m)),
+                            "NA" => Val::Set(m.clone() - atomic(&m)),
                             "annot" => Val::Set(annotated.clone()),
                             "id" => Val::Rel(std::rc::Rc::new(Relation::identity(n))),
                             "loc" => Val::Rel(std::rc::Rc::new(x.loc())),
@@ -395,9 +396,10 @@ impl CatModel {
             _ => (
                 Paths::of(self.id, x),
                 None,
-                match self.dialect {
-                    Dialect::C11 => Merge::of(x),
-                    Dialect::Kernel => None,
+                if self.dialect.is_c11() {
+                    Merge::of(x)
+                } else {
+                    None
                 },
             ),
         };
@@ -529,7 +531,7 @@ impl MemoryModel for CatModel {
 
     fn keeps_thin_air(&self) -> bool {
         // RC11 forbids every cycle of `sb | rf`, so nothing it allows is dropped.
-        self.dialect == Dialect::C11 && !self.rc11
+        self.dialect.is_c11() && !self.rc11
     }
 
     fn completes(&self) -> bool {
