@@ -4,12 +4,12 @@
 //! A model given by its files (`--cat`, `--bell`, `--macros`, `--conf`) goes to the
 //! library's one choice of what runs it ([`hazmat_checker::models::choose`]).
 
+use super::model::{Chosen, ModelArgs};
 use super::{expand, render};
 use hazmat_checker::engine::enumerate::{Limits, Split};
-use hazmat_checker::models::cat::config::Settings;
 use hazmat_checker::report::expected;
 use hazmat_checker::report::write::{self, SummaryRow};
-use hazmat_checker::{Engine, Options, model};
+use hazmat_checker::{Engine, Options};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
@@ -18,10 +18,8 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub(crate) struct CheckArgs {
-    /// The memory model: lkmm, sc, tso or rc11 (default: lkmm; sc with `--engine shuttle`).
-    /// `--cat` or `--conf` run a model from its files instead.
-    #[arg(long)]
-    model: Option<String>,
+    #[command(flatten)]
+    model: ModelArgs,
     /// How to decide: `axiomatic` (candidate executions judged by the model) or `shuttle`
     /// (every interleaving run under shuttle's DFS scheduler; SC only, no spinlocks).
     #[arg(long, default_value = "axiomatic")]
@@ -60,134 +58,12 @@ pub(crate) struct CheckArgs {
     /// Model relations to draw as well, such as `ppo,hb`.
     #[arg(long, value_delimiter = ',')]
     relations: Vec<String>,
-    /// A model in herd7's cat language, run by hazmat's interpreter; when the files loaded
-    /// are the kernel's current LKMM or herd7's RC11 (by content), the native model runs
-    /// instead, unless `--interpret` is given.
-    #[arg(long, value_name = "FILE", conflicts_with = "model")]
-    cat: Option<String>,
-    /// The bell file run before the cat file (herd7's `-bell`).
-    #[arg(long, value_name = "FILE", conflicts_with = "model")]
-    bell: Option<String>,
-    /// The file of C macros (herd7's `-macros`): the kernel's `linux-kernel.def`, herd7's
-    /// `c11.def` (the tests in herd7's C11 dialect), or a file of one's own, whose macros
-    /// then replace the kernel's.
-    #[arg(long, value_name = "FILE", conflicts_with = "model")]
-    macros: Option<String>,
-    /// A directory where model files are looked for, after the current one (herd7's `-I`);
-    /// `$HERDLIB` is searched after these.
-    #[arg(short = 'I', long = "include", value_name = "DIR")]
-    include: Vec<PathBuf>,
-    /// A herd7 configuration file naming the model, bell, macros and variants (herd7's
-    /// `-conf`), such as the kernel's `linux-kernel.cfg`.
-    #[arg(long, value_name = "FILE", conflicts_with = "model")]
-    conf: Option<String>,
-    /// Variants the model tests with `if "name"` (herd7's `-variant`).
-    #[arg(long, value_delimiter = ',')]
-    variant: Vec<String>,
-    /// Run the interpreter even when the model files are the kernel's current LKMM or
-    /// herd7's RC11.
-    #[arg(long)]
-    interpret: bool,
     /// Files or directories.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// Values printed in hexadecimal, as a configuration file's `hexa true` asks.
     #[arg(skip)]
     hexa: bool,
-}
-
-/// A model to run, and what runs it.
-type ChosenModel = (
-    Box<dyn hazmat_checker::models::model::MemoryModel>,
-    ModelSource,
-);
-
-/// What runs the model: `native` or `interpreted`, and the model file, if one was given.
-#[derive(Clone, Debug)]
-struct ModelSource {
-    kind: &'static str,
-    file: Option<String>,
-    /// A user's C macros (`--macros`, when not the kernel's `linux-kernel.def`).
-    macros: Option<std::sync::Arc<hazmat_checker::front::defs::Macros>>,
-}
-
-/// The model `--cat`, `--bell`, `--macros` and `--conf` name, and which engine runs it
-/// ([`hazmat_checker::models::choose`]), with what the configuration file set besides
-/// (`speedcheck`, `timeout`, `hexa`); `None` when none of them is given.
-///
-/// The configuration file is read as herd7 reads it ([`Settings::read_config`]), and the
-/// options given on the command line win over its lines; `-I` directories come before
-/// its `include` lines.
-fn model_from_files(args: &CheckArgs) -> Option<Result<(ChosenModel, Settings), String>> {
-    use hazmat_checker::models::cat::config::Places;
-    use hazmat_checker::models::cat::files::Disk;
-    use hazmat_checker::models::choose::{ChooseError, Request, choose};
-    if args.cat.is_none() && args.bell.is_none() && args.macros.is_none() && args.conf.is_none() {
-        return None;
-    }
-    let places = Places {
-        herdlib: std::env::var_os("HERDLIB").map(PathBuf::from),
-        libdir: None,
-    };
-    let not_found = |name: &str, searched: &[String]| {
-        format!(
-            "hazmat: error: cannot find the file `{name}`\n  = note: looked in {}",
-            searched.join(", ")
-        )
-    };
-    let mut settings = Settings::default();
-    for dir in &args.include {
-        settings.includes.push(dir.display().to_string());
-    }
-    if let Some(conf) = &args.conf
-        && let Err(e) = settings.read_config(conf, &places, &Disk)
-    {
-        return Some(Err(e.render().trim_end().to_string()));
-    }
-    for (key, value) in [
-        ("model", &args.cat),
-        ("bell", &args.bell),
-        ("macros", &args.macros),
-    ] {
-        if let Some(v) = value {
-            match key {
-                "model" => settings.model = Some(v.clone()),
-                "bell" => settings.bell = Some(v.clone()),
-                _ => settings.macros = Some(v.clone()),
-            }
-        }
-    }
-    for v in &args.variant {
-        if let Err(hazmat_checker::models::cat::config::Refusal::Variant(m)) =
-            settings.apply("variant", v)
-        {
-            return Some(Err(format!("hazmat: error: --variant: {m}")));
-        }
-    }
-    let mut request = Request::from_settings(&settings);
-    request.interpret = args.interpret;
-    match choose(&settings.library(&places), &Disk, &request) {
-        Ok(choice) => Some(Ok((
-            (
-                choice.model,
-                ModelSource {
-                    kind: choice.kind.as_str(),
-                    file: Some(choice.file),
-                    macros: choice.macros,
-                },
-            ),
-            settings,
-        ))),
-        Err(ChooseError::NotFound { name, searched }) => Some(Err(not_found(&name, &searched))),
-        Err(ChooseError::Read { name, error }) => {
-            Some(Err(format!("hazmat: error: cannot read `{name}`: {error}")))
-        }
-        Err(ChooseError::Def { name, error }) => Some(Err(format!(
-            "{name}:{}:{}: error: {}",
-            error.line, error.column, error.message
-        ))),
-        Err(ChooseError::Load(e)) => Some(Err(e.render().trim_end().to_string())),
-    }
 }
 
 /// What happened to one file.
@@ -213,40 +89,26 @@ pub(crate) fn check(mut args: CheckArgs) -> u8 {
     } else {
         "lkmm"
     };
-    let engine = match Engine::new(&args.engine, args.model.as_deref().unwrap_or(default)) {
+    let engine = match Engine::new(&args.engine, args.model.model.as_deref().unwrap_or(default)) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("hazmat: error: {e}");
             return 2;
         }
     };
-    let (m, source) = match model_from_files(&args) {
-        Some(Ok((x, settings))) => {
-            // The configuration's options, where the command line gives none.
-            args.speedcheck |= settings.speedcheck;
-            args.timeout = args.timeout.or(settings.timeout);
-            args.hexa = settings.hexa;
-            x
-        }
-        Some(Err(e)) => {
+    let chosen = match args.model.choose(default) {
+        Ok(c) => c,
+        Err(e) => {
             eprintln!("{e}");
             return 2;
         }
-        None => match model(args.model.as_deref().unwrap_or(default)) {
-            Ok(m) => (
-                m,
-                ModelSource {
-                    kind: "native",
-                    file: None,
-                    macros: None,
-                },
-            ),
-            Err(e) => {
-                eprintln!("hazmat: error: {e}");
-                return 2;
-            }
-        },
     };
+    // The configuration's options, where the command line gives none.
+    args.speedcheck |= chosen.settings.speedcheck;
+    args.timeout = args.timeout.or(chosen.settings.timeout);
+    args.hexa = chosen.settings.hexa;
+    let m = chosen.model.as_ref();
+    let source = &chosen;
     if engine != Engine::Axiomatic && source.file.is_some() {
         eprintln!("hazmat: error: a model given by its files runs on the axiomatic engine only");
         return 2;
@@ -292,7 +154,7 @@ pub(crate) fn check(mut args: CheckArgs) -> u8 {
     let results: Vec<FileResult> = files
         .par_iter()
         .map(|f| {
-            let r = check_file(f, engine, m.as_ref(), &source, &args);
+            let r = check_file(f, engine, m, source, &args);
             if let Some(b) = &bar {
                 b.inc(1);
             }
@@ -357,7 +219,7 @@ fn check_file(
     path: &Path,
     engine: Engine,
     m: &dyn hazmat_checker::models::model::MemoryModel,
-    model_source: &ModelSource,
+    model_source: &Chosen,
     args: &CheckArgs,
 ) -> FileResult {
     let file = path.display().to_string();
@@ -419,7 +281,7 @@ fn check_file(
     result.text = if args.json {
         let mut j = write::json(&checked.program, o, m.name(), &file, &checked.hash, seconds);
         j["model_source"] = serde_json::json!({
-            "kind": model_source.kind,
+            "kind": model_source.kind.as_str(),
             "file": model_source.file,
         });
         let mut j = j.to_string();

@@ -567,6 +567,7 @@ fn run_one(
             ..Default::default()
         },
         speedcheck: settings.speedcheck,
+        s128: settings.variants.iter().any(|v| v == "S128"),
         ..Default::default()
     };
     let model = choice.model.as_ref();
