@@ -77,9 +77,14 @@ fn same_as_herd7(dir: &Path, args: &[&str]) {
             None => err,
         }
     };
+    // The wrapper starts herd7 by its real path, links followed.
+    let herd7 = herd7().expect("herd7");
     let herd7_name = format!(
         "{}",
-        herd7().expect("herd7").with_extension("bin").display()
+        std::fs::canonicalize(&herd7)
+            .unwrap_or(herd7)
+            .with_extension("bin")
+            .display()
     );
     let hazmat_name = format!("{} herd7", env!("CARGO_BIN_EXE_hazmat"));
     assert_eq!(
@@ -204,7 +209,6 @@ fn values(v: Value) -> (&'static str, Option<&'static str>) {
         Value::Float => ("1.5", Some("x")),
         Value::FloatOrNone => ("none", Some("x")),
         Value::Pair => ("0.5,1", Some("1")),
-        Value::PairOrNone => ("none", Some("1")),
         Value::Text => ("something", None),
         Value::Tags(t) | Value::TagsAnyCase(t) => (t[0], Some("bogus")),
         Value::Model => ("sc.cat", Some("sc")),
@@ -356,7 +360,7 @@ fn hexa_prints_values_in_hexadecimal() {
     )
     .expect("test");
     std::fs::write(dir.join("hexa.cfg"), "conf cpp11.cfg\nhexa true\n").expect("cfg");
-    let expected = "Test NEG Allowed\nStates 1\n0:r0=0xfffffffd; [x]=0x1000;\nOk\nWitnesses\n\
+    let expected = "Test NEG Allowed\nStates 1\n0:r0=0xfffffffd;\nOk\nWitnesses\n\
                     Positive: 1 Negative: 0\nCondition exists (0:r0=0xfffffffd)\n\
                     Observation NEG Always 1 0\nHash=";
     for args in [

@@ -31,8 +31,6 @@ pub enum Value {
     FloatOrNone,
     /// Two floating-point numbers, `x,y`.
     Pair,
-    /// Two floating-point numbers, `x,y`, or `none`.
-    PairOrNone,
     /// Any text.
     Text,
     /// One of the tags listed (compared as written unless [`Value::TagsAnyCase`]).
@@ -340,7 +338,7 @@ pub const KEYS: &[Key] = &[
     key("initrfpos", Value::Pair, Use::Figure),
     key("oneinit", Value::Bool, Use::Figure),
     key("labelinit", Value::Bool, Use::Figure),
-    key("initpos", Value::PairOrNone, Use::Figure),
+    key("initpos", Value::Pair, Use::Figure),
     key("threadposy", Value::Float, Use::Figure),
     key("showinitwrites", Value::Bool, Use::Figure),
     key("showthread", Value::Bool, Use::Figure),
@@ -386,7 +384,6 @@ pub fn value_error(key: &Key, value: &str) -> Option<String> {
         Value::Float => is_float(value),
         Value::FloatOrNone => value == "none" || is_float(value),
         Value::Pair => is_pair(value),
-        Value::PairOrNone => value == "none" || is_pair(value),
         Value::Text | Value::Variants => true,
         Value::Tags(list) => list.contains(&value) || (key.name == "showevents" && alias(value)),
         Value::TagsAnyCase(list) => list.contains(&value.to_ascii_lowercase().as_str()),
@@ -402,7 +399,9 @@ pub fn value_error(key: &Key, value: &str) -> Option<String> {
         Value::Bool => "bool parameter expected".to_string(),
         Value::Int | Value::IntOrNone => "integer parameter expected".to_string(),
         Value::Float | Value::FloatOrNone => "float parameter expected".to_string(),
-        Value::Pair | Value::PairOrNone => "pair of float parameter expected".to_string(),
+        Value::Pair => "pair of float parameter expected".to_string(),
+        // herd7 lists `dotmode`'s tags when it refuses a `dotcom` value.
+        Value::Tags(_) if key.name == "dotcom" => tags(DOTMODE),
         Value::Tags(list) | Value::TagsAnyCase(list) => tags(list),
         Value::Model => tags(&["cav12", "<filename>.cat"]),
         Value::Debug => format!("bad argument for key debug: '{value}'"),
@@ -455,11 +454,12 @@ pub fn is_float(value: &str) -> bool {
     !v.is_empty() && !value.starts_with('_') && (v.parse::<f64>().is_ok() || is_int(&v))
 }
 
-/// Whether `value` is two floating-point numbers, `x,y`.
+/// Whether `value` is two floating-point numbers, `x,y`, with no blank around the comma
+/// (herd7 reads it with the format `%f,%f`).
 fn is_pair(value: &str) -> bool {
     value
         .split_once(',')
-        .is_some_and(|(x, y)| is_float(x.trim()) && is_float(y.trim()))
+        .is_some_and(|(x, y)| is_float(x) && is_float(y))
 }
 
 /// Whether herd7 takes `value` for a model: a file name ending in `.cat` or `.mdl`, or
@@ -511,11 +511,17 @@ mod tests {
             value_error(k("initrfpos"), "1").as_deref(),
             Some("pair of float parameter expected")
         );
+        assert!(value_error(k("initrfpos"), "0.5, 1").is_some());
+        assert_eq!(value_error(k("initpos"), "0.5,1"), None);
         assert_eq!(
             value_error(k("graph"), "bogus").as_deref(),
             Some("bad tags for graph, allowed tag are free,cluster,columns")
         );
         assert_eq!(value_error(k("splines"), "Spline"), None);
+        assert_eq!(
+            value_error(k("dotcom"), "bogus").as_deref(),
+            Some("bad tags for dotcom, allowed tag are plain,fig")
+        );
         assert_eq!(
             value_error(k("model"), "foo").as_deref(),
             Some("bad tags for model, allowed tag are cav12,<filename>.cat")
