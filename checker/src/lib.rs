@@ -174,11 +174,17 @@ pub struct Checked {
 impl Checked {
     /// herd7's text output for the test.
     pub fn herd_text(&self) -> String {
-        report::write::herd_text(
+        self.herd_text_in(report::write::Radix::Decimal)
+    }
+
+    /// herd7's text output, its values in `radix` (herd7's `-hexa`).
+    pub fn herd_text_in(&self, radix: report::write::Radix) -> String {
+        report::write::herd_text_in(
             &self.program,
             &self.outcome,
             &self.hash,
             self.elapsed.as_secs_f64(),
+            radix,
         )
     }
 }

@@ -75,6 +75,9 @@ pub enum LowerErrorKind {
         name: String,
         /// The known primitives it was probably meant to be, nearest first (at most three).
         suggestions: Vec<String>,
+        /// Whether the call gives a value (herd7 names an unknown one a "Macro call", and a
+        /// statement a "Procedure call", when it has no macro file).
+        gives_value: bool,
     },
     /// The threads are not `P0`, `P1`, ... in the order written, which herd7 refuses
     /// ("Processes must be P0, P1, ..."); the error's span is the first misplaced name.
@@ -969,8 +972,10 @@ impl ThreadLowering<'_> {
         let permuted: Vec<ast::Expr>;
         let (known, args) = match self.macros {
             None => (
-                primitive::lookup(&func.name).filter(|p| {
-                    self.cx.dialect == Dialect::Kernel || c11::KERNEL_FENCES.contains(&p.name)
+                primitive::lookup(&func.name).filter(|p| match self.cx.dialect {
+                    Dialect::Kernel => true,
+                    Dialect::C11 => c11::KERNEL_FENCES.contains(&p.name),
+                    Dialect::Bare => false,
                 }),
                 args,
             ),
@@ -1003,6 +1008,7 @@ impl ThreadLowering<'_> {
                 (None, Dialect::C11) => c11::names(Dialect::C11)
                     .chain(c11::KERNEL_FENCES.iter().copied())
                     .collect(),
+                (None, Dialect::Bare) => c11::names(Dialect::Bare).collect(),
             };
             let suggestions: Vec<String> = diagnostic::closest(&func.name, names, 3)
                 .into_iter()
@@ -1030,6 +1036,7 @@ impl ThreadLowering<'_> {
                 kind: LowerErrorKind::UnknownPrimitive {
                     name: func.name.clone(),
                     suggestions,
+                    gives_value: want_value,
                 },
             });
         };
