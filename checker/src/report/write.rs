@@ -107,13 +107,30 @@ fn prop_text(p: &Program, prop: &Prop) -> String {
 /// One state line: `0:r0=0; 1:r0=1; [x]=2;`.
 pub fn state_line(p: &Program, values: &[crate::exec::event::Value]) -> String {
     let mut line = String::new();
+    write_state_line(&mut line, p, values);
+    line
+}
+
+/// Appends [`state_line`] to `out`, allocating nothing more: the text output prints one
+/// line per final state, and building each cell's text apart cost more than deciding
+/// many tests.
+pub fn write_state_line(out: &mut String, p: &Program, values: &[crate::exec::event::Value]) {
     for (i, (c, v)) in p.shown.iter().zip(values).enumerate() {
         if i > 0 {
-            line.push(' ');
+            out.push(' ');
         }
-        let _ = write!(line, "{}={};", cell_text(p, *c), p.value_text(*v));
+        match c {
+            Cell::Reg { .. } => p.write_cell_name(out, *c),
+            Cell::Loc(_) => {
+                out.push('[');
+                p.write_cell_name(out, *c);
+                out.push(']');
+            }
+        }
+        out.push('=');
+        p.write_value_text(out, *v);
+        out.push(';');
     }
-    line
 }
 
 /// herd7's text output for one test, `Time` included, ending with an empty line.
@@ -123,7 +140,8 @@ pub fn herd_text(p: &Program, o: &Outcome, hash: &str, seconds: f64) -> String {
     let _ = writeln!(s, "Test {} {}", p.name, kind(q));
     let _ = writeln!(s, "States {}", o.states.len());
     for st in &o.states {
-        let _ = writeln!(s, "{}", state_line(p, st));
+        write_state_line(&mut s, p, st);
+        s.push('\n');
     }
     // herd7 says `Loop` first when a run went round a loop more often than it unrolls.
     let looped = if o.stats.removed.cutoff > 0 {
