@@ -7,6 +7,7 @@
 //! The condition, the filter and the `locations` list refer to [`Cell`]s.
 
 use crate::exec::event::{Loc, Tags, Value};
+use std::fmt::Write as _;
 
 /// A register of one thread, as an index into [`ThreadCode::regs`].
 pub type Reg = usize;
@@ -32,12 +33,20 @@ pub struct Program {
 impl Program {
     /// The name herd7 prints for a cell: `0:r1` or `x`.
     pub fn cell_name(&self, cell: Cell) -> String {
+        let mut name = String::new();
+        self.write_cell_name(&mut name, cell);
+        name
+    }
+
+    /// Appends [`cell_name`](Program::cell_name) to `out`, allocating nothing more.
+    pub fn write_cell_name(&self, out: &mut String, cell: Cell) {
         match cell {
             Cell::Reg { thread, reg } => {
                 let t = &self.threads[thread];
-                format!("{}:{}", t.number, t.regs[reg])
+                let _ = write!(out, "{}:", t.number);
+                out.push_str(&t.regs[reg]);
             }
-            Cell::Loc(loc) => self.locs[loc.0 as usize].name.clone(),
+            Cell::Loc(loc) => out.push_str(&self.locs[loc.0 as usize].name),
         }
     }
 
@@ -67,12 +76,22 @@ impl Program {
 
     /// A value as herd7 prints it: an integer, or the name of the location it points to.
     pub fn value_text(&self, value: Value) -> String {
-        match value {
-            Value::Int(n) => n.to_string(),
-            Value::Addr(loc) => self.locs[loc.0 as usize].name.clone(),
-            Value::Shifted(loc, off) => format!("{}+{off}", self.locs[loc.0 as usize].name),
-            Value::Sym(n) => format!("S{n}"),
-        }
+        let mut text = String::new();
+        self.write_value_text(&mut text, value);
+        text
+    }
+
+    /// Appends [`value_text`](Program::value_text) to `out`, allocating nothing more.
+    pub fn write_value_text(&self, out: &mut String, value: Value) {
+        let _ = match value {
+            Value::Int(n) => write!(out, "{n}"),
+            Value::Addr(loc) => {
+                out.push_str(&self.locs[loc.0 as usize].name);
+                Ok(())
+            }
+            Value::Shifted(loc, off) => write!(out, "{}+{off}", self.locs[loc.0 as usize].name),
+            Value::Sym(n) => write!(out, "S{n}"),
+        };
     }
 
     /// The span of the first instruction whose operation satisfies `is`, thread by

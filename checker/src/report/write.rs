@@ -144,13 +144,38 @@ pub fn state_line(p: &Program, values: &[Value]) -> String {
 /// One state line, its values in `radix`.
 pub fn state_line_in(p: &Program, values: &[Value], radix: Radix) -> String {
     let mut line = String::new();
+    write_state_line_in(&mut line, p, values, radix);
+    line
+}
+
+/// Appends [`state_line`] to `out`, allocating nothing more: the text output prints one
+/// line per final state, and building each cell's text apart cost more than deciding
+/// many tests.
+pub fn write_state_line(out: &mut String, p: &Program, values: &[Value]) {
+    write_state_line_in(out, p, values, Radix::Decimal);
+}
+
+/// Appends [`state_line_in`] to `out`, its values in `radix`.
+pub fn write_state_line_in(out: &mut String, p: &Program, values: &[Value], radix: Radix) {
     for (i, (c, v)) in p.shown.iter().zip(values).enumerate() {
         if i > 0 {
-            line.push(' ');
+            out.push(' ');
         }
-        let _ = write!(line, "{}={};", cell_text(p, *c), value_text(p, *v, radix));
+        match c {
+            Cell::Reg { .. } => p.write_cell_name(out, *c),
+            Cell::Loc(_) => {
+                out.push('[');
+                p.write_cell_name(out, *c);
+                out.push(']');
+            }
+        }
+        out.push('=');
+        match (v, radix) {
+            (Value::Int(_), Radix::Hexadecimal) => out.push_str(&value_text(p, *v, radix)),
+            _ => p.write_value_text(out, *v),
+        }
+        out.push(';');
     }
-    line
 }
 
 /// herd7's text output for one test, `Time` included, ending with an empty line.
@@ -165,7 +190,8 @@ pub fn herd_text_in(p: &Program, o: &Outcome, hash: &str, seconds: f64, radix: R
     let _ = writeln!(s, "Test {} {}", p.name, kind(q));
     let _ = writeln!(s, "States {}", o.states.len());
     for st in &o.states {
-        let _ = writeln!(s, "{}", state_line_in(p, st, radix));
+        write_state_line_in(&mut s, p, st, radix);
+        s.push('\n');
     }
     // herd7 says `Loop` first when a run went round a loop more often than it unrolls.
     let looped = if o.stats.removed.cutoff > 0 {
