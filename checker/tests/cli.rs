@@ -374,3 +374,32 @@ fn explain_under_rc11_shows_the_steps_of_happens_before() {
     );
     assert!(!stdout.contains("-hb->"), "{stdout}");
 }
+
+/// A bell file with no cat file runs herd7's default model for C, as herd7 does; hazmat
+/// says so, since a user giving a bell file most likely meant a model of their own.
+#[test]
+fn a_bell_file_without_a_cat_file_names_the_model_that_runs() {
+    let bell = temp_file("alone.bell", "\"alone\"\n");
+    let out = hazmat(&[
+        "check",
+        "--bell",
+        bell.to_str().expect("a path"),
+        "litmus/tests/c11/MP+fence-rel+fence-acq.litmus",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no cat file is named") && stderr.contains("`c11_partialSC.cat`"),
+        "{stderr}"
+    );
+    // With a cat file named, nothing is said.
+    let out = hazmat(&[
+        "check",
+        "--cat",
+        "rc11.cat",
+        "--bell",
+        bell.to_str().expect("a path"),
+        "litmus/tests/c11/MP+fence-rel+fence-acq.litmus",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("no cat file is named"), "{stderr}");
+}

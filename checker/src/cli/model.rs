@@ -121,6 +121,15 @@ impl ModelArgs {
                 return Err(format!("hazmat: error: --variant: {m}"));
             }
         }
+        if settings.model.is_none() {
+            // herd7 does the same, silently; a user who gave a bell or macro file most
+            // likely meant a model of their own to run with it.
+            eprintln!(
+                "hazmat: warning: no cat file is named (`--cat`, or a `model` line of \
+                 `--conf`): herd7's default model for C, `{}`, decides the tests",
+                hazmat_checker::models::choose::DEFAULT_C_MODEL
+            );
+        }
         let mut request = Request::from_settings(&settings);
         request.interpret = self.interpret;
         let choice = choose(&settings.library(&places), &Disk, &request).map_err(|e| match e {
