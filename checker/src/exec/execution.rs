@@ -8,7 +8,7 @@
 //! these base relations, exactly as the cat files derive them from herd7's.
 
 use crate::exec::event::{Event, EventKind, Tag};
-use crate::exec::relation::{EventSet, Relation, Width, Words};
+use crate::exec::relation::{EventSet, Growable, Relation, Width, Words, as_width};
 
 /// One candidate execution.
 ///
@@ -119,4 +119,91 @@ impl<W: Width> Execution<W> {
     pub fn fr(&self) -> Relation<W> {
         self.rf.inverse().seq(&self.co)
     }
+
+    /// The same execution with sets and relations of width `V`, which must hold its events.
+    pub fn to_width<V: Width>(&self) -> Execution<V> {
+        Execution {
+            events: self.events.clone(),
+            po: self.po.to_width(),
+            rf: self.rf.to_width(),
+            co: self.co.to_width(),
+            rmw: self.rmw.to_width(),
+            addr: self.addr.to_width(),
+            data: self.data.to_width(),
+            ctrl: self.ctrl.to_width(),
+            observed: self.observed.to_width(),
+        }
+    }
 }
+
+/// An execution kept for a person to read, at one of two widths: one word, which holds the
+/// events of almost every litmus test, or growable, for the rest.
+///
+/// The engine runs each execution at the narrowest of several widths; what explains and
+/// draws executions (the models' explanations, traces, graphs) is compiled at these two
+/// only, so that it costs no more build time than one width would, and an execution of
+/// another width is copied to the growable one ([`AnyExecution::new`]).
+/// `with_width!` runs code generic over the width on either.
+#[derive(Clone, Debug)]
+pub enum AnyExecution {
+    /// At most 128 events.
+    Narrow(Execution<Words<1>>),
+    /// Any number of events.
+    Wide(Execution<Growable>),
+}
+
+impl AnyExecution {
+    /// `x`, kept as it is if it is one word wide, else copied to the growable width.
+    pub fn new<W: Width>(x: &Execution<W>) -> AnyExecution {
+        match as_width::<_, Execution>(x) {
+            Some(narrow) => AnyExecution::Narrow(narrow.clone()),
+            None => match as_width::<_, Execution<Growable>>(x) {
+                Some(wide) => AnyExecution::Wide(wide.clone()),
+                None => AnyExecution::Wide(x.to_width()),
+            },
+        }
+    }
+
+    /// The events, initial writes first.
+    pub fn events(&self) -> &[Event] {
+        match self {
+            AnyExecution::Narrow(x) => &x.events,
+            AnyExecution::Wide(x) => &x.events,
+        }
+    }
+
+    /// The number of events.
+    pub fn len(&self) -> usize {
+        self.events().len()
+    }
+
+    /// Whether the execution has no event.
+    pub fn is_empty(&self) -> bool {
+        self.events().is_empty()
+    }
+}
+
+impl From<Execution> for AnyExecution {
+    fn from(x: Execution) -> AnyExecution {
+        AnyExecution::Narrow(x)
+    }
+}
+
+impl From<Execution<Growable>> for AnyExecution {
+    fn from(x: Execution<Growable>) -> AnyExecution {
+        AnyExecution::Wide(x)
+    }
+}
+
+/// Evaluates `$body` with `$x` bound to the [`Execution`] an [`AnyExecution`] holds, at
+/// its width: `with_width!(&any, x => model_explain(x))`, where the body is generic over
+/// the width.
+macro_rules! with_width {
+    ($any:expr, $x:ident => $body:expr) => {
+        match $any {
+            $crate::exec::execution::AnyExecution::Narrow($x) => $body,
+            $crate::exec::execution::AnyExecution::Wide($x) => $body,
+        }
+    };
+}
+pub(crate) use with_width;

@@ -298,6 +298,18 @@ impl<W: Width> EventSet<W> {
             .map(|i| i * 128 + words[i].trailing_zeros() as usize)
     }
 
+    /// The same events in a set of width `V`, which must hold them.
+    pub fn to_width<V: Width>(&self) -> EventSet<V> {
+        let mut s = EventSet::<V>::EMPTY;
+        for (i, &w) in self.0.words().iter().enumerate() {
+            if w != 0 {
+                s.0.reach(i);
+                s.0.words_mut()[i] = w;
+            }
+        }
+        s
+    }
+
     /// The events of the set in increasing order.
     pub fn iter(&self) -> EventSetIter<W> {
         EventSetIter {
@@ -456,6 +468,13 @@ impl<W: Width> Relation<W> {
             r.add(a, b);
         }
         r
+    }
+
+    /// The same pairs in a relation of width `V`, which must hold its events.
+    pub fn to_width<V: Width>(&self) -> Relation<V> {
+        Relation {
+            rows: self.rows.iter().map(EventSet::to_width).collect(),
+        }
     }
 
     /// The number of events the relation ranges over.

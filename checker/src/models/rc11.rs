@@ -28,10 +28,10 @@
 //! a flag, decided on complete executions only.
 
 use crate::exec::event::Tag;
-use crate::exec::execution::Execution;
+use crate::exec::execution::{AnyExecution, Execution, with_width};
 use crate::exec::relation::{EventSet, Relation, Width, Words};
 use crate::exec::witness::{self, Term, Violation};
-use crate::models::model::{JudgeAt, Judgement, MemoryModel};
+use crate::models::model::{JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
 
 /// The flag of an execution whose behaviour is undefined (a data race), as herd7 prints
 /// it: the one a model's `undefined_unless` raises.
@@ -197,45 +197,52 @@ impl MemoryModel for Rc11 {
         true
     }
 
-    fn explain(&self, x: &Execution) -> Option<Violation> {
-        let t = terms(x);
-        let n = x.len();
-        match JudgeAt::<Words<1>>::judge(self, x).rejected_by? {
-            "coherence1" => {
-                let hb_eco = Term::seq(
-                    n,
-                    vec![
-                        Term::base("hb", t.hb.clone()),
-                        Term::opt(Term::base("eco", t.eco.clone())),
-                    ],
-                );
-                Violation::irreflexive("coherence1", "hb; eco?", &hb_eco)
-            }
-            "coherencermw" => Violation::irreflexive(
-                "coherencermw",
-                "myrmw; eco",
-                &Term::seq(
-                    n,
-                    vec![
-                        Term::base("myrmw", t.myrmw.clone()),
-                        Term::base("eco", t.eco.clone()),
-                    ],
-                ),
-            ),
-            "atomicity" => witness::atomicity("atomicity", x, &x.rmw),
-            "SC" => Violation::acyclic("SC", "psc", &Term::base("psc", t.psc.clone())),
-            _ => {
-                let parts = vec![
-                    Term::base("sb", x.po.clone()),
-                    Term::base("rf", x.rf.clone()),
-                ];
-                Violation::acyclic("no-thin-air", "sb | rf", &Term::union(n, parts))
-            }
-        }
+    fn explain(&self, x: &AnyExecution) -> Option<Violation> {
+        with_width!(x, x => explain(x))
     }
 
-    fn relations(&self, x: &Execution) -> Vec<(&'static str, Relation)> {
-        let t = terms(x);
-        vec![("hb", t.hb), ("eco", t.eco), ("psc", t.psc)]
+    fn relations(&self, x: &AnyExecution) -> Vec<(&'static str, Pairs)> {
+        with_width!(x, x => {
+            let t = terms(x);
+            as_pairs(vec![("hb", t.hb), ("eco", t.eco), ("psc", t.psc)])
+        })
+    }
+}
+
+/// Why RC11 rejects `x`, with the cycle behind the first failing check.
+fn explain<W: Width>(x: &Execution<W>) -> Option<Violation> {
+    let t = terms(x);
+    let n = x.len();
+    match JudgeAt::<W>::judge(&Rc11, x).rejected_by? {
+        "coherence1" => {
+            let hb_eco = Term::seq(
+                n,
+                vec![
+                    Term::base("hb", t.hb.clone()),
+                    Term::opt(Term::base("eco", t.eco.clone())),
+                ],
+            );
+            Violation::irreflexive("coherence1", "hb; eco?", &hb_eco)
+        }
+        "coherencermw" => Violation::irreflexive(
+            "coherencermw",
+            "myrmw; eco",
+            &Term::seq(
+                n,
+                vec![
+                    Term::base("myrmw", t.myrmw.clone()),
+                    Term::base("eco", t.eco.clone()),
+                ],
+            ),
+        ),
+        "atomicity" => witness::atomicity("atomicity", x, &x.rmw),
+        "SC" => Violation::acyclic("SC", "psc", &Term::base("psc", t.psc.clone())),
+        _ => {
+            let parts = vec![
+                Term::base("sb", x.po.clone()),
+                Term::base("rf", x.rf.clone()),
+            ];
+            Violation::acyclic("no-thin-air", "sb | rf", &Term::union(n, parts))
+        }
     }
 }

@@ -20,10 +20,10 @@
 //! and a read restores their order.
 
 use crate::exec::event::{EventKind, Tag};
-use crate::exec::execution::Execution;
-use crate::exec::relation::{Relation, Width, Words};
+use crate::exec::execution::{AnyExecution, Execution, with_width};
+use crate::exec::relation::{Relation, Width};
 use crate::exec::witness::{self, Term, Violation};
-use crate::models::model::{JudgeAt, Judgement, MemoryModel};
+use crate::models::model::{JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
 use crate::models::sc::atomicity_holds;
 
 /// The x86-TSO model.
@@ -65,34 +65,41 @@ impl MemoryModel for Tso {
         true
     }
 
-    fn explain(&self, x: &Execution) -> Option<Violation> {
-        let n = x.len();
-        match JudgeAt::<Words<1>>::judge(self, x).rejected_by? {
-            "sc-per-location" => {
-                let mut parts = vec![Term::base("po", x.po.inter(&x.loc()))];
-                parts.extend(witness::com_terms(x));
-                Violation::acyclic(
-                    "sc-per-location",
-                    "po-loc | rf | co | fr",
-                    &Term::union(n, parts),
-                )
-            }
-            "atomicity" => witness::atomicity("atomicity", x, &x.rmw),
-            _ => Violation::acyclic("tso", "ghb", &ghb_term(x)),
-        }
+    fn explain(&self, x: &AnyExecution) -> Option<Violation> {
+        with_width!(x, x => explain(x))
     }
 
-    fn relations(&self, x: &Execution) -> Vec<(&'static str, Relation)> {
-        let fr = x.fr();
-        let g = ghb(x, &fr);
-        let ppo = g.minus(&x.rf).minus(&x.co).minus(&fr);
-        vec![("ppo", ppo), ("ghb", g)]
+    fn relations(&self, x: &AnyExecution) -> Vec<(&'static str, Pairs)> {
+        with_width!(x, x => {
+            let fr = x.fr();
+            let g = ghb(x, &fr);
+            let ppo = g.minus(&x.rf).minus(&x.co).minus(&fr);
+            as_pairs(vec![("ppo", ppo), ("ghb", g)])
+        })
+    }
+}
+
+/// Why TSO rejects `x`, with the cycle behind the first failing check.
+fn explain<W: Width>(x: &Execution<W>) -> Option<Violation> {
+    let n = x.len();
+    match JudgeAt::<W>::judge(&Tso, x).rejected_by? {
+        "sc-per-location" => {
+            let mut parts = vec![Term::base("po", x.po.inter(&x.loc()))];
+            parts.extend(witness::com_terms(x));
+            Violation::acyclic(
+                "sc-per-location",
+                "po-loc | rf | co | fr",
+                &Term::union(n, parts),
+            )
+        }
+        "atomicity" => witness::atomicity("atomicity", x, &x.rmw),
+        _ => Violation::acyclic("tso", "ghb", &ghb_term(x)),
     }
 }
 
 /// [`ghb`] as a witness term: program order kept by TSO, fences shown through their event,
 /// and the communication relations.
-fn ghb_term(x: &Execution) -> Term {
+fn ghb_term<W: Width>(x: &Execution<W>) -> Term<W> {
     let n = x.len();
     let fr = x.fr();
     let (reads, writes, accesses) = (x.reads(), x.writes(), x.accesses());
@@ -106,7 +113,7 @@ fn ghb_term(x: &Execution) -> Term {
     let g = ghb(x, &fr);
     let mut parts = vec![
         Term::base("po", kept),
-        Term::restrict(witness::fencerel(&x.po, full_fences), accesses, accesses),
+        Term::restrict(witness::fencerel(&x.po, &full_fences), &accesses, &accesses),
         // Other po pairs that ghb holds: those ordered by a locked instruction.
         Term::base("po", x.po.inter(&g)),
     ];
