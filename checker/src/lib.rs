@@ -9,7 +9,8 @@
 //! ([`engine::decide::run`]); [`report`] prints the result as herd7 does, explains it or
 //! draws it.
 //! [`check_source`] does all of it for one file, [`explain_source`] answers `hazmat
-//! explain`; [`testkit`] holds the generator of random tests and the harness that turns a
+//! explain`; [`weaken`] decides every weakening and strengthening of a test (`hazmat
+//! weaken`); [`testkit`] holds the generator of random tests and the harness that turns a
 //! directory of litmus files into `cargo test` cases.
 
 pub mod engine;
@@ -18,12 +19,13 @@ pub mod front;
 pub mod models;
 pub mod report;
 pub mod testkit;
+pub mod weaken;
 
 use engine::enumerate::{Limits, RunError};
 use front::defs::Macros;
 use front::lower::{Dialect, LowerError, Warning};
 use front::program::{Op, Program};
-use hazmat_litmus::ast::{Span, line_col};
+use hazmat_litmus::ast::Span;
 use models::model::MemoryModel;
 use report::explain::Explained;
 use std::time::{Duration, Instant};
@@ -47,31 +49,46 @@ pub enum CheckError {
     /// The test uses something hazmat cannot run.
     #[error(transparent)]
     Lower(#[from] LowerError),
-    /// Running the test revealed an error.
-    #[error(transparent)]
-    Run(#[from] RunError),
+    /// Running the test revealed an error; the notes say what was probably meant.
+    #[error("{error}")]
+    Run {
+        /// The error.
+        error: RunError,
+        /// The notes of lowering's warnings about the erring statement.
+        notes: Vec<String>,
+    },
     /// The model asked for does not exist or is not available.
     #[error("{0}")]
     Model(String),
 }
 
 impl CheckError {
-    /// The error as `file:line:col: error: message` (and, for parse and lowering errors,
-    /// the source line with a caret under the place).
+    /// The error as `file:line:col: error: message` (and, but for a model's error, the
+    /// source line with a caret under the place, and notes).
     pub fn render(&self, file: &str, source: &str) -> String {
-        let at = |span: Span| {
-            let (l, c) = line_col(source, span.start);
-            format!("{file}:{l}:{c}")
-        };
         match self {
             CheckError::Parse(e) => e.render(file, source).trim_end().to_string(),
             CheckError::Lower(e) => e.render(file, source).trim_end().to_string(),
-            CheckError::Run(e) => format!(
-                "{}: error: {}",
-                at(Span::new(e.span.0, e.span.1)),
-                e.message
-            ),
+            CheckError::Run { error, notes } => hazmat_litmus::diagnostic::render(
+                file,
+                source,
+                Span::new(error.span.0, error.span.1),
+                hazmat_litmus::diagnostic::Severity::Error,
+                &error.message,
+                notes,
+            )
+            .trim_end()
+            .to_string(),
             CheckError::Model(m) => format!("{file}: error: {m}"),
+        }
+    }
+}
+
+impl From<RunError> for CheckError {
+    fn from(error: RunError) -> CheckError {
+        CheckError::Run {
+            error,
+            notes: Vec::new(),
         }
     }
 }
@@ -128,9 +145,11 @@ impl Engine {
     ) -> Result<Checked, CheckError> {
         match self {
             Engine::Axiomatic => check_source(source, model, options),
-            Engine::Shuttle => check_source_with(source, model.dialect(), None, |p| {
-                engine::interp::run(p, &options.limits)
-            }),
+            Engine::Shuttle => {
+                check_source_with(source, model.dialect(), None, options.s128, |p| {
+                    engine::interp::run(p, &options.limits)
+                })
+            }
         }
     }
 }
@@ -170,7 +189,7 @@ pub fn check_source(
     model: &dyn MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
-    check_source_with(source, model.dialect(), None, |p| {
+    check_source_with(source, model.dialect(), None, options.s128, |p| {
         engine::decide::run(p, model, options)
     })
     .map(|c| with_thin_air_warning(c, model))
@@ -208,7 +227,7 @@ pub fn check_source_with_macros(
     model: &dyn MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
-    check_source_with(source, model.dialect(), Some(macros), |p| {
+    check_source_with(source, model.dialect(), Some(macros), options.s128, |p| {
         engine::decide::run(p, model, options)
     })
     .map(|c| with_thin_air_warning(c, model))
@@ -230,15 +249,45 @@ fn cutoff_warning(program: &Program) -> Option<Warning> {
     })
 }
 
-/// Parses and lowers the text of one litmus file, in `dialect` and with a user's `macros`
-/// if given: the front half of [`check_source`] and [`explain_source`].
+/// The warning for executions dropped at a read whose address is no location (herd7
+/// finds no write for it, and drops them too), at the first such access.
+/// `every` says whether no execution is left.
+fn nowhere_warning(
+    test: &hazmat_litmus::Test,
+    stats: &engine::enumerate::Stats,
+    every: bool,
+) -> Option<Warning> {
+    let (start, end) = stats.nowhere_at?;
+    let which = if every {
+        "every execution"
+    } else {
+        "some executions"
+    };
+    Some(Warning {
+        message: format!(
+            "in {which}, this access reads at an address that is no location: herd7 finds no \
+             write for such a read and drops the execution, and so does hazmat, so the result \
+             counts none of them"
+        ),
+        span: Span::new(start, end),
+        notes: front::names::address_note(test, Span::new(start, end))
+            .into_iter()
+            .collect(),
+    })
+}
+
+/// Parses and lowers the text of one litmus file, in `dialect`, with a user's `macros` if
+/// given and under herd7's variant `S128` if `s128`: the front half of [`check_source`] and
+/// [`explain_source`].
 fn parse_and_lower(
     source: &str,
     dialect: Dialect,
     macros: Option<&Macros>,
+    s128: bool,
 ) -> Result<(hazmat_litmus::Test, Program, Vec<Warning>), CheckError> {
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
-    let (program, warnings) = front::lower::lower_with_macros(&test, dialect, macros)?;
+    let (program, mut warnings) = front::lower::lower_with_variant(&test, dialect, macros, s128)?;
+    warnings.extend(front::names::trailer_warnings(&test));
     Ok((test, program, warnings))
 }
 
@@ -247,15 +296,24 @@ fn check_source_with(
     source: &str,
     dialect: Dialect,
     macros: Option<&Macros>,
+    s128: bool,
     decide: impl FnOnce(&Program) -> Result<Outcome, RunError>,
 ) -> Result<Checked, CheckError> {
     let start = Instant::now();
-    let (test, program, mut warnings) = parse_and_lower(source, dialect, macros)?;
-    let outcome = decide(&program)?;
+    let (test, program, mut warnings) = parse_and_lower(source, dialect, macros, s128)?;
+    let outcome = decide(&program).map_err(|error| {
+        // What lowering said of the names in the erring statement.
+        let within = |w: &&Warning| error.span.0 <= w.span.start && w.span.end <= error.span.1;
+        let notes = warnings.iter().filter(within);
+        let notes = notes.flat_map(|w| w.notes.iter().cloned()).collect();
+        CheckError::Run { error, notes }
+    })?;
     let hash = hazmat_litmus::herd_hash(&test, source);
     if outcome.stats.removed.cutoff > 0 {
         warnings.extend(cutoff_warning(&program));
     }
+    let every = outcome.states.is_empty() && outcome.unknown.is_none();
+    warnings.extend(nowhere_warning(&test, &outcome.stats, every));
     Ok(Checked {
         test,
         program,
@@ -309,7 +367,8 @@ pub fn explain_source(
         source: source.to_string(),
     };
     let dialect = model.dialect();
-    let (test, original, _) = parse_and_lower(source, dialect, None).map_err(test_error)?;
+    let (test, original, warnings) =
+        parse_and_lower(source, dialect, None, false).map_err(test_error)?;
     let program = match state {
         None => original,
         Some(text) => {
@@ -328,7 +387,7 @@ pub fn explain_source(
                     .and_then(|n| text.get(..n))
                     .map_or(1, |t| t.chars().count() + 1),
             };
-            let spliced = match parse_and_lower(&spliced, dialect, None) {
+            let spliced = match parse_and_lower(&spliced, dialect, None, false) {
                 Ok((_, program, _)) => program,
                 Err(CheckError::Parse(e)) => return Err(state_error(e.message, e.span.start)),
                 Err(CheckError::Lower(e)) => return Err(state_error(e.message, e.span.start)),
@@ -348,5 +407,16 @@ pub fn explain_source(
             spliced
         }
     };
-    report::explain::explained(&program, model, state, limits).map_err(|e| test_error(e.into()))
+    let mut explained = report::explain::explained(&program, model, state, limits)
+        .map_err(|e| test_error(e.into()))?;
+    explained.warnings = warnings;
+    if let report::explain::Answer::NoCandidate {
+        any_candidate,
+        stats,
+    } = &explained.answer
+    {
+        let warning = nowhere_warning(&test, stats, !any_candidate);
+        explained.warnings.extend(warning);
+    }
+    Ok(explained)
 }

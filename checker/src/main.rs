@@ -2,6 +2,7 @@
 //!
 //! `hazmat check` decides litmus files under a memory model and prints herd7's output;
 //! `hazmat parse` and `hazmat fmt` expose the parser and the canonical printer;
+//! `hazmat weaken` decides every weakening and strengthening of a test ([`cli::weaken`]);
 //! `hazmat herd7 ARGS...`, or the binary started as `herd7`, is herd7's command line
 //! ([`cli::herd7`]).
 //! Exit codes: 0 success; 1 `--judge` found a disagreement (or `fmt --check` a file to
@@ -47,6 +48,10 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Decide every weakening of each test's fences and orderings (which are needed, which
+    /// are stronger than needed) or, for a `Sometimes` test, the cheapest strengthenings
+    /// that forbid its outcome.
+    Weaken(Box<cli::weaken::WeakenArgs>),
     /// Rewrite litmus files in canonical form.
     Fmt {
         /// Only report the files that are not in canonical form.
@@ -80,6 +85,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => cli::bench::bench(args),
         Command::Fmt { check, files } => cli::fmt::fmt(check, &files),
         Command::Explain(args) => cli::explain::explain(args),
+        Command::Weaken(args) => cli::weaken::weaken(*args),
         // Read above, before clap.
         Command::Herd7 { .. } => cli::herd7::main("hazmat herd7", &[]),
     };

@@ -369,7 +369,7 @@ exists (0:r0=0 /\\ 0:r1=3 /\\ 0:r2=x /\\ 0:x=7 /\\ x=0)
            |
         11 | 	r1 = y + r5;
            | 	     ^
-           = note: `y` is a shared variable, but no parameter of P0: add `int *y` to its parameters and read `*y`
+           = note: `y` is a shared variable, but no parameter of P0: add `int *y` to its parameters
         names.litmus:13:15: warning: `return` is never assigned, declared or given an initial value: herd7 reads it as a register holding 0
            |
         13 | 	if (r0 == 0) return;
@@ -421,4 +421,134 @@ exists (0:r0=0 /\\ 1:r0=0)
     let never = "C never\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nforall (x=1)\n";
     let c = check_source(never, m.as_ref(), &options).expect("test checks");
     assert_eq!(c.outcome.verdict(), hazmat_checker::Verdict::Always);
+}
+
+/// The warnings of a check, rendered, for `t.litmus`.
+fn warnings(model_name: &str, source: &str) -> String {
+    run(model_name, source)
+        .warnings
+        .iter()
+        .map(|w| w.render("t.litmus", source))
+        .collect()
+}
+
+/// A location or register the condition names and nothing else does holds 0 in every
+/// execution: herd7 decides that other test without a word, and hazmat says which name
+/// it was, with the one probably meant.
+#[test]
+fn condition_names_that_nothing_else_uses_are_warned_of() {
+    let counter = "C counter
+{}
+P0(int *cnt) { int r0; r0 = READ_ONCE(*cnt); WRITE_ONCE(*cnt, r0 + 1); }
+P1(int *cnt) { int r0; int r1; r0 = READ_ONCE(*cnt); WRITE_ONCE(*cnt, r0 + 1); }
+exists (count=1)
+";
+    // herd7's answer stands.
+    assert!(text(&run("lkmm", counter)).contains("Observation counter Never 0 4"));
+    expect![[r#"
+        t.litmus:5:9: warning: no thread reads or writes `count` and the init block does not set it: herd7 reads it as a location that holds 0 in every execution
+          |
+        5 | exists (count=1)
+          |         ^^^^^
+          = note: did you mean `cnt`?
+    "#]]
+    .assert_eq(&warnings("lkmm", counter));
+    let misplaced = counter.replace(
+        "exists (count=1)",
+        "locations [0:r9; 1:r1]\nfilter (r0=0)\nexists (0:cnt=1 /\\ 0:r1=0 /\\ 1:cnt=cnt /\\ x=1)",
+    );
+    expect![[r#"
+        t.litmus:5:12: warning: P0 has no register `r9`: no statement of P0 reads or writes it and the init block does not set it, so herd7 reads it as 0 in every execution
+          |
+        5 | locations [0:r9; 1:r1]
+          |            ^^^^
+        t.litmus:5:18: warning: P1 declares `r1` but never assigns or reads it: it holds 0 in every execution
+          |
+        5 | locations [0:r9; 1:r1]
+          |                  ^^^^
+        t.litmus:6:9: warning: no thread reads or writes `r0` and the init block does not set it: herd7 reads it as a location that holds 0 in every execution
+          |
+        6 | filter (r0=0)
+          |         ^^
+          = note: `r0` is a register of P0 and P1: a register's final value is written with its thread's number; did you mean `0:r0` or `1:r0`?
+        t.litmus:7:20: warning: P0 has no register `r1`: no statement of P0 reads or writes it and the init block does not set it, so herd7 reads it as 0 in every execution
+          |
+        7 | exists (0:cnt=1 /\ 0:r1=0 /\ 1:cnt=cnt /\ x=1)
+          |                    ^^^^
+        t.litmus:7:43: warning: no thread reads or writes `x` and the init block does not set it: herd7 reads it as a location that holds 0 in every execution
+          |
+        7 | exists (0:cnt=1 /\ 0:r1=0 /\ 1:cnt=cnt /\ x=1)
+          |                                           ^
+          = note: the test's locations are `cnt`
+    "#]]
+    .assert_eq(&warnings("lkmm", &misplaced));
+    // What the threads and the init block use draws no warning.
+    let used = "C used\n{ y=2; 0:r3=1; int *p=&z; }\nP0(int *x) { int r0; r0 = READ_ONCE(*x); }\n\
+                exists (0:r0=0 /\\ 0:r3=1 /\\ 0:x=x /\\ x=0 /\\ y=2 /\\ p=z /\\ z=0)\n";
+    assert_eq!(warnings("lkmm", used), "");
+}
+
+/// A wrong `*` (`smp_load_acquire(*ready)` for a plain `int *ready`) makes a read at an
+/// address that is no location: herd7 drops every execution that makes it, without a word;
+/// hazmat keeps herd7's answer and says where the executions went.
+#[test]
+fn reads_at_no_location_are_warned_of_at_the_access() {
+    let star = "C star
+{}
+P0(int *data, int *ready) { WRITE_ONCE(*data, 1); smp_store_release(ready, 1); }
+P1(int *data, int *ready) {
+\tint r0;
+\tint r1;
+\tr0 = smp_load_acquire(*ready);
+\tr1 = READ_ONCE(*data);
+}
+exists (1:r0=1 /\\ 1:r1=0)
+";
+    assert!(text(&run("lkmm", star)).contains("Observation star Never 0 0"));
+    expect![[r#"
+        t.litmus:7:7: warning: in every execution, this access reads at an address that is no location: herd7 finds no write for such a read and drops the execution, and so does hazmat, so the result counts none of them
+          |
+        7 | 	r0 = smp_load_acquire(*ready);
+          | 	     ^^^^^^^^^^^^^^^^^^^^^^^^
+          = note: `smp_load_acquire` takes the address of a location, such as the parameter `ready`: write `smp_load_acquire(ready)`; `*ready` is the value at that address, an integer
+    "#]]
+    .assert_eq(&warnings("lkmm", star));
+    // Some executions only: the pointer read may be the address or an integer.
+    let some = "C some
+{ int *p=&x; }
+P0(int **p) { WRITE_ONCE(*p, 7); }
+P1(int **p) { int *r0; int r1; r0 = READ_ONCE(*p); r1 = READ_ONCE(*r0); }
+exists (1:r1=0)
+";
+    expect![[r#"
+        t.litmus:4:57: warning: in some executions, this access reads at an address that is no location: herd7 finds no write for such a read and drops the execution, and so does hazmat, so the result counts none of them
+          |
+        4 | P1(int **p) { int *r0; int r1; r0 = READ_ONCE(*p); r1 = READ_ONCE(*r0); }
+          |                                                         ^^^^^^^^^^^^^^
+    "#]]
+    .assert_eq(&warnings("lkmm", some));
+}
+
+/// A location that is no parameter of the thread that accesses it is a register holding
+/// 0: the error at the access says what to add.
+#[test]
+fn an_access_through_a_missing_parameter_says_what_to_add() {
+    let source = "C missing\n{}\nP0(int *data)\n{\n\tWRITE_ONCE(*data, 1);\n\tsmp_store_release(flag, 1);\n}\n\
+                  P1(int *data, int *flag) { int r0; r0 = smp_load_acquire(flag); }\n\
+                  exists (1:r0=1)\n";
+    expect![[r#"
+        t.litmus:6:2: error: the address of this access is the integer 0, not a location (herd7 stops on it: non-symbolic location)
+          |
+        6 | 	smp_store_release(flag, 1);
+          | 	^^^^^^^^^^^^^^^^^^^^^^^^^^
+          = note: `flag` is a shared variable, but no parameter of P0: add `int *flag` to its parameters"#]]
+    .assert_eq(&error(source));
+    let alone = source.replace(", int *flag", "");
+    expect![[r#"
+        t.litmus:8:30: error: the address of this access is the integer 0, not a location (herd7 stops on it: non-symbolic location)
+          |
+        8 | P1(int *data) { int r0; r0 = smp_load_acquire(flag); }
+          |                              ^^^^^^^^^^^^^^^^^^^^^^
+          = note: if `flag` is a shared variable, add `int *flag` to P1's parameters"#]]
+    .assert_eq(&error(&alone));
 }

@@ -391,7 +391,8 @@ fn the_shuttle_engine_obeys_the_limits() {
         .expect_err("spinlocks are refused");
     assert_eq!(
         render(&e, lock),
-        "t.litmus:7:2: error: the shuttle engine does not support spinlocks (`spin_lock`)"
+        "t.litmus:7:2: error: the shuttle engine does not support spinlocks (`spin_lock`)\n  |\n\
+         7 | \tspin_lock(l);\n  | \t^^^^^^^^^^^^"
     );
 }
 

@@ -112,6 +112,35 @@ fn a_filter_that_removes_everything_leaves_no_candidate() {
     );
 }
 
+/// When every read of a test goes to an address that is no location, `explain` says so,
+/// and its warning points to the access: no deadlock, no filter.
+#[test]
+fn reads_at_no_location_are_the_reason_named_when_nothing_is_left() {
+    let source = "C star\n{}\nP0(int *ready) { smp_store_release(ready, 1); }\n\
+                  P1(int *ready) { int r0; r0 = smp_load_acquire(*ready); }\nexists (1:r0=1)\n";
+    let m = model("lkmm").expect("a model");
+    let explained = explain_source(source, None, m.as_ref(), &Limits::default()).expect("explains");
+    assert!(
+        explained.text.contains(
+            "no candidate execution at all: its reads at an address that is no location find no \
+             write"
+        ),
+        "{}",
+        explained.text
+    );
+    assert!(!explained.text.contains("deadlock"), "{}", explained.text);
+    let warnings: Vec<String> = explained
+        .warnings
+        .iter()
+        .map(|w| w.render("star.litmus", source))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("star.litmus:4:31: warning: in every execution, this access reads"),
+        "{warnings:?}"
+    );
+}
+
 #[test]
 fn dot_output() {
     expect_file!["snapshots/MP.dot"].assert_eq(&drawings(

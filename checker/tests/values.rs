@@ -274,7 +274,11 @@ P1(int *a)
 }
 exists (0:r1=2)
 "#,
-        expect!["t.litmus:8:2: error: division by zero (6 / 0)"],
+        expect![[r#"
+            t.litmus:8:2: error: division by zero (6 / 0)
+              |
+            8 | 	r1 = 6 / r0;
+              | 	^^^^^^^^^^^^"#]],
     );
 }
 
@@ -295,9 +299,11 @@ P0(int **p)
 }
 exists (0:r1=0)
 "#,
-        expect![
-            "t.litmus:10:2: error: the operator `*` has no meaning on a and 2 (herd7 stops on it: illegal operation)"
-        ],
+        expect![[r#"
+            t.litmus:10:2: error: the operator `*` has no meaning on a and 2 (herd7 stops on it: illegal operation)
+               |
+            10 | 	r1 = r0 * 2;
+               | 	^^^^^^^^^^^^"#]],
     );
 }
 
@@ -321,9 +327,11 @@ P1(int **p)
 }
 exists (a=1)
 "#,
-        expect![
-            "t.litmus:9:2: error: the address of this access is the integer 5, not a location (herd7 stops on it: non-symbolic location)"
-        ],
+        expect![[r#"
+            t.litmus:9:2: error: the address of this access is the integer 5, not a location (herd7 stops on it: non-symbolic location)
+              |
+            9 | 	WRITE_ONCE(*r0, 1);
+              | 	^^^^^^^^^^^^^^^^^^"#]],
     );
 }
 

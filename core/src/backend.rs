@@ -187,6 +187,14 @@ pub trait Backend: Sized + Send + Sync + 'static {
 
     /// Who the calling thread is, for stall reports.
     fn current_thread() -> ThreadInfo;
+
+    /// A number that tells the calling thread from every other live thread, cheaply (no
+    /// allocation): the self-scan's rule uses it to tell a burst of callers on several
+    /// threads from one thread calling again, and debug builds record it with each
+    /// protection, so that `synchronize` can tell a caller that protects the very address it
+    /// waits for. 0 where the backend does not tell threads apart (the model backends, whose
+    /// models run with no self-scan backoff and without that check).
+    fn thread_token() -> usize;
 }
 
 /// A thread's identity, as stall reports name holders.
@@ -217,6 +225,28 @@ impl Clock for LogicalClock {
     fn now(&self) -> Duration {
         // Relaxed: the counter only needs to be monotonic; it orders nothing.
         Duration::from_millis(self.ticks.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+}
+
+/// A statistics counter: a plain std atomic on every backend, as [`LogicalClock`]'s, for the
+/// same reason: it orders nothing and decides nothing (only `Domain::stats` reads it), so the
+/// model checkers need not explore it, and counting outside the scan cycle's lock keeps the
+/// paths that count (the self-scan, a retire) off that lock.
+#[derive(Debug, Default)]
+pub(crate) struct Counter(::std::sync::atomic::AtomicU64);
+
+impl Counter {
+    /// Adds `n`.
+    #[inline]
+    pub(crate) fn add(&self, n: u64) {
+        // Relaxed: a statistic; it orders nothing.
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The count so far.
+    pub(crate) fn get(&self) -> u64 {
+        // Relaxed: a statistic; the caller wants a recent value, nothing more.
+        self.0.load(Ordering::Relaxed)
     }
 }
 

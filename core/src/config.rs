@@ -8,12 +8,14 @@ use core::time::Duration;
 /// Who runs scan cycles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScanMode {
-    /// One shared scan thread, spawned lazily by the first `synchronize` or full retire batch
-    /// and joined when the domain drops, serves every waiter. The default.
+    /// One shared scan thread, spawned lazily by the first `synchronize` that joins the shared
+    /// scan (one its self-scan did not finish) or the first full retire batch, and joined when
+    /// the domain drops, serves every waiter. The default.
     #[default]
     Thread,
-    /// No thread is spawned: a waiter runs scan cycles itself until it completes, and a full
-    /// retire batch runs one cycle on the retiring thread.
+    /// No thread is spawned: a waiter that its self-scan did not finish runs scan cycles
+    /// itself until it completes, and a full retire batch runs one cycle on the retiring
+    /// thread.
     /// Models use this, since loom allows few threads, and can also drive cycles by hand with
     /// [`crate::raw::scan_cycle`].
     Caller,
@@ -43,6 +45,22 @@ pub struct Config {
     pub gather_quiet: Duration,
     /// Retired objects that trigger a scan cycle. Default: 64.
     pub retire_batch: usize,
+    /// Forces every `synchronize` through the shared scan (the scan thread, or the caller's
+    /// cycles in [`ScanMode::Caller`]): the kernel series' `skip_synchronize_self_scan`.
+    /// Off, a call that is the only one in flight scans the slots by itself (the self-scan)
+    /// and returns at once when none holds its address or the wildcard, without waking the
+    /// scan thread; otherwise it joins the shared scan. Default: false (the self-scan is on):
+    /// a lone call then costs one heavy fence and one walk, a few microseconds, instead of
+    /// two thread wake-ups, and concurrent calls still share one cycle (see
+    /// [`Config::self_scan_backoff`]).
+    pub skip_self_scan: bool,
+    /// After two `synchronize` calls have overlapped, or followed each other on different
+    /// threads within this time, how long every call keeps joining the shared scan even when
+    /// it finds itself alone, so that a burst of callers on several threads keeps sharing one
+    /// cycle and one heavy fence instead of each arrival that finds itself alone paying its
+    /// own; one thread calling again and again keeps its self-scans. Zero: a call scans by
+    /// itself whenever no other is in flight. Measured by the backend's clock. Default: 1 ms.
+    pub self_scan_backoff: Duration,
     /// Debug option: skip the `try_acquire` fast path and always publish through the wildcard
     /// slow path. Default: false.
     pub force_slow_path: bool,
@@ -98,6 +116,8 @@ impl Default for Config {
             overflow_lists: 4,
             gather_quiet: Duration::from_micros(5),
             retire_batch: 64,
+            skip_self_scan: false,
+            self_scan_backoff: Duration::from_millis(1),
             force_slow_path: false,
             drain_assist: true,
             drain_threshold: 100,
@@ -113,6 +133,8 @@ impl Config {
     /// Small values for the model checkers: no scan thread, a 64-bit Bloom filter, one
     /// overflow list, a scan cycle on every retire, drains after 2 cycles capped at 2, and no
     /// stall detector.
+    /// The self-scan is skipped, so that a model of the shared scan checks the shared scan;
+    /// models of the self-scan turn it back on (`skip_self_scan(false)`), with no backoff.
     pub fn model() -> Self {
         Self {
             scan_mode: ScanMode::Caller,
@@ -121,6 +143,8 @@ impl Config {
             overflow_lists: 1,
             gather_quiet: Duration::ZERO,
             retire_batch: 1,
+            skip_self_scan: true,
+            self_scan_backoff: Duration::ZERO,
             force_slow_path: false,
             drain_assist: true,
             drain_threshold: 2,
@@ -164,6 +188,18 @@ impl Config {
     /// Sets [`Config::retire_batch`].
     pub fn retire_batch(mut self, batch: usize) -> Self {
         self.retire_batch = batch;
+        self
+    }
+
+    /// Sets [`Config::skip_self_scan`].
+    pub fn skip_self_scan(mut self, skip: bool) -> Self {
+        self.skip_self_scan = skip;
+        self
+    }
+
+    /// Sets [`Config::self_scan_backoff`].
+    pub fn self_scan_backoff(mut self, backoff: Duration) -> Self {
+        self.self_scan_backoff = backoff;
         self
     }
 

@@ -9,15 +9,17 @@
 
 use std::sync::Arc;
 
-use core::sync::atomic::Ordering::Relaxed;
+use core::panic::Location;
+use core::ptr;
+use core::sync::atomic::Ordering::{Acquire, Relaxed};
 use core::time::Duration;
 
-use crate::backend::{Atomic, Backend, Clock, Event, Lock, Std};
+use crate::backend::{Atomic, AtomicInt, Backend, Clock, Counter, Event, Lock, Std};
 use crate::config::{Config, ScanMode};
 use crate::guard::Reader;
 use crate::retire::{self, Retired};
 use crate::scan;
-use crate::slot::SlotList;
+use crate::slot::{EMPTY, SlotList, WILDCARD, key};
 use crate::stall::StallReport;
 use crate::weaken::{self, Weakening};
 
@@ -54,6 +56,49 @@ pub(crate) struct Shared<B: Backend> {
     stall_timeout_ms: B::AtomicU64,
     /// Whether stall reports are suppressed.
     stall_suppress: B::AtomicBool,
+    /// `synchronize` calls in flight that may take the self-scan (all of them unless
+    /// `Config::skip_self_scan`).
+    in_flight: B::AtomicUsize,
+    /// When two `synchronize` calls last overlapped, or followed each other on different
+    /// threads within the backoff: nanoseconds of `clock` plus one, 0 for never.
+    /// This and the next two are written only when `Config::self_scan_backoff` is not zero.
+    last_overlap: B::AtomicU64,
+    /// When the last `synchronize` call entered, as `last_overlap`.
+    last_call: B::AtomicU64,
+    /// The `Backend::thread_token` of that call's thread.
+    last_caller: B::AtomicUsize,
+    /// Counters kept outside the scan cycle's lock.
+    pub(crate) counters: Counters,
+}
+
+/// The counters of [`Stats`] that are counted outside the scan cycle's lock: by the
+/// self-scan, which takes no lock, and at retire time.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) self_scans: Counter,
+    pub(crate) self_scan_completions: Counter,
+    pub(crate) self_scan_membarriers: Counter,
+    pub(crate) retired: Counter,
+}
+
+/// One `synchronize` in flight, counted in `Shared::in_flight` until it drops.
+struct InFlight<'a, B: Backend>(&'a B::AtomicUsize);
+
+impl<'a, B: Backend> InFlight<'a, B> {
+    /// Counts a call in; also returns whether it was alone.
+    fn enter(shared: &'a Shared<B>) -> (Self, bool) {
+        // Relaxed: the count only chooses between two correct paths (see
+        // `Domain::may_self_scan`); it orders nothing.
+        let others = shared.in_flight.fetch_add(1, Relaxed);
+        (Self(&shared.in_flight), others == 0)
+    }
+}
+
+impl<B: Backend> Drop for InFlight<'_, B> {
+    fn drop(&mut self) {
+        // Relaxed: as in `enter`.
+        self.0.fetch_sub(1, Relaxed);
+    }
 }
 
 impl<B: Backend> Shared<B> {
@@ -91,19 +136,26 @@ pub(crate) struct Incoming<B: Backend> {
 pub struct Stats {
     /// Scan cycles run (a cycle with nothing to do is not counted).
     pub scan_cycles: u64,
-    /// Heavy fences issued by scan cycles: one per cycle.
+    /// Heavy fences issued: one per scan cycle and one per self-scan.
     pub heavy_fences: u64,
     /// Of those, how many were `membarrier` system calls.
     pub membarrier_calls: u64,
-    /// Waiters enqueued by `synchronize`.
+    /// `synchronize` calls that scanned the slots by themselves (the self-scan), each with one
+    /// heavy fence.
+    pub self_scans: u64,
+    /// Of those, the calls that found no slot holding their address or the wildcard and
+    /// returned at once; the others joined the shared scan as waiters.
+    pub self_scan_completions: u64,
+    /// Waiters enqueued for the shared scan by `synchronize` (those that did not finish by
+    /// their self-scan).
     pub waiters_enqueued: u64,
-    /// Waiters completed.
+    /// Waiters the shared scan (or a drain) completed.
     pub waiters_completed: u64,
     /// Cycles that completed nothing because some slot held the wildcard.
     pub wildcard_deferrals: u64,
     /// Slot values the Bloom filter let through that the exact match then rejected.
     pub bloom_false_positives: u64,
-    /// Objects retired.
+    /// Objects retired, counted when `retire` is called.
     pub retired: u64,
     /// Retired objects reclaimed by scan cycles (not counting those reclaimed when the
     /// domain drops).
@@ -130,6 +182,14 @@ pub struct Stats {
     pub primary_slots: usize,
     /// Backup slots ever created, over all overflow lists.
     pub backup_slots: usize,
+}
+
+impl Stats {
+    /// Every wait that has ended: self-scans that returned at once, and waiters the shared
+    /// scan completed. Heavy fences per `synchronize` are `heavy_fences` divided by this.
+    pub fn waits_completed(&self) -> u64 {
+        self.self_scan_completions + self.waiters_completed
+    }
 }
 
 impl Domain<Std> {
@@ -170,6 +230,11 @@ impl<B: Backend> Domain<B> {
             clock: B::Clock::new(),
             stall_timeout_ms: B::AtomicU64::new(timeout_ms(config.stall_timeout)),
             stall_suppress: B::AtomicBool::new(config.stall_suppress),
+            in_flight: B::AtomicUsize::new(0),
+            last_overlap: B::AtomicU64::new(0),
+            last_call: B::AtomicU64::new(0),
+            last_caller: B::AtomicUsize::new(0),
+            counters: Counters::default(),
             config,
         };
         Self {
@@ -206,13 +271,35 @@ impl<B: Backend> Domain<B> {
     ///
     /// Call it after unlinking the object from every place a reader could load it: then no
     /// reader protects it once this returns, and the caller may free or reuse it.
-    /// Concurrent callers share scan cycles: one cycle serves every waiter present when it
-    /// starts. A null `ptr` returns at once.
+    /// A null `ptr` returns at once.
+    ///
+    /// A call that is the only one in flight scans the slots by itself (the self-scan: one
+    /// heavy fence and one walk, a few microseconds) and returns at once if none holds the
+    /// address or the wildcard. Otherwise, or when [`Config::skip_self_scan`] is set, it joins
+    /// the shared scan: concurrent callers share scan cycles, one cycle serving every waiter
+    /// present when it starts. For [`Config::self_scan_backoff`] after two calls overlap, or
+    /// follow each other on different threads, every call joins the shared scan, so a burst
+    /// of callers keeps sharing cycles.
+    ///
+    /// A thread must not wait for an address it protects itself: it would wait for ever.
+    /// Debug builds check it, and panic with a message naming the guard's slot and where it
+    /// was taken; in a release build the call waits, and the stall reports name the waiting
+    /// thread as the holder.
     pub fn synchronize<T>(&self, ptr: *const T) {
         let addr = ptr as usize;
         if addr == 0 {
             return;
         }
+        self.check_not_held_by_caller(addr);
+        let _in_flight = if self.shared.config.skip_self_scan {
+            None
+        } else {
+            let (in_flight, alone) = InFlight::enter(&self.shared);
+            if self.may_self_scan(alone) && scan::self_scan(&self.shared, addr) {
+                return;
+            }
+            Some(in_flight)
+        };
         let done = self.enqueue(addr);
         match self.shared.config.scan_mode {
             ScanMode::Thread => {
@@ -229,9 +316,78 @@ impl<B: Backend> Domain<B> {
         }
     }
 
+    /// Whether a call may take the self-scan (see the book's "The self-scan"): it is `alone`
+    /// (no other `synchronize` was in flight when it entered), the last call before it was
+    /// made by the same thread or long enough ago, and no two calls overlapped within the
+    /// backoff. A call that fails the first two tests records an overlap.
+    ///
+    /// Only the cost depends on this choice, never the safety: the self-scan is a complete
+    /// scan for its address, and a call that does not take it joins the shared scan.
+    fn may_self_scan(&self, alone: bool) -> bool {
+        let shared = &self.shared;
+        let backoff = shared.config.self_scan_backoff;
+        if backoff.is_zero() {
+            return alone;
+        }
+        let backoff = u64::try_from(backoff.as_nanos()).unwrap_or(u64::MAX);
+        let now = u64::try_from(shared.clock.now().as_nanos()).unwrap_or(u64::MAX - 1) + 1;
+        let recent = |at: u64| at != 0 && now.saturating_sub(at) < backoff;
+        let me = B::thread_token();
+        // Relaxed, here and below: a heuristic that only chooses between two correct paths;
+        // any recent values will do.
+        let last_call = shared.last_call.swap(now, Relaxed);
+        let last_caller = shared.last_caller.swap(me, Relaxed);
+        if !alone || (last_caller != me && recent(last_call)) {
+            // Concurrent callers, or callers on several threads in quick succession (the
+            // first calls of a burst, each finished before the next began): leave them to
+            // the shared scan, whose one cycle serves them all.
+            shared.last_overlap.store(now, Relaxed);
+            return false;
+        }
+        !recent(shared.last_overlap.load(Relaxed))
+    }
+
+    /// In debug builds on the std backend, panics if the calling thread itself protects
+    /// `addr`: its `synchronize` would wait for ever for its own guard.
+    fn check_not_held_by_caller(&self, addr: usize) {
+        if !cfg!(debug_assertions) || B::MODEL {
+            return;
+        }
+        let me = B::thread_token();
+        for (list, node) in scan::all_slots(&self.shared) {
+            // Acquire: reads a publication, a release store made after the protection's
+            // `Node::note_protector`, whose fields the relaxed loads below then see.
+            let value = node.addr.load(Acquire);
+            if value == EMPTY || value == WILDCARD || key(value) != key(addr) {
+                continue;
+            }
+            // Relaxed: ordered by the acquire load above.
+            if node.protector.load(Relaxed) != me {
+                continue;
+            }
+            let kind = if list == 0 { "primary" } else { "backup" };
+            let site = match node.protector_site.load(Relaxed) {
+                0 => String::from("an unknown site"),
+                exposed => {
+                    let site: *const Location<'static> = ptr::with_exposed_provenance(exposed);
+                    // Safety: non-zero values are exposed addresses of `&'static Location`s,
+                    // stored by `Node::note_protector`.
+                    unsafe { &*site }.to_string()
+                }
+            };
+            panic!(
+                "hazptr: synchronize({addr:#x}) called by a thread that protects that address \
+                 itself, through the guard in its {kind} slot {} taken at {site}: the call would \
+                 wait for ever for its own guard; drop the guard before synchronizing on the \
+                 pointer it protects",
+                node.index
+            );
+        }
+    }
+
     /// Enqueues a waiter for `addr`; returns the event its completion sets.
     pub(crate) fn enqueue(&self, addr: usize) -> Arc<B::Event> {
-        let waiter = scan::Waiter::new(addr);
+        let waiter = scan::Waiter::new(addr, B::current_thread(), B::thread_token());
         let done = waiter.done();
         // The unlink that precedes this call happens before the scanner's heavy fence: the
         // lock below publishes the waiter to the scanner, which takes the same lock before
@@ -246,7 +402,8 @@ impl<B: Backend> Domain<B> {
     /// Hands `ptr` over for reclamation by `deleter` once no reader protects it.
     ///
     /// Reclamation is batched: a scan cycle runs once [`Config::retire_batch`] objects wait,
-    /// and every object still retired is reclaimed when the domain drops.
+    /// and every object still retired is reclaimed when the domain drops; [`Domain::reclaim`]
+    /// asks for it now.
     ///
     /// # Safety
     ///
@@ -260,6 +417,7 @@ impl<B: Backend> Domain<B> {
     pub unsafe fn retire<T>(&self, ptr: *mut T, deleter: unsafe fn(*mut T)) {
         // Safety: (2) is the contract of `Retired::new`.
         let retired = unsafe { Retired::new(ptr, deleter) };
+        self.shared.counters.retired.add(1);
         // The unlink of (1) happens before the scanner's heavy fence through this lock, as
         // in `synchronize`.
         let batch = self.shared.incoming.with(|incoming| {
@@ -277,6 +435,34 @@ impl<B: Backend> Domain<B> {
             }
             _ => {}
         }
+    }
+
+    /// Reclaims now, on the calling thread, every retired object that no reader protects,
+    /// instead of waiting for a full batch ([`Config::retire_batch`]) or the domain's drop;
+    /// returns how many it reclaimed (haphazard's `eager_reclaim`).
+    ///
+    /// It runs one scan cycle (after the one in progress, if any), which also completes every
+    /// waiter it can. Objects still protected stay retired for a later cycle, and so does
+    /// everything while some reader is between loading a pointer and publishing it (a slot
+    /// holding the wildcard): call it again. The deleters run on the calling thread, after
+    /// the cycle's lock is released, so a deleter may retire or reclaim in turn.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicPtr, Ordering};
+    /// use hazptr::Domain;
+    ///
+    /// let domain = Domain::new();
+    /// let src = AtomicPtr::new(Box::into_raw(Box::new(1_u32)));
+    /// let old = src.swap(Box::into_raw(Box::new(2)), Ordering::AcqRel);
+    /// // Safety: `old` is unlinked and came from a box.
+    /// unsafe { domain.retire_box(old) };
+    /// assert_eq!(domain.stats().reclaimed, 0, "one object is far from a batch");
+    /// assert_eq!(domain.reclaim(), 1, "no reader protects it");
+    /// # // Safety: the domain is the only user left.
+    /// # unsafe { domain.retire_box(src.load(Ordering::Relaxed)) };
+    /// ```
+    pub fn reclaim(&self) -> usize {
+        scan::cycle(&self.shared).reclaimed
     }
 
     /// [`Domain::retire`] for an object that came from `Box::into_raw`.
@@ -325,6 +511,12 @@ impl<B: Backend> Domain<B> {
     /// The domain's counters so far.
     pub fn stats(&self) -> Stats {
         let mut stats = self.shared.scan.with(|scan| scan.stats.clone());
+        let counters = &self.shared.counters;
+        stats.self_scans = counters.self_scans.get();
+        stats.self_scan_completions = counters.self_scan_completions.get();
+        stats.heavy_fences += stats.self_scans;
+        stats.membarrier_calls += counters.self_scan_membarriers.get();
+        stats.retired = counters.retired.get();
         stats.primary_slots = self.shared.primaries.len();
         stats.backup_slots = self.shared.overflow.iter().map(SlotList::len).sum();
         stats

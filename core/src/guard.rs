@@ -97,7 +97,10 @@ impl<'d, B: Backend> Reader<'d, B> {
         // which this one replaces; its pointer can no longer be used.
         if let Some(node) = self.inline
             && !p.is_null()
-            && slot::try_acquire::<B, T>(&node.addr, src, p, LightFence::Compiler)
+            && {
+                node.note_protector(Location::caller());
+                slot::try_acquire::<B, T>(&node.addr, src, p, LightFence::Compiler)
+            }
         {
             // Safety: checked not null above.
             let ptr = unsafe { NonNull::new_unchecked(p) };
@@ -128,6 +131,7 @@ impl<'d, B: Backend> Reader<'d, B> {
     #[inline(never)]
     #[track_caller]
     fn protect_general<T>(&self, node: &Node<B>, src: &B::AtomicPtr<T>) -> *mut T {
+        node.note_protector(Location::caller());
         let p = slot::publish::<B, T>(&node.addr, src, self.fence, self.force_slow_path);
         if p.is_null() {
             if node.is_backup() {

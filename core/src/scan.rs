@@ -14,6 +14,27 @@
 //! In [`ScanMode::Thread`](crate::ScanMode::Thread) one shared thread runs the cycles
 //! ([`run`]); otherwise the waiters run them ([`cycle`]), and models can call
 //! [`crate::raw::scan_cycle`] by hand.
+//!
+//! # The self-scan
+//!
+//! A `synchronize` that is the only one in flight does not wait for a cycle: it scans by
+//! itself ([`self_scan`]), as the kernel series' `synchronize_shazptr()` does unless
+//! `skip_synchronize_self_scan` is set.
+//! It issues the heavy fence, then walks every primary slot and every overflow list for its
+//! own address, and returns at once if no slot holds it (marked by a drain or not) and none
+//! holds the wildcard; the first slot that does ends the walk, and the waiter joins the
+//! shared scan as before.
+//! It is a cycle with a batch of one: the same fence after the same unlink (program order
+//! replaces the arrival lock), the same acquire loads, the same wildcard rule.
+//! So the cycle's argument carries over: a reader whose light fence came before the heavy one
+//! has its slot seen, and one whose fence came after re-reads the source after the unlink;
+//! a slot found empty was released by a release store the acquire load read.
+//! Checked by litmus/tests/hazptr/hazptr-self-scan.litmus.
+//! A sticky address needs nothing more: "no slot holds it after the fence" is what a cycle
+//! completes a waiter on, drain or no drain, and a drain for the same address goes on
+//! serving the waiters it covers.
+//! The self-scan touches no state of the cycles (it takes no lock), reclaims nothing, and
+//! reports only to counters.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
@@ -24,7 +45,7 @@ use core::ptr;
 use core::sync::atomic::Ordering::{Acquire, Relaxed};
 use core::time::Duration;
 
-use crate::backend::{Atomic, Backend, Clock, Event, HeavyFence, Lock};
+use crate::backend::{Atomic, Backend, Clock, Event, HeavyFence, Lock, ThreadInfo};
 use crate::bloom::Bloom;
 use crate::domain::{Shared, Stats};
 use crate::drain::{Disengage, Drain};
@@ -46,12 +67,17 @@ pub(crate) struct Waiter<B: Backend> {
     /// When the last stall report on this waiter was made, and how many there were.
     last_report: Option<Duration>,
     reports: u32,
+    /// The waiting thread, for stall reports, and its [`Backend::thread_token`].
+    thread: ThreadInfo,
+    token: usize,
 }
 
 impl<B: Backend> Waiter<B> {
-    pub(crate) fn new(addr: usize) -> Self {
+    pub(crate) fn new(addr: usize, thread: ThreadInfo, token: usize) -> Self {
         Self {
             addr,
+            thread,
+            token,
             done: Arc::new(B::Event::new()),
             id: 0,
             since: Duration::ZERO,
@@ -154,7 +180,6 @@ fn cycle_locked<B: Backend>(
     // heavy fence below.
     shared.incoming.with(|incoming| {
         state.stats.waiters_enqueued += incoming.waiters.len() as u64;
-        state.stats.retired += incoming.retired.len() as u64;
         for mut waiter in incoming.waiters.drain(..) {
             waiter.id = state.next_waiter;
             waiter.since = now;
@@ -299,8 +324,46 @@ fn cycle_locked<B: Backend>(
     }
 }
 
+/// The self-scan (see the module's notes): the heavy fence, then one walk for `addr`.
+/// Returns whether no slot held `addr` or the wildcard, which completes the caller's wait.
+/// Call it after unlinking, as `synchronize`.
+pub(crate) fn self_scan<B: Backend>(shared: &Shared<B>, addr: usize) -> bool {
+    shared.counters.self_scans.add(1);
+    // Pairs with every reader's light fence in `slot::publish`, as the cycle's: the unlink is
+    // po-before this fence on the same thread, so a reader whose fence comes later re-reads
+    // the source after the unlink, and one whose fence came earlier has its slot store
+    // visible to the loads below.
+    // Checked by litmus/tests/hazptr/hazptr-self-scan.litmus.
+    if !weaken::active::<B>(Weakening::NoSelfScanFence)
+        && B::heavy_fence() == HeavyFence::Membarrier
+    {
+        shared.counters.self_scan_membarriers.add(1);
+    }
+    let target = key(addr);
+    for (_, node) in all_slots(shared) {
+        // Acquire: pairs with the release store in `slot::clear`, as the cycle's walk, so a
+        // reader's accesses to the object happen before the caller's return.
+        let value = node.addr.load(Acquire);
+        if value == EMPTY {
+            continue;
+        }
+        if value == WILDCARD && !weaken::active::<B>(Weakening::NoSelfScanWildcard) {
+            // A reader between loading a pointer and publishing it may hold any address:
+            // only a later walk can tell. Checked by
+            // litmus/tests/hazptr/hazptr-bloom-wildcard-hole.litmus for the cycle's walk.
+            return false;
+        }
+        // Without the mark: a slot a drain marked still holds its address.
+        if value != WILDCARD && key(value) == target {
+            return false;
+        }
+    }
+    shared.counters.self_scan_completions.add(1);
+    true
+}
+
 /// Every slot, with the number of its list: 0 for the primaries, then the overflow lists.
-fn all_slots<B: Backend>(shared: &Shared<B>) -> impl Iterator<Item = (usize, &Node<B>)> {
+pub(crate) fn all_slots<B: Backend>(shared: &Shared<B>) -> impl Iterator<Item = (usize, &Node<B>)> {
     iter::once(&shared.primaries)
         .chain(shared.overflow.iter())
         .enumerate()
@@ -459,9 +522,11 @@ fn detect_stalls<B: Backend>(shared: &Shared<B>, state: &mut ScanState<B>) {
             waited,
             cycles: waiter.blocked_cycles,
             sequence: waiter.reports,
-            holders: holders(shared, &state.observed, waiter.addr, now),
+            waiter_thread_id: waiter.thread.id.clone(),
+            waiter_thread_name: waiter.thread.name.clone(),
+            holders: holders(shared, &state.observed, waiter, now),
         };
-        tracing::warn!(target: "hazptr", "{report}");
+        crate::stall::emit(&report);
         if state.reports.len() == KEPT_REPORTS {
             state.reports.pop_front();
         }
@@ -469,13 +534,14 @@ fn detect_stalls<B: Backend>(shared: &Shared<B>, state: &mut ScanState<B>) {
     }
 }
 
-/// Every slot holding `addr` or the wildcard, described for a stall report.
+/// Every slot holding `waiter`'s address or the wildcard, described for a stall report.
 fn holders<B: Backend>(
     shared: &Shared<B>,
     observed: &HashMap<(usize, usize), (usize, Duration, u64)>,
-    addr: usize,
+    waiter: &Waiter<B>,
     now: Duration,
 ) -> Vec<Holder> {
+    let addr = waiter.addr;
     let mut holders = Vec::new();
     for (list, node) in all_slots(shared) {
         // Acquire: as in the walk; the report describes what this load saw.
@@ -507,7 +573,17 @@ fn holders<B: Backend>(
             0 => None,
             at => Some(now.saturating_sub(Duration::from_nanos(at - 1))),
         };
+        // Relaxed: as the fields above (recorded only in debug builds on the std backend).
+        let protector = node.protector.load(Relaxed);
+        // Which thread took the protection is known exactly where it was recorded; otherwise
+        // the reader's thread stands for it (the thread that created the reader).
+        let is_waiter = if protector != 0 && waiter.token != 0 {
+            protector == waiter.token
+        } else {
+            thread.as_ref().is_some_and(|t| t.id == waiter.thread.id)
+        };
         holders.push(Holder {
+            is_waiter,
             kind: if list == 0 {
                 SlotKind::Primary
             } else {
@@ -579,7 +655,7 @@ mod tests {
     use core::sync::atomic::Ordering::Relaxed;
 
     fn enqueue(domain: &Domain, addr: usize) -> Arc<<crate::Std as Backend>::Event> {
-        let waiter = Waiter::new(addr);
+        let waiter = Waiter::new(addr, crate::Std::current_thread(), 0);
         let done = waiter.done();
         domain
             .shared()
@@ -716,6 +792,28 @@ mod tests {
         b.addr.store(EMPTY, Relaxed);
         cycle(domain.shared());
         assert!(first.try_take() && second.try_take());
+    }
+
+    #[test]
+    fn the_self_scan_returns_only_when_no_slot_holds_the_address_or_the_wildcard() {
+        let domain = Domain::with_config(Config::model());
+        let shared = domain.shared();
+        let (primary, backup) = (shared.primaries.claim(), shared.overflow[0].claim());
+        assert!(self_scan(shared, 0x1000), "every slot empty");
+        backup.addr.store(0x2000, Relaxed);
+        assert!(self_scan(shared, 0x1000), "another address");
+        for held in [0x1000, 0x1000 | MARK, WILDCARD] {
+            primary.addr.store(held, Relaxed);
+            assert!(!self_scan(shared, 0x1000), "primary slot holding {held:#x}");
+            primary.addr.store(EMPTY, Relaxed);
+            backup.addr.store(held, Relaxed);
+            assert!(!self_scan(shared, 0x1000), "backup slot holding {held:#x}");
+            backup.addr.store(EMPTY, Relaxed);
+        }
+        let stats = domain.stats();
+        assert_eq!((stats.self_scans, stats.self_scan_completions), (8, 2));
+        assert_eq!(stats.heavy_fences, 8, "one fence per self-scan");
+        assert_eq!(stats.scan_cycles, 0, "the self-scan runs no cycle");
     }
 
     #[test]

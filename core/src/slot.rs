@@ -27,6 +27,7 @@
 //! Checked by litmus/tests/hazptr/hazptr-acquire-before-scan.litmus (the fast path) and
 //! litmus/tests/hazptr/hazptr-wildcard-protocol.litmus (the wildcard slow path).
 
+use core::panic::Location;
 use core::ptr;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
@@ -82,6 +83,13 @@ pub(crate) struct Node<B: Backend> {
     pub(crate) owner_primary: B::AtomicUsize,
     /// Under `Config::debug_holders`, the backtrace of the current protection's acquire.
     pub(crate) backtrace: B::Mutex<Option<String>>,
+    /// In debug builds on the std backend, the [`Backend::thread_token`] of the thread that
+    /// took the current protection, stored before its publication; 0 otherwise. It lets
+    /// `synchronize` tell a caller that protects the very address it waits for.
+    pub(crate) protector: B::AtomicUsize,
+    /// With `protector`, where that protection was taken: a `&'static Location` as an exposed
+    /// address, or 0.
+    pub(crate) protector_site: B::AtomicUsize,
     /// The next node; written once, before the node is published, and never again.
     next: *const Node<B>,
 }
@@ -93,6 +101,21 @@ unsafe impl<B: Backend> Send for Node<B> {}
 unsafe impl<B: Backend> Sync for Node<B> {}
 
 impl<B: Backend> Node<B> {
+    /// In debug builds on the std backend, records who takes the protection about to be
+    /// published in this slot, and where; compiles to nothing otherwise.
+    /// Call it before the publication.
+    #[inline(always)]
+    pub(crate) fn note_protector(&self, site: &'static Location<'static>) {
+        if cfg!(debug_assertions) && !B::MODEL {
+            // Relaxed: the publication that follows is a release store, and `synchronize`
+            // reads these fields only after an acquire load of the slot that read that
+            // publication (or a later one), which carries them.
+            self.protector.store(B::thread_token(), Relaxed);
+            self.protector_site
+                .store(ptr::from_ref(site).expose_provenance(), Relaxed);
+        }
+    }
+
     /// Whether this is a backup slot.
     pub(crate) fn is_backup(&self) -> bool {
         self.backup
@@ -159,6 +182,8 @@ impl<B: Backend> SlotList<B> {
             owner: B::Mutex::new(None),
             owner_primary: B::AtomicUsize::new(usize::MAX),
             backtrace: B::Mutex::new(None),
+            protector: B::AtomicUsize::new(0),
+            protector_site: B::AtomicUsize::new(0),
             next: ptr::null(),
         }));
         // Relaxed: the CAS below re-checks the head it links to.

@@ -10,8 +10,10 @@
 //! growing) from repeated re-acquisition (holders that come and go, or a hold time that
 //! restarts); without `debug_holders` the hold time is what consecutive scan cycles observed,
 //! so a release and re-acquisition between two cycles looks like one hold.
-//! Reports go to `tracing` at warn level and to [`Domain::stall_reports`], and are counted
-//! even when suppressed.
+//! Reports go to `tracing` at warn level, to standard error as well when no `tracing`
+//! subscriber is installed (none set globally, nor on the reporting thread), so that a stall
+//! is never silent, and to [`Domain::stall_reports`]; they are counted even when suppressed.
+//! A holder that is the waiting thread itself is called out: that waiter waits for ever.
 //! The timeout and the suppression can be changed at run time (the kernel's sysfs knobs):
 //! [`Domain::set_stall_timeout`], [`Domain::set_stall_suppressed`].
 //!
@@ -22,6 +24,21 @@
 use core::fmt;
 use core::panic::Location;
 use core::time::Duration;
+
+/// Emits a stall report: a `tracing` warning under the target `hazptr`, and a copy on
+/// standard error when no `tracing` subscriber would receive it.
+pub(crate) fn emit(report: &StallReport) {
+    tracing::warn!(target: "hazptr", "{report}");
+    if !subscriber_installed() {
+        eprintln!("{report}");
+    }
+}
+
+/// Whether a `tracing` subscriber is installed for the calling thread: a scoped default on
+/// this thread, or the global default.
+fn subscriber_installed() -> bool {
+    tracing::dispatcher::get_default(|dispatch| !dispatch.is::<tracing::subscriber::NoSubscriber>())
+}
 
 /// Which kind of slot a holder occupies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +71,11 @@ pub struct Holder {
     pub site: Option<&'static Location<'static>>,
     /// Under `Config::debug_holders`, the backtrace of the acquire.
     pub backtrace: Option<String>,
+    /// Whether the holder is the waiting thread itself, which then waits for ever: its
+    /// guard cannot drop while it waits. Exact in debug builds, which record the thread of
+    /// each protection; otherwise the reader's thread (the one that created it) stands for
+    /// the protection's.
+    pub is_waiter: bool,
 }
 
 /// A report on one waiter blocked past the stall timeout.
@@ -68,6 +90,10 @@ pub struct StallReport {
     pub cycles: u64,
     /// 1 for the first report on this waiter, 2 for the next, and so on.
     pub sequence: u32,
+    /// The waiting thread's id.
+    pub waiter_thread_id: String,
+    /// The waiting thread's name, if it has one.
+    pub waiter_thread_name: Option<String>,
     /// Every slot holding the address (or the wildcard) in the reporting cycle.
     pub holders: Vec<Holder>,
 }
@@ -76,8 +102,10 @@ impl fmt::Display for StallReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "hazptr: synchronize({:#x}) blocked for {:.3?} ({} scan cycles), report #{}, {} holder(s):",
+            "hazptr: synchronize({:#x}) on thread {} ({}) blocked for {:.3?} ({} scan cycles), report #{}, {} holder(s):",
             self.addr,
+            self.waiter_thread_id,
+            self.waiter_thread_name.as_deref().unwrap_or("unnamed"),
             self.waited,
             self.cycles,
             self.sequence,
@@ -98,6 +126,13 @@ impl fmt::Display for StallReport {
                 h.thread_id.as_deref().unwrap_or("?"),
                 h.thread_name.as_deref().unwrap_or("unnamed")
             )?;
+            if h.is_waiter {
+                write!(
+                    f,
+                    ", the waiting thread itself: it waits for its own guard and will wait for \
+                     ever (drop the guard before synchronizing on the pointer it protects)"
+                )?;
+            }
             match h.held_for {
                 Some(held) => write!(f, ", held for {held:.3?}")?,
                 None => write!(f, ", seen held for {:.3?}", h.observed_for)?,

@@ -68,6 +68,13 @@ pub enum Weakening {
     NoResnapshot,
     /// A drain never disengages at the fairness cap.
     NoFairnessCap,
+    /// The self-scan of `synchronize` skips the heavy half of the asymmetric fence before
+    /// loading the slots.
+    /// Checked by litmus/tests/hazptr/hazptr-self-scan+no-scan-mb.litmus.
+    NoSelfScanFence,
+    /// The self-scan of `synchronize` ignores a slot holding the wildcard instead of leaving
+    /// the waiter to the shared scan.
+    NoSelfScanWildcard,
 }
 
 impl Weakening {

@@ -258,11 +258,79 @@ fn synchronize_waits_for_the_holder(config: Config) {
     let stats = domain.stats();
     assert_eq!(stats.waiters_completed, 1);
     assert!(stats.scan_cycles >= 1);
+    if !domain.config().skip_self_scan {
+        // The writer was alone: it scanned by itself, found the guard, and joined the scan.
+        assert_eq!((stats.self_scans, stats.self_scan_completions), (1, 0));
+    }
 }
 
 #[test]
 fn synchronize_waits_for_the_holder_with_the_scan_thread() {
     synchronize_waits_for_the_holder(Config::default());
+}
+
+#[test]
+fn synchronize_waits_for_the_holder_with_the_scan_thread_only() {
+    synchronize_waits_for_the_holder(Config::default().skip_self_scan(true));
+}
+
+#[test]
+fn a_lone_synchronize_returns_by_its_self_scan() {
+    let domain = Domain::new();
+    let target = obj(1);
+    for _ in 0..3 {
+        domain.synchronize(target);
+    }
+    let stats = domain.stats();
+    assert_eq!((stats.self_scans, stats.self_scan_completions), (3, 3));
+    assert_eq!(stats.heavy_fences, 3);
+    assert_eq!((stats.scan_cycles, stats.waiters_enqueued), (0, 0));
+    assert_eq!(stats.waits_completed(), 3);
+    // Safety: never published.
+    drop(unsafe { Box::from_raw(target) });
+}
+
+/// One thread calling again and again keeps its self-scans; a call from another thread soon
+/// after starts a burst, which the backoff keeps on the shared scan. The backoff is long
+/// here, so that the test does not depend on timing.
+#[test]
+fn calls_from_several_threads_in_quick_succession_share_the_scan() {
+    let domain = Domain::with_config(Config::default().self_scan_backoff(Duration::from_secs(60)));
+    let target = obj(1);
+    for _ in 0..3 {
+        domain.synchronize(target);
+    }
+    let stats = domain.stats();
+    assert_eq!(
+        (stats.self_scans, stats.waiters_enqueued),
+        (3, 0),
+        "{stats:?}"
+    );
+    let addr = target as usize;
+    thread::scope(|s| {
+        s.spawn(|| domain.synchronize(addr as *const Obj));
+    });
+    domain.synchronize(target);
+    let stats = domain.stats();
+    assert_eq!(stats.self_scans, 3, "{stats:?}");
+    assert_eq!(stats.waiters_completed, 2, "{stats:?}");
+    // Safety: never published.
+    drop(unsafe { Box::from_raw(target) });
+}
+
+#[test]
+fn skip_self_scan_sends_every_call_to_the_scan_thread() {
+    let domain = Domain::with_config(Config::default().skip_self_scan(true));
+    let target = obj(1);
+    for _ in 0..3 {
+        domain.synchronize(target);
+    }
+    let stats = domain.stats();
+    assert_eq!(stats.self_scans, 0);
+    assert_eq!((stats.waiters_enqueued, stats.waiters_completed), (3, 3));
+    assert_eq!(stats.heavy_fences, stats.scan_cycles);
+    // Safety: never published.
+    drop(unsafe { Box::from_raw(target) });
 }
 
 #[test]
@@ -395,7 +463,7 @@ fn stress(
         );
     } else {
         assert_eq!(graves.empty() as u64, total);
-        assert_eq!(stats.waiters_completed, total);
+        assert_eq!(stats.waits_completed(), total);
     }
     for s in &srcs {
         // Safety: no reader remains.
@@ -435,9 +503,9 @@ fn many_readers_and_retiring_writers() {
     stress(Config::default().retire_batch(8), 4, 4, 4, 500, true);
 }
 
-#[test]
-fn concurrent_waiters_share_scan_cycles() {
-    let domain = Domain::new();
+/// Sixteen waiters released together; returns the domain's statistics.
+fn concurrent_waiters(config: Config) -> hazptr::Stats {
+    let domain = Domain::with_config(config);
     let waiters = 16;
     let objs: Vec<usize> = (0..waiters).map(|i| obj(i) as usize).collect();
     let start = std::sync::Barrier::new(waiters as usize);
@@ -451,15 +519,10 @@ fn concurrent_waiters_share_scan_cycles() {
         }
     });
     let stats = domain.stats();
-    assert_eq!(stats.waiters_completed, waiters);
+    assert_eq!(stats.waits_completed(), waiters);
     // One cycle per waiter would be sixteen; batching serves many per cycle. Threads that
     // arrive while a cycle runs wait for the next, so allow a few.
-    assert!(
-        stats.scan_cycles < waiters,
-        "{} cycles for {waiters} waiters",
-        stats.scan_cycles
-    );
-    assert_eq!(stats.heavy_fences, stats.scan_cycles);
+    assert_eq!(stats.heavy_fences, stats.scan_cycles + stats.self_scans);
     if hazptr::Std::uses_membarrier() {
         assert_eq!(stats.membarrier_calls, stats.heavy_fences);
     } else {
@@ -469,6 +532,63 @@ fn concurrent_waiters_share_scan_cycles() {
         // Safety: never published.
         drop(unsafe { Box::from_raw(o as *mut Obj) });
     }
+    stats
+}
+
+/// While one `synchronize` is in flight (held up by a guard), sixteen more do not scan by
+/// themselves: each joins the shared scan, as the scan-thread-only mode does.
+#[test]
+fn concurrent_waiters_share_scan_cycles() {
+    let domain = Domain::new();
+    let src = AtomicPtr::new(obj(1));
+    let mut reader = domain.reader();
+    // Safety: the object is freed at the end, after the guard.
+    let guard = unsafe { reader.protect(&src) }.unwrap();
+    let held = guard.as_ptr() as usize;
+    let objs: Vec<usize> = (0..16).map(|i| obj(i) as usize).collect();
+    let start = std::sync::Barrier::new(objs.len());
+    thread::scope(|s| {
+        let domain = &domain;
+        let blocker = s.spawn(move || domain.synchronize(held as *const Obj));
+        while domain.stats().waiters_enqueued == 0 {
+            thread::yield_now();
+        }
+        let waiters: Vec<_> = objs
+            .iter()
+            .map(|&o| {
+                let start = &start;
+                s.spawn(move || {
+                    start.wait();
+                    domain.synchronize(o as *const Obj);
+                })
+            })
+            .collect();
+        for waiter in waiters {
+            waiter.join().unwrap();
+        }
+        drop(guard);
+        blocker.join().unwrap();
+    });
+    let stats = domain.stats();
+    assert_eq!(
+        stats.self_scans, 1,
+        "only the first call was alone: {stats:?}"
+    );
+    assert_eq!(stats.self_scan_completions, 0, "{stats:?}");
+    assert_eq!(stats.waiters_completed, 17, "{stats:?}");
+    drop(reader);
+    for o in objs.into_iter().chain([held]) {
+        // Safety: no guard remains; each object is freed once.
+        drop(unsafe { Box::from_raw(o as *mut Obj) });
+    }
+}
+
+#[test]
+fn concurrent_waiters_share_scan_cycles_with_the_scan_thread_only() {
+    let stats = concurrent_waiters(Config::default().skip_self_scan(true));
+    assert!(stats.scan_cycles < 16, "{stats:?}");
+    assert_eq!(stats.self_scans, 0);
+    assert_eq!(stats.waiters_completed, 16);
 }
 
 #[test]

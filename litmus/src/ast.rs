@@ -130,6 +130,8 @@ pub struct Test {
     pub init: Vec<InitItem>,
     /// The threads `P0`, `P1`, ... in source order.
     pub threads: Vec<Thread>,
+    /// `regions: x:PROP, y:A B`, after the threads: the memory regions of locations.
+    pub regions: Option<Vec<Region>>,
     /// `locations [x; 0:r1;]`: extra locations to show in the final states.
     pub locations: Option<Vec<Location>>,
     /// `filter (...)`: executions failing it are discarded before the condition is judged.
@@ -314,6 +316,21 @@ impl Location {
     }
 }
 
+/// One entry of the `regions:` section that may follow the threads: a location and the
+/// regions it lies in (`x:PROP`, `y:A B`).
+///
+/// herd7 gives a region's events to a model only through a bell file that declares the
+/// region; for every other model the section changes nothing.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Region {
+    /// The location.
+    pub loc: Ident,
+    /// The regions it lies in, at least one.
+    pub regions: Vec<Ident>,
+    /// The whole entry.
+    pub span: Span,
+}
+
 /// A thread: `P0(int *x, spinlock_t *l) { ... }`.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Thread {
@@ -437,6 +454,56 @@ pub enum ExprKind {
     },
     /// A cast: `(int)e`, `(char **)y`, `(void)e`.
     Cast(Type, Box<Expr>),
+    /// One of herd7's internal instructions, the ones the kernel's macros expand to, written
+    /// in thread code with its annotations: `__load{once}(*x)`, `__store{release}(*x, 1)`,
+    /// `__fence{mb}`, `__xchg{mb}(x, 1)`, `__cmpxchg{acquire}(x, 0, 1)`,
+    /// `__atomic_op{noreturn}(x, +, 1)`, `__atomic_op_return{mb}(x, -, 1)`,
+    /// `__atomic_fetch_op{once}(x, |, 1)`, `__atomic_add_unless{mb}(x, 1, 0)`,
+    /// `__srcu{srcu-lock}(s)`.
+    /// herd7's grammar knows them whatever macro file it reads.
+    Instruction {
+        /// The instruction's name.
+        func: Ident,
+        /// The annotations between the braces, in order (`mb`, `rcu-lock`); empty for
+        /// `__atomic_op(...)` written without braces, the one instruction that may be.
+        annotations: Vec<Ident>,
+        /// The operator of `__atomic_op`, `__atomic_op_return` and `__atomic_fetch_op`,
+        /// written as their second argument.
+        op: Option<AtomicOp>,
+        /// The other arguments, in order; none for `__fence`, which has no parentheses.
+        args: Vec<Expr>,
+    },
+}
+
+/// The operator an atomic operation instruction applies (`__atomic_op{..}(x, OP, v)`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum AtomicOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `&`
+    And,
+    /// `|`
+    Or,
+    /// `^`
+    Xor,
+    /// `&~`: the old value and the complement of the operand.
+    AndNot,
+}
+
+impl AtomicOp {
+    /// The operator as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "+",
+            AtomicOp::Sub => "-",
+            AtomicOp::And => "&",
+            AtomicOp::Or => "|",
+            AtomicOp::Xor => "^",
+            AtomicOp::AndNot => "&~",
+        }
+    }
 }
 
 /// Binary operators, those of herd7's C dialect (see [`BinaryOp::precedence`]).

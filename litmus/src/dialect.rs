@@ -211,6 +211,52 @@ pub(crate) fn order_positions(func: &str) -> Option<&'static [usize]> {
         .map(|(_, at)| *at)
 }
 
+/// Where herd7's grammar takes one of its internal instructions.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Place {
+    /// In an expression (and so also as an expression statement).
+    Expr,
+    /// Only as a statement of its own.
+    Stmt,
+    /// As an expression with one argument, or as a statement with one or two.
+    Srcu,
+}
+
+/// One of herd7's internal instructions, written with annotations in braces.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Instruction {
+    /// Where the grammar takes it.
+    pub(crate) place: Place,
+    /// Its arguments besides the operator; `None` for `__fence`, which has no parentheses.
+    pub(crate) args: Option<usize>,
+    /// Whether its second argument is an operator (`__atomic_op{mb}(x, +, 1)`).
+    pub(crate) op: bool,
+    /// Whether it may go without braces (`__atomic_op(x, +, 1)`).
+    pub(crate) bare: bool,
+}
+
+/// herd7's internal instruction called `name`, if it is one that takes annotations.
+pub(crate) fn instruction(name: &str) -> Option<Instruction> {
+    let (place, args, op, bare) = match name {
+        "__load" => (Place::Expr, Some(1), false, false),
+        "__store" => (Place::Stmt, Some(2), false, false),
+        "__fence" => (Place::Stmt, None, false, false),
+        "__xchg" => (Place::Expr, Some(2), false, false),
+        "__cmpxchg" => (Place::Expr, Some(3), false, false),
+        "__atomic_op" => (Place::Stmt, Some(2), true, true),
+        "__atomic_op_return" | "__atomic_fetch_op" => (Place::Expr, Some(2), true, false),
+        "__atomic_add_unless" => (Place::Expr, Some(3), false, false),
+        "__srcu" => (Place::Srcu, Some(1), false, false),
+        _ => return None,
+    };
+    Some(Instruction {
+        place,
+        args,
+        op,
+        bare,
+    })
+}
+
 /// Whether `word` begins a type in thread code.
 pub(crate) fn begins_code_type(word: &str) -> bool {
     matches!(

@@ -37,6 +37,16 @@ pub fn print(test: &Test) -> String {
         out.push('\n');
         write_thread(&mut out, thread);
     }
+    if let Some(regions) = &test.regions {
+        out.push_str("\nregions:");
+        for (k, r) in regions.iter().enumerate() {
+            out.push_str(if k > 0 { ", " } else { " " });
+            let _ = write!(out, "{}:", r.loc.name);
+            let names: Vec<&str> = r.regions.iter().map(|n| n.name.as_str()).collect();
+            out.push_str(&names.join(" "));
+        }
+        out.push('\n');
+    }
     let trailer = test.locations.is_some() || test.filter.is_some() || test.condition.is_some();
     if trailer {
         out.push('\n');
@@ -337,6 +347,40 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
             write_bare_type(out, ty);
             out.push(')');
             write_expr(out, operand, UNARY);
+        }
+        ExprKind::Instruction {
+            func,
+            annotations,
+            op,
+            args,
+        } => {
+            out.push_str(&func.name);
+            if !annotations.is_empty() {
+                out.push('{');
+                for (k, a) in annotations.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&a.name);
+                }
+                out.push('}');
+            }
+            // `__fence{...}` alone has no parentheses.
+            if func.name != "__fence" {
+                out.push('(');
+                for (k, a) in args.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    write_expr(out, a, 0);
+                    if k == 0
+                        && let Some(op) = op
+                    {
+                        let _ = write!(out, ", {}", op.as_str());
+                    }
+                }
+                out.push(')');
+            }
         }
     }
     if paren {

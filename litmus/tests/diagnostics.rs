@@ -295,3 +295,72 @@ fn where_herd7_ends_the_threads() {
         "#]],
     );
 }
+
+#[test]
+fn a_thread_missing_its_closing_brace() {
+    check(
+        "C MP\n{}\n\nP0(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n\nP1(int *x)\n{\n\tint r0;\n\tr0 = READ_ONCE(*x);\n}\n\nexists (1:r0=1)\n",
+        expect![[r#"
+            test.litmus:8:1: error: expected `}`, found `P1`
+              |
+            8 | P1(int *x)
+              | ^^
+              = note: to close the body of the thread opened at 5:1
+              = note: in the thread that starts at 4:1
+        "#]],
+    );
+    check(
+        "C MP\n{}\n\nP0(int *x)\n{\n\tif (READ_ONCE(*x)) {\n\t\tWRITE_ONCE(*x, 2);\n}\n\nP1(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n",
+        expect![[r#"
+            test.litmus:10:1: error: expected `}`, found `P1`
+               |
+            10 | P1(int *x)
+               | ^^
+               = note: to close the body of the thread opened at 5:1
+               = note: in the thread that starts at 4:1
+        "#]],
+    );
+}
+
+#[test]
+fn c_connectives_in_the_condition() {
+    let test = |condition: &str| {
+        format!("C MP\n{{}}\nP0(int *x) {{ int r0; r0 = READ_ONCE(*x); }}\n\nexists {condition}\n")
+    };
+    check(
+        &test("(0:r0=1 && x=1)"),
+        expect![[r#"
+        test.litmus:5:16: error: herd7's conditions have no `&&`: and is `/\`, or is `\/`, not is `~`
+          |
+        5 | exists (0:r0=1 && x=1)
+          |                ^^
+    "#]],
+    );
+    check(
+        &test("(0:r0=1 || x=1)"),
+        expect![[r#"
+        test.litmus:5:16: error: herd7's conditions have no `||`: and is `/\`, or is `\/`, not is `~`
+          |
+        5 | exists (0:r0=1 || x=1)
+          |                ^^
+    "#]],
+    );
+    check(
+        &test("(!(0:r0=1))"),
+        expect![[r#"
+        test.litmus:5:9: error: herd7's conditions have no `!`: not is `~`, and is `/\`, or is `\/`
+          |
+        5 | exists (!(0:r0=1))
+          |         ^
+    "#]],
+    );
+    check(
+        &test("(P0:r0=1)"),
+        expect![[r#"
+        test.litmus:5:9: error: a register of a thread is written with the thread's number alone: `0:` for `P0:`
+          |
+        5 | exists (P0:r0=1)
+          |         ^^
+    "#]],
+    );
+}

@@ -129,10 +129,62 @@ fn expr() -> impl Strategy<Value = Expr> {
             )),
             (ident(), prop::collection::vec(inner.clone(), 0..3))
                 .prop_map(|(func, args)| ExprKind::Call { func, args }),
-            (ty(), inner).prop_map(|(t, e)| ExprKind::Cast(t, Box::new(e))),
+            (ty(), inner.clone()).prop_map(|(t, e)| ExprKind::Cast(t, Box::new(e))),
+            (
+                prop::sample::select(vec![
+                    ("__load", 1, false),
+                    ("__xchg", 2, false),
+                    ("__cmpxchg", 3, false),
+                    ("__atomic_op_return", 2, true),
+                    ("__atomic_fetch_op", 2, true),
+                    ("__atomic_add_unless", 3, false),
+                    ("__srcu", 1, false),
+                ]),
+                prop::collection::vec(annotation(), 1..3),
+                prop::sample::select(vec![
+                    AtomicOp::Add,
+                    AtomicOp::Sub,
+                    AtomicOp::And,
+                    AtomicOp::Or,
+                    AtomicOp::Xor,
+                    AtomicOp::AndNot,
+                ]),
+                prop::collection::vec(inner, 3),
+            )
+                .prop_map(|((name, n, takes_op), annotations, op, mut args)| {
+                    args.truncate(n);
+                    ExprKind::Instruction {
+                        func: Ident::new(name, S),
+                        annotations,
+                        op: takes_op.then_some(op),
+                        args,
+                    }
+                }),
         ]
         .prop_map(|kind| Expr { kind, span: S })
     })
+}
+
+/// An annotation of an internal instruction: `mb`, `rcu-lock`, `after-unlock-lock`.
+fn annotation() -> impl Strategy<Value = Ident> {
+    prop::sample::select(vec!["mb", "once", "rcu-lock", "after-unlock-lock", "lock"])
+        .prop_map(|a| Ident::new(a, S))
+}
+
+/// A `regions:` section: a few locations, each in one or two regions.
+fn regions() -> impl Strategy<Value = Option<Vec<Region>>> {
+    prop::option::of(prop::collection::vec(
+        (
+            ident(),
+            prop::collection::vec(prop::sample::select(vec!["PROP", "A", "B"]), 1..3),
+        )
+            .prop_map(|(loc, names)| Region {
+                loc,
+                regions: names.into_iter().map(|n| Ident::new(n, S)).collect(),
+                span: S,
+            }),
+        0..3,
+    ))
 }
 
 /// What an assignment may write: a register, or a location through a pointer.
@@ -159,6 +211,32 @@ fn simple_stmt() -> impl Strategy<Value = Stmt> {
         }),
         (lvalue(), expr()).prop_map(|(lhs, rhs)| StmtKind::Assign { lhs, rhs }),
         expr().prop_map(StmtKind::Expr),
+        (
+            prop::sample::select(vec![
+                ("__store", 2, false),
+                ("__fence", 0, false),
+                ("__atomic_op", 2, true),
+                ("__srcu", 2, false),
+            ]),
+            prop::collection::vec(annotation(), 0..3),
+            prop::collection::vec(expr(), 2),
+        )
+            .prop_map(|((name, n, takes_op), mut annotations, mut args)| {
+                // Only `__atomic_op` may go without braces.
+                if annotations.is_empty() && name != "__atomic_op" {
+                    annotations.push(Ident::new("mb", S));
+                }
+                args.truncate(n);
+                StmtKind::Expr(Expr {
+                    kind: ExprKind::Instruction {
+                        func: Ident::new(name, S),
+                        annotations,
+                        op: takes_op.then_some(AtomicOp::AndNot),
+                        args,
+                    },
+                    span: S,
+                })
+            }),
     ]
     .prop_map(stmt)
 }
@@ -329,14 +407,14 @@ fn test_tree() -> impl Strategy<Value = Test> {
     (
         header,
         prop::collection::vec(init_item(), 0..5),
-        threads,
+        (threads, regions()),
         trailer,
     )
         .prop_map(
             |(
                 (name, doc, info, result, header_comments),
                 init,
-                threads,
+                (threads, regions),
                 (locations, filter, condition, trailer_comments),
             )| {
                 let mut comments = Vec::new();
@@ -387,6 +465,7 @@ fn test_tree() -> impl Strategy<Value = Test> {
                             span: S,
                         })
                         .collect(),
+                    regions,
                     locations,
                     filter,
                     condition: condition.map(|(quantifier, prop)| Condition {

@@ -560,6 +560,10 @@ impl<B: Base> Backend for Traced<B> {
     fn current_thread() -> ThreadInfo {
         B::current_thread()
     }
+
+    fn thread_token() -> usize {
+        B::thread_token()
+    }
 }
 
 /// The loom backend, logged: the backend of every loom model.
@@ -597,11 +601,11 @@ mod tests {
     #[test]
     fn a_log_renders_thread_location_and_operation() {
         expect_test::expect![[r#"
-            |   1  main-thread  models/src/trace.rs:584       store Relaxed obj|
-            |   2  main-thread  models/src/trace.rs:585       light fence (reader's half)|
-            |   3  main-thread  models/src/trace.rs:586       store Relaxed WILDCARD|
-            |   4  main-thread  models/src/trace.rs:587       cas Acquire 0 -> 1 failed, saw WILDCARD|
-            |   5  main-thread  models/src/trace.rs:588       -- done|
+            |   1  main-thread  models/src/trace.rs:588       store Relaxed obj|
+            |   2  main-thread  models/src/trace.rs:589       light fence (reader's half)|
+            |   3  main-thread  models/src/trace.rs:590       store Relaxed WILDCARD|
+            |   4  main-thread  models/src/trace.rs:591       cas Acquire 0 -> 1 failed, saw WILDCARD|
+            |   5  main-thread  models/src/trace.rs:592       -- done|
         "#]]
         // Each line is fenced with `|`: the snapshot keeps the log's leading spaces.
         .assert_eq(

@@ -20,7 +20,8 @@ use hazptr::raw::weaken::{self, Weakening};
 const BOUND: usize = 2;
 
 fn model() {
-    common::reader_against_synchronize(|c| c);
+    let stats = common::reader_against_synchronize(|c| c);
+    assert_eq!(stats.self_scans, 0, "the model checks the shared scan");
 }
 
 #[test]

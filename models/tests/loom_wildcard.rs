@@ -17,7 +17,8 @@ use hazptr::raw::weaken::Weakening;
 const BOUND: usize = 2;
 
 fn model() {
-    common::reader_against_synchronize(|c| c.force_slow_path(true));
+    let stats = common::reader_against_synchronize(|c| c.force_slow_path(true));
+    assert_eq!(stats.self_scans, 0, "the model checks the shared scan");
 }
 
 #[test]

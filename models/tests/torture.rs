@@ -77,6 +77,12 @@ fn readers0() {
     let report = succeeds(Scenario::Readers0);
     assert_eq!(report.readers, 0);
     assert_eq!(report.acquires, 0);
+    // With no reader, every self-scan a lone writer takes returns at once.
+    assert!(report.core.self_scan_completions > 0, "{report}");
+    assert_eq!(
+        report.core.self_scan_completions, report.core.self_scans,
+        "{report}"
+    );
     assert!(report.grace_periods > 0, "{report}");
 }
 

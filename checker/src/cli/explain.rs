@@ -54,6 +54,9 @@ pub(crate) fn explain(args: ExplainArgs) -> u8 {
     };
     match hazmat_checker::explain_source(&source, args.state.as_deref(), m.as_ref(), &limits) {
         Ok(explained) => {
+            for w in &explained.warnings {
+                eprintln!("{}", w.render(&file, &source).trim_end());
+            }
             print!("{}", explained.text);
             let Some(dir) = &args.graph else {
                 return 0;

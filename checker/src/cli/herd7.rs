@@ -710,6 +710,7 @@ fn run_one(
             ..Default::default()
         },
         speedcheck: args.speedcheck,
+        s128: args.variants.iter().any(|v| v == "S128"),
         ..Default::default()
     };
     let checked = match macros {

@@ -1,5 +1,6 @@
 //! The `hazmat` command line, one file per command: [`check`], [`explain`], [`bench`](mod@bench),
-//! [`fmt`] (and `parse`), and [`herd7`], herd7's own command line.
+//! [`fmt`] (and `parse`), [`weaken`], and [`herd7`], herd7's own command line; [`model`]
+//! reads the model options a command shares.
 //!
 //! Only the command line reads files from disk, writes to stdout and stderr and sets the
 //! exit code; the library below it returns values.
@@ -9,6 +10,8 @@ pub(crate) mod check;
 pub(crate) mod explain;
 pub(crate) mod fmt;
 pub(crate) mod herd7;
+pub(crate) mod model;
+pub(crate) mod weaken;
 
 use hazmat_checker::CheckError;
 use std::path::PathBuf;

@@ -131,6 +131,11 @@ pub struct Stats {
     /// Why the candidates and partial executions that did not reach the final state left
     /// the enumeration.
     pub removed: Removed,
+    /// Of the accesses at an address that is no location where candidates were dropped
+    /// ([`Removed::nowhere`]), the first in the source, as its byte range: the place a
+    /// warning points to.
+    #[serde(skip)]
+    pub nowhere_at: Option<(usize, usize)>,
 }
 
 impl Stats {
@@ -143,6 +148,18 @@ impl Stats {
         self.images += other.images;
         self.nodes += other.nodes;
         self.removed.add(&other.removed);
+        self.nowhere_at = match (self.nowhere_at, other.nowhere_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+
+    /// Counts a candidate removed for `why`.
+    pub(crate) fn count(&mut self, why: Why) {
+        if let Why::Nowhere(Some(at)) = why {
+            self.nowhere_at = Some(self.nowhere_at.map_or(at, |a| a.min(at)));
+        }
+        self.removed.count(why);
     }
 }
 
@@ -206,7 +223,7 @@ impl Removed {
             Why::Filter => &mut self.filter,
             Why::Goal => &mut self.speedcheck,
             Why::Unsolvable => &mut self.unsolvable,
-            Why::Nowhere => &mut self.nowhere,
+            Why::Nowhere(_) => &mut self.nowhere,
             Why::Cutoff => &mut self.cutoff,
         };
         *n += 1;
@@ -215,12 +232,13 @@ impl Removed {
 
 /// Why values remove a candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Why {
+pub(crate) enum Why {
     Assumption(Assumption),
     Filter,
     Goal,
     Unsolvable,
-    Nowhere,
+    /// A read at an address that is no location, with the access if a path stops there.
+    Nowhere(Option<(usize, usize)>),
     Cutoff,
 }
 

@@ -153,6 +153,7 @@ fn summarise(program: &Program, found: Found, unknown: Option<String>) -> Outcom
             images: 0,
             nodes: 0,
             removed: Default::default(),
+            nowhere_at: None,
         },
         unknown,
         cut_short: false,
@@ -169,7 +170,7 @@ pub fn interleavings(program: &Program) -> u64 {
     fn longest(code: &[Instr]) -> u64 {
         code.iter()
             .map(|i| match &i.op {
-                Op::Let { .. } | Op::Fence { .. } | Op::SyncSrcu { .. } => 0,
+                Op::Let { .. } | Op::Fence { .. } | Op::SyncSrcu { .. } | Op::Srcu { .. } => 0,
                 Op::If { then, els, .. } => longest(then).max(longest(els)),
                 _ => 1,
             })
@@ -382,6 +383,14 @@ impl ThreadRun<'_> {
                 self.access().write(t, l, v);
             }
             Op::Fence { .. } | Op::SyncSrcu { .. } => {}
+            // An SRCU event of the files before 2023 touches no memory: it only carries
+            // its value.
+            Op::Srcu { dst, value, .. } => {
+                let v = eval!(value);
+                if let Some(d) = dst {
+                    self.regs[*d] = v;
+                }
+            }
             Op::Cutoff => {
                 return Err(RunError {
                     message: "the shuttle engine does not support `while` loops".into(),

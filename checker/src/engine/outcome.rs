@@ -51,6 +51,9 @@ pub struct Options {
     /// others, counted without being built ([`crate::engine::symmetry`]); tests set it to hold the
     /// two to the same outcome.
     pub every_image: bool,
+    /// herd7's variant `S128` (`-variant S128`), under which herd7 takes 64-bit and
+    /// 128-bit types in the init block; a test's own `Variant=S128` line sets it too.
+    pub s128: bool,
 }
 
 /// The result of checking one program under one model.

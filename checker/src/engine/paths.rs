@@ -24,8 +24,8 @@
 
 use crate::exec::event::{EventKind, Loc, Tag, Tags, Value};
 use crate::front::program::{
-    Applied, BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, Term, ThreadCode, UnOp, herd_binary,
-    herd_unary,
+    Applied, BinOp, Expr, Instr, Op, Program, Reg, RmwTags, RmwWrite, Term, ThreadCode, UnOp,
+    herd_binary, herd_unary,
 };
 use std::collections::BTreeSet;
 
@@ -477,21 +477,8 @@ impl<'a> Walker<'a> {
                     );
                 }
                 Op::Fence { tags } => {
-                    let zero = st.path.push(Node::Const(Value::Int(0)), 0);
-                    st.path.events.push(PathEvent {
-                        kind: EventKind::Fence,
-                        loc: None,
-                        tags: *tags,
-                        value: zero,
-                        read: None,
-                        rmw_with_prev: false,
-                        addr_dep: 0,
-                        data_dep: 0,
-                        ctrl_dep: st.ctrl,
-                        inner: 0,
-                        stmt: st.stmt,
-                        source: span,
-                    });
+                    let stmt = st.stmt;
+                    fence(&mut st, *tags, stmt, span);
                 }
                 Op::Rmw {
                     dst,
@@ -510,7 +497,8 @@ impl<'a> Walker<'a> {
                         Access::Update,
                         span,
                         |w, st, loc, adep| {
-                            let r = w.read(st, loc, *tags, adep, span)?;
+                            fence_before(st, tags, span);
+                            let r = w.read(st, loc, tags.read, adep, span)?;
                             let v = match write {
                                 RmwWrite::Set(_) => operand,
                                 RmwWrite::Apply(op, _) => w.bin(st, *op, r, operand, span),
@@ -519,7 +507,8 @@ impl<'a> Walker<'a> {
                                 RmwWrite::Set(_) => Partner::Exchange,
                                 RmwWrite::Apply(..) => Partner::Compute,
                             };
-                            w.write(st, loc, *tags, v, adep, partner, span);
+                            w.write(st, loc, tags.write, v, adep, partner, span);
+                            fence_after(st, tags, span);
                             set(st, *dst, if *ret_new { v } else { r });
                             Ok(true)
                         },
@@ -543,14 +532,29 @@ impl<'a> Walker<'a> {
                             Access::Update,
                             span,
                             |w, st, loc, adep| {
-                                let r = w.read(st, loc, *tags, adep, span)?;
+                                let read_tags = if success {
+                                    fence_before(st, tags, span);
+                                    tags.read
+                                } else {
+                                    tags.failed
+                                };
+                                let r = w.read(st, loc, read_tags, adep, span)?;
                                 let eq = w.bin(st, BinOp::Eq, r, exp, span);
                                 if !w.assume(st, eq, success, Assumption::Rmw) {
                                     return Ok(false);
                                 }
                                 if success {
-                                    w.write(st, loc, *tags, new, adep, Partner::Exchange, span);
+                                    w.write(
+                                        st,
+                                        loc,
+                                        tags.write,
+                                        new,
+                                        adep,
+                                        Partner::Exchange,
+                                        span,
+                                    );
                                     set_inner(st, exp);
+                                    fence_after(st, tags, span);
                                 }
                                 set(st, *dst, r);
                                 Ok(true)
@@ -630,15 +634,22 @@ impl<'a> Walker<'a> {
                             Access::Update,
                             span,
                             |w, st, loc, adep| {
-                                let r = w.read(st, loc, *tags, adep, span)?;
+                                let read_tags = if success {
+                                    fence_before(st, tags, span);
+                                    tags.read
+                                } else {
+                                    tags.failed
+                                };
+                                let r = w.read(st, loc, read_tags, adep, span)?;
                                 let ne = w.bin(st, BinOp::Ne, r, unless, span);
                                 if !w.assume(st, ne, success, Assumption::Rmw) {
                                     return Ok(false);
                                 }
                                 if success {
                                     let v = w.bin(st, BinOp::Add, r, add, span);
-                                    w.write(st, loc, *tags, v, adep, Partner::Compute, span);
+                                    w.write(st, loc, tags.write, v, adep, Partner::Compute, span);
                                     set_inner(st, unless);
+                                    fence_after(st, tags, span);
                                 }
                                 // herd7's result is the read's output, and the limit's: what
                                 // depends on it depends on them.
@@ -767,6 +778,40 @@ impl<'a> Walker<'a> {
                                 stmt: st.stmt,
                                 source: span,
                             });
+                            Ok(true)
+                        },
+                    );
+                }
+                Op::Srcu {
+                    dst,
+                    addr,
+                    value,
+                    tags,
+                } => {
+                    let value = self.sym(&mut st, value, span);
+                    return self.fork_addr(
+                        st,
+                        todo,
+                        addr,
+                        Access::Store,
+                        span,
+                        |_, st, loc, adep| {
+                            let data = st.path.taint[value as usize];
+                            st.path.events.push(PathEvent {
+                                kind: EventKind::Fence,
+                                loc: Some(loc),
+                                tags: *tags,
+                                value,
+                                read: None,
+                                rmw_with_prev: false,
+                                addr_dep: adep,
+                                data_dep: data,
+                                ctrl_dep: st.ctrl,
+                                inner: 0,
+                                stmt: st.stmt,
+                                source: span,
+                            });
+                            set(st, *dst, value);
                             Ok(true)
                         },
                     );
@@ -1069,6 +1114,48 @@ pub(crate) fn not_a_location(program: &Program, v: Value) -> String {
             "the address of this access is {}, not a location",
             program.value_text(v)
         ),
+    }
+}
+
+/// A fence event of the instruction numbered `stmt`.
+fn fence(st: &mut State, tags: Tags, stmt: u32, span: (usize, usize)) {
+    let zero = st.path.push(Node::Const(Value::Int(0)), 0);
+    st.path.events.push(PathEvent {
+        kind: EventKind::Fence,
+        loc: None,
+        tags,
+        value: zero,
+        read: None,
+        rmw_with_prev: false,
+        addr_dep: 0,
+        data_dep: 0,
+        ctrl_dep: st.ctrl,
+        inner: 0,
+        stmt,
+        source: span,
+    });
+}
+
+/// The fences herd7's `lkmmv1` puts around a fully ordered read-modify-write
+/// ([`crate::front::variant`]): inside the instruction, in program order with its read and
+/// write, which the numbers of two instructions of their own give them (an event comes
+/// after every event of an earlier instruction; lowering numbers instructions below 2^30).
+const FENCE_BEFORE: u32 = 1 << 31;
+const FENCE_AFTER: u32 = 1 << 30;
+
+/// herd7's `lkmmv1` fence before a fully ordered read-modify-write, if `tags` has one.
+fn fence_before(st: &mut State, tags: &RmwTags, span: (usize, usize)) {
+    if let Some(f) = tags.fence {
+        let stmt = st.stmt | FENCE_BEFORE;
+        fence(st, f, stmt, span);
+    }
+}
+
+/// herd7's `lkmmv1` fence after a fully ordered read-modify-write, if `tags` has one.
+fn fence_after(st: &mut State, tags: &RmwTags, span: (usize, usize)) {
+    if let Some(f) = tags.fence {
+        let stmt = st.stmt | FENCE_AFTER;
+        fence(st, f, stmt, span);
     }
 }
 

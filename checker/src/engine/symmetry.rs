@@ -368,6 +368,8 @@ fn rename_op(op: &Op, f: &mut dyn FnMut(Loc) -> Loc) -> Option<Op> {
             unless: v(unless)?,
             tags: *tags,
         },
+        // The lock's number is the thread's own.
+        Op::Srcu { .. } => return None,
         Op::Lock { addr } => Op::Lock { addr: at(addr)? },
         Op::Unlock { addr } => Op::Unlock { addr: at(addr)? },
         Op::Trylock { dst, addr } => Op::Trylock {

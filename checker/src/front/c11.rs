@@ -27,9 +27,15 @@
 //!   value a plain write stores back at the expected address, and returns 0;
 //! - a fence carries its order.
 //!
-//! Outside the C11 dialect, the loads, stores and fences keep their orders, which the
-//! kernel's model ignores as herd7's does; the read-modify-writes are refused, since
-//! herd7's single RMW event leaves the kernel's model no execution to allow.
+//! Outside the C11 dialect, the grammar's words mean the same: the loads, stores and fences
+//! keep their orders, which the kernel's model ignores as herd7's does, and a
+//! read-modify-write is herd7's single event, which a model file reads as such (see
+//! `models/cat/merge`) and which leaves the kernel's model no execution to allow (the
+//! event reads from a write coherence-before it, so it is from-read before itself).
+//!
+//! A word of the grammar that gives a value may stand as a statement of its own, its value
+//! dropped (`atomic_fetch_add_explicit(x, 1, memory_order_relaxed);`); a macro of
+//! `c11.def` that gives one may not (herd7's "Unknown macro").
 
 use crate::exec::event::{Tag, Tags};
 use crate::front::program::BinOp;
@@ -84,14 +90,6 @@ impl Shape {
         }
     }
 
-    /// Whether herd7 makes the primitive a read-modify-write.
-    pub(crate) fn is_rmw(self) -> bool {
-        matches!(
-            self,
-            Shape::Exchange | Shape::Fetch(_) | Shape::CompareExchange { .. }
-        )
-    }
-
     /// Whether the primitive gives a value (and is then taken only within an expression).
     pub(crate) fn gives_value(self) -> bool {
         !matches!(self, Shape::Store | Shape::Fence)
@@ -107,6 +105,9 @@ pub(crate) struct Primitive {
     pub(crate) shape: Shape,
     /// Whether it takes its orders as arguments; the others are sequentially consistent.
     pub(crate) explicit: bool,
+    /// Whether it is a word of herd7's grammar, rather than a macro of `c11.def`: a word
+    /// that gives a value may stand as a statement of its own, a macro may not.
+    pub(crate) grammar: bool,
 }
 
 use BinOp::{Add, And, Or, Sub, Xor};
@@ -116,6 +117,16 @@ const fn p(name: &'static str, shape: Shape, explicit: bool) -> Primitive {
         name,
         shape,
         explicit,
+        grammar: true,
+    }
+}
+
+const fn m(name: &'static str, shape: Shape) -> Primitive {
+    Primitive {
+        name,
+        shape,
+        explicit: false,
+        grammar: false,
     }
 }
 
@@ -150,18 +161,21 @@ const GRAMMAR: &[Primitive] = &[
         false,
     ),
     p("atomic_thread_fence", Shape::Fence, true),
+    // herd7's own names of the compare-exchanges.
+    p("SCAS", Shape::CompareExchange { strong: true }, false),
+    p("WCAS", Shape::CompareExchange { strong: false }, false),
 ];
 
 /// The sequentially consistent forms `c11.def` defines.
 const MACROS: &[Primitive] = &[
-    p("atomic_load", Shape::Load, false),
-    p("atomic_store", Shape::Store, false),
-    p("atomic_exchange", Shape::Exchange, false),
-    p("atomic_fetch_add", Shape::Fetch(Add), false),
-    p("atomic_fetch_sub", Shape::Fetch(Sub), false),
-    p("atomic_fetch_or", Shape::Fetch(Or), false),
-    p("atomic_fetch_xor", Shape::Fetch(Xor), false),
-    p("atomic_fetch_and", Shape::Fetch(And), false),
+    m("atomic_load", Shape::Load),
+    m("atomic_store", Shape::Store),
+    m("atomic_exchange", Shape::Exchange),
+    m("atomic_fetch_add", Shape::Fetch(Add)),
+    m("atomic_fetch_sub", Shape::Fetch(Sub)),
+    m("atomic_fetch_or", Shape::Fetch(Or)),
+    m("atomic_fetch_xor", Shape::Fetch(Xor)),
+    m("atomic_fetch_and", Shape::Fetch(And)),
 ];
 
 /// The kernel's RCU markers that `c11.def` defines too, as the same fences.
@@ -205,6 +219,12 @@ pub(crate) fn order(word: &str) -> Option<Tag> {
         "memory_order_seq_cst" => Tag::SeqCst,
         _ => return None,
     })
+}
+
+/// Whether an event with `tags` is half of a C11 read-modify-write, which herd7 builds as
+/// one event, both read and write: it carries [`Tag::Rmw`] and a memory order.
+pub(crate) fn is_single_event(tags: Tags) -> bool {
+    tags.has(Tag::Rmw) && tags.iter().any(Tag::is_c11_order)
 }
 
 /// The tags of the read and the write of a successful compare-exchange with `order`, as

@@ -12,10 +12,19 @@
 //! instructions other than a store and a full fence, an argument that is neither a
 //! parameter nor a number) is an error located in the file.
 //! Read from the kernel's `linux-kernel.def`, the macros are exactly the built-in table.
+//!
+//! Every version of the kernel's file reads: the lower-case annotations of the files before
+//! 2025 (`__xchg{mb}`), which herd7 reads as its variant says ([`crate::front::variant`],
+//! set by [`Macros::with_lkmm`]), and their SRCU instructions on the structure itself
+//! (`__srcu{srcu-lock}(X)`, `__srcu{srcu-unlock}(X,Y)`, until 2023).
+//! As herd7 does, a file that defines no `atomic_add_unless` still has it, as the
+//! unannotated `__atomic_add_unless(X,V,W)` (herd7's "legacy" macro).
 
 use crate::exec::event::{Tag, Tags};
-use crate::front::primitive::{Primitive, Returns, Shape};
+use crate::front::primitive::{self, Primitive, Returns, Shape};
 use crate::front::program::BinOp;
+use crate::front::variant::LkmmVersion;
+use std::sync::LazyLock;
 
 /// One macro of a `.def` file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,13 +38,34 @@ pub struct Macro {
     pub(crate) args: Vec<usize>,
     /// The number of parameters.
     pub(crate) arity: usize,
+    /// Whether its annotation is written in lower case (see [`Primitive::lower`]).
+    pub(crate) lower: bool,
+    /// How many of herd7's instructions a call of it as a statement counts as: a block
+    /// counts one, and each instruction in it (a macro of a block, its own count); a
+    /// macro that gives a value counts none of its own.
+    pub(crate) cost: u32,
 }
 
 /// The macros of one `.def` file, which replace the built-in table when a user gives one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Macros {
     list: Vec<Macro>,
+    /// herd7's reading of the read-modify-writes' annotations, which the model's variants
+    /// choose ([`LkmmVersion::V2`] unless told).
+    pub(crate) lkmm: LkmmVersion,
 }
+
+/// herd7's `atomic_add_unless` for a macro file that does not define it: the instruction
+/// with no annotation.
+static LEGACY_ADD_UNLESS: LazyLock<Macro> = LazyLock::new(|| Macro {
+    name: "atomic_add_unless".to_string(),
+    shape: Shape::AddUnless,
+    tags: Tags::NONE.with(Tag::Rmw),
+    args: vec![0, 1, 2],
+    arity: 3,
+    lower: true,
+    cost: 0,
+});
 
 /// An error in a `.def` file: what, and where (line and column, from 1).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -75,9 +105,51 @@ impl Macros {
         Ok(macros)
     }
 
-    /// The macro called `name`.
+    /// The kernel's current macros, hazmat's built-in table, as a macro file.
+    pub fn builtin() -> Macros {
+        Macros {
+            list: primitive::names()
+                .filter_map(primitive::lookup)
+                .map(|p| Macro {
+                    name: p.name.to_string(),
+                    shape: p.shape,
+                    tags: p.tags,
+                    args: (0..primitive::arity(p.shape)).collect(),
+                    arity: primitive::arity(p.shape),
+                    lower: p.lower,
+                    // The kernel's file writes a block for each macro that gives no
+                    // value, of one instruction but `smp_store_mb`'s two; the blocks of
+                    // `atomic_set` and `atomic_set_release` call the store's macro.
+                    cost: match p.shape {
+                        _ if primitive::gives_value(p.shape) => 0,
+                        Shape::StoreMb => 3,
+                        _ if matches!(p.name, "atomic_set" | "atomic_set_release") => 3,
+                        _ => 2,
+                    },
+                })
+                .collect(),
+            lkmm: LkmmVersion::V2,
+        }
+    }
+
+    /// The same macros, their read-modify-writes read as `lkmm` says.
+    pub fn with_lkmm(mut self, lkmm: LkmmVersion) -> Macros {
+        self.lkmm = lkmm;
+        self
+    }
+
+    /// Whether a macro makes herd7's SRCU lock on the structure, whose number counts the
+    /// thread's instructions (see [`Macro::cost`]).
+    pub(crate) fn numbers_srcu_locks(&self) -> bool {
+        self.list.iter().any(|m| m.shape == Shape::SrcuLock)
+    }
+
+    /// The macro called `name`: one of the file's, or herd7's legacy `atomic_add_unless`.
     pub(crate) fn lookup(&self, name: &str) -> Option<&Macro> {
-        self.list.iter().find(|m| m.name == name)
+        self.list
+            .iter()
+            .find(|m| m.name == name)
+            .or_else(|| (name == LEGACY_ADD_UNLESS.name).then(|| &*LEGACY_ADD_UNLESS))
     }
 
     /// The names of the macros, in the file's order.
@@ -113,13 +185,49 @@ impl Macros {
         let (shape, tags, args) = self
             .body(body, &params)
             .map_err(|(o, m)| (body_at + o, m))?;
+        // The annotation as written: the body's first `{...}`, or the inner macro's.
+        let lower = match body.split_once('{').and_then(|(_, t)| t.split_once('}')) {
+            Some((t, _)) if !t.contains(';') => !t.chars().any(|c| c.is_ascii_uppercase()),
+            _ => self
+                .list
+                .iter()
+                .find(|m| {
+                    let inner = body.trim_start();
+                    let inner = inner.strip_prefix('{').unwrap_or(inner).trim_start();
+                    inner.starts_with(&format!("{}(", m.name))
+                })
+                .is_none_or(|m| m.lower),
+        };
         Ok(Macro {
             name: name.to_string(),
             shape,
             tags,
             args,
             arity: params.len(),
+            lower,
+            cost: self.cost(body),
         })
+    }
+
+    /// What a call of a macro of `body` counts as among herd7's instructions (see
+    /// [`Macro::cost`]).
+    fn cost(&self, body: &str) -> u32 {
+        let Some(inner) = body.trim().strip_prefix('{') else {
+            return 0;
+        };
+        let inner = inner.strip_suffix('}').unwrap_or(inner);
+        1 + inner
+            .split(';')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(|stmt| {
+                let head = stmt.split(['(', '{']).next().unwrap_or("").trim();
+                self.list
+                    .iter()
+                    .find(|m| m.name == head)
+                    .map_or(1, |m| m.cost.max(1))
+            })
+            .sum::<u32>()
     }
 
     /// A body: a block of instructions or one instruction with an optional comparison
@@ -298,6 +406,33 @@ impl Macros {
                 let a: Vec<usize> = args.iter().map(|a| plain(a)).collect::<Result<_, _>>()?;
                 (Shape::AddUnless, rmw, a)
             }
+            "__srcu" if args.len() == 2 || tags.has(Tag::SrcuLock) => {
+                // The SRCU instructions on the structure itself, of the files before 2023.
+                if tags.has(Tag::SrcuLock) {
+                    want(1)?;
+                    (Shape::SrcuLock, tags, vec![plain(&args[0])?])
+                } else if tags.has(Tag::SrcuUnlock) {
+                    (
+                        Shape::SrcuUnlock,
+                        tags,
+                        vec![plain(&args[0])?, plain(&args[1])?],
+                    )
+                } else {
+                    return Err((
+                        head.len(),
+                        "hazmat takes `__srcu` with 2 arguments only as `__srcu{srcu-unlock}(X,V)`"
+                            .to_string(),
+                    ));
+                }
+            }
+            "__srcu" if !tags.has(Tag::SyncSrcu) => {
+                return Err((
+                    head.len(),
+                    "hazmat takes `__srcu` as `__srcu{sync-srcu}(X)`, `__srcu{srcu-lock}(X)` \
+                     or `__srcu{srcu-unlock}(X,V)`"
+                        .to_string(),
+                ));
+            }
             "__lock" | "__unlock" | "__trylock" | "__islocked" | "__srcu" => {
                 want(1)?;
                 let shape = match prim {
@@ -398,6 +533,7 @@ impl Macro {
             name: "",
             shape: self.shape,
             tags: self.tags,
+            lower: self.lower,
         }
     }
 }
@@ -449,6 +585,87 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    /// The SRCU instructions on the structure of the files before 2023, as the kernel wrote
+    /// them from 2018 on.
+    #[test]
+    fn the_srcu_instructions_of_older_files_read() {
+        let m = Macros::parse(
+            "WRITE_ONCE(X,V) { __store{once}(X,V); }\n\
+             srcu_read_lock(X)  __srcu{srcu-lock}(X)\n\
+             srcu_read_unlock(X,Y) { __srcu{srcu-unlock}(X,Y); }\n\
+             synchronize_srcu(X)  { __srcu{sync-srcu}(X); }\n\
+             atomic_set(X,V) { WRITE_ONCE(*X,V); }\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let lock = m.lookup("srcu_read_lock").expect("defined");
+        assert_eq!((lock.shape, lock.cost), (Shape::SrcuLock, 0));
+        let unlock = m.lookup("srcu_read_unlock").expect("defined");
+        assert_eq!(
+            (unlock.shape, unlock.args.clone()),
+            (Shape::SrcuUnlock, vec![0, 1])
+        );
+        assert_eq!(unlock.cost, 2);
+        assert_eq!(
+            m.lookup("synchronize_srcu").expect("defined").shape,
+            Shape::SyncSrcu
+        );
+        // A block calling a block: herd7 counts both blocks and the store.
+        assert_eq!(m.lookup("atomic_set").expect("defined").cost, 3);
+        assert!(m.numbers_srcu_locks());
+        assert!(!Macros::builtin().numbers_srcu_locks());
+    }
+
+    #[test]
+    fn a_file_without_atomic_add_unless_has_herd7s_own() {
+        let m = Macros::parse("READ_ONCE(X) __load{once}(X)\n").unwrap_or_else(|e| panic!("{e}"));
+        let add = m.lookup("atomic_add_unless").expect("herd7's legacy macro");
+        assert_eq!(
+            (add.shape, add.tags),
+            (Shape::AddUnless, Tags::of(&[Tag::Rmw]))
+        );
+        assert!(!m.names().any(|n| n == "atomic_add_unless"));
+        let own = Macros::parse("atomic_add_unless(X,V,W) __atomic_add_unless{MB}(X,V,W)\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let add = own.lookup("atomic_add_unless").expect("defined");
+        assert!(add.tags.has(Tag::Mb) && !add.lower);
+    }
+
+    #[test]
+    fn an_annotations_case_is_kept() {
+        let m = Macros::parse(
+            "xchg(X,V) __xchg{mb}(X,V)\n\
+             XCHG(X,V) __xchg{MB}(X,V)\n\
+             my_xchg(X,V) xchg(X,V)\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(m.lookup("xchg").expect("defined").lower);
+        assert!(!m.lookup("XCHG").expect("defined").lower);
+        assert!(m.lookup("my_xchg").expect("defined").lower);
+    }
+
+    #[test]
+    fn the_builtin_table_reads_as_the_kernels_file() {
+        let dir = std::env::var("HAZMAT_CONFORMANCE")
+            .unwrap_or_else(|_| "../../shared/conformance".into());
+        let Ok(def) = std::fs::read_to_string(format!("{dir}/lkmm-model/linux-kernel.def")) else {
+            eprintln!("no corpus; nothing to check");
+            return;
+        };
+        let parsed = Macros::parse(&def).unwrap_or_else(|e| panic!("{e}"));
+        let builtin = Macros::builtin();
+        assert_eq!(parsed.list.len(), builtin.list.len());
+        for (p, b) in parsed.iter().zip(builtin.iter()) {
+            assert_eq!(
+                (&p.name, p.shape, p.tags, &p.args, p.arity, p.cost),
+                (&b.name, b.shape, b.tags, &b.args, b.arity, b.cost),
+            );
+            // The case of an annotation counts for read-modify-writes only.
+            if p.tags.has(Tag::Rmw) {
+                assert_eq!(p.lower, b.lower, "{}", p.name);
+            }
+        }
     }
 
     #[test]

@@ -1,14 +1,19 @@
 //! The front end: a parsed litmus test to a [`program::Program`].
 //!
 //! [`lower`] resolves every name and turns each call into one instruction, through the
-//! kernel's primitive table ([`primitive`]), herd7's C11 dialect ([`c11`]) or a user's
-//! macro file ([`defs`]); [`program`] is what it makes, and what the engine runs.
+//! kernel's primitive table ([`primitive`]), herd7's C11 dialect ([`c11`]), herd7's
+//! internal instructions written in the code ([`instruction`]) or a user's macro file
+//! ([`defs`]), its read-modify-writes annotated as herd7's variant reads them
+//! ([`variant`]); [`program`] is what it makes, and what the engine runs.
 //!
 //! It may import [`crate::exec`] (events and values) and nothing above it: the front end
 //! knows nothing of models, of the search or of reports.
 
 pub mod c11;
 pub mod defs;
+pub mod instruction;
 pub mod lower;
+pub(crate) mod names;
 pub mod primitive;
 pub mod program;
+pub mod variant;

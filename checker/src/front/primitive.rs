@@ -56,6 +56,12 @@ pub(crate) enum Shape {
     IsLocked,
     /// `synchronize_srcu(X)`.
     SyncSrcu,
+    /// `(X)`: herd7's `__srcu{srcu-lock}(X)`, the kernel's `srcu_read_lock` until 2023: an
+    /// event on X that is neither read nor write, giving a number.
+    SrcuLock,
+    /// `(X, V)`: herd7's `__srcu{srcu-unlock}(X,V)`, the kernel's `srcu_read_unlock`
+    /// until 2023: an event on X carrying V.
+    SrcuUnlock,
 }
 
 /// What an atomic operation returns.
@@ -81,6 +87,55 @@ pub(crate) struct Primitive {
     pub(crate) shape: Shape,
     /// The annotations of its events.
     pub(crate) tags: Tags,
+    /// Whether its annotation is written in lower case (herd7's `lkmmv1` reading knows
+    /// `mb`, `acquire` and `release` only so; the table's are in capitals, as
+    /// `linux-kernel.def` writes them).
+    pub(crate) lower: bool,
+}
+
+/// The number of arguments a call of `shape` takes.
+pub(crate) fn arity(shape: Shape) -> usize {
+    match shape {
+        Shape::Fence => 0,
+        Shape::Load { .. }
+        | Shape::Lock
+        | Shape::Unlock
+        | Shape::Trylock
+        | Shape::IsLocked
+        | Shape::SyncSrcu
+        | Shape::SrcuLock => 1,
+        Shape::Store { .. } | Shape::StoreMb | Shape::Xchg | Shape::SrcuUnlock => 2,
+        Shape::Op { constant, .. } => {
+            if constant.is_some() {
+                1
+            } else {
+                2
+            }
+        }
+        Shape::Cmpxchg | Shape::AddUnless => 3,
+    }
+}
+
+/// Whether a call of `shape` gives a value: herd7 expands such a macro only within an
+/// expression, and the others only as statements.
+pub(crate) fn gives_value(shape: Shape) -> bool {
+    match shape {
+        Shape::Load { .. }
+        | Shape::Xchg
+        | Shape::Cmpxchg
+        | Shape::AddUnless
+        | Shape::Trylock
+        | Shape::IsLocked
+        | Shape::SrcuLock => true,
+        Shape::Op { returns, .. } => returns != Returns::Nothing,
+        Shape::Store { .. }
+        | Shape::StoreMb
+        | Shape::Fence
+        | Shape::Lock
+        | Shape::Unlock
+        | Shape::SyncSrcu
+        | Shape::SrcuUnlock => false,
+    }
 }
 
 /// Finds a primitive by name.
@@ -112,7 +167,12 @@ const RMW_NORETURN: Tags = tags2(Tag::Rmw, Tag::Noreturn);
 const NONE: Tags = Tags::NONE;
 
 const fn p(name: &'static str, shape: Shape, tags: Tags) -> Primitive {
-    Primitive { name, shape, tags }
+    Primitive {
+        name,
+        shape,
+        tags,
+        lower: false,
+    }
 }
 
 const fn op(o: BinOp, constant: Option<i64>, returns: Returns) -> Shape {

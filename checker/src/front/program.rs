@@ -502,8 +502,9 @@ pub enum Op {
         write: RmwWrite,
         /// Whether `dst` receives the new value (`_return` forms) rather than the old one.
         ret_new: bool,
-        /// Annotations of both events ([`crate::exec::event::Tag::Rmw`] included).
-        tags: Tags,
+        /// Annotations of the events ([`crate::exec::event::Tag::Rmw`] included), and
+        /// the fences around them.
+        tags: RmwTags,
     },
     /// `cmpxchg(addr, expected, new)`: a successful RMW when the read value equals
     /// `expected`, a lone read otherwise; `dst` receives the value read.
@@ -516,8 +517,9 @@ pub enum Op {
         expected: Expr,
         /// The value written on success.
         new: Expr,
-        /// Annotations of the events ([`crate::exec::event::Tag::Rmw`] included).
-        tags: Tags,
+        /// Annotations of the events ([`crate::exec::event::Tag::Rmw`] included), and
+        /// the fences around a success.
+        tags: RmwTags,
     },
     /// C11's `atomic_compare_exchange_*`, between the plain read of the expected value and
     /// the plain write-back of a failure, which lowering puts around it: a read-modify-write
@@ -555,8 +557,9 @@ pub enum Op {
         add: Expr,
         /// The value that prevents the addition.
         unless: Expr,
-        /// Annotations of the events ([`crate::exec::event::Tag::Rmw`] included).
-        tags: Tags,
+        /// Annotations of the events ([`crate::exec::event::Tag::Rmw`] included), and
+        /// the fences around a success.
+        tags: RmwTags,
     },
     /// `spin_lock`: an LKR/LKW pair.
     Lock {
@@ -587,6 +590,21 @@ pub enum Op {
         /// The SRCU structure's address.
         addr: Expr,
     },
+    /// herd7's `__srcu{srcu-lock}(X)` and `__srcu{srcu-unlock}(X,V)`, as the kernel's
+    /// macros wrote `srcu_read_lock` and `srcu_read_unlock` until 2023: an event on the
+    /// SRCU structure's location that is neither a read nor a write, carrying a value
+    /// (the lock's is a number herd7 makes of the thread and the instruction, which
+    /// `dst` receives; the unlock's is V).
+    Srcu {
+        /// The register receiving the value, if any.
+        dst: Option<Reg>,
+        /// The SRCU structure's address.
+        addr: Expr,
+        /// The value the event carries.
+        value: Expr,
+        /// Its annotation ([`crate::exec::event::Tag::SrcuLock`] or `SrcuUnlock`).
+        tags: Tags,
+    },
     /// The end of a `while` loop's unrolling: herd7 runs a loop's body at most
     /// [`crate::front::lower::UNROLL`] times, and a run that would go round once more stops here.
     /// Such a run is cut off: it leaves no execution, and marks the result `Loop`.
@@ -600,6 +618,35 @@ pub enum Op {
         /// Instructions run otherwise.
         els: Vec<Instr>,
     },
+}
+
+/// The annotations of a read-modify-write instruction's events, as herd7 gives them: under
+/// the kernel's `lkmmv2` variant every event carries the instruction's annotation; without
+/// it (herd7's `lkmmv1`, the default) the read and the write carry `once` unless the
+/// annotation is `acquire` (the read's) or `release` (the write's), and a fully ordered
+/// instruction is wrapped in two `mb` fences instead (see [`crate::front::variant`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RmwTags {
+    /// The read's annotations ([`crate::exec::event::Tag::Rmw`] included).
+    pub read: Tags,
+    /// The write's.
+    pub write: Tags,
+    /// The read's when the instruction fails (`cmpxchg`, `atomic_add_unless`).
+    pub failed: Tags,
+    /// The fence put before and after the instruction when it succeeds, if any.
+    pub fence: Option<Tags>,
+}
+
+impl RmwTags {
+    /// Every event with the same annotations, and no fence.
+    pub fn uniform(tags: Tags) -> RmwTags {
+        RmwTags {
+            read: tags,
+            write: tags,
+            failed: tags,
+            fence: None,
+        }
+    }
 }
 
 /// A proposition over a final state.

@@ -29,6 +29,7 @@ use super::model::MemoryModel;
 use super::rc11::Rc11;
 use crate::front::c11::Dialect;
 use crate::front::defs::{DefError, Macros};
+use crate::front::variant::LkmmVersion;
 
 /// The files a command line or configuration names for a model.
 #[derive(Clone, Debug, Default)]
@@ -155,6 +156,14 @@ pub fn choose(
             })?,
             None => (Dialect::Kernel, None),
         },
+    };
+    // herd7 reads the kernel's read-modify-writes as the variants say: without `lkmmv2`,
+    // even the kernel's current macros are read the `lkmmv1` way.
+    let lkmm = LkmmVersion::of_variants(&request.variants);
+    let macros = match (macros, lkmm, dialect) {
+        (Some(m), ..) => Some(m.with_lkmm(lkmm)),
+        (None, LkmmVersion::V1, Dialect::Kernel) => Some(Macros::builtin().with_lkmm(lkmm)),
+        (None, ..) => None,
     };
     let macros = macros.map(Arc::new);
     let mut file = found_name(library, fs, &request.cat);

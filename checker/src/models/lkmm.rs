@@ -235,6 +235,7 @@ pub fn judge_with<W: Width>(
 ) -> Judgement {
     let mut judgement = Judgement::default();
     for (name, ok) in [
+        ("coherence", fixed.no_c11_rmw),
         ("lock-nest", fixed.lock_nest_ok),
         ("nested-is-locked", fixed.nested_is_locked_ok),
         ("unmatched-locks", fixed.unmatched_locks_ok),

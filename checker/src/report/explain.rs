@@ -18,7 +18,7 @@
 //! ([`AllCandidates`]), so they are exactly the executions a model is asked to judge.
 //! Like the enumeration, this module does no I/O.
 
-use crate::engine::enumerate::{Allowed, Flow, Limits, RunError, Stop, enumerate};
+use crate::engine::enumerate::{Allowed, Flow, Limits, Removed, RunError, Stats, Stop, enumerate};
 use crate::exec::execution::{AnyExecution, Execution};
 use crate::exec::relation::Width;
 use crate::exec::witness::Violation;
@@ -71,6 +71,8 @@ pub enum Answer {
     NoCandidate {
         /// Whether some candidate execution (reaching any state) exists.
         any_candidate: bool,
+        /// The counts of the enumeration of every candidate: why it removed what it built.
+        stats: Stats,
     },
 }
 
@@ -186,12 +188,15 @@ pub fn explain(
         ));
     }
     let mut any_candidate = false;
-    let (_, stop) = enumerate(program, &AllCandidates, limits, None, &mut |_| {
+    let (stats, stop) = enumerate(program, &AllCandidates, limits, None, &mut |_| {
         any_candidate = true;
         Flow::Stop
     })?;
     limited(stop)?;
-    Ok(Answer::NoCandidate { any_candidate })
+    Ok(Answer::NoCandidate {
+        any_candidate,
+        stats,
+    })
 }
 
 /// The explanation as text: `question` is the line that states what was asked
@@ -260,6 +265,7 @@ pub fn render(p: &Program, model: &str, question: &str, answer: &Answer) -> Stri
         }
         Answer::NoCandidate {
             any_candidate: true,
+            ..
         } => {
             let _ = writeln!(
                 s,
@@ -272,14 +278,52 @@ pub fn render(p: &Program, model: &str, question: &str, answer: &Answer) -> Stri
         }
         Answer::NoCandidate {
             any_candidate: false,
+            stats,
         } => {
             let _ = writeln!(
                 s,
-                "Forbidden: the test has no candidate execution at all: every combination of thread paths blocks (a deadlock) or fails the filter."
+                "Forbidden: the test has no candidate execution at all: {}.",
+                no_candidate_reasons(&stats.removed)
             );
         }
     }
     s
+}
+
+/// Why every candidate left the enumeration, from what it counted: the reasons that
+/// removed some, joined as a sentence.
+fn no_candidate_reasons(removed: &Removed) -> String {
+    let reasons: Vec<&str> = [
+        (
+            removed.nowhere,
+            "its reads at an address that is no location find no write, so herd7 drops every \
+             execution that makes one (the warning points to the access)",
+        ),
+        (
+            removed.filter,
+            "the filter removes the executions that remain",
+        ),
+        (removed.deadlock, "its threads deadlock on their locks"),
+        (
+            removed.cutoff,
+            "its runs go round a loop more often than herd7 unrolls it",
+        ),
+        (
+            removed.atomicity + removed.unsolvable,
+            "its values cannot be solved, or its read-modify-writes are not atomic",
+        ),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(_, why)| why)
+    .collect();
+    match reasons.as_slice() {
+        [] => {
+            "every combination of thread paths blocks (a deadlock) or fails the filter".to_string()
+        }
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{}; and {last}", rest.join("; ")),
+    }
 }
 
 fn property(v: &Violation) -> &'static str {
@@ -340,16 +384,23 @@ pub fn explained(
     Ok(Explained {
         text: render(program, model.name(), &question, &answer),
         graphs: graphs(program, model.name(), &answer),
+        answer,
+        warnings: Vec::new(),
     })
 }
 
 /// What [`explained`] gives: the text, and the executions it shows as graphs.
 #[derive(Clone, Debug)]
 pub struct Explained {
+    /// The answer itself.
+    pub answer: Answer,
     /// The explanation as [`render`] prints it.
     pub text: String,
     /// The graphs of [`graphs`], each with a file stem.
     pub graphs: Vec<(String, ExecutionGraph)>,
+    /// What the test probably does not mean, as `hazmat check` warns of it (lowering's
+    /// warnings, and reads at no location); [`crate::explain_source`] fills them in.
+    pub warnings: Vec<crate::front::lower::Warning>,
 }
 
 /// The executions an answer shows, as graphs named for files: the witness

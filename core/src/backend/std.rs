@@ -188,6 +188,15 @@ impl Backend for Std {
     fn current_thread() -> ThreadInfo {
         thread_info()
     }
+
+    #[inline]
+    fn thread_token() -> usize {
+        ::std::thread_local! {
+            static TOKEN: u8 = const { 0 };
+        }
+        // The address of a thread-local: distinct for every live thread.
+        TOKEN.with(|token| ::core::ptr::from_ref(token).addr())
+    }
 }
 
 condvar_sync! {

@@ -8,7 +8,7 @@ use nom::combinator::cut;
 use nom::error::context;
 
 use super::Parser;
-use super::lex::{PResult, fail, failure, failure_msg, ml_comment_in_program};
+use super::lex::{PError, PResult, fail, failure, failure_msg, fatal, ml_comment_in_program};
 use crate::ast::*;
 
 impl<'a> Parser<'a> {
@@ -188,7 +188,24 @@ impl<'a> Parser<'a> {
             };
             i = rest;
         }
+        self.c_connective(i)?;
         Ok((i, lhs))
+    }
+
+    /// Refuses C's `&&`, `||`, `&` and `|` after a proposition, with the connective herd7's
+    /// conditions write instead (herd7 stops at them too, with a bare "unexpected").
+    fn c_connective(&self, i: &'a str) -> Result<(), Err<PError<'a>>> {
+        let (i, ()) = self.trivia(i)?;
+        match ["&&", "||", "&", "|"]
+            .into_iter()
+            .find(|op| i.starts_with(op))
+        {
+            Some(op) => Err(fatal(
+                i,
+                format!("herd7's conditions have no `{op}`: and is `/\\`, or is `\\/`, not is `~`"),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// `conj ::= implication ("/\" implication)*`
@@ -255,6 +272,12 @@ impl<'a> Parser<'a> {
                     kind: PropKind::False,
                     span,
                 },
+            ));
+        }
+        if i.starts_with('!') {
+            return Err(fatal(
+                i,
+                "herd7's conditions have no `!`: not is `~`, and is `/\\`, or is `\\/`".into(),
             ));
         }
         let (rest, atom) = self.atom(i)?;

@@ -7,9 +7,11 @@ use nom::Parser as _;
 use nom::combinator::cut;
 
 use super::Parser;
-use super::lex::{PError, PResult, commit_err, failure_msg, is_ident_start, reserved_in_code};
+use super::lex::{
+    PError, PResult, commit_err, fail, failure, failure_msg, is_ident_start, reserved_in_code,
+};
 use crate::ast::*;
-use crate::dialect;
+use crate::dialect::{self, Place};
 
 /// The operator of `e` if it is a comparison, for a message; `==` otherwise.
 fn comparison_op(e: &Expr) -> &'static str {
@@ -343,6 +345,19 @@ impl<'a> Parser<'a> {
                 err
             })
         })?;
+        if let Some(ins) = dialect::instruction(&id.name) {
+            if ins.place == Place::Stmt {
+                return failure_msg(
+                    i,
+                    format!(
+                        "herd7 takes `{}` only as a statement of its own, not within an \
+                         expression",
+                        id.name
+                    ),
+                );
+            }
+            return self.instruction(start, id, rest, ins, false);
+        }
         if self.peek(rest, "(")? && is_callable(&id.name) {
             let (r, open) = self.tok("(", "`(`")(rest)?;
             let orders = dialect::order_positions(&id.name).unwrap_or(&[]);
@@ -379,6 +394,162 @@ impl<'a> Parser<'a> {
                 span,
             },
         ))
+    }
+
+    /// `instruction ::= name "{" annotation ("," annotation)* "}" ("(" args ")")?`, one of
+    /// herd7's internal instructions (see [`dialect::instruction`]), from after its name;
+    /// `stmt` tells whether it stands as a statement of its own.
+    pub(super) fn instruction(
+        &self,
+        start: &'a str,
+        func: Ident,
+        i: &'a str,
+        ins: dialect::Instruction,
+        stmt: bool,
+    ) -> PResult<'a, Expr> {
+        let name = func.name.clone();
+        let (i, annotations) = if self.peek(i, "{")? {
+            let (r, open) = self.tok("{", "`{`")(i)?;
+            let (r, annotations) = self.list(r, |i| self.annotation(i))?;
+            if annotations.is_empty() {
+                return failure(r, "an annotation such as `once` or `mb`");
+            }
+            let (r, _) = cut(self.tok("}", "`}`"))
+                .parse(r)
+                .map_err(|e| self.closing(e, open, "`}`", "the annotations"))?;
+            (r, annotations)
+        } else if ins.bare {
+            (i, Vec::new())
+        } else {
+            return failure_msg(
+                start,
+                format!(
+                    "herd7 writes `{name}` with its annotations in braces, as in \
+                     `{name}{{once}}`"
+                ),
+            );
+        };
+        let Some(want) = ins.args else {
+            let span = self.span(start, i);
+            return Ok((
+                i,
+                Expr {
+                    kind: ExprKind::Instruction {
+                        func,
+                        annotations,
+                        op: None,
+                        args: Vec::new(),
+                    },
+                    span,
+                },
+            ));
+        };
+        let (r, open) = cut(self.tok("(", "`(` and the arguments")).parse(i)?;
+        let (mut r, first) = cut(|i| self.expr(i)).parse(r)?;
+        let mut args = vec![first];
+        let mut op = None;
+        if ins.op {
+            let (rr, _) = cut(self.tok(",", "`,` and an operator")).parse(r)?;
+            let (rr, o) = cut(|i| self.atomic_op(i)).parse(rr)?;
+            op = Some(o);
+            r = rr;
+        }
+        while let Ok((rr, _)) = self.tok(",", "`,`")(r) {
+            let (rr, e) = cut(|i| self.expr(i)).parse(rr)?;
+            args.push(e);
+            r = rr;
+        }
+        let (r, _) = cut(self.tok(")", "`)`"))
+            .parse(r)
+            .map_err(|e| self.closing(e, open, "`)`", "the argument list"))?;
+        let fits = match ins.place {
+            Place::Srcu if stmt => (1..=2).contains(&args.len()),
+            _ => args.len() == want,
+        };
+        if !fits {
+            let what = match (ins.place, stmt) {
+                (Place::Srcu, true) => "1 or 2 arguments".to_string(),
+                (Place::Srcu, false) => {
+                    "1 argument within an expression (2 only as a statement)".to_string()
+                }
+                (_, _) if ins.op => {
+                    format!("{want} arguments around its operator, as in `{name}(x, +, 1)`")
+                }
+                _ => format!("{want} argument{}", if want == 1 { "" } else { "s" }),
+            };
+            return failure_msg(
+                start,
+                format!("herd7's `{name}` takes {what}, not {}", args.len()),
+            );
+        }
+        let span = self.span(start, r);
+        Ok((
+            r,
+            Expr {
+                kind: ExprKind::Instruction {
+                    func,
+                    annotations,
+                    op,
+                    args,
+                },
+                span,
+            },
+        ))
+    }
+
+    /// `annotation ::= word ("-" word)*`, as in `mb`, `rcu-lock` or `after-unlock-lock`.
+    fn annotation(&self, i: &'a str) -> PResult<'a, Ident> {
+        let (i, ()) = self.trivia(i)?;
+        let start = i;
+        let mut words = Vec::new();
+        let mut r = i;
+        loop {
+            let (after, w) = self.word(r).map_err(|e| {
+                e.map(|mut err| {
+                    err.set_expected("an annotation such as `once` or `mb`");
+                    err
+                })
+            })?;
+            if !dialect::is_code_name(&w.name) && !matches!(w.name.as_str(), "lock" | "unlock") {
+                return failure_msg(
+                    &self.src[w.span.start..],
+                    format!(
+                        "herd7 reads `{}` as a keyword, not as an annotation",
+                        w.name
+                    ),
+                );
+            }
+            words.push(w.name);
+            r = after;
+            let (after, ()) = self.trivia(r)?;
+            match after.strip_prefix('-') {
+                Some(next) if !next.starts_with(|c: char| c.is_ascii_digit()) => r = next,
+                _ => break,
+            }
+        }
+        let span = self.span(start, r);
+        Ok((r, Ident::new(words.join("-"), span)))
+    }
+
+    /// `atomic-op ::= "+" | "-" | "&" | "|" | "^" | "&" "~"`: the operator of an atomic
+    /// operation instruction.
+    fn atomic_op(&self, i: &'a str) -> PResult<'a, AtomicOp> {
+        let (i, ()) = self.trivia(i)?;
+        let (r, op) = match i.chars().next() {
+            Some('+') => (&i[1..], AtomicOp::Add),
+            Some('-') => (&i[1..], AtomicOp::Sub),
+            Some('|') => (&i[1..], AtomicOp::Or),
+            Some('^') => (&i[1..], AtomicOp::Xor),
+            Some('&') => {
+                let (after, ()) = self.trivia(&i[1..])?;
+                match after.strip_prefix('~') {
+                    Some(r) => (r, AtomicOp::AndNot),
+                    None => (&i[1..], AtomicOp::And),
+                }
+            }
+            _ => return fail(i, "an operator: `+`, `-`, `&`, `|`, `^` or `&~`"),
+        };
+        Ok((r, op))
     }
 
     /// `memory-order ::= "memory_order_relaxed" | ... | "memory_order_seq_cst"`, the

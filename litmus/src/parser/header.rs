@@ -33,7 +33,7 @@ impl<'a> Parser<'a> {
         let (i, init) = cut(context("the init block", |i| self.init(i))).parse(i)?;
         // herd7 reads C from here to the trailer, where `(*` is no comment.
         self.in_program.set(true);
-        let (i, threads) = self.program(i)?;
+        let (i, (threads, regions)) = self.program(i)?;
         self.place.set(CommentPlace::Trailer);
         let (i, (locations, filter, condition)) = cut(|i| self.trailer(i)).parse(i)?;
         let (i, ()) = self.trivia(i)?;
@@ -63,6 +63,7 @@ impl<'a> Parser<'a> {
                 expectations,
                 init,
                 threads,
+                regions,
                 locations,
                 filter,
                 condition,

@@ -376,6 +376,16 @@ impl<'a> Parser<'a> {
         let (rest, id) = self.word(i)?;
         if !dialect::is_state_name(&id.name) {
             let at = &self.src[id.span.start..];
+            // `P1:r0` for `1:r0`.
+            if dialect::is_thread_word(&id.name) && rest.trim_start().starts_with(':') {
+                let message = format!(
+                    "a register of a thread is written with the thread's number alone: `{}:` \
+                     for `{}:`",
+                    &id.name[1..],
+                    id.name
+                );
+                return Err(Err::Error(PError::message(at, message)));
+            }
             return Err(Err::Error(PError::message(at, reserved_in_state(&id.name))));
         }
         Ok((rest, id))

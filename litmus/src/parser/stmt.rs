@@ -38,7 +38,7 @@ fn missing_statement(lead: &str) -> Option<String> {
 impl<'a> Parser<'a> {
     /// `program ::= thread+`, which ends where herd7's splitter ends it: at the first trailer
     /// word after the init block, wherever that stands.
-    pub(super) fn program(&self, i: &'a str) -> PResult<'a, Vec<Thread>> {
+    pub(super) fn program(&self, i: &'a str) -> PResult<'a, (Vec<Thread>, Option<Vec<Region>>)> {
         let end = dialect::program_end(self.src, self.off(i));
         if let ProgramEnd::Unclosed(at) = end {
             return failure_msg(
@@ -49,7 +49,12 @@ impl<'a> Parser<'a> {
                     .to_string(),
             );
         }
-        let r = cut(|i| self.threads(i)).parse(i);
+        let r = cut(|i| self.threads(i))
+            .parse(i)
+            .and_then(|(rest, threads)| {
+                let (rest, regions) = self.regions(rest)?;
+                Ok((rest, (threads, regions)))
+            });
         let ProgramEnd::Word(end) = end else {
             return r;
         };
@@ -111,6 +116,81 @@ impl<'a> Parser<'a> {
             threads.push(t);
             i = rest;
         }
+    }
+
+    /// `regions ::= ("regions" ":" (region ("," region)*)?)?`, where
+    /// `region ::= name ":" name+`: the memory regions of locations, after the threads.
+    fn regions(&self, i: &'a str) -> PResult<'a, Option<Vec<Region>>> {
+        let (i, ()) = self.trivia(i)?;
+        let Ok((rest, _)) = self.keyword("regions", "")(i) else {
+            return Ok((i, None));
+        };
+        let (mut rest, _) = cut(self.tok(":", "`:` after `regions`")).parse(rest)?;
+        let mut regions = Vec::new();
+        loop {
+            let (r, ()) = self.trivia(rest)?;
+            if regions.is_empty() && (!r.starts_with(is_ident_start) || self.trailer_word(r)) {
+                return Ok((r, Some(regions)));
+            }
+            let start = r;
+            let (r, loc) = cut(|i| self.region_name(i)).parse(r)?;
+            let (r, _) = cut(self.tok(":", "`:` after the location")).parse(r)?;
+            let (mut r, first) = cut(|i| self.region_name(i)).parse(r)?;
+            let mut names = vec![first];
+            loop {
+                let (after, ()) = self.trivia(r)?;
+                if !after.starts_with(is_ident_start) || self.trailer_word(after) {
+                    break;
+                }
+                let (after, name) = cut(|i| self.region_name(i)).parse(after)?;
+                // A name followed by `:` starts the next entry, which a `,` must precede.
+                if self.peek(after, ":")? {
+                    return failure_msg(
+                        &self.src[name.span.start..],
+                        "herd7 separates the entries of `regions:` with `,`".to_string(),
+                    );
+                }
+                names.push(name);
+                r = after;
+            }
+            regions.push(Region {
+                loc,
+                regions: names,
+                span: self.span(start, r),
+            });
+            match self.tok(",", "`,`")(r) {
+                Ok((after, _)) => rest = after,
+                Err(_) => return Ok((r, Some(regions))),
+            }
+        }
+    }
+
+    /// A name in the `regions:` section: a word herd7's C lexer leaves a name.
+    fn region_name(&self, i: &'a str) -> PResult<'a, Ident> {
+        let (i, ()) = self.trivia(i)?;
+        let (rest, id) = self.word(i)?;
+        if !dialect::is_code_name(&id.name) {
+            return failure_msg(i, reserved_in_code(&id.name));
+        }
+        Ok((rest, id))
+    }
+
+    /// Whether `i` starts with a word that begins the trailer.
+    fn trailer_word(&self, i: &str) -> bool {
+        [
+            "locations",
+            "filter",
+            "exists",
+            "forall",
+            "final",
+            "observed",
+            "cases",
+        ]
+        .iter()
+        .any(|w| {
+            i.strip_prefix(w)
+                .is_some_and(|r| !r.starts_with(is_ident_char))
+        })
     }
 
     /// `thread ::= "P" digits "(" (param ("," param)*)? ")" "{" item+ "}"`
@@ -224,6 +304,11 @@ impl<'a> Parser<'a> {
                 let mut e = PError::expected(i, "`}`");
                 e.at_eof = true;
                 return Err(self.closing(Err::Failure(e), open, "`}`", what));
+            }
+            // The next thread where a statement should be: this block's `}` is missing.
+            if starts_thread(rest) {
+                let e = Err::Failure(PError::expected(rest, "`}`"));
+                return Err(self.closing(e, open, "`}`", what));
             }
             let (rest, s) = cut(|i| self.stmt(i, true))
                 .parse(rest)
@@ -469,6 +554,27 @@ impl<'a> Parser<'a> {
     fn simple_stmt(&self, i: &'a str) -> PResult<'a, Stmt> {
         let start = i;
         if let Ok((rest, id)) = self.word(i)
+            && let Some(ins) = dialect::instruction(&id.name)
+            && ins.place != dialect::Place::Expr
+        {
+            let (rest, e) = self.instruction(i, id, rest, ins, true)?;
+            // `__srcu{...}(s)` may also begin an expression statement.
+            let srcu_expr = ins.place == dialect::Place::Srcu
+                && !self.peek(rest, ";")?
+                && matches!(&e.kind, ExprKind::Instruction { args, .. } if args.len() == 1);
+            if !srcu_expr {
+                let (rest, _) = cut(self.tok(";", "`;` after the instruction")).parse(rest)?;
+                let span = self.span(start, rest);
+                return Ok((
+                    rest,
+                    Stmt {
+                        kind: StmtKind::Expr(e),
+                        span,
+                    },
+                ));
+            }
+        }
+        if let Ok((rest, id)) = self.word(i)
             && self.assign_op(rest).is_ok()
         {
             if !dialect::is_code_name(&id.name) {
@@ -597,4 +703,19 @@ impl<'a> Parser<'a> {
             .map_err(|e| self.closing(e, open, "`)`", "the condition"))?;
         Ok((i, e))
     }
+}
+
+/// Whether `i` starts a thread, `P0(` (or `void P0(`), which no statement can.
+fn starts_thread(i: &str) -> bool {
+    let i = match i.strip_prefix("void") {
+        Some(r) if r.starts_with(|c: char| c.is_whitespace() || c == '*') => {
+            r.trim_start().trim_start_matches('*').trim_start()
+        }
+        _ => i,
+    };
+    let Some(digits) = i.strip_prefix('P') else {
+        return false;
+    };
+    let rest = digits.trim_start_matches(|c: char| c.is_ascii_digit());
+    rest.len() < digits.len() && rest.trim_start().starts_with('(')
 }

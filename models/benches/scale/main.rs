@@ -11,7 +11,12 @@
 //!   operations of all writers, rcuscale's "effective per-GP") and the p50/p90/p99 latency
 //!   of single calls.
 //! - Heavy fences per `synchronize`, from the core's `Stats`, as writers grow: the shared
-//!   scan serves every waiter present with one fence (one `membarrier` call on Linux).
+//!   scan serves every waiter present with one fence (one `membarrier` call on Linux), and a
+//!   lone call's self-scan costs one.
+//!
+//! hazptr `synchronize` runs in both of its modes in the same run: the default, where a lone
+//! call scans by itself, and `Config::skip_self_scan`, where every call goes through the scan
+//! thread.
 //!
 //! `cargo bench -p hazmat-models --bench scale` writes `docs/src/scale/`: the Markdown
 //! tables, three CSV files and three SVG charts. `-- --quick` shortens every window.
@@ -69,6 +74,8 @@ impl Lib {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum WriterKind {
     HazptrSynchronize,
+    /// `synchronize` with `Config::skip_self_scan`: every call through the scan thread.
+    HazptrSynchronizeScanThread,
     HazptrRetire,
     CrossbeamDefer,
     SeizeRetire,
@@ -77,8 +84,9 @@ enum WriterKind {
 }
 
 impl WriterKind {
-    const ALL: [WriterKind; 6] = [
+    const ALL: [WriterKind; 7] = [
         WriterKind::HazptrSynchronize,
+        WriterKind::HazptrSynchronizeScanThread,
         WriterKind::HazptrRetire,
         WriterKind::CrossbeamDefer,
         WriterKind::SeizeRetire,
@@ -89,6 +97,7 @@ impl WriterKind {
     fn name(self) -> &'static str {
         match self {
             WriterKind::HazptrSynchronize => "hazptr synchronize",
+            WriterKind::HazptrSynchronizeScanThread => "hazptr synchronize (scan thread only)",
             WriterKind::HazptrRetire => "hazptr retire",
             WriterKind::CrossbeamDefer => "crossbeam-epoch defer_destroy",
             WriterKind::SeizeRetire => "seize retire",
@@ -102,8 +111,15 @@ impl WriterKind {
     fn blocks(self) -> bool {
         matches!(
             self,
-            WriterKind::HazptrSynchronize | WriterKind::ArcSwapStore
+            WriterKind::HazptrSynchronize
+                | WriterKind::HazptrSynchronizeScanThread
+                | WriterKind::ArcSwapStore
         )
+    }
+
+    /// The hazptr domain's configuration for this kind.
+    fn config(self) -> hazptr::Config {
+        hazptr::Config::default().skip_self_scan(self == WriterKind::HazptrSynchronizeScanThread)
     }
 }
 
@@ -185,17 +201,21 @@ fn main() {
 
     eprintln!("scale: heavy fences per synchronize");
     let mut fences = Vec::new();
-    for w in [1, 2, 4, 8, 16] {
-        for r in [0, 2] {
-            let row = fence_run(w, r, budget.writer_window);
-            eprintln!(
-                "  writers {w:2} readers {r}: {} synchronize, {} fences ({} membarrier), {:.3} per synchronize",
-                row.synchronizes,
-                row.heavy_fences,
-                row.membarrier_calls,
-                row.per_synchronize()
-            );
-            fences.push(row);
+    for kind in SYNCHRONIZE_MODES {
+        for w in [1, 2, 4, 8, 16] {
+            for r in [0, 2] {
+                let row = fence_run(kind, w, r, budget.writer_window);
+                eprintln!(
+                    "  {:<38} writers {w:2} readers {r}: {} synchronize, {} self-scans, {} fences ({} membarrier), {:.3} per synchronize",
+                    kind.name(),
+                    row.synchronizes,
+                    row.self_scans,
+                    row.heavy_fences,
+                    row.membarrier_calls,
+                    row.per_synchronize()
+                );
+                fences.push(row);
+            }
         }
     }
 
@@ -480,9 +500,9 @@ fn contend<RS, WS>(
 fn writer_run(kind: WriterKind, writers: usize, readers: usize, window: Duration) -> WriterRow {
     let boxed = |v: u64| Box::into_raw(Box::new(v));
     match kind {
-        WriterKind::HazptrSynchronize | WriterKind::HazptrRetire => {
-            hazptr_writers(kind, writers, readers, window).0
-        }
+        WriterKind::HazptrSynchronize
+        | WriterKind::HazptrSynchronizeScanThread
+        | WriterKind::HazptrRetire => hazptr_writers(kind, writers, readers, window).0,
         WriterKind::CrossbeamDefer => {
             let srcs: Vec<crossbeam_epoch::Atomic<u64>> = (0..writers)
                 .map(|_| crossbeam_epoch::Atomic::new(0))
@@ -603,10 +623,19 @@ fn writer_run(kind: WriterKind, writers: usize, readers: usize, window: Duration
 // ---------------------------------------------------------------------------------------
 // Heavy fences.
 
+/// The two modes of `synchronize`, each measured in the same run.
+const SYNCHRONIZE_MODES: [WriterKind; 2] = [
+    WriterKind::HazptrSynchronize,
+    WriterKind::HazptrSynchronizeScanThread,
+];
+
 struct FenceRow {
+    kind: WriterKind,
     writers: usize,
     readers: usize,
     synchronizes: u64,
+    self_scans: u64,
+    self_scan_completions: u64,
     scan_cycles: u64,
     heavy_fences: u64,
     membarrier_calls: u64,
@@ -628,7 +657,7 @@ fn hazptr_writers(
     window: Duration,
 ) -> (WriterRow, hazptr::Stats) {
     let boxed = |v: u64| Box::into_raw(Box::new(v));
-    let domain = hazptr::Domain::new();
+    let domain = hazptr::Domain::with_config(kind.config());
     let srcs: Vec<AtomicPtr<u64>> = (0..writers).map(|_| AtomicPtr::new(boxed(0))).collect();
     let row = contend(
         Shape {
@@ -646,7 +675,7 @@ fn hazptr_writers(
         |_| (),
         |_, w, v| {
             let old = srcs[w].swap(boxed(v), AcqRel);
-            if kind == WriterKind::HazptrSynchronize {
+            if kind != WriterKind::HazptrRetire {
                 domain.synchronize(old);
                 // Safety: unlinked and synchronized.
                 drop(unsafe { Box::from_raw(old) });
@@ -664,16 +693,28 @@ fn hazptr_writers(
     (row, stats)
 }
 
-fn fence_run(writers: usize, readers: usize, window: Duration) -> FenceRow {
-    let (_, stats) = hazptr_writers(WriterKind::HazptrSynchronize, writers, readers, window);
+fn fence_run(kind: WriterKind, writers: usize, readers: usize, window: Duration) -> FenceRow {
+    let (_, stats) = hazptr_writers(kind, writers, readers, window);
     FenceRow {
+        kind,
         writers,
         readers,
-        synchronizes: stats.waiters_completed,
+        synchronizes: stats.waits_completed(),
+        self_scans: stats.self_scans,
+        self_scan_completions: stats.self_scan_completions,
         scan_cycles: stats.scan_cycles,
         heavy_fences: stats.heavy_fences,
         membarrier_calls: stats.membarrier_calls,
         wildcard_deferrals: stats.wildcard_deferrals,
+    }
+}
+
+/// How the tables name a mode of `synchronize`.
+fn mode_name(kind: WriterKind) -> &'static str {
+    if kind == WriterKind::HazptrSynchronizeScanThread {
+        "scan thread only"
+    } else {
+        "self-scan (default)"
     }
 }
 
@@ -782,16 +823,19 @@ fn tables(
     let _ = writeln!(t, "\n#### Heavy fences per synchronize (hazptr `Stats`)\n");
     let _ = writeln!(
         t,
-        "| writers | readers | synchronize calls | scan cycles | wildcard deferrals | heavy fences | membarrier calls | fences per synchronize |"
+        "| synchronize | writers | readers | synchronize calls | self-scans (returned) | scan cycles | wildcard deferrals | heavy fences | membarrier calls | fences per synchronize |"
     );
-    let _ = writeln!(t, "|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for f in fences {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {} | {} | {} | {} | {:.3} |",
+            "| {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | {:.3} |",
+            mode_name(f.kind),
             f.writers,
             f.readers,
             f.synchronizes,
+            f.self_scans,
+            f.self_scan_completions,
             f.scan_cycles,
             f.wildcard_deferrals,
             f.heavy_fences,
@@ -851,15 +895,18 @@ fn write_outputs(
     write("writers.csv", &csv);
 
     let mut csv = String::from(
-        "writers,readers,synchronize_calls,scan_cycles,wildcard_deferrals,heavy_fences,membarrier_calls,fences_per_synchronize\n",
+        "synchronize,writers,readers,synchronize_calls,self_scans,self_scan_completions,scan_cycles,wildcard_deferrals,heavy_fences,membarrier_calls,fences_per_synchronize\n",
     );
     for f in fences {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{},{},{},{:.4}",
+            "{},{},{},{},{},{},{},{},{},{},{:.4}",
+            mode_name(f.kind),
             f.writers,
             f.readers,
             f.synchronizes,
+            f.self_scans,
+            f.self_scan_completions,
             f.scan_cycles,
             f.wildcard_deferrals,
             f.heavy_fences,
@@ -933,16 +980,17 @@ fn write_outputs(
 
     let ws = [1, 2, 4, 8, 16];
     let xs: Vec<String> = ws.iter().map(|w| w.to_string()).collect();
-    let series: Vec<Series> = [0, 2]
+    let series: Vec<Series> = SYNCHRONIZE_MODES
         .iter()
-        .map(|&r| Series {
-            name: format!("{r} readers"),
+        .flat_map(|&kind| [0, 2].map(|r| (kind, r)))
+        .map(|(kind, r)| Series {
+            name: format!("{}, {r} readers", mode_name(kind)),
             values: ws
                 .iter()
                 .map(|&w| {
                     fences
                         .iter()
-                        .find(|f| f.writers == w && f.readers == r)
+                        .find(|f| f.kind == kind && f.writers == w && f.readers == r)
                         .map(FenceRow::per_synchronize)
                 })
                 .collect(),

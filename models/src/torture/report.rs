@@ -160,10 +160,10 @@ impl Report {
                 .join(" ")
         };
         let per_sync = |n: u64| {
-            if c.waiters_completed == 0 {
+            if c.waits_completed() == 0 {
                 "n/a".to_owned()
             } else {
-                format!("{:.3}", n as f64 / c.waiters_completed as f64)
+                format!("{:.3}", n as f64 / c.waits_completed() as f64)
             }
         };
         let mut lines = vec![
@@ -212,10 +212,12 @@ impl Report {
         }
         lines.extend([
             format!(
-                "scan cycles {} heavy-fences {} membarrier {} ({} per synchronize) waiters {} \
-                 completed {} wildcard-deferrals {} bloom-false-positives {} retired {} \
-                 reclaimed {}",
+                "scan cycles {} self-scans {} (returned {}) heavy-fences {} membarrier {} \
+                 ({} per synchronize) waiters {} completed {} wildcard-deferrals {} \
+                 bloom-false-positives {} retired {} reclaimed {}",
                 c.scan_cycles,
+                c.self_scans,
+                c.self_scan_completions,
                 c.heavy_fences,
                 c.membarrier_calls,
                 per_sync(c.heavy_fences),

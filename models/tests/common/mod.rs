@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering::{AcqRel, Acquire};
 
 use hazmat_models::trace::{self, TracedLoom};
 use hazptr::backend::{Atomic, Backend};
-use hazptr::{Config, Domain};
+use hazptr::{Config, Domain, Stats};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 
@@ -79,8 +79,9 @@ pub fn spawn<T: Send + 'static>(
 
 /// The publication models' one execution: a reader protects the object in a source once and
 /// uses it; the writer replaces it, synchronizes on the unlinked object, and frees (poisons)
-/// it. `config` changes the model configuration (the fast path, or the forced slow path).
-pub fn reader_against_synchronize(config: impl FnOnce(Config) -> Config) {
+/// it. `config` changes the model configuration (the fast path, the forced slow path, the
+/// self-scan). Returns the domain's statistics at the end.
+pub fn reader_against_synchronize(config: impl FnOnce(Config) -> Config) -> Stats {
     let domain = Arc::new(domain(config));
     let old = obj(1, "old");
     let src = Arc::new(<B as Backend>::AtomicPtr::<Obj>::new(old));
@@ -108,4 +109,5 @@ pub fn reader_against_synchronize(config: impl FnOnce(Config) -> Config) {
         free(unlinked);
         free(src.load(Acquire));
     }
+    domain.stats()
 }

@@ -14,6 +14,7 @@ use crate::engine::paths::{self, Path};
 use crate::engine::symmetry::Symmetry;
 use crate::exec::event::{EventKind, Loc, Tag};
 use crate::exec::relation::{Growable, Width, Words};
+use crate::front::c11::{self, Dialect};
 use crate::front::program::{Op, Program, Prop};
 use crate::models::model::{JudgeAt, MemoryModel};
 use std::time::Instant;
@@ -360,10 +361,11 @@ fn next_combination(choice: &mut [usize], per_thread: &[Vec<Path>]) -> bool {
 /// execution (run its threads one after the other), so an enumeration that finds none has
 /// lost executions, and says so instead of answering `Never`.
 ///
-/// Two exceptions are the model's and herd7's own: a thread that waits for a grace period
+/// Three exceptions are the model's and herd7's own: a thread that waits for a grace period
 /// inside its own RCU or SRCU read-side critical section deadlocks every run (the LKMM's
-/// rcu axiom forbids them all), and herd7 answers a program whose reads all go through
-/// addresses that are no location with no execution.
+/// rcu axiom forbids them all), a C11 read-modify-write leaves the kernel's model no
+/// execution to allow (herd7's single event is from-read before itself), and herd7 answers
+/// a program whose reads all go through addresses that are no location with no execution.
 pub(super) fn check_something_allowed(
     program: &Program,
     model: &dyn MemoryModel,
@@ -389,6 +391,11 @@ pub(super) fn check_something_allowed(
     }
     if program.threads.iter().any(|t| locks(&t.code))
         || per_thread.iter().flatten().any(waits_inside_its_own_reader)
+        || (model.dialect() == Dialect::Kernel
+            && per_thread
+                .iter()
+                .flatten()
+                .any(|p| p.events.iter().any(|e| c11::is_single_event(e.tags))))
     {
         return Ok(());
     }

@@ -63,7 +63,7 @@ impl<W: Width> Search<'_, W> {
         }
         if i == self.first_co {
             if let Err(why) = self.solve() {
-                self.stats.removed.count(why);
+                self.stats.count(why);
                 return None;
             }
             if self.failure.is_some() {
@@ -76,7 +76,7 @@ impl<W: Width> Search<'_, W> {
             if i < self.first_co
                 && let Err(why) = self.constraints_hold()
             {
-                self.stats.removed.count(why);
+                self.stats.count(why);
                 return None;
             }
             // Judged once a location's reads-from and coherence are both placed; not above
@@ -157,7 +157,7 @@ impl<W: Width> Search<'_, W> {
         for &w in &c.candidates {
             self.set_rf(c.read, w);
             if let Err(why) = self.constraints_hold() {
-                self.stats.removed.count(why);
+                self.stats.count(why);
                 self.unset_rf(c.read, w);
                 continue;
             }

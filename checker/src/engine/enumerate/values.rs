@@ -321,7 +321,8 @@ impl<W: Width> Search<'_, W> {
                 self.fail_at_escape(t);
                 return Ok(());
             }
-            return Err(Why::Nowhere);
+            let at = self.paths.iter().find_map(|p| p.escape.map(|e| e.source));
+            return Err(Why::Nowhere(at));
         }
         // A run that goes round a loop once more than herd7 unrolls it is cut off, whatever
         // the model says of it, once some choice of final writes passes the filter.
@@ -341,7 +342,7 @@ impl<W: Width> Search<'_, W> {
         for t in 0..self.paths.len() {
             if let Some(escape) = self.paths[t].escape {
                 if escape.read {
-                    return Err(Why::Nowhere);
+                    return Err(Why::Nowhere(Some(escape.source)));
                 }
                 self.fail_at_escape(t);
                 return Ok(());

@@ -1,4 +1,4 @@
-//! herd7's view of an execution of its C11 dialect: each read-modify-write one event.
+//! herd7's view of an execution: each C11 read-modify-write one event.
 //!
 //! hazmat builds a C11 exchange, fetch operation or successful compare-exchange as two
 //! events, a read and a write related by `rmw`, both carrying [`Tag::Rmw`] and the
@@ -7,8 +7,9 @@
 //! written (`'acq_rel` for an `acq_rel` exchange), with `rmw` empty; its C11 models read
 //! that form (`rs_prime = int | (_ * (R & W))` in `c11_base.cat`, `mo` generated over the
 //! atomic writes only in `c11_cos.cat`).
-//! A [`Merge`] presents a model run in the C11 dialect with herd7's view: every `rmw` pair
-//! becomes one event in `R`, `W`, `M` and `RMW`, with the tags of both halves; every base
+//! A [`Merge`] presents a model with herd7's view, whatever macro file gives the calls
+//! their meaning (C11's read-modify-writes are words of herd7's grammar): every `rmw` pair
+//! of a C11 read-modify-write becomes one event in `R`, `W`, `M` and `RMW`, with the tags of both halves; every base
 //! relation is mapped through the merge, a data dependency into the merged event being
 //! an address dependency too, as in herd7 (a pair between the two halves of one
 //! read-modify-write, its program order or its dependencies, would relate the event to
@@ -17,11 +18,14 @@
 //! coherence order and reads-from the model leaves are mapped back onto hazmat's events
 //! (a merged event is its write in `co` and in the source of `rf`, its read in the target).
 //! Failed compare-exchanges are no `rmw` pair (a lone read and a plain write-back), as in
-//! herd7, and are left alone.
+//! herd7, and are left alone; so are the kernel's read-modify-writes (`xchg()`,
+//! `__atomic_add_unless{mb}(...)`), which herd7 builds as a read and a write related by
+//! `rmw`.
 
 use crate::exec::event::{Event, Tags};
 use crate::exec::execution::Execution;
 use crate::exec::relation::{EventSet, Relation, Width, Words};
+use crate::front::c11;
 
 /// An execution's events as herd7 has them, and the way back to hazmat's.
 #[derive(Debug)]
@@ -41,21 +45,27 @@ pub(crate) struct Merge<W: Width = Words<1>> {
 }
 
 impl<W: Width> Merge<W> {
-    /// herd7's view of `x`, or `None` when `x` has no read-modify-write (the view is then
-    /// `x` itself). Each pair of `x.rmw` must be the halves of one C11
-    /// read-modify-write, as the C11 dialect builds them; the merged event takes the
-    /// read's place in the numbering.
+    /// herd7's view of `x`, or `None` when `x` has no C11 read-modify-write (the view is
+    /// then `x` itself). The pairs of `x.rmw` whose halves carry a C11 order
+    /// ([`c11::is_single_event`]) are merged, the merged event taking the read's place in
+    /// the numbering; the others, the kernel's read-modify-writes, which herd7 builds as two
+    /// events too, stay pairs of `rmw`.
     pub(crate) fn of(x: &Execution<W>) -> Option<Merge<W>> {
         if x.rmw.is_empty() {
             return None;
         }
         let n = x.len();
-        // The write half of each pair joins its read.
+        // The write half of each C11 pair joins its read.
         let mut partner: Vec<Option<usize>> = vec![None; n];
         let mut halves: EventSet<W> = EventSet::EMPTY;
         for (r, w) in x.rmw.pairs() {
-            partner[w] = Some(r);
-            halves.insert(w);
+            if c11::is_single_event(x.events[w].tags) {
+                partner[w] = Some(r);
+                halves.insert(w);
+            }
+        }
+        if halves.is_empty() {
+            return None;
         }
         let mut of = vec![0; n];
         let mut read = Vec::with_capacity(n);
@@ -99,6 +109,8 @@ impl<W: Width> Merge<W> {
             write,
         };
         merge.exec.po = merge.relation(&x.po);
+        // The kernel's read-modify-writes stay two events, related by `rmw`.
+        merge.exec.rmw = merge.relation(&x.rmw);
         merge.exec.addr = merge.relation(&x.addr);
         merge.exec.data = merge.relation(&x.data);
         // herd7 makes the value a read-modify-write writes an address dependency of its

@@ -8,8 +8,9 @@
 //! ordinary reads, no `co`, and the final writes chosen (`CatWorld`), and the model
 //! reports every completion that passes its checks ([`MemoryModel`]`::completions`).
 //!
-//! A model run in herd7's C11 dialect ([`CatModel::in_dialect`]) sees the execution as
-//! herd7's C front end builds it, each read-modify-write one event (`Merge`).
+//! A model sees the execution as herd7's C front end builds it, each C11
+//! read-modify-write one event (`Merge`), in whichever dialect it runs
+//! ([`CatModel::in_dialect`], which says which macros give the calls their meaning).
 
 use super::ast::Span;
 use super::compile::{self, Base, Code, Slot};
@@ -65,8 +66,7 @@ impl CatModel {
     }
 
     /// The model deciding tests whose calls `dialect` gives their meaning (herd7's
-    /// `-macros`); in the C11 dialect it sees each read-modify-write as herd7's single
-    /// event, both read and write (`Merge`).
+    /// `-macros`).
     pub fn in_dialect(mut self, dialect: Dialect) -> CatModel {
         self.dialect = dialect;
         self
@@ -235,12 +235,12 @@ fn base<W: Width>(
     }
     let n = x.len();
     let tagged = |t: Tag| x.tagged(t);
-    // herd7's memory events are its reads and writes, lock events included; the lock
-    // events join `R` and `W` only where `lock.cat` puts them.
-    let mut m = x.reads() | x.writes();
-    m.union_with(both);
+    // herd7's memory events are its reads and writes: not its lock events, which
+    // `lock.cat` puts in `R` and `W`, and then in `M` (`let M = R | W`), itself.
     let (r, w) = reads_and_writes(x, both);
-    let f = x.fences();
+    let m = r.clone() | w.clone();
+    // herd7's fences: not its SRCU events on a structure, which have a location.
+    let f = x.set(|e| e.kind == EventKind::Fence && e.loc.is_none());
     let rmw_set = tagged(Tag::Rmw);
     let annotated = x.set(|e| {
         [
@@ -392,14 +392,7 @@ impl CatModel {
     ) -> Result<(), EvalError> {
         let (key, kept, mut merge) = match take_left::<W>() {
             Some((paths, kept, merge)) if paths.matches(self.id, x) => (paths, Some(kept), merge),
-            _ => (
-                Paths::of(self.id, x),
-                None,
-                match self.dialect {
-                    Dialect::C11 => Merge::of(x),
-                    Dialect::Kernel => None,
-                },
-            ),
+            _ => (Paths::of(self.id, x), None, Merge::of(x)),
         };
         // What the model sees: `x`, or herd7's view of it.
         if let Some(m) = &mut merge {
@@ -529,7 +522,7 @@ impl MemoryModel for CatModel {
 
     fn keeps_thin_air(&self) -> bool {
         // RC11 forbids every cycle of `sb | rf`, so nothing it allows is dropped.
-        self.dialect == Dialect::C11 && !self.rc11
+        !self.rc11
     }
 
     fn completes(&self) -> bool {

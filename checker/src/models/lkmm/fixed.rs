@@ -70,6 +70,10 @@ pub struct Fixed<W: Width = Words<1>> {
     pub lock_nest_ok: bool,
     /// The nested-is-locked check passes.
     pub nested_is_locked_ok: bool,
+    /// No event is half of a C11 read-modify-write: herd7 builds one as a single event,
+    /// both read and write, which reads from a write coherence-before its own and so is
+    /// from-read before itself, a cycle the coherence check rejects in every execution.
+    pub no_c11_rmw: bool,
 }
 
 impl<W: Width> Fixed<W> {
@@ -219,6 +223,10 @@ impl<W: Width> Fixed<W> {
             unmatched_locks_ok,
             lock_nest_ok,
             nested_is_locked_ok,
+            no_c11_rmw: !x
+                .events
+                .iter()
+                .any(|e| crate::front::c11::is_single_event(e.tags)),
         };
         // po-unlock-lock-po, the fences' one term that depends on rf, needs both an unlock
         // and a lock read.

@@ -318,6 +318,7 @@ fn build(sketch: &Sketch, name: &str) -> (Test, BTreeSet<Class>) {
         expectations: Vec::new(),
         init,
         threads,
+        regions: None,
         locations,
         filter,
         condition: Some(Condition {
