@@ -92,27 +92,44 @@ impl<W: Width> Execution<W> {
 
     /// Pairs of memory accesses to the same location (cat's `loc`).
     pub fn loc(&self) -> Relation<W> {
-        Relation::<W>::from_fn(self.len(), |a, b| {
-            let (ea, eb) = (&self.events[a], &self.events[b]);
-            ea.loc.is_some() && ea.loc == eb.loc
-        })
+        self.same(|e| e.loc)
     }
 
     /// Pairs of events of the same thread (cat's `int`); initial writes are internal to
     /// none.
     pub fn int(&self) -> Relation<W> {
-        Relation::<W>::from_fn(self.len(), |a, b| {
-            let (ea, eb) = (&self.events[a], &self.events[b]);
-            ea.thread.is_some() && ea.thread == eb.thread
-        })
+        self.same(|e| e.thread)
     }
 
     /// Pairs of events of different threads (cat's `ext`).
     pub fn ext(&self) -> Relation<W> {
-        Relation::<W>::from_fn(self.len(), |a, b| {
-            let (ea, eb) = (&self.events[a], &self.events[b]);
-            ea.thread.is_none() || eb.thread.is_none() || ea.thread != eb.thread
-        })
+        let n = self.len();
+        let mut ext = self.int();
+        let all = EventSet::<W>::full(n);
+        for a in 0..n {
+            ext.set_successors(a, all.clone() - ext.successors(a));
+        }
+        ext
+    }
+
+    /// The pairs of events with the same key, among those that have one: each event's row
+    /// is the set of its key, built once per key.
+    fn same<K: PartialEq>(&self, key: impl Fn(&Event) -> Option<K>) -> Relation<W> {
+        let mut groups: Vec<(K, EventSet<W>)> = Vec::new();
+        for (i, e) in self.events.iter().enumerate() {
+            let Some(k) = key(e) else { continue };
+            match groups.iter_mut().find(|(g, _)| *g == k) {
+                Some((_, set)) => set.insert(i),
+                None => groups.push((k, EventSet::singleton(i))),
+            }
+        }
+        let mut r = Relation::<W>::empty(self.len());
+        for (_, set) in &groups {
+            for e in set.iter() {
+                r.set_successors(e, set.clone());
+            }
+        }
+        r
     }
 
     /// From-reads: cat's `fr = rf^-1 ; co`.

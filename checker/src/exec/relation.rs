@@ -405,9 +405,23 @@ impl<W: Width> FromIterator<usize> for EventSet<W> {
 
 /// A binary relation over the events `0..n` of one execution: row `a` holds every `b` with
 /// `(a, b)` in the relation.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct Relation<W: Width = Words<1>> {
     rows: Rows<W>,
+}
+
+impl<W: Width> Clone for Relation<W> {
+    fn clone(&self) -> Self {
+        Relation {
+            rows: self.rows.clone(),
+        }
+    }
+
+    /// Copies `source` into the rows `self` already has, without allocating when they
+    /// hold it.
+    fn clone_from(&mut self, source: &Self) {
+        self.rows.clone_from(&source.rows);
+    }
 }
 
 /// The rows of a relation: inline up to [`INLINE_EVENTS`] events, so that the relations of
@@ -670,6 +684,44 @@ impl<W: Width> Relation<W> {
         }
     }
 
+    /// Adds the pairs of `a ; b` to `self`, a relation over as many events, without building
+    /// `a ; b`: `self | (a ; b)`, in place.
+    pub fn union_with_seq(&mut self, a: &Relation<W>, b: &Relation<W>) {
+        a.add_seq_to(b, self);
+    }
+
+    /// Whether `self` and `a ; b` have a pair in common, without building `a ; b`: only the
+    /// rows of `self` with a pair are composed.
+    pub fn meets_seq(&self, a: &Relation<W>, b: &Relation<W>) -> bool {
+        debug_assert_eq!(self.size(), a.size());
+        debug_assert_eq!(self.size(), b.size());
+        self.rows.iter().zip(&a.rows).any(|(row, a_row)| {
+            if row.is_empty() {
+                return false;
+            }
+            let mut reached = EventSet::<W>::EMPTY;
+            for m in a_row.iter() {
+                reached.union_with(&b.rows[m]);
+            }
+            !reached.is_disjoint(row)
+        })
+    }
+
+    /// Makes `self` the empty relation over `n` events, in place.
+    pub fn reset(&mut self, n: usize) {
+        assert!(
+            n <= EventSet::<W>::CAPACITY,
+            "relation over {n} events exceeds its width"
+        );
+        self.rows.clear();
+        self.rows.resize(n, EventSet::<W>::EMPTY);
+    }
+
+    /// Removes every pair, in place, keeping the size.
+    pub fn clear(&mut self) {
+        self.rows.iter_mut().for_each(|r| *r = EventSet::<W>::EMPTY);
+    }
+
     /// Removes every pair `(a, a)`, in place: `r \ id`.
     pub fn remove_identity(&mut self) {
         for (a, row) in self.rows.iter_mut().enumerate() {
@@ -769,8 +821,18 @@ impl<W: Width> Relation<W> {
     /// start, with an empty row) finishes at least one, or finds a cycle: O(n²) word
     /// operations in the worst case, one round of O(pairs) on a forward relation.
     pub fn plus_if_acyclic(&self) -> Option<Relation<W>> {
+        let mut out = Relation::<W>::empty(self.size());
+        self.plus_if_acyclic_into(&mut out).then_some(out)
+    }
+
+    /// Writes the transitive closure of `self` into `out`, a relation over as many events,
+    /// and returns `true`, when `self` is acyclic; returns `false` (leaving `out` partly
+    /// written) when it has a cycle.
+    /// [`Relation::plus_if_acyclic`] without allocating the result.
+    pub fn plus_if_acyclic_into(&self, out: &mut Relation<W>) -> bool {
         let n = self.size();
-        let mut out = Relation::<W>::empty(n);
+        debug_assert_eq!(n, out.size());
+        out.clear();
         let mut left: smallvec::SmallVec<[usize; 64]> =
             (0..n).rev().filter(|&a| !self.rows[a].is_empty()).collect();
         let mut done = EventSet::<W>::full(n);
@@ -794,10 +856,10 @@ impl<W: Width> Relation<W> {
                 false
             });
             if left.len() == before {
-                return None;
+                return false;
             }
         }
-        Some(out)
+        true
     }
 
     /// The reflexive-transitive closure: cat's `r*`.

@@ -72,6 +72,7 @@ pub mod terms;
 mod tests;
 
 pub use dynamic::Dynamic;
+use dynamic::Workspace;
 pub use fixed::{Fences, Fixed, fencerel};
 pub use flags::flags;
 pub use locks::{critical, is_lock_event, lk_rmw, rfi_lf};
@@ -127,13 +128,26 @@ impl<W: Width> JudgeAt<W> for Lkmm {
                 .and_then(|s| s.downcast_ref::<Skeleton<W>>())
                 .is_some_and(|s| s.matches(execution));
             if !reuse {
-                *cached = Some(Box::new(Skeleton::new(execution)));
+                // Refilled in place when this thread has one of this width: a skeleton
+                // holds many relations, and moving them costs more than computing some.
+                match cached
+                    .as_mut()
+                    .and_then(|s| s.downcast_mut::<Skeleton<W>>())
+                {
+                    Some(skeleton) => skeleton.refill(execution),
+                    None => *cached = Some(Box::new(Skeleton::new(execution))),
+                }
             }
             let skeleton = cached
-                .as_ref()
-                .and_then(|s| s.downcast_ref::<Skeleton<W>>())
+                .as_mut()
+                .and_then(|s| s.downcast_mut::<Skeleton<W>>())
                 .expect("just filled");
-            judge_with(execution, &skeleton.sets, &skeleton.fixed)
+            judge_in(
+                execution,
+                &skeleton.sets,
+                &skeleton.fixed,
+                &mut skeleton.work,
+            )
         })
     }
 }
@@ -167,13 +181,15 @@ thread_local! {
 }
 
 /// The path-only parts of the model for one combination of thread paths, with what they
-/// were computed from.
+/// were computed from, and the workspace in which its candidates are judged.
 struct Skeleton<W: Width = Words<1>> {
     events: Vec<(Option<usize>, EventKind, Option<Loc>, Tags)>,
     po: Relation<W>,
     rmw: Relation<W>,
+    deps: [Relation<W>; 3],
     sets: Sets<W>,
     fixed: Fixed<W>,
+    work: Workspace<W>,
 }
 
 impl<W: Width> Skeleton<W> {
@@ -184,17 +200,37 @@ impl<W: Width> Skeleton<W> {
             events: x.events.iter().map(skeleton_key).collect(),
             po: x.po.clone(),
             rmw: x.rmw.clone(),
+            deps: [x.addr.clone(), x.data.clone(), x.ctrl.clone()],
+            work: Workspace::new(sets.n),
             sets,
             fixed,
         }
     }
 
-    /// Whether `x` has the events, `po` and `rmw` this skeleton was computed from: the
-    /// only inputs of [`Sets::new`] and [`Fixed::new`].
+    /// Makes `self` the skeleton of `x`, reusing its storage.
+    fn refill(&mut self, x: &Execution<W>) {
+        self.events.clear();
+        self.events.extend(x.events.iter().map(skeleton_key));
+        self.po.clone_from(&x.po);
+        self.rmw.clone_from(&x.rmw);
+        for (dep, of_x) in self.deps.iter_mut().zip([&x.addr, &x.data, &x.ctrl]) {
+            dep.clone_from(of_x);
+        }
+        self.sets = Sets::new(x);
+        self.fixed = Fixed::new(x, &self.sets);
+        self.work.reset(self.sets.n);
+    }
+
+    /// Whether `x` has the events, `po`, `rmw` and dependencies this skeleton was
+    /// computed from: the only inputs of [`Sets::new`] and [`Fixed::new`], and, with
+    /// `rf`, of the relations the workspace keeps while `rf` stays the same.
     fn matches(&self, x: &Execution<W>) -> bool {
         self.events.len() == x.events.len()
             && self.po == x.po
             && self.rmw == x.rmw
+            && self.deps[0] == x.addr
+            && self.deps[1] == x.data
+            && self.deps[2] == x.ctrl
             && self
                 .events
                 .iter()
@@ -233,6 +269,17 @@ pub fn judge_with<W: Width>(
     sets: &Sets<W>,
     fixed: &Fixed<W>,
 ) -> Judgement {
+    judge_in(execution, sets, fixed, &mut Workspace::new(sets.n))
+}
+
+/// [`judge_with`] in `work`, which keeps the relations of `rf` alone from the execution
+/// it judged before (of the same events, `po`, `rmw` and dependencies).
+fn judge_in<W: Width>(
+    execution: &Execution<W>,
+    sets: &Sets<W>,
+    fixed: &Fixed<W>,
+    work: &mut Workspace<W>,
+) -> Judgement {
     let mut judgement = Judgement::default();
     for (name, ok) in [
         ("coherence", fixed.no_c11_rmw),
@@ -245,31 +292,29 @@ pub fn judge_with<W: Width>(
             return judgement;
         }
     }
+    if let Err(check) = work.check(execution, sets, fixed) {
+        judgement.rejected_by = Some(check);
+        return judgement;
+    }
     // The plain-access checks and the SRCU flags are the only users of the relations
-    // once the checks have passed; without plain races or SRCU they are not kept.
-    let keep = !fixed.pre_race.is_empty()
-        || !(sets.srcu_lock.clone() | sets.srcu_unlock.clone()).is_empty();
-    let dynamic = match Dynamic::checked(execution, sets, fixed, keep) {
-        Ok(Some(d)) => d,
-        Ok(None) => {
-            if is_complete(execution, fixed.co_pairs) {
-                judgement.flags = flags_without_plain_or_srcu(execution, sets, fixed);
-            }
-            return judgement;
+    // once the checks have passed.
+    let uses_relations =
+        !(fixed.pre_race.is_empty() && sets.srcu_lock.is_empty() && sets.srcu_unlock.is_empty());
+    if !uses_relations {
+        if is_complete(execution, fixed.co_pairs) {
+            judgement.flags = flags_without_plain_or_srcu(execution, sets, fixed);
         }
-        Err(check) => {
-            judgement.rejected_by = Some(check);
-            return judgement;
-        }
-    };
-    let plain = PlainRelations::new(sets, fixed, &dynamic);
+        return judgement;
+    }
+    let dynamic = &work.d;
+    let plain = PlainRelations::new(sets, fixed, dynamic);
     if !plain.coherent() {
         judgement.rejected_by = Some("plain-coherence");
         return judgement;
     }
     // Flags only matter for complete executions; partial ones are judged for pruning.
     if is_complete(execution, fixed.co_pairs) {
-        judgement.flags = flags(execution, sets, fixed, &dynamic, &plain);
+        judgement.flags = flags(execution, sets, fixed, dynamic, &plain);
     }
     judgement
 }

@@ -1,8 +1,12 @@
 //! The relations of the model that depend on `rf` and `co`, and the checks of
 //! `linux-kernel.cat` over them (coherence, atomic, happens-before, propagation, rcu), each
 //! run as soon as the relations it needs exist.
-
-use std::borrow::Cow;
+//!
+//! They are computed in place, in a [`Workspace`] that the model keeps from one candidate
+//! to the next of a combination of thread paths: no relation is allocated or moved per
+//! candidate, and the relations that depend on `rf` alone (the dependencies after
+//! `carry-dep`, the fences, `cumul-fence` and its closure, most of `ppo`) are kept while
+//! consecutive candidates share their `rf`, as the coherence orders of one `rf` do.
 
 use super::Sets;
 use super::fixed::{Fences, Fixed};
@@ -66,221 +70,395 @@ impl<W: Width> Dynamic<W> {
     /// Each check runs as soon as the relations it needs exist, so a rejected execution
     /// costs only the relations up to its first failing check.
     pub fn new(x: &Execution<W>, s: &Sets<W>, f: &Fixed<W>) -> Result<Dynamic<W>, &'static str> {
-        Ok(Dynamic::checked(x, s, f, true)?.expect("kept"))
+        let mut work = Workspace::new(s.n);
+        work.check(x, s, f)?;
+        Ok(work.d)
     }
 
-    /// Runs the checks of [`Dynamic::new`], and returns the relations only when `keep` is
-    /// set: a caller that needs the verdict alone saves building (and moving) them.
-    pub(super) fn checked(
+    /// Makes every relation empty, over `n` events, in place.
+    fn reset(&mut self, n: usize) {
+        for r in [
+            &mut self.rf,
+            &mut self.co,
+            &mut self.fr,
+            &mut self.rfe,
+            &mut self.rfi,
+            &mut self.addr,
+            &mut self.data,
+            &mut self.ctrl,
+            &mut self.srcu_rscs,
+            &mut self.po_unlock_lock_po,
+            &mut self.fences.strong,
+            &mut self.fences.nonrw,
+            &mut self.fences.all,
+            &mut self.fences.internal,
+            &mut self.fences.strong_or_release,
+            &mut self.ppo,
+            &mut self.rmw_sequence,
+            &mut self.cumul_fence,
+            &mut self.prop,
+            &mut self.hb,
+            &mut self.pb,
+            &mut self.rcu_fence,
+            &mut self.rb,
+            &mut self.com,
+        ] {
+            r.reset(n);
+        }
+    }
+
+    /// Every relation empty, over `n` events.
+    fn empty(n: usize) -> Dynamic<W> {
+        let e = || Relation::empty(n);
+        Dynamic {
+            rf: e(),
+            co: e(),
+            fr: e(),
+            rfe: e(),
+            rfi: e(),
+            addr: e(),
+            data: e(),
+            ctrl: e(),
+            srcu_rscs: e(),
+            po_unlock_lock_po: e(),
+            fences: Fences::empty(n),
+            ppo: e(),
+            rmw_sequence: e(),
+            cumul_fence: e(),
+            prop: e(),
+            hb: e(),
+            pb: e(),
+            rcu_fence: e(),
+            rb: e(),
+            com: e(),
+        }
+    }
+}
+
+/// The relations of [`Dynamic`] for one execution after another of the same combination
+/// of thread paths (same events, `po`, `rmw` and dependencies), computed in place, with
+/// the scratch relations the computation needs.
+#[derive(Clone, Debug)]
+pub(super) struct Workspace<W: Width = Words<1>> {
+    /// The relations of the last execution checked; all of them once a check has passed
+    /// them all.
+    pub(super) d: Dynamic<W>,
+    /// Whether the relations that depend on `rf` alone (`rfe`, `rfi`, the dependencies,
+    /// `srcu-rscs`, `po-unlock-lock-po`, the fences, `rmw-sequence`, `cumul-fence`,
+    /// `cumul_star` and `ppo_rf`) are those of `d.rf`.
+    rf_done: bool,
+    /// `cumul-fence*`.
+    cumul_star: Relation<W>,
+    /// The terms of `ppo` that do not depend on `co`: all but `overwrite & int`.
+    ppo_rf: Relation<W>,
+    /// `overwrite = co | fr`.
+    overwrite: Relation<W>,
+    /// `hb+`, when a strong fence or a grace period needs it.
+    hb_plus: Relation<W>,
+    /// Scratch relations.
+    t1: Relation<W>,
+    t2: Relation<W>,
+}
+
+impl<W: Width> Workspace<W> {
+    /// A workspace for executions of `n` events.
+    pub(super) fn new(n: usize) -> Workspace<W> {
+        Workspace {
+            d: Dynamic::empty(n),
+            rf_done: false,
+            cumul_star: Relation::empty(n),
+            ppo_rf: Relation::empty(n),
+            overwrite: Relation::empty(n),
+            hb_plus: Relation::empty(n),
+            t1: Relation::empty(n),
+            t2: Relation::empty(n),
+        }
+    }
+
+    /// Makes `self` a fresh workspace for executions of `n` events, in place.
+    pub(super) fn reset(&mut self, n: usize) {
+        self.d.reset(n);
+        self.rf_done = false;
+        for r in [
+            &mut self.cumul_star,
+            &mut self.ppo_rf,
+            &mut self.overwrite,
+            &mut self.hb_plus,
+            &mut self.t1,
+            &mut self.t2,
+        ] {
+            r.reset(n);
+        }
+    }
+
+    /// Computes the relations of `x` that depend on `rf` and `co` into `self.d`, or names
+    /// the first check of `linux-kernel.cat` that fails, as [`Dynamic::new`] does; `x`
+    /// must have the events, `po`, `rmw` and dependencies of the executions this
+    /// workspace saw before, since the relations of `rf` alone are kept while `rf` stays
+    /// the same.
+    pub(super) fn check(
+        &mut self,
         x: &Execution<W>,
         s: &Sets<W>,
         f: &Fixed<W>,
-        keep: bool,
-    ) -> Result<Option<Dynamic<W>>, &'static str> {
-        let n = s.n;
-        let (rf, co) = (&x.rf, &x.co);
-        let fr = rf.inverse().seq(co);
-        let com = rf.union(co).union(&fr);
+    ) -> Result<(), &'static str> {
+        if !(self.rf_done && self.d.rf == x.rf) {
+            self.rf_done = false;
+            self.d.rf.copy_from(&x.rf);
+        }
+        let (t1, t2) = (&mut self.t1, &mut self.t2);
+        let d = &mut self.d;
+        d.co.copy_from(&x.co);
+        // fr = rf^-1 ; co, com = rf | co | fr
+        x.rf.inverse_into(t1);
+        t1.seq_into(&x.co, &mut d.fr);
+        d.com.copy_from(&x.rf);
+        d.com.union_with(&x.co);
+        d.com.union_with(&d.fr);
         // acyclic po-loc | com as coherence
-        if !f.po_loc.union(&com).is_acyclic() {
+        t1.copy_from(&f.po_loc);
+        t1.union_with(&d.com);
+        if !t1.is_acyclic() {
             return Err("coherence");
         }
         // empty rmw & (fre ; coe) as atomic
-        let fre = fr.inter(&f.ext);
-        let coe = co.inter(&f.ext);
-        if !f.rmw.inter(&fre.seq(&coe)).is_empty() {
+        t1.copy_from(&d.fr);
+        t1.inter_with(&f.ext);
+        t2.copy_from(&x.co);
+        t2.inter_with(&f.ext);
+        if f.rmw.meets_seq(t1, t2) {
             return Err("atomic");
         }
-        let rfe = rf.inter(&f.ext);
-        let rfi = rf.inter(&f.int);
-        let marked = s.marked.clone();
+        if !self.rf_done {
+            self.compute_rf(x, s, f);
+            self.rf_done = true;
+        }
+        self.compute_co(x, s, f)
+    }
+
+    /// Computes the relations that depend on `rf` alone.
+    fn compute_rf(&mut self, x: &Execution<W>, s: &Sets<W>, f: &Fixed<W>) {
+        let n = s.n;
+        let (t1, t2) = (&mut self.t1, &mut self.t2);
+        let d = &mut self.d;
+        let rf = &x.rf;
+        d.rfe.copy_from(rf);
+        d.rfe.inter_with(&f.ext);
+        d.rfi.copy_from(rf);
+        d.rfi.inter_with(&f.int);
+        let marked = &s.marked;
 
         // bell: srcu-rscs, then carry-dep.  Both are skipped when their inputs are empty,
         // as they are in most tests.
         let not_srcu_unlock = EventSet::full(n) - s.srcu_unlock.clone();
-        let srcu_rscs = if s.srcu_lock.is_empty() || s.srcu_unlock.is_empty() {
-            Relation::empty(n)
+        if s.srcu_lock.is_empty() || s.srcu_unlock.is_empty() {
+            d.srcu_rscs.clear();
         } else {
             let carry_srcu_data = x.data.restrict_range(&not_srcu_unlock).seq(rf).star();
-            carry_srcu_data
+            d.srcu_rscs = carry_srcu_data
                 .restrict_domain(&s.srcu_lock)
                 .seq(&x.data.restrict_range(&s.srcu_unlock))
-                .inter(&f.loc)
-        };
-        // Without data dependencies carry-dep is the identity, and the dependencies are
-        // the paths' own, borrowed.
-        let carry_base = if x.data.is_empty() {
-            None
-        } else {
-            Some(x.data.restrict_range(&not_srcu_unlock).seq(&rfi)).filter(|c| !c.is_empty())
-        };
-        let (addr, data, ctrl) = match carry_base {
-            None => (
-                Cow::Borrowed(&x.addr),
-                Cow::Borrowed(&x.data),
-                Cow::Borrowed(&x.ctrl),
-            ),
-            Some(carry_base) => {
-                let carry_dep = carry_base.star();
-                (
-                    Cow::Owned(carry_dep.seq(&x.addr)),
-                    Cow::Owned(carry_dep.seq(&x.data)),
-                    Cow::Owned(carry_dep.seq(&x.ctrl)),
-                )
+                .inter(&f.loc);
+        }
+        // Without data dependencies through rfi, carry-dep is the identity, and the
+        // dependencies are the paths' own.
+        let mut carried = false;
+        if !x.data.is_empty() {
+            t1.copy_from(&x.data);
+            t1.retain_range(&not_srcu_unlock);
+            t1.seq_into(&d.rfi, t2);
+            if !t2.is_empty() {
+                // carry-dep = (data ; [~Srcu-unlock] ; rfi)*
+                t2.close_transitively();
+                t2.add_identity();
+                t2.seq_into(&x.addr, &mut d.addr);
+                t2.seq_into(&x.data, &mut d.data);
+                t2.seq_into(&x.ctrl, &mut d.ctrl);
+                carried = true;
             }
-        };
+        }
+        if !carried {
+            d.addr.copy_from(&x.addr);
+            d.data.copy_from(&x.data);
+            d.ctrl.copy_from(&x.ctrl);
+        }
 
         // Fences.
-        let po_unlock_lock_po = if s.ul.is_empty() || s.lkr.is_empty() {
-            Relation::empty(n)
+        if s.ul.is_empty() || s.lkr.is_empty() {
+            d.po_unlock_lock_po.clear();
         } else {
-            let po_or_rf = f.po.union(rf);
-            f.po.restrict_range(&s.ul)
-                .seq(&po_or_rf.restrict_range(&s.lkr))
-                .seq(&f.po)
-        };
+            // po ; [UL] ; (po | rf) ; [LKR] ; po
+            t1.copy_from(&f.po);
+            t1.union_with(rf);
+            t1.retain_range(&s.lkr);
+            t2.copy_from(&f.po);
+            t2.retain_range(&s.ul);
+            t2.seq_into(t1, &mut d.po_unlock_lock_po);
+            d.po_unlock_lock_po.seq_into(&f.po, t1);
+            d.po_unlock_lock_po.copy_from(t1);
+        }
         // Without lock events they depend on the paths alone, and `Fixed` has them.
-        let with_locks;
-        let fences = match &f.lockless_fences {
-            Some(fences) => fences,
-            None => {
-                with_locks = Fences::new(x, s, f, &po_unlock_lock_po);
-                &with_locks
-            }
-        };
-        let strong_fence = &fences.strong;
+        match &f.lockless_fences {
+            Some(fences) => d.fences.copy_from(fences),
+            None => d.fences.compute(x, s, f, &d.po_unlock_lock_po),
+        }
 
-        // Preserved program order: to-w, to-r and the fences, each term built only when
-        // its relations have a pair.
-        let overwrite = co.union(&fr);
-        // to-w = rwdep | (overwrite & int) | (addr ; [Plain] ; wmb)
-        let mut ppo = overwrite.inter(&f.int);
+        // The terms of preserved program order that do not depend on co: rwdep, the
+        // dependencies to reads and the fences, each built only when its relations have a
+        // pair.
+        let ppo = &mut self.ppo_rf;
+        ppo.copy_from(&d.fences.internal);
+        let (addr, data, ctrl) = (&d.addr, &d.data, &d.ctrl);
         if !(addr.is_empty() && data.is_empty() && ctrl.is_empty()) {
-            let dep = addr.union(&data);
-            // rwdep = (dep | ctrl) ; [W]
-            ppo.union_with(&dep.union(&ctrl).restrict_range(&s.w));
+            // dep = addr | data; rwdep = (dep | ctrl) ; [W]
+            t1.copy_from(addr);
+            t1.union_with(data);
+            t2.copy_from(t1);
+            t2.union_with(ctrl);
+            t2.retain_range(&s.w);
+            ppo.union_with(t2);
             if !addr.is_empty() {
-                ppo.union_with(&addr.restrict_range(&s.plain).seq(&f.wmb));
+                // addr ; [Plain] ; wmb
+                t2.copy_from(addr);
+                t2.retain_range(&s.plain);
+                ppo.union_with_seq(t2, &f.wmb);
                 // to-r = (addr ; [R]) | ((dep ; [Marked]) ; rfi)
-                ppo.union_with(&addr.restrict_range(&s.r));
+                t2.copy_from(addr);
+                t2.retain_range(&s.r);
+                ppo.union_with(t2);
             }
-            ppo.union_with(&dep.restrict_range(&marked).seq(&rfi));
+            t1.retain_range(marked);
+            ppo.union_with_seq(t1, &d.rfi);
         }
-        ppo.union_with(&fences.internal);
-        if !po_unlock_lock_po.is_empty() {
-            ppo.union_with(&po_unlock_lock_po.inter(&f.int));
+        if !d.po_unlock_lock_po.is_empty() {
+            t1.copy_from(&d.po_unlock_lock_po);
+            t1.inter_with(&f.int);
+            ppo.union_with(t1);
         }
 
-        // Propagation.
-        let a_cumul = |r: &Relation<W>| rfe.restrict_range(&marked).optional_seq(r);
-        let rf_rmw = rf.seq(&f.rmw);
-        let rmw_sequence = if rf_rmw.is_empty() {
-            Relation::identity(n)
-        } else {
-            rf_rmw.star()
-        };
-        let mut cumul_inner = a_cumul(&fences.strong_or_release);
-        cumul_inner.union_with(&f.wmb);
-        cumul_inner.union_with(&po_unlock_lock_po);
-        let cumul_fence = cumul_inner.restrict(&marked, &marked).seq(&rmw_sequence);
-        let mut prop = overwrite.inter(&f.ext).optional_seq(&cumul_fence.star());
-        prop.retain_domain(&marked);
-        prop.retain_range(&marked);
-        let mut prop = prop.seq_optional(&rfe);
-        prop.retain_range(&marked);
+        // rmw-sequence = (rf ; rmw)*
+        rf.seq_into(&f.rmw, &mut d.rmw_sequence);
+        if !d.rmw_sequence.is_empty() {
+            d.rmw_sequence.close_transitively();
+        }
+        d.rmw_sequence.add_identity();
+        // cumul-fence = [Marked] ; (A-cumul(strong-fence | po-rel) | wmb |
+        // po-unlock-lock-po) ; [Marked] ; rmw-sequence, where
+        // A-cumul(r) = (rfe ; [Marked])? ; r
+        t2.copy_from(&d.rfe);
+        t2.retain_range(marked);
+        t1.copy_from(&d.fences.strong_or_release);
+        t1.union_with_seq(t2, &d.fences.strong_or_release);
+        t1.union_with(&f.wmb);
+        t1.union_with(&d.po_unlock_lock_po);
+        t1.retain_domain(marked);
+        t1.retain_range(marked);
+        t1.seq_into(&d.rmw_sequence, &mut d.cumul_fence);
+        self.cumul_star.copy_from(&d.cumul_fence);
+        self.cumul_star.close_transitively();
+        self.cumul_star.add_identity();
+    }
 
-        // Happens-before and propagation.
-        let mut hb = ppo.union(&rfe);
-        let mut prop_int = prop.inter(&f.int);
-        prop_int.remove_identity();
-        hb.union_with(&prop_int);
-        let hb = hb.restrict(&marked, &marked);
+    /// Computes the relations that depend on `co`, once those of `rf` alone are done,
+    /// and runs the checks of happens-before, propagation and rcu.
+    fn compute_co(
+        &mut self,
+        x: &Execution<W>,
+        s: &Sets<W>,
+        f: &Fixed<W>,
+    ) -> Result<(), &'static str> {
+        let (t1, t2) = (&mut self.t1, &mut self.t2);
+        let d = &mut self.d;
+        let marked = &s.marked;
+        let overwrite = &mut self.overwrite;
+        overwrite.copy_from(&x.co);
+        overwrite.union_with(&d.fr);
+        // ppo: to-w's (overwrite & int), and the terms of rf alone.
+        d.ppo.copy_from(overwrite);
+        d.ppo.inter_with(&f.int);
+        d.ppo.union_with(&self.ppo_rf);
+
+        // prop = [Marked] ; (overwrite & ext)? ; cumul-fence* ; [Marked] ; rfe? ; [Marked]
+        t1.copy_from(overwrite);
+        t1.inter_with(&f.ext);
+        t2.copy_from(&self.cumul_star);
+        t2.union_with_seq(t1, &self.cumul_star);
+        t2.retain_domain(marked);
+        t2.retain_range(marked);
+        d.prop.copy_from(t2);
+        d.prop.union_with_seq(t2, &d.rfe);
+        d.prop.retain_range(marked);
+
+        // hb = [Marked] ; (ppo | rfe | ((prop \ id) & int)) ; [Marked]
+        d.hb.copy_from(&d.prop);
+        d.hb.inter_with(&f.int);
+        d.hb.remove_identity();
+        d.hb.union_with(&d.ppo);
+        d.hb.union_with(&d.rfe);
+        d.hb.retain_domain(marked);
+        d.hb.retain_range(marked);
         // Every term of rcu-order holds a grace period, so without one rcu-fence and rb
         // are empty; without a strong fence, so is pb. hb's closure is needed only for
         // them.
-        let rcu = !(s.sync_rcu.clone() | s.sync_srcu.clone()).is_empty();
+        let strong_fence = &d.fences.strong;
+        let rcu = !(s.sync_rcu.is_empty() && s.sync_srcu.is_empty());
         let closure = rcu || !strong_fence.is_empty();
         // acyclic hb as happens-before
-        let hb_plus = if closure {
-            let Some(hb_plus) = hb.plus_if_acyclic() else {
+        let hb_plus = &mut self.hb_plus;
+        if closure {
+            if !d.hb.plus_if_acyclic_into(hb_plus) {
                 return Err("happens-before");
-            };
-            Some(hb_plus)
-        } else if hb.is_acyclic() {
-            None
-        } else {
-            return Err("happens-before");
-        };
-        let pb = match &hb_plus {
-            Some(hb_plus) if !strong_fence.is_empty() => {
-                let mut pb = prop.seq(strong_fence).seq_optional(hb_plus);
-                pb.retain_range(&marked);
-                pb
             }
-            _ => Relation::empty(n),
-        };
+        } else if !d.hb.is_acyclic() {
+            return Err("happens-before");
+        }
+        // pb = prop ; strong-fence ; hb* ; [Marked]
+        if closure && !strong_fence.is_empty() {
+            d.prop.seq_into(strong_fence, t1);
+            d.pb.copy_from(t1);
+            d.pb.union_with_seq(t1, hb_plus);
+            d.pb.retain_range(marked);
+        } else {
+            d.pb.clear();
+        }
         // acyclic pb as propagation
-        if !pb.is_acyclic() {
+        if !d.pb.is_acyclic() {
             return Err("propagation");
         }
 
         // RCU.
-        let (rcu_fence, rb) = if !rcu {
-            (Relation::empty(n), Relation::empty(n))
-        } else {
-            let hb_star = hb_plus.expect("built with a grace period").optional();
-            let pb_star = pb.star();
-            let rcu_link =
-                f.po.optional()
-                    .seq(&hb_star)
-                    .seq(&pb_star)
-                    .seq(&prop)
-                    .seq(&f.po);
-            let rcu_order = rcu_order(
-                &rcu_link,
-                &f.rcu_rscs.inverse(),
-                &srcu_rscs.inverse(),
-                s.sync_rcu.clone(),
-                s.sync_srcu.clone(),
-                &f.loc,
-            );
-            let rcu_fence = f.po.seq(&rcu_order).seq(&f.po.optional());
-            let rb = prop
-                .seq(&rcu_fence)
+        if !rcu {
+            d.rcu_fence.clear();
+            d.rb.clear();
+            return Ok(());
+        }
+        let hb_star = hb_plus.optional();
+        let pb_star = d.pb.star();
+        let rcu_link =
+            f.po.optional()
                 .seq(&hb_star)
                 .seq(&pb_star)
-                .restrict_range(&marked);
-            (rcu_fence, rb)
-        };
+                .seq(&d.prop)
+                .seq(&f.po);
+        let rcu_order = rcu_order(
+            &rcu_link,
+            &f.rcu_rscs.inverse(),
+            &d.srcu_rscs.inverse(),
+            s.sync_rcu.clone(),
+            s.sync_srcu.clone(),
+            &f.loc,
+        );
+        d.rcu_fence = f.po.seq(&rcu_order).seq(&f.po.optional());
+        d.rb = d
+            .prop
+            .seq(&d.rcu_fence)
+            .seq(&hb_star)
+            .seq(&pb_star)
+            .restrict_range(marked);
         // irreflexive rb as rcu
-        if !rb.is_irreflexive() {
+        if !d.rb.is_irreflexive() {
             return Err("rcu");
         }
-
-        if !keep {
-            return Ok(None);
-        }
-        Ok(Some(Dynamic {
-            rf: rf.clone(),
-            co: co.clone(),
-            fr,
-            rfe,
-            rfi,
-            addr: addr.into_owned(),
-            data: data.into_owned(),
-            ctrl: ctrl.into_owned(),
-            srcu_rscs,
-            po_unlock_lock_po,
-            fences: fences.clone(),
-            ppo,
-            rmw_sequence,
-            cumul_fence,
-            prop,
-            hb,
-            pb,
-            rcu_fence,
-            rb,
-            com,
-        }))
+        Ok(())
     }
 }

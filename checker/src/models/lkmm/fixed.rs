@@ -13,6 +13,9 @@ use crate::exec::relation::{EventSet, Relation, Width, Words};
 
 /// cat's `fencerel(S) = po ; [S] ; po`: the pairs of events po-separated by an event of `s`.
 pub fn fencerel<W: Width>(po: &Relation<W>, s: EventSet<W>) -> Relation<W> {
+    if s.is_empty() {
+        return Relation::empty(po.size());
+    }
     po.restrict_range(&s).seq(po)
 }
 
@@ -88,18 +91,23 @@ impl<W: Width> Fixed<W> {
         let critical = critical(x, s);
         let t = |tag| x.tagged(tag);
 
-        // lock.cat's checks.
-        let ul_between = po_loc.restrict_range(&s.ul).seq(&po_loc);
-        let lock_nest_ok = po_loc
-            .restrict(&s.lkw, &s.lkr)
-            .minus(&ul_between)
-            .is_empty();
-        let nested_is_locked_ok = po_loc.restrict(&s.lkw, &s.ru).minus(&ul_between).is_empty();
-        let unmatched_lkw = s.lkw.clone() - critical.domain();
-        let unmatched_locks_ok = loc
-            .restrict(&unmatched_lkw, &unmatched_lkw)
-            .minus(&Relation::identity(n))
-            .is_empty();
+        // lock.cat's checks, which only a lock write can fail.
+        let (lock_nest_ok, nested_is_locked_ok, unmatched_locks_ok) = if s.lkw.is_empty() {
+            (true, true, true)
+        } else {
+            let ul_between = po_loc.restrict_range(&s.ul).seq(&po_loc);
+            let unmatched_lkw = s.lkw.clone() - critical.domain();
+            (
+                po_loc
+                    .restrict(&s.lkw, &s.lkr)
+                    .minus(&ul_between)
+                    .is_empty(),
+                po_loc.restrict(&s.lkw, &s.ru).minus(&ul_between).is_empty(),
+                loc.restrict(&unmatched_lkw, &unmatched_lkw)
+                    .minus(&Relation::identity(n))
+                    .is_empty(),
+            )
+        };
 
         let acq_po = po.restrict(&s.acquire, &s.m);
         let po_rel = po.restrict(&s.m, &s.release);
@@ -110,34 +118,33 @@ impl<W: Width> Fixed<W> {
         let mut mb_static = fencerel(&po, s.mb.clone()).restrict(&s.m, &s.m);
         mb_static.union_with(&po.restrict(&s.m, &(s.mb.clone() & s.r.clone())));
         mb_static.union_with(&po.restrict(&(s.mb.clone() & s.w.clone()), &s.m));
+        // Each of the terms below is empty without its fence.
         // [M] ; fencerel(Before-atomic) ; [RMW] ; po? ; [M]
-        mb_static.union_with(
-            &fencerel(&po, t(Tag::BeforeAtomic))
-                .restrict(&s.m, &s.rmw_events)
-                .seq(&po_opt)
-                .restrict_range(&s.m),
-        );
+        if !t(Tag::BeforeAtomic).is_empty() {
+            mb_static.union_with(
+                &fencerel(&po, t(Tag::BeforeAtomic))
+                    .restrict(&s.m, &s.rmw_events)
+                    .seq(&po_opt)
+                    .restrict_range(&s.m),
+            );
+        }
         // [M] ; po? ; [RMW] ; fencerel(After-atomic) ; [M]
-        mb_static.union_with(
-            &po_opt
-                .restrict(&s.m, &s.rmw_events)
-                .seq(&fencerel(&po, t(Tag::AfterAtomic)))
-                .restrict_range(&s.m),
-        );
         // [M] ; po? ; [LKW] ; fencerel(After-spinlock) ; [M]
-        mb_static.union_with(
-            &po_opt
-                .restrict(&s.m, &s.lkw)
-                .seq(&fencerel(&po, t(Tag::AfterSpinlock)))
-                .restrict_range(&s.m),
-        );
         // [M] ; po? ; [Srcu-unlock] ; fencerel(After-srcu-read-unlock) ; [M]
-        mb_static.union_with(
-            &po_opt
-                .restrict(&s.m, &s.srcu_unlock)
-                .seq(&fencerel(&po, t(Tag::AfterSrcuReadUnlock)))
-                .restrict_range(&s.m),
-        );
+        for (before, fence) in [
+            (&s.rmw_events, Tag::AfterAtomic),
+            (&s.lkw, Tag::AfterSpinlock),
+            (&s.srcu_unlock, Tag::AfterSrcuReadUnlock),
+        ] {
+            if !t(fence).is_empty() {
+                mb_static.union_with(
+                    &po_opt
+                        .restrict(&s.m, before)
+                        .seq(&fencerel(&po, t(fence)))
+                        .restrict_range(&s.m),
+                );
+            }
+        }
         let gp = po
             .restrict_range(&(s.sync_rcu.clone() | s.sync_srcu.clone()))
             .seq(&po_opt);
@@ -162,14 +169,16 @@ impl<W: Width> Fixed<W> {
 
         let rcu_rscs = rcu_rscs(&po, t(Tag::RcuLock), t(Tag::RcuUnlock));
         let ext = x.ext();
-        let pre_race = {
+        let pre_race = if s.plain.is_empty() {
+            Relation::empty(n)
+        } else {
             let plain_any = Relation::cartesian(n, &s.plain, &s.m);
             let any_plain = Relation::cartesian(n, &(s.m.clone() - s.iw.clone()), &s.plain);
             plain_any.union(&any_plain).inter(&ext).inter(&loc)
         };
-        let mixed_accesses = {
+        let plain_w = s.plain.clone() & s.w.clone();
+        let mixed_accesses = !plain_w.is_empty() && {
             let po_loc_nb = po_loc.minus(&barrier);
-            let plain_w = s.plain.clone() & s.w.clone();
             !po_loc_nb.restrict(&plain_w, &s.marked).is_empty()
                 || !po_loc_nb.restrict(&s.marked, &plain_w).is_empty()
         };
@@ -262,24 +271,61 @@ impl<W: Width> Fences<W> {
         f: &Fixed<W>,
         po_unlock_lock_po: &Relation<W>,
     ) -> Fences<W> {
-        let mut mb = f.mb_static.clone();
-        if !po_unlock_lock_po.is_empty() {
-            mb.union_with(
-                &po_unlock_lock_po
-                    .restrict(&s.m, &x.tagged(Tag::AfterUnlockLock))
-                    .seq(&f.po)
-                    .restrict_range(&s.m),
-            );
-        }
-        let strong = mb.union(&f.gp);
-        let nonrw = strong.union(&f.po_rel).union(&f.acq_po);
-        let all = nonrw.union(&f.wmb).union(&f.rmb);
+        let mut fences = Fences::empty(s.n);
+        fences.compute(x, s, f, po_unlock_lock_po);
+        fences
+    }
+
+    /// Empty fences over `n` events, to be [computed](Fences::compute) in place.
+    pub fn empty(n: usize) -> Fences<W> {
         Fences {
-            internal: all.inter(&f.int),
-            strong_or_release: strong.union(&f.po_rel),
-            strong,
-            nonrw,
-            all,
+            strong: Relation::empty(n),
+            nonrw: Relation::empty(n),
+            all: Relation::empty(n),
+            internal: Relation::empty(n),
+            strong_or_release: Relation::empty(n),
         }
+    }
+
+    /// Makes `self` the fences of `x`, given its `po-unlock-lock-po`, in place: what
+    /// [`Fences::new`] returns, without allocating.
+    pub fn compute(
+        &mut self,
+        x: &Execution<W>,
+        s: &Sets<W>,
+        f: &Fixed<W>,
+        po_unlock_lock_po: &Relation<W>,
+    ) {
+        // mb = mb_static | ([M] ; po-unlock-lock-po ; [After-unlock-lock] ; po ; [M]),
+        // with `all` and `nonrw` as scratch before they get their own values.
+        self.strong.copy_from(&f.mb_static);
+        if !po_unlock_lock_po.is_empty() {
+            self.all.copy_from(po_unlock_lock_po);
+            self.all.retain_domain(&s.m);
+            self.all.retain_range(&x.tagged(Tag::AfterUnlockLock));
+            self.all.seq_into(&f.po, &mut self.nonrw);
+            self.nonrw.retain_range(&s.m);
+            self.strong.union_with(&self.nonrw);
+        }
+        self.strong.union_with(&f.gp);
+        self.nonrw.copy_from(&self.strong);
+        self.nonrw.union_with(&f.po_rel);
+        self.nonrw.union_with(&f.acq_po);
+        self.all.copy_from(&self.nonrw);
+        self.all.union_with(&f.wmb);
+        self.all.union_with(&f.rmb);
+        self.internal.copy_from(&self.all);
+        self.internal.inter_with(&f.int);
+        self.strong_or_release.copy_from(&self.strong);
+        self.strong_or_release.union_with(&f.po_rel);
+    }
+
+    /// Makes `self` a copy of `other`, fences over as many events, without allocating.
+    pub fn copy_from(&mut self, other: &Fences<W>) {
+        self.strong.copy_from(&other.strong);
+        self.nonrw.copy_from(&other.nonrw);
+        self.all.copy_from(&other.all);
+        self.internal.copy_from(&other.internal);
+        self.strong_or_release.copy_from(&other.strong_or_release);
     }
 }

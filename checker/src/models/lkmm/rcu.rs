@@ -11,6 +11,9 @@ pub fn rcu_rscs<W: Width>(
     unlocks: EventSet<W>,
 ) -> Relation<W> {
     let mut matched = Relation::empty(po.size());
+    if locks.is_empty() || unlocks.is_empty() {
+        return matched;
+    }
     loop {
         let unmatched_locks = locks.clone() - matched.domain();
         let unmatched_unlocks = unlocks.clone() - matched.range();
