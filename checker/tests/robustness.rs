@@ -180,7 +180,11 @@ fn a_thread_of_too_many_reads_gets_an_error_at_the_read_past_the_limit() {
     let e = check(source.clone(), "lkmm", no_limits()).expect_err("too many reads");
     assert!(e.contains("a thread performs more than 64 reads"), "{e}");
     // The place is the 65th read.
-    assert_eq!(error_line(&e), first_line_with(&source, "/* read 64 */"), "{e}");
+    assert_eq!(
+        error_line(&e),
+        first_line_with(&source, "/* read 64 */"),
+        "{e}"
+    );
     // 64 reads are within the limit.
     let body: String = (0..64)
         .map(|i| format!("\tint r{i} = READ_ONCE(*x);\n"))

@@ -316,7 +316,7 @@ impl<W: Width> FinalValue for Search<'_, W> {
     }
 
     fn execution(&self) -> AnyExecution {
-        AnyExecution::new(&self.exec)
+        self.exec.widen()
     }
 
     fn traffic(&self, loc: Loc) -> (usize, bool) {

@@ -8,7 +8,7 @@
 //! these base relations, exactly as the cat files derive them from herd7's.
 
 use crate::exec::event::{Event, EventKind, Tag};
-use crate::exec::relation::{EventSet, Growable, Relation, Width, Words, as_width};
+use crate::exec::relation::{EventSet, Growable, Relation, Width, Words};
 
 /// One candidate execution.
 ///
@@ -153,74 +153,19 @@ impl<W: Width> Execution<W> {
     }
 }
 
-/// An execution kept for a person to read, at one of two widths: one word, which holds the
-/// events of almost every litmus test, or growable, for the rest.
+/// An execution of any size, as explanations, traces and drawings take it: at the growable
+/// width, which holds any number of events.
 ///
-/// The engine runs each execution at the narrowest of several widths; what explains and
-/// draws executions (the models' explanations, traces, graphs) is compiled at these two
-/// only, so that it costs no more build time than one width would, and an execution of
-/// another width is copied to the growable one ([`AnyExecution::new`]).
-/// `with_width!` runs code generic over the width on either.
-#[derive(Clone, Debug)]
-pub enum AnyExecution {
-    /// At most 128 events.
-    Narrow(Execution<Words<1>>),
-    /// Any number of events.
-    Wide(Execution<Growable>),
-}
+/// The engine runs each execution at the narrowest width that holds it; what explains and
+/// draws executions (the models' explanations and named relations, traces, graphs) takes
+/// them at this one width only, so that its code is compiled once, not once per width.
+/// Showing an execution is not on the search's hot path: it is copied to this width once
+/// ([`Execution::widen`]).
+pub type AnyExecution = Execution<Growable>;
 
-impl AnyExecution {
-    /// `x`, kept as it is if it is one word wide, else copied to the growable width.
-    pub fn new<W: Width>(x: &Execution<W>) -> AnyExecution {
-        match as_width::<_, Execution>(x) {
-            Some(narrow) => AnyExecution::Narrow(narrow.clone()),
-            None => match as_width::<_, Execution<Growable>>(x) {
-                Some(wide) => AnyExecution::Wide(wide.clone()),
-                None => AnyExecution::Wide(x.to_width()),
-            },
-        }
-    }
-
-    /// The events, initial writes first.
-    pub fn events(&self) -> &[Event] {
-        match self {
-            AnyExecution::Narrow(x) => &x.events,
-            AnyExecution::Wide(x) => &x.events,
-        }
-    }
-
-    /// The number of events.
-    pub fn len(&self) -> usize {
-        self.events().len()
-    }
-
-    /// Whether the execution has no event.
-    pub fn is_empty(&self) -> bool {
-        self.events().is_empty()
+impl<W: Width> Execution<W> {
+    /// The same execution at the growable width ([`AnyExecution`]).
+    pub fn widen(&self) -> AnyExecution {
+        self.to_width()
     }
 }
-
-impl From<Execution> for AnyExecution {
-    fn from(x: Execution) -> AnyExecution {
-        AnyExecution::Narrow(x)
-    }
-}
-
-impl From<Execution<Growable>> for AnyExecution {
-    fn from(x: Execution<Growable>) -> AnyExecution {
-        AnyExecution::Wide(x)
-    }
-}
-
-/// Evaluates `$body` with `$x` bound to the [`Execution`] an [`AnyExecution`] holds, at
-/// its width: `with_width!(&any, x => model_explain(x))`, where the body is generic over
-/// the width.
-macro_rules! with_width {
-    ($any:expr, $x:ident => $body:expr) => {
-        match $any {
-            $crate::exec::execution::AnyExecution::Narrow($x) => $body,
-            $crate::exec::execution::AnyExecution::Wide($x) => $body,
-        }
-    };
-}
-pub(crate) use with_width;

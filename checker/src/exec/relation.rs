@@ -31,12 +31,6 @@ pub fn width_for(n: usize) -> Option<usize> {
     WIDTHS.into_iter().find(|w| n <= 128 * w)
 }
 
-/// `x` as a value of type `U`, when it is one: a one-word set, relation or execution seen
-/// through code generic over the width (`U` being the one-word type, `T` the generic one).
-pub(crate) fn as_width<T: std::any::Any, U: std::any::Any>(x: &T) -> Option<&U> {
-    (x as &dyn std::any::Any).downcast_ref::<U>()
-}
-
 /// `N` words of 128 bits: the storage of an event set of fixed width, which holds the
 /// events `0..128 * N`.
 pub type Words<const N: usize> = [u128; N];

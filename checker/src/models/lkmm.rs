@@ -57,7 +57,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use crate::exec::event::{Event, EventKind, Loc, Tag, Tags};
-use crate::exec::execution::{AnyExecution, Execution, with_width};
+use crate::exec::execution::{AnyExecution, Execution};
 use crate::exec::relation::{EventSet, Relation, Width, Words};
 use crate::models::model::{JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
 
@@ -166,11 +166,11 @@ impl MemoryModel for Lkmm {
     }
 
     fn explain(&self, execution: &AnyExecution) -> Option<crate::exec::witness::Violation> {
-        with_width!(execution, x => terms::explain(x))
+        terms::explain(execution)
     }
 
     fn relations(&self, execution: &AnyExecution) -> Vec<(&'static str, Pairs)> {
-        with_width!(execution, x => as_pairs(terms::relations(x)))
+        as_pairs(terms::relations(execution))
     }
 }
 

@@ -163,7 +163,9 @@ pub trait MemoryModel:
 pub type Pairs = Vec<(usize, usize)>;
 
 /// Named relations as [`Pairs`], for [`MemoryModel::relations`].
-pub fn as_pairs<W: Width>(relations: Vec<(&'static str, Relation<W>)>) -> Vec<(&'static str, Pairs)> {
+pub fn as_pairs<W: Width>(
+    relations: Vec<(&'static str, Relation<W>)>,
+) -> Vec<(&'static str, Pairs)> {
     relations
         .into_iter()
         .map(|(name, r)| (name, r.pairs().collect()))
@@ -172,5 +174,5 @@ pub fn as_pairs<W: Width>(relations: Vec<(&'static str, Relation<W>)>) -> Vec<(&
 
 /// The verdict `model` gives `execution`, at its width.
 pub fn judge(model: &dyn MemoryModel, execution: &AnyExecution) -> Judgement {
-    crate::exec::execution::with_width!(execution, x => JudgeAt::judge(model, x))
+    JudgeAt::<Growable>::judge(model, execution)
 }

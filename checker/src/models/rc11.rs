@@ -28,8 +28,8 @@
 //! a flag, decided on complete executions only.
 
 use crate::exec::event::Tag;
-use crate::exec::execution::{AnyExecution, Execution, with_width};
-use crate::exec::relation::{EventSet, Relation, Width, Words};
+use crate::exec::execution::{AnyExecution, Execution};
+use crate::exec::relation::{EventSet, Growable, Relation, Width, Words};
 use crate::exec::witness::{self, Term, Violation};
 use crate::models::model::{JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
 
@@ -198,51 +198,44 @@ impl MemoryModel for Rc11 {
     }
 
     fn explain(&self, x: &AnyExecution) -> Option<Violation> {
-        with_width!(x, x => explain(x))
+        let t = terms(x);
+        let n = x.len();
+        match JudgeAt::<Growable>::judge(self, x).rejected_by? {
+            "coherence1" => {
+                let hb_eco = Term::seq(
+                    n,
+                    vec![
+                        Term::base("hb", t.hb.clone()),
+                        Term::opt(Term::base("eco", t.eco.clone())),
+                    ],
+                );
+                Violation::irreflexive("coherence1", "hb; eco?", &hb_eco)
+            }
+            "coherencermw" => Violation::irreflexive(
+                "coherencermw",
+                "myrmw; eco",
+                &Term::seq(
+                    n,
+                    vec![
+                        Term::base("myrmw", t.myrmw.clone()),
+                        Term::base("eco", t.eco.clone()),
+                    ],
+                ),
+            ),
+            "atomicity" => witness::atomicity("atomicity", x, &x.rmw),
+            "SC" => Violation::acyclic("SC", "psc", &Term::base("psc", t.psc.clone())),
+            _ => {
+                let parts = vec![
+                    Term::base("sb", x.po.clone()),
+                    Term::base("rf", x.rf.clone()),
+                ];
+                Violation::acyclic("no-thin-air", "sb | rf", &Term::union(n, parts))
+            }
+        }
     }
 
     fn relations(&self, x: &AnyExecution) -> Vec<(&'static str, Pairs)> {
-        with_width!(x, x => {
-            let t = terms(x);
-            as_pairs(vec![("hb", t.hb), ("eco", t.eco), ("psc", t.psc)])
-        })
-    }
-}
-
-/// Why RC11 rejects `x`, with the cycle behind the first failing check.
-fn explain<W: Width>(x: &Execution<W>) -> Option<Violation> {
-    let t = terms(x);
-    let n = x.len();
-    match JudgeAt::<W>::judge(&Rc11, x).rejected_by? {
-        "coherence1" => {
-            let hb_eco = Term::seq(
-                n,
-                vec![
-                    Term::base("hb", t.hb.clone()),
-                    Term::opt(Term::base("eco", t.eco.clone())),
-                ],
-            );
-            Violation::irreflexive("coherence1", "hb; eco?", &hb_eco)
-        }
-        "coherencermw" => Violation::irreflexive(
-            "coherencermw",
-            "myrmw; eco",
-            &Term::seq(
-                n,
-                vec![
-                    Term::base("myrmw", t.myrmw.clone()),
-                    Term::base("eco", t.eco.clone()),
-                ],
-            ),
-        ),
-        "atomicity" => witness::atomicity("atomicity", x, &x.rmw),
-        "SC" => Violation::acyclic("SC", "psc", &Term::base("psc", t.psc.clone())),
-        _ => {
-            let parts = vec![
-                Term::base("sb", x.po.clone()),
-                Term::base("rf", x.rf.clone()),
-            ];
-            Violation::acyclic("no-thin-air", "sb | rf", &Term::union(n, parts))
-        }
+        let t = terms(x);
+        as_pairs(vec![("hb", t.hb), ("eco", t.eco), ("psc", t.psc)])
     }
 }

@@ -11,8 +11,8 @@
 //! the axiomatic form of Shasha and Snir) and no write of another thread comes between the
 //! read and the write of a read-modify-write (atomicity).
 
-use crate::exec::execution::{AnyExecution, Execution, with_width};
-use crate::exec::relation::{Relation, Width};
+use crate::exec::execution::{AnyExecution, Execution};
+use crate::exec::relation::{Growable, Relation, Width};
 use crate::exec::witness::{self, Term, Violation};
 use crate::models::model::{JudgeAt, Judgement, MemoryModel};
 
@@ -62,18 +62,13 @@ impl MemoryModel for Sc {
     }
 
     fn explain(&self, x: &AnyExecution) -> Option<Violation> {
-        with_width!(x, x => explain(x))
-    }
-}
-
-/// Why SC rejects `x`, with the cycle behind it.
-fn explain<W: Width>(x: &Execution<W>) -> Option<Violation> {
-    match JudgeAt::<W>::judge(&Sc, x).rejected_by? {
-        "sc" => {
-            let mut parts = vec![Term::base("po", x.po.clone())];
-            parts.extend(witness::com_terms(x));
-            Violation::acyclic("sc", "po | rf | co | fr", &Term::union(x.len(), parts))
+        match JudgeAt::<Growable>::judge(self, x).rejected_by? {
+            "sc" => {
+                let mut parts = vec![Term::base("po", x.po.clone())];
+                parts.extend(witness::com_terms(x));
+                Violation::acyclic("sc", "po | rf | co | fr", &Term::union(x.len(), parts))
+            }
+            _ => witness::atomicity("atomicity", x, &x.rmw),
         }
-        _ => witness::atomicity("atomicity", x, &x.rmw),
     }
 }

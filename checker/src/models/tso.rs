@@ -20,8 +20,8 @@
 //! and a read restores their order.
 
 use crate::exec::event::{EventKind, Tag};
-use crate::exec::execution::{AnyExecution, Execution, with_width};
-use crate::exec::relation::{Relation, Width};
+use crate::exec::execution::{AnyExecution, Execution};
+use crate::exec::relation::{Growable, Relation, Width};
 use crate::exec::witness::{self, Term, Violation};
 use crate::models::model::{JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
 use crate::models::sc::atomicity_holds;
@@ -66,40 +66,33 @@ impl MemoryModel for Tso {
     }
 
     fn explain(&self, x: &AnyExecution) -> Option<Violation> {
-        with_width!(x, x => explain(x))
+        let n = x.len();
+        match JudgeAt::<Growable>::judge(self, x).rejected_by? {
+            "sc-per-location" => {
+                let mut parts = vec![Term::base("po", x.po.inter(&x.loc()))];
+                parts.extend(witness::com_terms(x));
+                Violation::acyclic(
+                    "sc-per-location",
+                    "po-loc | rf | co | fr",
+                    &Term::union(n, parts),
+                )
+            }
+            "atomicity" => witness::atomicity("atomicity", x, &x.rmw),
+            _ => Violation::acyclic("tso", "ghb", &ghb_term(x)),
+        }
     }
 
     fn relations(&self, x: &AnyExecution) -> Vec<(&'static str, Pairs)> {
-        with_width!(x, x => {
-            let fr = x.fr();
-            let g = ghb(x, &fr);
-            let ppo = g.minus(&x.rf).minus(&x.co).minus(&fr);
-            as_pairs(vec![("ppo", ppo), ("ghb", g)])
-        })
-    }
-}
-
-/// Why TSO rejects `x`, with the cycle behind the first failing check.
-fn explain<W: Width>(x: &Execution<W>) -> Option<Violation> {
-    let n = x.len();
-    match JudgeAt::<W>::judge(&Tso, x).rejected_by? {
-        "sc-per-location" => {
-            let mut parts = vec![Term::base("po", x.po.inter(&x.loc()))];
-            parts.extend(witness::com_terms(x));
-            Violation::acyclic(
-                "sc-per-location",
-                "po-loc | rf | co | fr",
-                &Term::union(n, parts),
-            )
-        }
-        "atomicity" => witness::atomicity("atomicity", x, &x.rmw),
-        _ => Violation::acyclic("tso", "ghb", &ghb_term(x)),
+        let fr = x.fr();
+        let g = ghb(x, &fr);
+        let ppo = g.minus(&x.rf).minus(&x.co).minus(&fr);
+        as_pairs(vec![("ppo", ppo), ("ghb", g)])
     }
 }
 
 /// [`ghb`] as a witness term: program order kept by TSO, fences shown through their event,
 /// and the communication relations.
-fn ghb_term<W: Width>(x: &Execution<W>) -> Term<W> {
+fn ghb_term(x: &AnyExecution) -> Term<Growable> {
     let n = x.len();
     let fr = x.fr();
     let (reads, writes, accesses) = (x.reads(), x.writes(), x.accesses());

@@ -65,7 +65,11 @@ pub fn dot(g: &ExecutionGraph) -> String {
         let _ = writeln!(s, "    label={};", quote(name));
         for n in g.column(t) {
             // A box of elided events is dashed.
-            let style = if n.elided > 0 { ", style=dashed, shape=box" } else { "" };
+            let style = if n.elided > 0 {
+                ", style=dashed, shape=box"
+            } else {
+                ""
+            };
             let _ = writeln!(s, "    e{} [label={}{style}];", n.index, quote(&n.label()));
         }
         let _ = writeln!(s, "  }}");

@@ -89,7 +89,7 @@ fn shape(p: &Program, x: &AnyExecution, v: &Option<Violation>) -> String {
         .iter()
         .map(|st| {
             let text = event_text(p, x, st.from);
-            let what = if x.events()[st.from].is_fence() {
+            let what = if x.events[st.from].is_fence() {
                 text
             } else {
                 text.split_whitespace()
@@ -142,15 +142,16 @@ pub fn explain(
     };
     // `enumerate` uses no symmetry, so every execution is built and has a copy.
     let mut witness = None;
-    let (_, stop) = enumerate(program, model, limits, Some(state), &mut |x| {
-        match x.execution().filter(|_| passes(x)) {
-            Some(e) => {
-                let sat = program.condition.prop.eval(&|c: Cell| x.value(c));
-                witness = Some(shown(x, e, sat, x.judgement.flags.clone()));
-                Flow::Stop
-            }
-            None => Flow::Continue,
+    let (_, stop) = enumerate(program, model, limits, Some(state), &mut |x| match x
+        .execution()
+        .filter(|_| passes(x))
+    {
+        Some(e) => {
+            let sat = program.condition.prop.eval(&|c: Cell| x.value(c));
+            witness = Some(shown(x, e, sat, x.judgement.flags.clone()));
+            Flow::Stop
         }
+        None => Flow::Continue,
     })?;
     limited(stop)?;
     if let Some(w) = witness {

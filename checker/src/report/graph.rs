@@ -14,8 +14,8 @@
 //! Everything is in event order, so the same execution always gives the same graph.
 
 use crate::exec::event::{EventKind, Tag};
-use crate::exec::execution::{AnyExecution, Execution, with_width};
-use crate::exec::relation::{EventSet, Relation, Width};
+use crate::exec::execution::AnyExecution;
+use crate::exec::relation::{EventSet, Growable, Relation};
 use crate::front::program::Program;
 use crate::models::model::Pairs;
 use petgraph::graph::DiGraph;
@@ -118,7 +118,7 @@ impl Layout {
     /// The boxes of `x`, an execution of `p`, whose events an edge other than `po`
     /// touches when `touched` says so.
     fn new(p: &Program, x: &AnyExecution, touched: &[bool]) -> Layout {
-        let events = x.events();
+        let events = &x.events;
         let mut nodes = Vec::new();
         let mut notes = Vec::new();
         let inits: Vec<usize> = (0..events.len())
@@ -182,7 +182,7 @@ impl Layout {
 /// The short name of event `e`: `init` for an initial write, else `a`, `b`, ... `z`,
 /// `aa`, `ab`... in event order.
 pub fn event_name(x: &AnyExecution, e: usize) -> String {
-    let events = x.events();
+    let events = &x.events;
     if events[e].thread.is_none() {
         return "init".into();
     }
@@ -205,7 +205,7 @@ pub fn event_name(x: &AnyExecution, e: usize) -> String {
 /// Accesses show their annotations in brackets, except `once` (the common case) and the
 /// initial write's; an access with none is `plain`.
 pub fn event_text(p: &Program, x: &AnyExecution, e: usize) -> String {
-    let ev = &x.events()[e];
+    let ev = &x.events[e];
     let loc = ev
         .loc
         .map(|l| p.locs[l.0 as usize].name.clone())
@@ -245,17 +245,17 @@ pub fn event_label(p: &Program, x: &AnyExecution, e: usize) -> String {
 }
 
 /// The pairs of a transitive relation that no third event splits (its Hasse diagram).
-fn immediate<W: Width>(r: &Relation<W>) -> Relation<W> {
+fn immediate(r: &Relation<Growable>) -> Relation<Growable> {
     r.minus(&r.seq(r))
 }
 
 /// The edges drawn of the base relations of `x`: `po`, `rf`, `co` and `fr`, in that order,
 /// each as its pairs (see the module's documentation).
-fn base_edges<W: Width>(x: &Execution<W>) -> [(EdgeKind, &'static str, Pairs); 4] {
+fn base_edges(x: &AnyExecution) -> [(EdgeKind, &'static str, Pairs); 4] {
     let co_imm = immediate(&x.co);
     let fr = x.rf.inverse().seq(&co_imm);
     let init = x.tagged(Tag::Init);
-    let co = co_imm.restrict_domain(&(EventSet::<W>::full(x.len()) - init));
+    let co = co_imm.restrict_domain(&(EventSet::full(x.len()) - init));
     [
         (EdgeKind::Po, "po", immediate(&x.po).pairs().collect()),
         (EdgeKind::Rf, "rf", x.rf.pairs().collect()),
@@ -278,8 +278,8 @@ impl ExecutionGraph {
         flags: Vec<&'static str>,
         extra: &[(String, Pairs)],
     ) -> ExecutionGraph {
-        let events = x.events();
-        let mut edges: Vec<(EdgeKind, String, Pairs)> = with_width!(x, x => base_edges(x))
+        let events = &x.events;
+        let mut edges: Vec<(EdgeKind, String, Pairs)> = base_edges(x)
             .into_iter()
             .map(|(kind, label, r)| (kind, label.to_string(), r))
             .collect();
@@ -315,7 +315,11 @@ impl ExecutionGraph {
                 text,
                 thread: events[first].thread,
                 row: group.row,
-                elided: if group.events.len() > 1 { group.events.len() } else { 0 },
+                elided: if group.events.len() > 1 {
+                    group.events.len()
+                } else {
+                    0
+                },
             });
             for &e in &group.events {
                 node_of[e] = Some(node);
@@ -396,6 +400,7 @@ impl ExecutionGraph {
 mod tests {
     use super::*;
     use crate::exec::event::{Event, EventKind, Loc, Tags, Value};
+    use crate::exec::execution::Execution;
     use crate::front::program::LocDecl;
 
     fn event(thread: Option<usize>, kind: EventKind, tags: &[Tag], value: i64) -> Event {
@@ -411,7 +416,7 @@ mod tests {
 
     fn execution(events: Vec<Event>) -> AnyExecution {
         let n = events.len();
-        AnyExecution::Narrow(Execution {
+        Execution {
             events,
             po: Relation::empty(n),
             rf: Relation::empty(n),
@@ -421,7 +426,7 @@ mod tests {
             data: Relation::empty(n),
             ctrl: Relation::empty(n),
             observed: EventSet::EMPTY,
-        })
+        }
     }
 
     fn program() -> Program {

@@ -133,7 +133,9 @@ pub fn svg(g: &ExecutionGraph) -> String {
     });
     let bottom = band_tops
         .last()
-        .map_or(top + init_rows as f64 * ROW_H, |y| y + last_depth as f64 * ROW_H);
+        .map_or(top + init_rows as f64 * ROW_H, |y| {
+            y + last_depth as f64 * ROW_H
+        });
     let height = bottom + 28.0 + MARGIN;
     let x0 = (width - width_threads) / 2.0;
 

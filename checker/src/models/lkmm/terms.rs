@@ -65,7 +65,8 @@ impl<W: Width> Terms<W> {
                 rfi.clone(),
             ],
         ));
-        let dep_term = |label, r: &Relation<W>| Term::seq(n, vec![carry_dep.clone(), base(label, r)]);
+        let dep_term =
+            |label, r: &Relation<W>| Term::seq(n, vec![carry_dep.clone(), base(label, r)]);
         let addr = dep_term("addr", &x.addr);
         let data = dep_term("data", &x.data);
         let ctrl = dep_term("ctrl", &x.ctrl);
@@ -141,7 +142,11 @@ impl<W: Width> Terms<W> {
         );
         let gp = Term::seq(
             n,
-            vec![po(), Term::id(n, &(s.sync_rcu.clone() | s.sync_srcu.clone())), Term::opt(po())],
+            vec![
+                po(),
+                Term::id(n, &(s.sync_rcu.clone() | s.sync_srcu.clone())),
+                Term::opt(po()),
+            ],
         );
         let strong_fence = Term::union(n, vec![mb, gp]);
         let po_rel = base("po-rel", &f.po_rel);
@@ -189,7 +194,7 @@ impl<W: Width> Terms<W> {
         let a_cumul = |t: Term<W>| {
             Term::seq(
                 n,
-                vec![Term::opt(Term::restrict(rfe.clone(), &all, &marked)), t],
+                vec![Term::opt(Term::restrict(rfe.clone(), &all, marked)), t],
             )
         };
         let cumul_fence = Term::seq(
@@ -204,8 +209,8 @@ impl<W: Width> Terms<W> {
                             po_unlock_lock_po,
                         ],
                     ),
-                    &marked,
-                    &marked,
+                    marked,
+                    marked,
                 ),
                 rmw_sequence,
             ],
@@ -213,12 +218,12 @@ impl<W: Width> Terms<W> {
         let prop = Term::seq(
             n,
             vec![
-                Term::id(n, &marked),
+                Term::id(n, marked),
                 Term::opt(Term::union(n, vec![coe, fre])),
                 Term::star(cumul_fence),
-                Term::id(n, &marked),
+                Term::id(n, marked),
                 Term::opt(rfe.clone()),
-                Term::id(n, &marked),
+                Term::id(n, marked),
             ],
         );
         let int_not_id = f.int.minus(&Relation::identity(n));
@@ -227,8 +232,8 @@ impl<W: Width> Terms<W> {
                 n,
                 vec![ppo.clone(), rfe, Term::mask(prop.clone(), &int_not_id)],
             ),
-            &marked,
-            &marked,
+            marked,
+            marked,
         );
         let pb = Term::seq(
             n,
@@ -236,7 +241,7 @@ impl<W: Width> Terms<W> {
                 prop.clone(),
                 strong_fence,
                 Term::star(hb.clone()),
-                Term::id(n, &marked),
+                Term::id(n, marked),
             ],
         );
 
@@ -309,7 +314,7 @@ impl<W: Width> Terms<W> {
                     rcu_fence,
                     Term::star(hb.clone()),
                     Term::star(pb.clone()),
-                    Term::id(n, &marked),
+                    Term::id(n, marked),
                 ],
             )
         };
