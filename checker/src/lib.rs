@@ -288,6 +288,9 @@ fn parse_and_lower(
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
     let (program, mut warnings) = front::lower::lower_with_variant(&test, dialect, macros, s128)?;
     warnings.extend(front::names::trailer_warnings(&test));
+    if macros.is_none() {
+        warnings.extend(front::names::dialect_warning(&test, dialect));
+    }
     Ok((test, program, warnings))
 }
 

@@ -29,7 +29,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Decide litmus files (directories are searched for `.litmus` files).
+    /// Decide litmus files (directories are searched for `.litmus` files) under the LKMM,
+    /// SC, TSO, RC11 (C11 atomics: `--model rc11`) or a cat model.
     Check(Box<cli::check::CheckArgs>),
     /// Parse litmus files and report the first error of each.
     Parse {

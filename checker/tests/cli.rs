@@ -54,7 +54,7 @@ fn a_disagreement_exits_1_and_is_listed() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr.contains("expected Sometimes, got Never"), "{stderr}");
-    // Under TSO the file states nothing, so nothing is judged.
+    // Under TSO the file states nothing, so nothing is judged: that fails, and says why.
     let out = hazmat(&[
         "check",
         "--model",
@@ -62,7 +62,73 @@ fn a_disagreement_exits_1_and_is_listed() {
         "--judge",
         f.to_str().unwrap_or_default(),
     ]);
-    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "hazmat: error: judged 0 of 1 file(s) under tso; 1 state results for sc only and \
+             were not run (`--model sc` judges them; the first: "
+        ),
+        "{stderr}"
+    );
+}
+
+/// `--judge` says how many files it judged and why it left the others out; a run that
+/// judges none, or a `Result` line that names no model or misspells an outcome, fails.
+#[test]
+fn judging_says_what_it_judged_and_refuses_result_lines_no_run_would_judge() {
+    let out = hazmat(&["check", "--judge", "litmus/tests/c11"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("state results for rc11 only and were not run (`--model rc11` judges them"),
+        "{stderr}"
+    );
+    let out = hazmat(&["check", "--model", "rc11", "--judge", "litmus/tests/c11"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("hazmat: judged 10 of 10 file(s) under rc11\n"),
+        "{stderr}"
+    );
+    let body = "{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n";
+    let c11 = "{}\nP0(atomic_int *x) { atomic_store_explicit(x, 1, memory_order_relaxed); }\n\
+               exists (x=1)\n";
+    let upper = temp_file(
+        "upper.litmus",
+        &format!("C upper\n(* Result(RC11): Always *)\n{c11}"),
+    );
+    let lower = temp_file(
+        "lower.litmus",
+        &format!("C lower\n(* Result: always *)\n{body}"),
+    );
+    for (f, model, message) in [
+        (
+            &upper,
+            "rc11",
+            "`Result(RC11):` names no model, so no run judges this line; did you mean `rc11`?",
+        ),
+        (
+            &lower,
+            "lkmm",
+            "`always` is no outcome, and would be judged as a flag the test must raise; did you mean `Always`?",
+        ),
+    ] {
+        let out = hazmat(&[
+            "check",
+            "--model",
+            model,
+            "--judge",
+            f.to_str().unwrap_or_default(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+        assert!(
+            stderr.contains("1 could not be checked or judged"),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]
@@ -165,19 +231,146 @@ fn judging_says_which_files_it_leaves_to_other_models() {
     let path = file.display().to_string();
     let out = hazmat(&["check", "--judge", &path]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // Judging nothing fails.
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         out.stdout.is_empty(),
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(
-        stderr.contains("1 of 1 file(s) state results for other models only")
-            && stderr.contains("not judged under lkmm")
+        stderr.contains("judged 0 of 1 file(s) under lkmm; 1 state results for sc only")
             && stderr.contains(&path),
         "{stderr}"
     );
     let out = hazmat(&["check", "--model", "sc", "--judge", &path]);
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("other models only"));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("were not run"));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Observation SB "));
+}
+
+/// A C11 test checked under the default LKMM keeps herd7's answer and exit code, with a
+/// hint on stderr that `--model rc11` exists; a kernel test under RC11 is refused with a
+/// hint about `--model`.
+#[test]
+fn a_test_under_the_other_dialect_s_model_gets_a_hint() {
+    let c11 = "litmus/tests/c11/MP+rel+acq.litmus";
+    let out = hazmat(&["check", c11]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("Observation MP+rel+acq Sometimes 1 3\n"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "MP+rel+acq.litmus:14:2: warning: `atomic_store_explicit` is a C11 atomic: this \
+             test is decided under the model asked for, as herd7 decides it without C11's \
+             macros"
+        ) && stderr.contains(
+            "= note: `--model rc11` decides it under RC11, the model of C11's and Rust's atomics"
+        ),
+        "{stderr}"
+    );
+    // Under RC11 itself, no hint.
+    let out = hazmat(&["check", "--model", "rc11", c11]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("warning"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = hazmat(&[
+        "check",
+        "--model",
+        "rc11",
+        "litmus/tests/classic/MP+wmb+rmb.litmus",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "MP+wmb+rmb.litmus:15:2: error: unknown primitive `WRITE_ONCE`; `WRITE_ONCE` is the \
+             Linux kernel's, and this model reads C11's atomics: the kernel's primitives are \
+             read under the LKMM (`--model lkmm`, the default)"
+        ),
+        "{stderr}"
+    );
+}
+
+/// Drawing options without `--show` would draw nothing: an error says so and what to add.
+#[test]
+fn drawing_options_without_show_say_why_nothing_is_drawn() {
+    let dir = std::env::temp_dir().join(format!("hazmat-cli-graphs-{}", std::process::id()));
+    let file = "litmus/tests/classic/MP+wmb+rmb.litmus";
+    let dir_arg = dir.display().to_string();
+    for (args, given) in [
+        (
+            vec!["--graph", dir_arg.as_str(), "--graph-format", "svg"],
+            format!("--graph {dir_arg}"),
+        ),
+        (vec!["--graph-format", "dot"], "--graph-format dot".into()),
+        (vec!["--relations", "hb"], "--relations".into()),
+    ] {
+        let mut all = vec!["check"];
+        all.extend(args);
+        all.push(file);
+        let out = hazmat(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(out.stdout.is_empty());
+        assert!(
+            stderr.contains(&format!(
+                "hazmat: error: {given} draws the executions `--show` chooses, and none is \
+                 chosen: add `--show witness` (or `counter`, `all`)"
+            )),
+            "{stderr}"
+        );
+    }
+    // With --show, the drawings are written and listed.
+    let out = hazmat(&[
+        "check",
+        "--show",
+        "counter",
+        "--show-max",
+        "1",
+        "--graph",
+        &dir_arg,
+        "--graph-format",
+        "svg",
+        file,
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let written = dir.join("MP+wmb+rmb-counter-example-1.svg");
+    let exists = written.exists();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        exists && stdout.contains(&format!("wrote {}", written.display())),
+        "{stdout}"
+    );
+}
+
+/// `explain --model rc11` shows a happens-before edge as the steps it is made of: the
+/// program order and the release store's `rf` to the acquire load.
+#[test]
+fn explain_under_rc11_shows_the_steps_of_happens_before() {
+    let out = hazmat(&[
+        "explain",
+        "--model",
+        "rc11",
+        "litmus/tests/c11/MP+rel+acq.litmus",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains(
+            "a: W[rlx] data=1 -sb-> b: W[rel] flag=1 -rf-> c: R[acq] flag=1 -sb-> d: R[rlx] \
+             data=0 -rb-> a"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("-hb->"), "{stdout}");
 }

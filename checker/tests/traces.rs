@@ -286,6 +286,101 @@ fn svg_is_well_formed_and_identical_across_runs() {
     assert!(drawn > 30, "only {drawn} drawings");
 }
 
+/// The numbers after `key=\"` in `line`.
+fn attribute(line: &str, key: &str) -> Option<f64> {
+    let rest = &line[line.find(&format!(" {key}=\""))? + key.len() + 3..];
+    rest[..rest.find('"')?].parse().ok()
+}
+
+/// The edge labels of an SVG drawing that cross their own edge: each curve (`<path d="M p Q
+/// c q"`) and, in the same order, its label (a `<text>` of size 12 with a white halo), whose box is
+/// `LABEL_CHAR_W` a character wide and `2 * LABEL_HALF_H` high around the point
+/// `LABEL_BASELINE` above its baseline.
+fn labels_on_their_edges(doc: &str) -> Vec<String> {
+    use hazmat_checker::report::svg::{LABEL_BASELINE, LABEL_CHAR_W, LABEL_HALF_H};
+    let curves: Vec<Vec<f64>> = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("<path d=\"M "))
+        .map(|l| {
+            l[..l.find('"').unwrap_or(0)]
+                .split(' ')
+                .filter(|w| *w != "Q")
+                .filter_map(|w| w.parse().ok())
+                .collect()
+        })
+        .collect();
+    let labels: Vec<(f64, f64, String)> = doc
+        .lines()
+        .filter(|l| l.starts_with("<text") && l.contains("paint-order=\"stroke\" font-size=\"12\""))
+        .filter_map(|l| {
+            let text = &l[l.find('>')? + 1..l.rfind("</text>")?];
+            let text = text
+                .replace("&gt;", ">")
+                .replace("&lt;", "<")
+                .replace("&amp;", "&");
+            Some((attribute(l, "x")?, attribute(l, "y")?, text))
+        })
+        .collect();
+    assert_eq!(curves.len(), labels.len(), "one label per curve:\n{doc}");
+    let mut crossed = Vec::new();
+    for (c, (x, y, text)) in curves.iter().zip(&labels) {
+        let [px, py, cx, cy, qx, qy] = c[..] else {
+            panic!("a quadratic curve: {c:?}");
+        };
+        let (hw, cy0) = (
+            text.chars().count() as f64 * LABEL_CHAR_W / 2.0,
+            y - LABEL_BASELINE,
+        );
+        let inside = (0..=100).any(|i| {
+            let t = f64::from(i) / 100.0;
+            let (u, v, w) = ((1.0 - t) * (1.0 - t), 2.0 * t * (1.0 - t), t * t);
+            let (bx, by) = (u * px + v * cx + w * qx, u * py + v * cy + w * qy);
+            (bx - x).abs() < hw && (by - cy0).abs() < LABEL_HALF_H
+        });
+        if inside {
+            crossed.push(text.clone());
+        }
+    }
+    crossed
+}
+
+/// No edge label of the drawings of the corpus (`rcu-rscs^-1`, `rf`, `rfe` among them)
+/// sits on its own edge.
+#[test]
+fn svg_edge_labels_stand_clear_of_their_edges() {
+    let mut labels = 0;
+    for (dir, name) in [("classic", "lkmm"), ("traces", "lkmm"), ("c11", "rc11")] {
+        let m = model(name).expect("a model");
+        for file in litmus_files(corpus().join(dir)) {
+            let source = std::fs::read_to_string(&file).expect("readable litmus file");
+            let test = hazmat_litmus::parse(&source).expect("a valid litmus test");
+            let (p, _) = hazmat_checker::front::lower::lower_with_warnings(&test, m.dialect())
+                .expect("a test hazmat can run");
+            let (shown, _) =
+                trace::executions(&p, m.as_ref(), Show::All, 4, &Limits::default()).expect("runs");
+            for x in &shown {
+                // Every relation the model draws, on top of rf, co and fr.
+                let names: Vec<String> = m
+                    .relations(&x.execution)
+                    .iter()
+                    .map(|(n, _)| n.to_string())
+                    .collect();
+                let extra = trace::select_relations(m.as_ref(), &x.execution, &names)
+                    .expect("the model's relations");
+                let doc = Format::Svg.render(&trace::graph(&p, x, p.name.clone(), &extra));
+                labels += doc.matches("font-size=\"12\"").count();
+                let crossed = labels_on_their_edges(&doc);
+                assert!(
+                    crossed.is_empty(),
+                    "{}: {crossed:?} on their edges\n{doc}",
+                    file.display()
+                );
+            }
+        }
+    }
+    assert!(labels > 100, "only {labels} labels");
+}
+
 /// The proposition whose states a `Never` expectation says no execution reaches.
 fn forbidden_state(p: &Program) -> Prop {
     match p.condition.quantifier {
@@ -401,12 +496,11 @@ fn witness_terms_agree_with_the_models() {
         };
         let what = file.display().to_string();
         let _ = enumerate(&p, &AllCandidates, &limits, None, &mut |x| {
-            let x = x.execution().expect("no symmetry: every execution is built");
+            let x = x
+                .execution()
+                .expect("no symmetry: every execution is built");
             candidates += 1;
-            match &x {
-                AnyExecution::Narrow(x) => terms_agree(x, &what),
-                AnyExecution::Wide(x) => terms_agree(x, &what),
-            }
+            terms_agree(&x, &what);
             let models = std::iter::once(&lkmm).chain(&others);
             explanations_agree(models.map(|m| m.as_ref()), &x, &what);
             Flow::Continue
@@ -443,6 +537,43 @@ fn explanations_agree<'m>(
     }
 }
 
+/// RC11's explanations (its `hb` and `eco` shown as their steps) name the check that
+/// rejects each candidate of the project's C11 tests, and no other.
+#[test]
+fn rc11_witness_terms_agree_with_the_model() {
+    let rc11 = model("rc11").expect("rc11");
+    let limits = Limits {
+        max_executions: Some(400),
+        deadline: None,
+        ..Default::default()
+    };
+    let (mut candidates, mut rejected) = (0u64, 0u64);
+    for dir in ["c11", "hazptr-c11"] {
+        for file in litmus_files(corpus().join(dir)) {
+            let source = std::fs::read_to_string(&file).expect("readable litmus file");
+            let test = hazmat_litmus::parse(&source).expect("a valid litmus test");
+            let (p, _) = hazmat_checker::front::lower::lower_with_warnings(&test, rc11.dialect())
+                .expect("a test hazmat can run");
+            let what = file.display().to_string();
+            let _ = enumerate(&p, &AllCandidates, &limits, None, &mut |x| {
+                let x = x
+                    .execution()
+                    .expect("no symmetry: every execution is built");
+                candidates += 1;
+                let judged = memory_model::judge(rc11.as_ref(), &x).rejected_by;
+                let explained = rc11.explain(&x).map(|v| v.check);
+                rejected += u64::from(judged.is_some());
+                assert_eq!(judged, explained, "{what}");
+                Flow::Continue
+            });
+        }
+    }
+    assert!(
+        candidates > 100 && rejected > 20,
+        "only {candidates} candidates, {rejected} rejected"
+    );
+}
+
 /// The pictures of the book's results chapter, regenerated: the MP witness, and the
 /// forbidden MP+wmb+rmb candidate with its cycle.
 #[test]
@@ -463,7 +594,9 @@ fn the_books_pictures_are_current() {
 /// drawing of a long thread.
 fn long_thread() -> String {
     let params: Vec<String> = (0..20).map(|i| format!("int *x{i}")).collect();
-    let writes: String = (0..20).map(|i| format!("\tWRITE_ONCE(*x{i}, 1);\n")).collect();
+    let writes: String = (0..20)
+        .map(|i| format!("\tWRITE_ONCE(*x{i}, 1);\n"))
+        .collect();
     format!(
         "C Long-thread\n\n{{}}\n\nP0({}, int *y)\n{{\n{writes}\tsmp_store_release(y, 1);\n}}\n\n\
          P1(int *x0, int *x19, int *y)\n{{\n\tint r0;\n\tint r1;\n\tint r2;\n\n\
@@ -479,7 +612,8 @@ fn long_thread() -> String {
 fn a_long_thread_is_drawn_with_its_untouched_events_elided() {
     let source = long_thread();
     let m = model("lkmm").expect("lkmm");
-    let explained = explain_source(&source, None, m.as_ref(), &Limits::default()).expect("explains");
+    let explained =
+        explain_source(&source, None, m.as_ref(), &Limits::default()).expect("explains");
     let (_, g) = explained.graphs.first().expect("one group");
     let text = Format::Text.render(g);
     expect_file!["snapshots/Long-thread.txt"].assert_eq(&format!("{}\n{text}", explained.text));
@@ -503,12 +637,18 @@ fn explanations_and_drawings_take_executions_past_one_word() {
     let rw = families::rw_chain(50);
     let explained = explain_source(&rw, None, m.as_ref(), &limits).expect("explains");
     let text = &explained.text;
-    assert!(text.contains("Forbidden: no execution lkmm allows reaches this state."), "{text}");
+    assert!(
+        text.contains("Forbidden: no execution lkmm allows reaches this state."),
+        "{text}"
+    );
     let (_, g) = explained.graphs.first().expect("one group");
     assert_eq!(g.threads.len(), 50);
     let drawn = Format::Text.render(g);
     assert_eq!(g.bands().len(), 7, "{drawn}");
-    assert!(drawn.lines().all(|l| l.split(" | ").count() <= 8), "{drawn}");
+    assert!(
+        drawn.lines().all(|l| l.split(" | ").count() <= 8),
+        "{drawn}"
+    );
     assert_eq!(well_formed(&Format::Svg.render(g)), Ok(()));
     let cycle_threads: std::collections::BTreeSet<usize> = g
         .edges()
@@ -516,10 +656,15 @@ fn explanations_and_drawings_take_executions_past_one_word() {
         .filter(|(_, e, _)| e.kind == EdgeKind::Model)
         .filter_map(|(a, _, _)| a.thread)
         .collect();
-    assert_eq!(cycle_threads.len(), 50, "the cycle goes through every thread");
+    assert_eq!(
+        cycle_threads.len(),
+        50,
+        "the cycle goes through every thread"
+    );
 
     let (_, p) = program_of(&families::value_chain(50));
-    let (shown, total) = trace::executions(&p, m.as_ref(), Show::Witness, 1, &limits).expect("runs");
+    let (shown, total) =
+        trace::executions(&p, m.as_ref(), Show::Witness, 1, &limits).expect("runs");
     assert!(total >= 1);
     let x = shown.first().expect("a witness");
     assert_eq!(x.execution.len(), 155);

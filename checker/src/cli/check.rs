@@ -215,6 +215,10 @@ pub(crate) fn check(args: CheckArgs) -> u8 {
         eprintln!("hazmat: error: --show with --json needs --graph DIR to write the drawings to");
         return 2;
     }
+    if let Some(e) = drawing_without_show(&args) {
+        eprintln!("hazmat: error: {e}");
+        return 2;
+    }
     let default = if args.engine == "shuttle" {
         "sc"
     } else {
@@ -253,28 +257,9 @@ pub(crate) fn check(args: CheckArgs) -> u8 {
         return 2;
     }
     let mut files = expand(&args.paths);
-    if args.judge {
-        // A file that states results for other models only is not judged under this one,
-        // nor run: it may be written in another dialect (a C11 test under the LKMM).
-        let before = files.len();
-        let mut others = Vec::new();
-        files.retain(|f| {
-            let keep = states_result_for(f, m.name());
-            if !keep {
-                others.push(f.display().to_string());
-            }
-            keep
-        });
-        if !others.is_empty() {
-            eprintln!(
-                "hazmat: {} of {before} file(s) state results for other models only and are not \
-                 judged under {} (`--model` chooses; the first: {})",
-                others.len(),
-                m.name(),
-                others[0]
-            );
-        }
-    }
+    let left_out = args
+        .judge
+        .then(|| super::judge::select(&mut files, m.name()));
     if let Some(j) = args.jobs {
         // The global pool may be built once; a second build fails harmlessly.
         let _ = rayon::ThreadPoolBuilder::new()
@@ -336,22 +321,20 @@ pub(crate) fn check(args: CheckArgs) -> u8 {
             code = 1;
         }
     }
+    if let Some(left) = &left_out {
+        let judged = results.iter().filter(|r| !r.row.judged.is_empty()).count();
+        let errors = results.iter().filter(|r| r.error.is_some()).count();
+        let unstated = results.len() - judged - errors;
+        let (line, nothing) = super::judge::summary(left, m.name(), judged, errors, unstated);
+        eprintln!("{line}");
+        if nothing {
+            code = 2;
+        }
+    }
     if code == 0 && results.iter().any(|r| r.unknown) {
         code = 3;
     }
     code
-}
-
-/// Whether the file at `path` states a `Result` line for `model`, or none for any model
-/// (a file that cannot be read or parsed counts as stating one, so that its error shows).
-fn states_result_for(path: &Path, model: &str) -> bool {
-    let Ok(source) = std::fs::read_to_string(path) else {
-        return true;
-    };
-    let Ok(test) = hazmat_litmus::parse(&source) else {
-        return true;
-    };
-    test.expectations.is_empty() || expected::expectation(&test, model).is_some()
 }
 
 fn check_file(
@@ -445,6 +428,12 @@ fn check_file(
     };
     result.row.counts = Some((o.positive, o.negative));
     result.row.seconds = seconds;
+    if args.judge
+        && let Some(e) = super::judge::problems(&checked.test, m.name(), &file, &source)
+    {
+        result.error = Some(e);
+        return result;
+    }
     if let Some(e) = expected::expectation(&checked.test, m.name()) {
         result.row.expected = Some(expected::expectation_text(e));
         if args.judge {
@@ -461,6 +450,28 @@ fn check_file(
 }
 
 /// One file's result in a benchmark pass.
+/// Why the drawing options given would draw nothing: `--graph`, `--graph-format` or
+/// `--relations` without `--show`, which chooses the executions drawn.
+fn drawing_without_show(args: &CheckArgs) -> Option<String> {
+    if args.show != "none" {
+        return None;
+    }
+    let given = match (
+        &args.graph,
+        args.graph_format.as_str(),
+        args.relations.is_empty(),
+    ) {
+        (Some(dir), _, _) => format!("--graph {}", dir.display()),
+        (None, "text", true) => return None,
+        (None, "text", false) => "--relations".to_string(),
+        (None, format, _) => format!("--graph-format {format}"),
+    };
+    Some(format!(
+        "{given} draws the executions `--show` chooses, and none is chosen: add `--show \
+         witness` (or `counter`, `all`)"
+    ))
+}
+
 /// Draws the executions `--show` selects: returns the text for stdout, or writes one file
 /// per execution under `--graph` and returns the list of files written.
 fn traces(

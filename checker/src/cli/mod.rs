@@ -1,6 +1,6 @@
 //! The `hazmat` command line, one file per command: [`check`], [`explain`], [`bench`](mod@bench),
 //! [`fmt`] (and `parse`), [`weaken`], and [`herd7`], herd7's own command line; [`model`]
-//! reads the model options a command shares.
+//! reads the model options a command shares, and [`judge`] is `check --judge`'s bookkeeping.
 //!
 //! Only the command line reads files from disk, writes to stdout and stderr and sets the
 //! exit code; the library below it returns values.
@@ -10,6 +10,7 @@ pub(crate) mod check;
 pub(crate) mod explain;
 pub(crate) mod fmt;
 pub(crate) mod herd7;
+pub(crate) mod judge;
 pub(crate) mod model;
 pub(crate) mod weaken;
 

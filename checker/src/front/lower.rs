@@ -1007,6 +1007,16 @@ impl ThreadLowering<'_> {
                 message.push_str("; ");
                 message.push_str(&hint);
             }
+            if self.macros.is_none()
+                && self.cx.dialect == Dialect::C11
+                && primitive::names().any(|n| n == func.name)
+            {
+                message.push_str(&format!(
+                    "; `{}` is the Linux kernel's, and this model reads C11's atomics: the \
+                     kernel's primitives are read under the LKMM (`--model lkmm`, the default)",
+                    func.name
+                ));
+            }
             return Err(LowerError {
                 message,
                 span: func.span,

@@ -8,7 +8,9 @@
 //! [`trailer_warnings`] says so of each such name, with the name probably meant; the
 //! library returns these warnings after lowering's own ([`crate::check_source`]).
 
+use crate::front::c11::{self, Dialect};
 use crate::front::lower::Warning;
+use crate::front::primitive;
 use hazmat_litmus::ast;
 use hazmat_litmus::diagnostic::{closest, did_you_mean};
 
@@ -20,6 +22,8 @@ struct ThreadNames<'t> {
     used: Vec<&'t str>,
     /// Registers the code declares without giving them a value, and never assigns or reads.
     declared: Vec<&'t str>,
+    /// The names the code calls, in the order written.
+    calls: Vec<&'t ast::Ident>,
 }
 
 impl<'t> ThreadNames<'t> {
@@ -84,7 +88,10 @@ impl<'t> ThreadNames<'t> {
                 self.expr(a);
                 self.expr(b);
             }
-            ast::ExprKind::Call { args, .. } => args.iter().for_each(|a| self.expr(a)),
+            ast::ExprKind::Call { func, args } => {
+                self.calls.push(func);
+                args.iter().for_each(|a| self.expr(a));
+            }
             _ => {}
         }
     }
@@ -92,6 +99,37 @@ impl<'t> ThreadNames<'t> {
     fn has(&self, name: &str) -> bool {
         self.used.contains(&name)
     }
+}
+
+/// A hint, at the first C11 atomic the code calls, that a test read in the kernel's
+/// dialect (under the LKMM, SC or TSO) is written in C11's: herd7 decides it, and hazmat
+/// gives herd7's answer, but RC11 is the model such a test is usually written for.
+pub(crate) fn dialect_warning(test: &ast::Test, dialect: Dialect) -> Option<Warning> {
+    if dialect != Dialect::Kernel {
+        return None;
+    }
+    let kernel: Vec<&str> = primitive::names().collect();
+    let c11: Vec<&str> = c11::names(Dialect::Kernel)
+        .filter(|n| !kernel.contains(n))
+        .collect();
+    let call = test.threads.iter().find_map(|t| {
+        ThreadNames::of(test, t)
+            .calls
+            .into_iter()
+            .find(|f| c11.contains(&f.name.as_str()))
+    })?;
+    Some(Warning {
+        message: format!(
+            "`{}` is a C11 atomic: this test is decided under the model asked for, as herd7 \
+             decides it without C11's macros",
+            call.name
+        ),
+        span: call.span,
+        notes: vec![
+            "`--model rc11` decides it under RC11, the model of C11's and Rust's atomics"
+                .to_string(),
+        ],
+    })
 }
 
 /// A warning for each location the trailer names that no thread takes as a parameter and

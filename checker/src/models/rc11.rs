@@ -140,6 +140,54 @@ fn terms<W: Width>(x: &Execution<W>) -> Terms<W> {
     }
 }
 
+/// `hb = (sb | sw)+` as a term whose witness shows the steps it is made of: `sb`, and each
+/// `sw` as its release sequence (`sb`, `rf`, `rmw`), its `rf` and the fences' `sb` around it
+/// (the same relation as [`happens_before`]).
+fn hb_term(x: &AnyExecution, myrmw: &Relation<Growable>) -> Term<Growable> {
+    let n = x.len();
+    let o = orders(x);
+    let (reads, writes, fences) = (x.reads(), x.writes(), x.fences());
+    let sb = || Term::base("sb", x.po.clone());
+    let rf = || Term::base("rf", x.rf.clone());
+    // rs = [W]; (sb & loc)?; [W & ordered]; (rf; myrmw)*
+    let rs = Term::seq(
+        n,
+        vec![
+            Term::id(n, &writes),
+            Term::opt(Term::base("sb", x.po.inter(&x.loc()))),
+            Term::id(n, &writes.inter(o.ordered.clone())),
+            Term::star(Term::seq(n, vec![rf(), Term::base("rmw", myrmw.clone())])),
+        ],
+    );
+    // sw = [releasing]; ([F]; sb)?; rs; rf; [R & ordered]; (sb; [F])?; [acquiring]
+    let sw = Term::seq(
+        n,
+        vec![
+            Term::id(n, &o.releasing),
+            Term::opt(Term::seq(n, vec![Term::id(n, &fences), sb()])),
+            rs,
+            rf(),
+            Term::id(n, &reads.inter(o.ordered.clone())),
+            Term::opt(Term::seq(n, vec![sb(), Term::id(n, &fences)])),
+            Term::id(n, &o.acquiring),
+        ],
+    );
+    Term::plus(Term::union(n, vec![sb(), sw]))
+}
+
+/// `eco = (rf | mo | rb)+` as a term whose witness shows its `rf`, `mo` and `rb` steps.
+fn eco_term(x: &AnyExecution, rb: &Relation<Growable>) -> Term<Growable> {
+    let n = x.len();
+    Term::plus(Term::union(
+        n,
+        vec![
+            Term::base("rf", x.rf.clone()),
+            Term::base("mo", x.co.clone()),
+            Term::base("rb", rb.clone()),
+        ],
+    ))
+}
+
 /// Whether the execution has a data race: conflicting accesses of different threads, not
 /// both atomic, unordered by `hb` (initial writes race with nothing).
 fn races<W: Width>(x: &Execution<W>, hb: &Relation<W>, atomic: EventSet<W>) -> bool {
@@ -202,13 +250,8 @@ impl MemoryModel for Rc11 {
         let n = x.len();
         match JudgeAt::<Growable>::judge(self, x).rejected_by? {
             "coherence1" => {
-                let hb_eco = Term::seq(
-                    n,
-                    vec![
-                        Term::base("hb", t.hb.clone()),
-                        Term::opt(Term::base("eco", t.eco.clone())),
-                    ],
-                );
+                let hb_eco =
+                    Term::seq(n, vec![hb_term(x, &t.myrmw), Term::opt(eco_term(x, &t.rb))]);
                 Violation::irreflexive("coherence1", "hb; eco?", &hb_eco)
             }
             "coherencermw" => Violation::irreflexive(
@@ -216,10 +259,7 @@ impl MemoryModel for Rc11 {
                 "myrmw; eco",
                 &Term::seq(
                     n,
-                    vec![
-                        Term::base("myrmw", t.myrmw.clone()),
-                        Term::base("eco", t.eco.clone()),
-                    ],
+                    vec![Term::base("myrmw", t.myrmw.clone()), eco_term(x, &t.rb)],
                 ),
             ),
             "atomicity" => witness::atomicity("atomicity", x, &x.rmw),

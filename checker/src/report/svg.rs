@@ -11,7 +11,9 @@
 //! - `po` edges are straight grey arrows down a column;
 //! - `rf`, `co`, `fr` and model relations are quadratic curves, bent to the left of their
 //!   direction (so that `a -> b` and `b -> a` never overlap) and further apart for each
-//!   parallel edge, with their label a little before the curve's middle;
+//!   parallel edge; each label sits beside its curve, on the outer side and clear of it
+//!   (at another point of the curve for each parallel edge, so that their labels do not
+//!   stack);
 //! - the title and the final state head the picture.
 //!
 //! Text is monospace and its width estimated from its length; coordinates are printed
@@ -144,30 +146,6 @@ pub fn svg(g: &ExecutionGraph) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.1}\" height=\"{height:.1}\" viewBox=\"0 0 {width:.1} {height:.1}\" font-family=\"monospace\" font-size=\"13\">"
-    );
-    let _ = writeln!(s, "<defs>");
-    for kind in [
-        EdgeKind::Po,
-        EdgeKind::Rf,
-        EdgeKind::Co,
-        EdgeKind::Fr,
-        EdgeKind::Model,
-    ] {
-        let (colour, _) = edge_style(kind);
-        let _ = writeln!(
-            s,
-            "<marker id=\"arrow-{}\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"{colour}\"/></marker>",
-            kind_name(kind)
-        );
-    }
-    let _ = writeln!(s, "</defs>");
-    let _ = writeln!(
-        s,
-        "<rect x=\"0\" y=\"0\" width=\"{width:.1}\" height=\"{height:.1}\" fill=\"white\"/>"
-    );
-    let _ = writeln!(
-        s,
         "<text x=\"{:.1}\" y=\"{:.1}\" font-weight=\"bold\">{}</text>",
         MARGIN,
         MARGIN + 12.0,
@@ -226,6 +204,8 @@ pub fn svg(g: &ExecutionGraph) -> String {
     // Edges first, so that boxes and labels sit on top of them.
     let mut parallel: BTreeMap<(usize, usize), usize> = BTreeMap::new();
     let mut labels = String::new();
+    // The leftmost and rightmost x of the labels.
+    let mut extent = (0.0_f64, width);
     for e in g.graph.edge_references() {
         let (a, b) = (&g.graph[e.source()], &g.graph[e.target()]);
         let edge = e.weight();
@@ -264,30 +244,46 @@ pub fn svg(g: &ExecutionGraph) -> String {
         } else {
             0.18 * len + 22.0 * rank as f64
         };
-        let ctrl = Pt {
-            x: (ba.c.x + bb.c.x) / 2.0 + nx * bend,
-            y: (ba.c.y + bb.c.y) / 2.0 + ny * bend,
+        let (p, ctrl, q) = if a.index == b.index {
+            // An event related to itself: a loop out of the box's right side and back.
+            let right = ba.c.x + ba.hw;
+            (
+                Pt {
+                    x: right,
+                    y: ba.c.y - 6.0,
+                },
+                Pt {
+                    x: right + 40.0 + 22.0 * rank as f64,
+                    y: ba.c.y,
+                },
+                Pt {
+                    x: right,
+                    y: ba.c.y + 6.0,
+                },
+            )
+        } else {
+            let ctrl = Pt {
+                x: (ba.c.x + bb.c.x) / 2.0 + nx * bend,
+                y: (ba.c.y + bb.c.y) / 2.0 + ny * bend,
+            };
+            (ba.exit_towards(ctrl), ctrl, bb.exit_towards(ctrl))
         };
-        let p = ba.exit_towards(ctrl);
-        let q = bb.exit_towards(ctrl);
         let _ = writeln!(
             s,
             "<path d=\"M {:.1} {:.1} Q {:.1} {:.1} {:.1} {:.1}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"1.4\"{dash} marker-end=\"{marker}\"/>",
             p.x, p.y, ctrl.x, ctrl.y, q.x, q.y
         );
-        // The label sits before the middle, so that two edges crossing at their middles
-        // keep their labels apart.
-        let t = 0.4;
-        let (u, v, w) = ((1.0 - t) * (1.0 - t), 2.0 * t * (1.0 - t), t * t);
-        let mid = Pt {
-            x: u * p.x + v * ctrl.x + w * q.x,
-            y: u * p.y + v * ctrl.y + w * q.y,
-        };
+        let at = label_place(p, ctrl, q, &edge.label, rank);
+        let b = label_box(at, &edge.label);
+        extent = (
+            extent.0.min(b.c.x - b.hw - 4.0),
+            extent.1.max(b.c.x + b.hw + 4.0),
+        );
         let _ = writeln!(
             labels,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"{colour}\" stroke=\"white\" stroke-width=\"4\" paint-order=\"stroke\" font-size=\"12\">{}</text>",
-            mid.x,
-            mid.y + 4.0,
+            at.x,
+            at.y + LABEL_BASELINE,
             escape(&edge.label)
         );
     }
@@ -330,8 +326,93 @@ pub fn svg(g: &ExecutionGraph) -> String {
             escape(&g.flags.join(", "))
         );
     }
+    // Labels beside the outermost curves may stand out of the columns: the picture widens
+    // to hold them.
+    let pad_left = (-extent.0).max(0.0).ceil();
+    let width = width + pad_left + (extent.1 - width).max(0.0).ceil();
+    let body = s;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.1}\" height=\"{height:.1}\" viewBox=\"0 0 {width:.1} {height:.1}\" font-family=\"monospace\" font-size=\"13\">"
+    );
+    let _ = writeln!(s, "<defs>");
+    for kind in [
+        EdgeKind::Po,
+        EdgeKind::Rf,
+        EdgeKind::Co,
+        EdgeKind::Fr,
+        EdgeKind::Model,
+    ] {
+        let (colour, _) = edge_style(kind);
+        let _ = writeln!(
+            s,
+            "<marker id=\"arrow-{}\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"{colour}\"/></marker>",
+            kind_name(kind)
+        );
+    }
+    let _ = writeln!(s, "</defs>");
+    let _ = writeln!(
+        s,
+        "<rect x=\"0\" y=\"0\" width=\"{width:.1}\" height=\"{height:.1}\" fill=\"white\"/>"
+    );
+    if pad_left > 0.0 {
+        let _ = writeln!(s, "<g transform=\"translate({pad_left:.1} 0)\">");
+        s.push_str(&body);
+        let _ = writeln!(s, "</g>");
+    } else {
+        s.push_str(&body);
+    }
     let _ = writeln!(s, "</svg>");
     s
+}
+
+/// The width of a character of an edge label (monospace at 12 pixels).
+pub const LABEL_CHAR_W: f64 = 7.2;
+/// Half the height of an edge label's box.
+pub const LABEL_HALF_H: f64 = 8.0;
+/// How far below its box's centre an edge label's baseline is.
+pub const LABEL_BASELINE: f64 = 4.0;
+
+/// The box of an edge label centred on `c`: its text and a margin of two pixels.
+fn label_box(c: Pt, label: &str) -> Boxed {
+    Boxed {
+        c,
+        hw: label.chars().count() as f64 * LABEL_CHAR_W / 2.0 + 2.0,
+        hh: LABEL_HALF_H,
+    }
+}
+
+/// Where the label of the curve `p`-`ctrl`-`q` goes: beside the point at a parameter that
+/// differs for each parallel edge (`rank`), so that parallel edges keep their labels apart,
+/// on the side of the control point and just beyond the tangent there.
+/// A quadratic curve lies wholly on the other side of each of its tangents, so the label's
+/// box crosses no part of its own edge.
+fn label_place(p: Pt, ctrl: Pt, q: Pt, label: &str, rank: usize) -> Pt {
+    const PLACES: [f64; 4] = [0.4, 0.6, 0.28, 0.72];
+    let t = PLACES[rank % PLACES.len()];
+    let (u, v, w) = ((1.0 - t) * (1.0 - t), 2.0 * t * (1.0 - t), t * t);
+    let on = Pt {
+        x: u * p.x + v * ctrl.x + w * q.x,
+        y: u * p.y + v * ctrl.y + w * q.y,
+    };
+    let tangent = Pt {
+        x: (1.0 - t) * (ctrl.x - p.x) + t * (q.x - ctrl.x),
+        y: (1.0 - t) * (ctrl.y - p.y) + t * (q.y - ctrl.y),
+    };
+    let len = (tangent.x * tangent.x + tangent.y * tangent.y)
+        .sqrt()
+        .max(1e-9);
+    let (mut nx, mut ny) = (tangent.y / len, -tangent.x / len);
+    if nx * (ctrl.x - on.x) + ny * (ctrl.y - on.y) < 0.0 {
+        (nx, ny) = (-nx, -ny);
+    }
+    let b = label_box(on, label);
+    let away = b.hw * nx.abs() + b.hh * ny.abs() + 2.0;
+    Pt {
+        x: on.x + nx * away,
+        y: on.y + ny * away,
+    }
 }
 
 fn node_box(c: Pt, label: &str) -> Boxed {

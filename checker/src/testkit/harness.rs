@@ -13,6 +13,10 @@
 //! ```
 //!
 //! A model that is not available (the LKMM before it lands) gives no trials.
+//! A file that no trial would judge rightly is a failing trial of its own, named
+//! `results::relative/path.litmus`: one that states no `Result` line, or whose `Result`
+//! lines name a model hazmat does not have (`Result(RC11):`) or misspell an outcome
+//! (`Result: never`), so that no file drops out of `cargo test` unseen.
 //!
 //! A `Result:` line states only a verdict and the data-race flag; a file that needs more
 //! (the oracle test's minimised disagreements, in `litmus/tests/regressions/`) carries
@@ -47,6 +51,15 @@ pub fn trials(dir: impl AsRef<Path>, models: &[&str]) -> Vec<Trial> {
             .as_ref()
             .ok()
             .and_then(|s| hazmat_litmus::parse(s).ok());
+        // A file no model would judge fails on its own, rather than drop out unseen.
+        if let (Ok(source), Some(t)) = (&source, &test)
+            && let Some(why) = unjudged(t, models, &name, source)
+        {
+            trials.push(Trial::test(format!("results::{name}"), move || {
+                Err(why.into())
+            }));
+            continue;
+        }
         for &m in models {
             if model(m).is_err() {
                 continue;
@@ -66,6 +79,30 @@ pub fn trials(dir: impl AsRef<Path>, models: &[&str]) -> Vec<Trial> {
         }
     }
     trials
+}
+
+/// Why no trial would judge `test` rightly, if none would: a `Result` line names no model
+/// hazmat has or misspells an outcome ([`expected::problems`]), or the file states no
+/// `Result` line at all.
+fn unjudged(
+    test: &hazmat_litmus::Test,
+    models: &[&str],
+    name: &str,
+    source: &str,
+) -> Option<String> {
+    let problems = expected::problems(test, crate::MODELS);
+    if !problems.is_empty() {
+        let rendered: Vec<String> = problems.iter().map(|p| p.render(name, source)).collect();
+        return Some(rendered.concat());
+    }
+    if test.expectations.is_empty() && !models.is_empty() {
+        return Some(format!(
+            "{name}: no `Result` line, so no model judges the file: state what the LKMM gives \
+             with `Result: Never` (or `Sometimes`, `Always`), and another model's with \
+             `Result(sc): ...`"
+        ));
+    }
+    None
 }
 
 /// The trials for the litmus files under `dir` that have herd7's output beside them
@@ -162,6 +199,47 @@ pub fn run_one(file: &Path, model_name: &str) -> Result<(), Failed> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file that states no `Result` line, names a model that does not exist or misspells
+    /// an outcome is a failing trial named `results::FILE`, not a file with no trial.
+    #[test]
+    fn a_file_no_model_would_judge_is_a_trial_that_fails() {
+        let dir = std::env::temp_dir().join(format!("hazmat-results-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        let body = "{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n";
+        let files = [
+            ("good.litmus", "(* Result: Always *)"),
+            ("none.litmus", "(* a comment *)"),
+            ("upper.litmus", "(* Result(RC11): Always *)"),
+            ("lower.litmus", "(* Result: always *)"),
+        ];
+        for (name, comment) in files {
+            std::fs::write(dir.join(name), format!("C t\n{comment}\n{body}"))
+                .expect("temporary file");
+        }
+        let mut names: Vec<String> = trials(&dir, crate::MODELS)
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect();
+        names.sort();
+        let source = format!("C t\n(* Result(RC11): Always *)\n{body}");
+        let test = hazmat_litmus::parse(&source).expect("parses");
+        let why = unjudged(&test, crate::MODELS, "upper.litmus", &source);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(
+            names,
+            [
+                "lkmm::good.litmus",
+                "results::lower.litmus",
+                "results::none.litmus",
+                "results::upper.litmus"
+            ]
+        );
+        assert!(why.is_some_and(|w| w.starts_with(
+            "upper.litmus:2:4: error: `Result(RC11):` names no model, so no run judges this \
+                 line; did you mean `rc11`?"
+        )));
+    }
 
     /// hazmat's own output passes as the expected one, whatever its `Time` line says;
     /// another state, another `Hash=` digest, or herd7's refusal, fails.

@@ -339,6 +339,13 @@ pub fn explain<W: Width>(x: &Execution<W>) -> Option<Violation> {
         "lock-nest" | "nested-is-locked" | "unmatched-locks" => {
             Some(Violation::paths(check, "lock.cat"))
         }
+        // herd7's one event of a C11 read-modify-write is from-read before itself, in
+        // every execution: no cycle of hazmat's two events shows it.
+        "coherence" if !f.no_c11_rmw => Some(Violation::paths(
+            check,
+            "po-loc | com (a C11 read-modify-write, herd7's one event, is from-read before \
+             itself)",
+        )),
         "coherence" => Violation::acyclic(check, "po-loc | com", &terms().coherence),
         "atomic" => witness::atomicity(check, x, &f.rmw),
         "happens-before" => Violation::acyclic(check, "hb", &terms().hb),
