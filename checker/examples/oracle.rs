@@ -5,6 +5,7 @@
 //! cargo run --release -p hazmat-checker --example oracle -- --cases 20000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --model rc11 --cases 20000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --cat c11_partialSC.cat --cases 2000 --out DIR
+//! cargo run --release -p hazmat-checker --example oracle -- --cat rc11.cat --no-macros --cases 2000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --vars 5 --without plain,lock,rcu --cases 3000 --out DIR
 //! ```
 //!
@@ -83,11 +84,24 @@ struct Args {
     /// then ignored.
     #[arg(long)]
     cat: Option<String>,
+    /// With `--cat`: no macro file, neither for herd7 (no `-macros`) nor for hazmat (the
+    /// kernel's dialect), so that the programs' C11 words are herd7's grammar alone; the
+    /// programs then have no C11 primitive without `_explicit`, which only `c11.def`
+    /// defines.
+    #[arg(long)]
+    no_macros: bool,
 }
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let (found, vocabulary) = match (&args.cat, args.model.as_str()) {
+        (Some(cat), _) if args.no_macros => (
+            oracle::Herd7::find_cat_without_macros(cat),
+            Config {
+                without: vec![Class::C11Implicit],
+                ..Config::c11()
+            },
+        ),
         (Some(cat), _) => (oracle::Herd7::find_c11_cat(cat), Config::c11()),
         (None, "lkmm") => (oracle::Herd7::find(), Config::lkmm()),
         (None, "rc11") => (oracle::Herd7::find_rc11(), Config::c11()),

@@ -17,7 +17,7 @@
 //! library through `$HAZMAT_HERDLIB` (or `../shared/oracle/herd`).
 //! Times of one run compare; those of two runs on a shared machine do not.
 
-use hazmat_checker::models::cat::config::parse_config;
+use hazmat_checker::models::cat::config::{Places, Settings};
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::{Library, Spec, load};
 use hazmat_checker::models::model::MemoryModel;
@@ -85,15 +85,21 @@ fn main() {
     let herdlib = env_dir("HAZMAT_HERDLIB", "../../shared/oracle/herd");
     let oracle = env_dir("HAZMAT_ORACLE", "../../shared/oracle/herd7");
     let model_dir = root.join("lkmm-model");
-    let Ok(cfg) = std::fs::read_to_string(model_dir.join("linux-kernel.cfg")) else {
+    if !model_dir.join("linux-kernel.cfg").is_file() {
         eprintln!("no corpus at {}: nothing measured", root.display());
         return;
-    };
-    let cfg = parse_config(&cfg, 0).expect("the kernel's cfg reads");
+    }
+    let mut cfg = Settings::default();
+    cfg.read_config(
+        &model_dir.join("linux-kernel.cfg").display().to_string(),
+        &Places::default(),
+        &Disk,
+    )
+    .expect("the kernel's cfg reads");
     let spec = Spec {
-        cat: cfg.model.expect("a model").value,
-        bell: cfg.bell.map(|b| b.value),
-        variants: cfg.variants.into_iter().map(|v| v.value).collect(),
+        cat: cfg.model.expect("a model"),
+        bell: cfg.bell,
+        variants: cfg.variants,
     };
     let library = Library::new().include(&model_dir).include(&herdlib);
     let interpreted = match load(&library, &Disk, &spec) {

@@ -174,11 +174,17 @@ pub struct Checked {
 impl Checked {
     /// herd7's text output for the test.
     pub fn herd_text(&self) -> String {
-        report::write::herd_text(
+        self.herd_text_in(report::write::Radix::Decimal)
+    }
+
+    /// herd7's text output, its values in `radix` (herd7's `-hexa`).
+    pub fn herd_text_in(&self, radix: report::write::Radix) -> String {
+        report::write::herd_text_in(
             &self.program,
             &self.outcome,
             &self.hash,
             self.elapsed.as_secs_f64(),
+            radix,
         )
     }
 }
@@ -192,7 +198,48 @@ pub fn check_source(
     check_source_with(source, model.dialect(), None, options.s128, |p| {
         engine::decide::run(p, model, options)
     })
-    .map(|c| with_thin_air_warning(c, model))
+    .map(|c| with_symbol_name_warning(with_thin_air_warning(c, model)))
+}
+
+/// `checked` with a warning where a final state shows a value out of thin air (`S<n>`)
+/// whose name hazmat could not take from herd7's numbering ([`engine::symbol`] does not
+/// replay it through a compare-exchange, `cmpxchg`, `atomic_add_unless`, a lock or SRCU):
+/// the states and counts are herd7's, the name may not be.
+fn with_symbol_name_warning(mut checked: Checked) -> Checked {
+    let shows_symbol = checked
+        .outcome
+        .states
+        .iter()
+        .flatten()
+        .any(|v| matches!(v, exec::event::Value::Sym(_)));
+    if !shows_symbol {
+        return checked;
+    }
+    let unnamed = |op: &Op| {
+        matches!(
+            op,
+            Op::CompareExchange { .. }
+                | Op::Cmpxchg { .. }
+                | Op::AddUnless { .. }
+                | Op::Lock { .. }
+                | Op::Unlock { .. }
+                | Op::Trylock { .. }
+                | Op::IsLocked { .. }
+                | Op::SyncSrcu { .. }
+        )
+    };
+    if let Some((start, end)) = checked.program.first_instr(unnamed) {
+        checked.warnings.push(Warning {
+            message: "a final state shows a value out of thin air (`S` and a number): herd7 \
+                      names it by the count of fresh values its C front end keeps, which \
+                      hazmat does not replay through this instruction, so the name may differ \
+                      from herd7's (the states and counts do not)"
+                .to_string(),
+            span: Span::new(start, end),
+            notes: Vec::new(),
+        });
+    }
+    checked
 }
 
 /// `checked` with a warning where the model may allow executions hazmat drops for values
@@ -230,7 +277,7 @@ pub fn check_source_with_macros(
     check_source_with(source, model.dialect(), Some(macros), options.s128, |p| {
         engine::decide::run(p, model, options)
     })
-    .map(|c| with_thin_air_warning(c, model))
+    .map(|c| with_symbol_name_warning(with_thin_air_warning(c, model)))
 }
 
 /// The warning for runs cut off by a `while` loop's unrolling, at the first loop of the
@@ -286,11 +333,19 @@ fn parse_and_lower(
     s128: bool,
 ) -> Result<(hazmat_litmus::Test, Program, Vec<Warning>), CheckError> {
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
-    let (program, mut warnings) = front::lower::lower_with_variant(&test, dialect, macros, s128)?;
+    let (mut program, mut warnings) =
+        front::lower::lower_with_variant(&test, dialect, macros, s128)?;
     warnings.extend(front::names::trailer_warnings(&test));
     if macros.is_none() {
         warnings.extend(front::names::dialect_warning(&test, dialect));
     }
+    engine::paths::add_adjacent_locations(&mut program).map_err(|e| CheckError::Run {
+        error: RunError {
+            message: e.message,
+            span: e.span,
+        },
+        notes: Vec::new(),
+    })?;
     Ok((test, program, warnings))
 }
 

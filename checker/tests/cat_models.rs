@@ -19,7 +19,7 @@
 mod corpus;
 
 use corpus::{Case, conformance_dir, load_cases};
-use hazmat_checker::models::cat::config::parse_config;
+use hazmat_checker::models::cat::config::{Places, Settings};
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::{CatModel, Library, Spec, load};
 use hazmat_checker::report::read;
@@ -36,13 +36,17 @@ fn herdlib() -> Option<PathBuf> {
 
 /// The LKMM as the corpus's configuration file names it, compiled by the interpreter.
 fn lkmm_interpreted(model_dir: &Path, herdlib: &Path) -> CatModel {
-    let cfg = std::fs::read_to_string(model_dir.join("linux-kernel.cfg"))
-        .expect("the model folder has its linux-kernel.cfg");
-    let cfg = parse_config(&cfg, 0).unwrap_or_else(|e| panic!("linux-kernel.cfg: {e}"));
+    let mut cfg = Settings::default();
+    cfg.read_config(
+        &model_dir.join("linux-kernel.cfg").display().to_string(),
+        &Places::default(),
+        &Disk,
+    )
+    .unwrap_or_else(|e| panic!("linux-kernel.cfg: {e}"));
     let spec = Spec {
-        cat: cfg.model.expect("the cfg names a model").value,
-        bell: cfg.bell.map(|b| b.value),
-        variants: cfg.variants.into_iter().map(|v| v.value).collect(),
+        cat: cfg.model.expect("the cfg names a model"),
+        bell: cfg.bell,
+        variants: cfg.variants,
     };
     let library = Library::new().include(model_dir).include(herdlib);
     load(&library, &Disk, &spec).unwrap_or_else(|e| panic!("{}", e.render()))

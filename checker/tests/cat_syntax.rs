@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use expect_test::{Expect, expect};
 use hazmat_checker::models::cat::ast::*;
-use hazmat_checker::models::cat::config::parse_config;
+use hazmat_checker::models::cat::config::{Places, Settings, parse_config};
 use hazmat_checker::models::cat::files::{Disk, InMemory};
 use hazmat_checker::models::cat::{CatError, ErrorKind, Library, Loaded, parse};
 use proptest::prelude::*;
@@ -1083,38 +1083,22 @@ fn configuration_files() {
                 showevents noregs # not a comment\n";
     let config = parse_config(text, 3).unwrap_or_else(|e| panic!("{}", e.render_in("t.cfg", text)));
     let mut out = String::new();
-    let mut line = |what: &str, s: &hazmat_checker::models::cat::config::Setting| {
+    for s in &config {
         assert_eq!(s.span.file, 3);
         let written = &text[s.span.start as usize..s.span.end as usize];
-        writeln!(out, "{what}: {} = {:?}   [{written}]", s.key, s.value).unwrap();
-    };
-    for (what, s) in [
-        ("model", &config.model),
-        ("bell", &config.bell),
-        ("macros", &config.macros),
-    ] {
-        line(what, s.as_ref().expect("the setting is given"));
-    }
-    for s in &config.variants {
-        line("variant", s);
-    }
-    for s in &config.includes {
-        line("include", s);
-    }
-    for s in &config.other {
-        line("other", s);
+        writeln!(out, "{} = {:?}   [{written}]", s.key, s.value).unwrap();
     }
     expect![[r#"
-        model: cat = "other.cat"   [cat other.cat]
-        bell: bell = "my.bell"   [bell=my.bell]
-        macros: macros = "my.def"   [macros = my.def]
-        variant: variant = "one"   [one]
-        variant: variant = "two"   [two]
-        variant: variant = "three"   [three]
-        include: include = "models"   [include models]
-        other: graph = "columns"   [graph columns]
-        other: edgeattr = "hb,color,indigo"   [edgeattr hb,color,indigo]
-        other: showevents = "noregs # not a comment"   [showevents noregs # not a comment]
+        model = "my.cat"   [model my.cat]
+        bell = "my.bell"   [bell=my.bell]
+        macros = "my.def"   [macros = my.def]
+        variant = "one,two"   [variant one,two]
+        variant = "three"   [variant three]
+        cat = "other.cat"   [cat other.cat]
+        include = "models"   [include models]
+        graph = "columns"   [graph columns]
+        edgeattr = "hb,color,indigo"   [edgeattr hb,color,indigo]
+        showevents = "noregs # not a comment"   [showevents noregs # not a comment]
     "#]]
     .assert_eq(&out);
 }
@@ -1188,6 +1172,16 @@ fn errors_in_configuration_files() {
           = note: herd7 reads a comment up to its newline, which the last line lacks
     "#]],
     );
+    check(
+        "model x.cat\n  \t",
+        expect![[r#"
+            t.cfg:2:1: error: expected a newline after the blanks
+              |
+            2 |   	
+              | ^^^
+              = note: herd7 reads a blank line up to its newline, which the last line lacks
+        "#]],
+    );
 }
 
 #[test]
@@ -1216,22 +1210,18 @@ fn the_kernels_model_loads_as_its_configuration_names_it() {
         eprintln!("the kernel's model is not in the shared folder; nothing to check");
         return;
     };
-    let text = read(&dir.join("linux-kernel.cfg"));
-    let config = parse_config(&text, 0).unwrap_or_else(|e| panic!("{e}"));
-    let value = |s: &Option<hazmat_checker::models::cat::config::Setting>| {
-        s.as_ref().map(|s| s.value.clone())
-    };
-    assert_eq!(value(&config.model).as_deref(), Some("linux-kernel.cat"));
-    assert_eq!(value(&config.bell).as_deref(), Some("linux-kernel.bell"));
-    assert_eq!(value(&config.macros).as_deref(), Some("linux-kernel.def"));
-    let variants: Vec<&str> = config.variants.iter().map(|v| v.value.as_str()).collect();
-    assert_eq!(variants, ["lkmmv2"]);
-    assert!(
-        config
-            .other
-            .iter()
-            .any(|s| s.key == "graph" && s.value == "columns")
-    );
+    let mut config = Settings::default();
+    config
+        .read_config(
+            &dir.join("linux-kernel.cfg").display().to_string(),
+            &Places::default(),
+            &Disk,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config.model.as_deref(), Some("linux-kernel.cat"));
+    assert_eq!(config.bell.as_deref(), Some("linux-kernel.bell"));
+    assert_eq!(config.macros.as_deref(), Some("linux-kernel.def"));
+    assert_eq!(config.variants, ["lkmmv2"]);
 
     let Some(herdlib) = model_dirs()
         .into_iter()

@@ -308,6 +308,7 @@ fn an_unknown_primitive_is_named_in_the_error_value() {
         LowerErrorKind::UnknownPrimitive {
             name: "smp_load_aquire".into(),
             suggestions: vec!["smp_load_acquire".to_string()],
+            gives_value: true,
         }
     );
     assert_eq!(&source[e.span.start..e.span.end], "smp_load_aquire");

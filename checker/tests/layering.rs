@@ -733,6 +733,65 @@ fn the_checker_is_layered_as_architecture_md_states() {
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
+/// The longest a file of `checker/src` or `litmus/src` may be, its unit tests aside: a
+/// file a newcomer can hold in their head.
+const MAX_LINES: usize = 1500;
+
+/// The files of `dir` and below longer than [`MAX_LINES`], counting the lines before a
+/// file's `#[cfg(test)]` module, each with its count.
+fn long_files(dir: &Path) -> Vec<(PathBuf, usize)> {
+    let mut long = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("a directory").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).expect("the file");
+                let lines = text
+                    .lines()
+                    .take_while(|l| l.trim() != "#[cfg(test)]")
+                    .count();
+                if lines > MAX_LINES {
+                    long.push((p, lines));
+                }
+            }
+        }
+    }
+    long.sort();
+    long
+}
+
+#[test]
+fn no_file_is_longer_than_a_newcomer_can_hold() {
+    let root = repo_root();
+    let mut long = Vec::new();
+    for part in ["checker/src", "litmus/src"] {
+        long.extend(long_files(&root.join(part)));
+    }
+    let told: Vec<String> = long
+        .iter()
+        .map(|(p, n)| {
+            let rel = p.strip_prefix(&root).unwrap_or(p);
+            format!(
+                "{}: {n} lines before its tests, over {MAX_LINES}: split it along its seams",
+                rel.display()
+            )
+        })
+        .collect();
+    assert!(told.is_empty(), "{}", told.join("\n"));
+    // The count can fail: a file one line over the limit is caught.
+    let copy = std::env::temp_dir().join(format!("hazmat-long-{}", std::process::id()));
+    std::fs::create_dir_all(&copy).expect("a directory");
+    let text = "// a line\n".repeat(MAX_LINES + 1) + "#[cfg(test)]\nmod tests {}\n";
+    std::fs::write(copy.join("long.rs"), text).expect("written");
+    let found = long_files(&copy);
+    let _ = std::fs::remove_dir_all(&copy);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].1, MAX_LINES + 1);
+}
+
 /// The test can fail: a copy of the sources with one upward import, one with a circle of
 /// sibling files, and a listed circle the code no longer has are each caught.
 #[test]

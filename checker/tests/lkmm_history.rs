@@ -13,9 +13,9 @@
 //! decide in that time are skipped and counted. `HAZMAT_HISTORY_VERSION=NAME` runs one
 //! version. herd7 is `$HAZMAT_ORACLE` or `../shared/oracle/herd7`.
 //!
-//! The model library the files include (`cross.cat`, `cos-opt.cat`) is herd7's, beside the
-//! oracle, until hazmat's own library holds them; `HAZMAT_HISTORY_LIBRARY=builtin` runs
-//! with hazmat's files alone.
+//! The model library the files include (`cross.cat`, `cos-opt.cat`) is hazmat's own,
+//! built in: no herd7 file is on hazmat's path, and `HERDLIB` is unset for it
+//! (`HAZMAT_HISTORY_LIBRARY=herd7` runs with herd7's library on the path instead).
 //!
 //! `tests/lkmm-history/regressions/VERSION/` holds the disagreements found, each a litmus
 //! file with herd7's whole output beside it (`FILE.litmus.expected`): they run without
@@ -122,16 +122,7 @@ fn regressions(version: &Version) -> Vec<(PathBuf, String)> {
 
 #[test]
 fn the_regressions_print_herd7s_outputs() {
-    let library = match std::env::var("HAZMAT_HISTORY_LIBRARY") {
-        Ok(v) if v == "builtin" => None,
-        _ => {
-            let Some(herd7) = herd7() else {
-                eprintln!("herd7's library is absent; nothing checked");
-                return;
-            };
-            history::library(&herd7)
-        }
-    };
+    let library = history::library(&herd7().unwrap_or_default());
     let runner = Runner {
         herd7: PathBuf::new(),
         hazmat: PathBuf::from(env!("CARGO_BIN_EXE_hazmat")),

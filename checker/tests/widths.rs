@@ -109,7 +109,7 @@ fn shared_dir(var: &str, default: &str, marker: &str) -> Option<PathBuf> {
 /// in the C11 dialect on the C11 files.
 #[test]
 fn every_width_gives_model_files_the_same_answers() {
-    use hazmat_checker::models::cat::config::parse_config;
+    use hazmat_checker::models::cat::config::{Places, Settings};
     use hazmat_checker::models::cat::files::Disk;
     use hazmat_checker::models::cat::{Library, Spec, load};
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../litmus/tests");
@@ -127,13 +127,17 @@ fn every_width_gives_model_files_the_same_answers() {
     match (&herdlib, &corpus) {
         (Some(herdlib), Some(corpus)) => {
             let model_dir = corpus.join("lkmm-model");
-            let cfg = std::fs::read_to_string(model_dir.join("linux-kernel.cfg"))
-                .expect("the model folder has its linux-kernel.cfg");
-            let cfg = parse_config(&cfg, 0).unwrap_or_else(|e| panic!("linux-kernel.cfg: {e}"));
+            let mut cfg = Settings::default();
+            cfg.read_config(
+                &model_dir.join("linux-kernel.cfg").display().to_string(),
+                &Places::default(),
+                &Disk,
+            )
+            .unwrap_or_else(|e| panic!("linux-kernel.cfg: {e}"));
             let spec = Spec {
-                cat: cfg.model.expect("the cfg names a model").value,
-                bell: cfg.bell.map(|b| b.value),
-                variants: cfg.variants.into_iter().map(|v| v.value).collect(),
+                cat: cfg.model.expect("the cfg names a model"),
+                bell: cfg.bell,
+                variants: cfg.variants,
             };
             let library = Library::new().include(&model_dir).include(herdlib);
             let lkmm = load(&library, &Disk, &spec).unwrap_or_else(|e| panic!("{}", e.render()));

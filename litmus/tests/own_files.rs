@@ -64,3 +64,17 @@ fn the_fixtures_print_in_canonical_form() {
     expect_test::expect_file!["../fixtures/alternative-spellings.canonical"]
         .assert_eq(&hazmat_litmus::print(&test));
 }
+
+#[test]
+fn litmus_files_come_in_path_order() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = hazmat_litmus::litmus_files(root);
+    assert!(
+        files.len() > 100,
+        "the package ships its corpus: {} files",
+        files.len()
+    );
+    let mut sorted = files.clone();
+    sorted.sort();
+    assert_eq!(files, sorted);
+}

@@ -4,11 +4,12 @@
 //! A model given by its files (`--cat`, `--bell`, `--macros`, `--conf`) goes to the
 //! library's one choice of what runs it ([`hazmat_checker::models::choose`]).
 
+use super::model::{Chosen, ModelArgs};
 use super::{expand, render};
 use hazmat_checker::engine::enumerate::{Limits, Split};
 use hazmat_checker::report::expected;
 use hazmat_checker::report::write::{self, SummaryRow};
-use hazmat_checker::{Engine, Options, model};
+use hazmat_checker::{Engine, Options};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
@@ -17,10 +18,8 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub(crate) struct CheckArgs {
-    /// The memory model: lkmm, sc, tso or rc11 (default: lkmm; sc with `--engine shuttle`).
-    /// `--cat` or `--conf` run a model from its files instead.
-    #[arg(long)]
-    model: Option<String>,
+    #[command(flatten)]
+    model: ModelArgs,
     /// How to decide: `axiomatic` (candidate executions judged by the model) or `shuttle`
     /// (every interleaving run under shuttle's DFS scheduler; SC only, no spinlocks).
     #[arg(long, default_value = "axiomatic")]
@@ -59,142 +58,12 @@ pub(crate) struct CheckArgs {
     /// Model relations to draw as well, such as `ppo,hb`.
     #[arg(long, value_delimiter = ',')]
     relations: Vec<String>,
-    /// A model in herd7's cat language, run by hazmat's interpreter; when the files loaded
-    /// are the kernel's current LKMM or herd7's RC11 (by content), the native model runs
-    /// instead, unless `--interpret` is given.
-    #[arg(long, value_name = "FILE", conflicts_with = "model")]
-    cat: Option<String>,
-    /// The bell file run before the cat file (herd7's `-bell`).
-    #[arg(long, value_name = "FILE", conflicts_with = "model")]
-    bell: Option<String>,
-    /// The file of C macros (herd7's `-macros`): the kernel's `linux-kernel.def`, herd7's
-    /// `c11.def` (the tests in herd7's C11 dialect), or a file of one's own, whose macros
-    /// then replace the kernel's.
-    #[arg(long, value_name = "FILE", conflicts_with = "model")]
-    macros: Option<String>,
-    /// A directory where model files are looked for, after the current one (herd7's `-I`);
-    /// `$HERDLIB` is searched after these.
-    #[arg(short = 'I', long = "include", value_name = "DIR")]
-    include: Vec<PathBuf>,
-    /// A herd7 configuration file naming the model, bell, macros and variants (herd7's
-    /// `-conf`), such as the kernel's `linux-kernel.cfg`.
-    #[arg(long, value_name = "FILE", conflicts_with = "model")]
-    conf: Option<String>,
-    /// Variants the model tests with `if "name"` (herd7's `-variant`).
-    #[arg(long, value_delimiter = ',')]
-    variant: Vec<String>,
-    /// Run the interpreter even when the model files are the kernel's current LKMM or
-    /// herd7's RC11.
-    #[arg(long)]
-    interpret: bool,
     /// Files or directories.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-}
-
-/// A model to run, and what runs it.
-type ChosenModel = (
-    Box<dyn hazmat_checker::models::model::MemoryModel>,
-    ModelSource,
-);
-
-/// What runs the model: `native` or `interpreted`, and the model file, if one was given.
-#[derive(Clone, Debug)]
-struct ModelSource {
-    kind: &'static str,
-    file: Option<String>,
-    /// A user's C macros (`--macros`, when not the kernel's `linux-kernel.def`).
-    macros: Option<std::sync::Arc<hazmat_checker::front::defs::Macros>>,
-}
-
-/// The model `--cat`, `--bell`, `--macros` and `--conf` name, and which engine runs it
-/// ([`hazmat_checker::models::choose`]); `None` when none of them is given.
-fn model_from_files(args: &CheckArgs) -> Option<Result<ChosenModel, String>> {
-    use hazmat_checker::models::cat::config::parse_config;
-    use hazmat_checker::models::cat::files::{Disk, FileSystem, Found};
-    use hazmat_checker::models::cat::{Files, Library, Origin};
-    use hazmat_checker::models::choose::{ChooseError, Request, choose};
-    if args.cat.is_none() && args.bell.is_none() && args.macros.is_none() && args.conf.is_none() {
-        return None;
-    }
-    let herdlib = std::env::var_os("HERDLIB").map(PathBuf::from);
-    let mut library = Library::new();
-    for dir in &args.include {
-        library = library.include(dir);
-    }
-    let not_found = |name: &str, searched: &[String]| {
-        format!(
-            "hazmat: error: cannot find the file `{name}`\n  = note: looked in {}",
-            searched.join(", ")
-        )
-    };
-    let (mut cat, mut bell, mut macros, mut variants) = (None, None, None, Vec::new());
-    if let Some(conf) = &args.conf {
-        let lib = library.clone().herdlib(herdlib.clone());
-        let (name, text) = match lib.find(&Disk, conf) {
-            Ok(Found::Path(p)) => match Disk.read(&p) {
-                Ok(t) => (p.display().to_string(), t),
-                Err(e) => {
-                    return Some(Err(format!(
-                        "hazmat: error: cannot read `{}`: {e}",
-                        p.display()
-                    )));
-                }
-            },
-            Ok(Found::Builtin { name, text }) => (name.to_string(), text.to_string()),
-            Err(searched) => return Some(Err(not_found(conf, &searched))),
-        };
-        let config = match parse_config(&text, 0) {
-            Ok(c) => c,
-            Err(e) => {
-                let mut files = Files::new();
-                files.add(name, Origin::Text, text);
-                return Some(Err(e.render(&files).trim_end().to_string()));
-            }
-        };
-        cat = config.model.map(|s| s.value);
-        bell = config.bell.map(|s| s.value);
-        macros = config.macros.map(|s| s.value);
-        variants.extend(config.variants.into_iter().map(|s| s.value));
-        for dir in config.includes {
-            library = library.include(dir.value);
-        }
-    }
-    variants.extend(args.variant.iter().cloned());
-    let Some(cat) = args.cat.clone().or(cat) else {
-        return Some(Err(
-            "hazmat: error: no cat file: give `--cat FILE`, or a `--conf` file that names a model"
-                .to_string(),
-        ));
-    };
-    let request = Request {
-        cat,
-        bell: args.bell.clone().or(bell),
-        macros: args.macros.clone().or(macros),
-        variants,
-        interpret: args.interpret,
-        kernel_by_name: false,
-    };
-    let library = library.herdlib(herdlib);
-    match choose(&library, &Disk, &request) {
-        Ok(choice) => Some(Ok((
-            choice.model,
-            ModelSource {
-                kind: choice.kind.as_str(),
-                file: Some(choice.file),
-                macros: choice.macros,
-            },
-        ))),
-        Err(ChooseError::NotFound { name, searched }) => Some(Err(not_found(&name, &searched))),
-        Err(ChooseError::Read { name, error }) => {
-            Some(Err(format!("hazmat: error: cannot read `{name}`: {error}")))
-        }
-        Err(ChooseError::Def { name, error }) => Some(Err(format!(
-            "{name}:{}:{}: error: {}",
-            error.line, error.column, error.message
-        ))),
-        Err(ChooseError::Load(e)) => Some(Err(e.render().trim_end().to_string())),
-    }
+    /// Values printed in hexadecimal, as a configuration file's `hexa true` asks.
+    #[arg(skip)]
+    hexa: bool,
 }
 
 /// What happened to one file.
@@ -209,7 +78,7 @@ struct FileResult {
     unknown: bool,
 }
 
-pub(crate) fn check(args: CheckArgs) -> u8 {
+pub(crate) fn check(mut args: CheckArgs) -> u8 {
     if args.json && args.show != "none" && args.graph.is_none() {
         // Drawings on stdout would break the one-object-per-line JSON.
         eprintln!("hazmat: error: --show with --json needs --graph DIR to write the drawings to");
@@ -224,34 +93,26 @@ pub(crate) fn check(args: CheckArgs) -> u8 {
     } else {
         "lkmm"
     };
-    let engine = match Engine::new(&args.engine, args.model.as_deref().unwrap_or(default)) {
+    let engine = match Engine::new(&args.engine, args.model.model.as_deref().unwrap_or(default)) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("hazmat: error: {e}");
             return 2;
         }
     };
-    let (m, source) = match model_from_files(&args) {
-        Some(Ok(x)) => x,
-        Some(Err(e)) => {
+    let chosen = match args.model.choose(default) {
+        Ok(c) => c,
+        Err(e) => {
             eprintln!("{e}");
             return 2;
         }
-        None => match model(args.model.as_deref().unwrap_or(default)) {
-            Ok(m) => (
-                m,
-                ModelSource {
-                    kind: "native",
-                    file: None,
-                    macros: None,
-                },
-            ),
-            Err(e) => {
-                eprintln!("hazmat: error: {e}");
-                return 2;
-            }
-        },
     };
+    // The configuration's options, where the command line gives none.
+    args.speedcheck |= chosen.settings.speedcheck;
+    args.timeout = args.timeout.or(chosen.settings.timeout);
+    args.hexa = chosen.settings.hexa;
+    let m = chosen.model.as_ref();
+    let source = &chosen;
     if engine != Engine::Axiomatic && source.file.is_some() {
         eprintln!("hazmat: error: a model given by its files runs on the axiomatic engine only");
         return 2;
@@ -278,7 +139,7 @@ pub(crate) fn check(args: CheckArgs) -> u8 {
     let results: Vec<FileResult> = files
         .par_iter()
         .map(|f| {
-            let r = check_file(f, engine, m.as_ref(), &source, &args);
+            let r = check_file(f, engine, m, source, &args);
             if let Some(b) = &bar {
                 b.inc(1);
             }
@@ -341,7 +202,7 @@ fn check_file(
     path: &Path,
     engine: Engine,
     m: &dyn hazmat_checker::models::model::MemoryModel,
-    model_source: &ModelSource,
+    model_source: &Chosen,
     args: &CheckArgs,
 ) -> FileResult {
     let file = path.display().to_string();
@@ -403,14 +264,18 @@ fn check_file(
     result.text = if args.json {
         let mut j = write::json(&checked.program, o, m.name(), &file, &checked.hash, seconds);
         j["model_source"] = serde_json::json!({
-            "kind": model_source.kind,
+            "kind": model_source.kind.as_str(),
             "file": model_source.file,
         });
         let mut j = j.to_string();
         j.push('\n');
         j
     } else {
-        checked.herd_text()
+        checked.herd_text_in(if args.hexa {
+            hazmat_checker::report::write::Radix::Hexadecimal
+        } else {
+            hazmat_checker::report::write::Radix::Decimal
+        })
     };
     if args.show != "none" {
         match traces(&checked, m, args) {

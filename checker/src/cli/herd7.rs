@@ -34,11 +34,15 @@
 //! library's one choice ([`hazmat_checker::models::choose`]), as `hazmat check` does.
 
 use hazmat_checker::engine::enumerate::{Limits, Split};
-use hazmat_checker::models::cat::config::{Config, parse_config};
-use hazmat_checker::models::cat::files::{Disk, Found, Library};
-use hazmat_checker::models::cat::known::KERNEL_VARIANT;
+use hazmat_checker::front::c11::Dialect;
+use hazmat_checker::models::cat::ErrorKind;
+use hazmat_checker::models::cat::config::keys::{self, Value};
+use hazmat_checker::models::cat::config::{self, ConfigError, Herd7Words, Places, Settings};
+use hazmat_checker::models::cat::files::Disk;
+use hazmat_checker::models::cat::known::{self, KERNEL_VARIANT};
 use hazmat_checker::models::choose::{Choice, ChooseError, Request, choose};
 use hazmat_checker::models::model::MemoryModel;
+use hazmat_checker::report::write::Radix;
 use hazmat_checker::{CheckError, Options, check_source};
 use std::collections::HashMap;
 use std::io::Write;
@@ -48,126 +52,8 @@ use std::time::{Duration, Instant};
 /// The version line `-version` prints: the herd7 release whose output hazmat reproduces.
 const VERSION: &str = concat!("7.58, Rev: hazmat ", env!("CARGO_PKG_VERSION"));
 
-/// How deep configuration files may read one another (`conf` lines), so that a file that
-/// reads itself is an error rather than a stack overflow.
-const MAX_CONF_DEPTH: usize = 16;
-
 /// The configuration file of the kernel's model, known by name.
 const KERNEL_CFG: &str = "linux-kernel.cfg";
-
-/// The variants herd7 knows; hazmat runs the LKMM with `lkmmv2` alone.
-const HERD_VARIANTS: &[&str] = &[
-    "success",
-    "instr",
-    "specialx0",
-    "normw",
-    "acqrelasfence",
-    "backcompat",
-    "fullscdepend",
-    "splittedrmw",
-    "switchdepscwrite",
-    "switchdepscresult",
-    "lrscdiffok",
-    "mixed",
-    "dontcheckmixed",
-    "weakpredicated",
-    "lkmmv1",
-    "lkmmv2",
-    "memtag",
-    "vmsa",
-    "kvm",
-    "synchronous",
-    "sync",
-    "asynchronous",
-    "async",
-    "asymmetric",
-    "asym",
-    "handled",
-    "fatal",
-    "faultToNext",
-    "CutOff",
-    "deps",
-    "morello",
-    "instances",
-    "noptebranch",
-    "pte2",
-    "pte-squared",
-    "PhantomOnLoad",
-    "OptRfRMW",
-    "ConstrainedUnpredictable",
-    "exp",
-    "self",
-    "cos-opt",
-    "test",
-    "asl",
-    "strict",
-    "warn",
-    "S128",
-    "telechat",
-    "OldSolver",
-    "oota",
-];
-
-/// Configuration keys and options that only change herd7's figures: accepted, and
-/// without effect on hazmat's drawings, which have their own layout.
-const FIGURE_KEYS: &[&str] = &[
-    "graph",
-    "squished",
-    "showevents",
-    "movelabel",
-    "fontsize",
-    "xscale",
-    "yscale",
-    "scale",
-    "arrowsize",
-    "showinitrf",
-    "showfinalrf",
-    "showinitwrites",
-    "splines",
-    "pad",
-    "margin",
-    "edgeattr",
-    "doshow",
-    "unshow",
-    "showlegend",
-    "showkind",
-    "shortlegend",
-    "showthread",
-    "mono",
-    "dotmode",
-    "dotcom",
-    "oneinit",
-    "labelinit",
-    "showpo",
-    "showobserved",
-    "brackets",
-    "penwidth",
-    "fontname",
-    "sep",
-    "overlap",
-    "withbox",
-    "labelbox",
-    "symetric",
-    "noid",
-    "showraw",
-    "edgemerge",
-    "initpos",
-    "initrfpos",
-    "finalrfpos",
-    "threadposy",
-    "dsiy",
-    "siwidth",
-    "ptscale",
-    "boxscale",
-    "extrachars",
-    "fixedsize",
-    "texmacros",
-    "tikz",
-    "relabel",
-    "edgefontsizedelta",
-    "classes",
-    "shift",
-];
 
 /// Which executions `-show` draws, in herd7's words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,45 +67,72 @@ enum ShowWhat {
     All,
 }
 
+impl ShowWhat {
+    /// The executions herd7's `show` tag names.
+    fn of(tag: Option<&str>) -> ShowWhat {
+        match tag {
+            Some("prop" | "wit" | "cond") => ShowWhat::Witness,
+            Some("neg") => ShowWhat::Counter,
+            Some("all") => ShowWhat::All,
+            _ => ShowWhat::None,
+        }
+    }
+}
+
 /// The command line, once read.
 #[derive(Debug)]
 struct Args {
-    includes: Vec<PathBuf>,
-    libdir: Option<PathBuf>,
-    model: Option<String>,
-    bell: Option<String>,
-    macros: Option<String>,
-    variants: Vec<String>,
-    speedcheck: bool,
-    timeout: Option<f64>,
-    show: ShowWhat,
-    nshow: Option<usize>,
+    /// What the options and configuration files set, shared with `hazmat check`.
+    settings: Settings,
+    /// `$HERDLIB` and `-set-libdir`.
+    places: Places,
+    /// `-exit true`: stop at the first test that fails, with exit code 1.
+    exit: bool,
     out_dir: Option<PathBuf>,
-    verbose: bool,
     files: Vec<String>,
-    /// How many configuration files are being read, one inside another.
-    conf_depth: usize,
 }
 
-/// A refusal of the command line: the message (without `ARGV0: `) and whether herd7
-/// follows it with its usage.
+/// A refusal of the command line: the message and how herd7 prints it.
 struct Refusal {
     message: String,
-    usage: bool,
+    form: Form,
+}
+
+/// How herd7 prints a refusal of its command line.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// `ARGV0: MESSAGE`.
+    Plain,
+    /// `ARGV0: MESSAGE`, then the usage.
+    Usage,
+    /// The message as it is (a configuration file's located error).
+    Bare,
 }
 
 impl Refusal {
     fn usage(message: impl Into<String>) -> Refusal {
         Refusal {
             message: message.into(),
-            usage: true,
+            form: Form::Usage,
         }
     }
 
     fn plain(message: impl Into<String>) -> Refusal {
         Refusal {
             message: message.into(),
-            usage: false,
+            form: Form::Plain,
+        }
+    }
+
+    /// A configuration file's error, in herd7's words.
+    fn config(e: ConfigError) -> Refusal {
+        match e.herd7 {
+            Herd7Words::Located(message) => Refusal {
+                message,
+                form: Form::Bare,
+            },
+            Herd7Words::Program(message) => Refusal::plain(message),
+            Herd7Words::Usage(message) => Refusal::usage(format!("{message}.")),
         }
     }
 }
@@ -253,20 +166,27 @@ pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
             .filter(|l| !l.is_empty())
             .collect();
     }
-    let choice = match choose_model(&args) {
+    let (choice, missing_macros) = match choose_model(&args) {
         Ok(c) => c,
         Err(r) => return refuse(argv0, &r),
     };
-    run_tests(&args, choice.model.as_ref(), choice.macros.as_deref());
-    0
+    run_tests(&args, &choice, missing_macros.as_deref())
 }
 
 /// Prints a refusal of the command line as herd7 does; returns herd7's exit code, 2.
 fn refuse(argv0: &str, r: &Refusal) -> u8 {
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{argv0}: {}", r.message);
-    if r.usage {
-        let _ = write!(err, "{}", usage(argv0));
+    match r.form {
+        Form::Bare => {
+            let _ = writeln!(err, "{}", r.message);
+        }
+        Form::Plain => {
+            let _ = writeln!(err, "{argv0}: {}", r.message);
+        }
+        Form::Usage => {
+            let _ = writeln!(err, "{argv0}: {}", r.message);
+            let _ = write!(err, "{}", usage(argv0));
+        }
     }
     2
 }
@@ -281,14 +201,16 @@ fn usage(argv0: &str) -> String {
          -v  show hazmat's own warnings about the tests\n  \
          -q  do not show diagnostics (the default)\n  \
          -I <dir> add <dir> to search path\n  \
+         -exit <bool> exit in case of failure, default false\n  \
          -conf <name> read configuration file <name>\n  \
-         -model <name>  select model (a cat file)\n  \
+         -model <name>  select model (a cat file), default for C: c11_partialSC.cat\n  \
          -cat <name>  alias for -model\n  \
          -bell <name> read bell file <name>\n  \
          -macros <name> read macro (.def) file <name>\n  \
-         -variant <tags> select variants (lkmmv2)\n  \
+         -variant <tags> select variants (lkmmv2, cos-opt...)\n  \
          -timeout <float|none> give up on a test after this many seconds\n  \
          -speedcheck <false|true|fast> decide the condition only\n  \
+         -hexa <bool> print numbers in hexadecimal, default false\n  \
          -through <none> what to let through besides valid executions (none only)\n  \
          -show <prop|all|neg|cond|none|wit> executions drawn under -o, default none\n  \
          -nshow <n> draw at most <n> executions\n  \
@@ -299,41 +221,38 @@ fn usage(argv0: &str) -> String {
     )
 }
 
-/// How many values an option takes, and of what kind.
-enum Arity {
-    /// No value.
-    Flag,
-    /// One value, of this kind (for messages).
-    Value(Kind),
-}
-
+/// What kind of value an option takes, for herd7's messages.
 #[derive(Clone, Copy)]
 enum Kind {
     Str,
     Bool,
     Float,
+    FloatOrNone,
     Int,
+    IntOrNone,
 }
 
-/// The herd7 options hazmat knows of, honoured or not, with their arity.
-fn arity(option: &str) -> Option<Arity> {
+/// How many values an option takes, and of what kind; `None` for an option herd7 does
+/// not have.
+fn arity(option: &str) -> Option<Option<Kind>> {
     let name = option.strip_prefix('-')?;
     Some(match name {
         "version" | "q" | "v" | "gv" | "evince" | "preview" | "libdir" | "web" | "c11"
-        | "switch" | "dumpallfaults" | "showone" => Arity::Flag,
-        "I" | "conf" | "bell" | "macros" | "model" | "cat" | "variant" | "speedcheck"
-        | "through" | "show" | "o" | "graph" | "showevents" | "set-libdir" | "view" | "suffix"
-        | "debug" | "throughflag" | "skipcheck" | "skipchecks" | "cycles" | "machsize"
-        | "endian" | "optace" | "showflag" | "badflag" | "restrict" | "names" | "excl"
-        | "rename" | "kinds" | "conds" | "dotheader" => Arity::Value(Kind::Str),
-        "timeout" | "maxphantom" => Arity::Value(Kind::Float),
-        "nshow" | "unroll" => Arity::Value(Kind::Int),
-        "exit" | "dumpes" | "hexa" | "morefences" | "strictskip" | "archcheck" | "initwrites"
-        | "badexecs" | "checkfilter" | "statelessrc11" | "candidates" | "outcomereads" => {
-            Arity::Value(Kind::Bool)
-        }
-        n if FIGURE_KEYS.contains(&n) => Arity::Value(Kind::Str),
-        _ => return None,
+        | "switch" => None,
+        "I" | "set-libdir" | "o" | "throughflag" | "skipcheck" | "cycles" => Some(Kind::Str),
+        "maxphantom" => Some(Kind::IntOrNone),
+        "exit" | "dumpes" | "morefences" | "checkfilter" | "candidates" | "statelessrc11"
+        | "showone" | "tikz" | "dumpallfaults" => Some(Kind::Bool),
+        // The configuration keys that are options too, with the same values.
+        "verbose" | "include" => return None,
+        _ => Some(match keys::find(name)?.value {
+            Value::Bool => Kind::Bool,
+            Value::Int => Kind::Int,
+            Value::IntOrNone => Kind::IntOrNone,
+            Value::Float => Kind::Float,
+            Value::FloatOrNone => Kind::FloatOrNone,
+            _ => Kind::Str,
+        }),
     })
 }
 
@@ -341,20 +260,14 @@ fn arity(option: &str) -> Option<Arity> {
 fn read_args(argv0: &str, argv: &[String]) -> Result<Args, Refusal> {
     let _ = argv0;
     let mut args = Args {
-        includes: Vec::new(),
-        libdir: None,
-        model: None,
-        bell: None,
-        macros: None,
-        variants: Vec::new(),
-        speedcheck: false,
-        timeout: None,
-        show: ShowWhat::None,
-        nshow: None,
+        settings: Settings::default(),
+        places: Places {
+            herdlib: std::env::var_os("HERDLIB").map(PathBuf::from),
+            libdir: None,
+        },
+        exit: false,
         out_dir: None,
-        verbose: false,
         files: Vec::new(),
-        conf_depth: 0,
     };
     let mut i = 0;
     while i < argv.len() {
@@ -364,21 +277,21 @@ fn read_args(argv0: &str, argv: &[String]) -> Result<Args, Refusal> {
             args.files.push(a.clone());
             continue;
         }
-        let Some(ar) = arity(a) else {
+        let Some(kind) = arity(a) else {
             return Err(Refusal::usage(format!("unknown option '{a}'.")));
         };
-        let value = match ar {
-            Arity::Flag => None,
-            Arity::Value(kind) => {
+        let value = match kind {
+            None => "",
+            Some(kind) => {
                 let Some(v) = argv.get(i) else {
                     return Err(Refusal::usage(format!("option '{a}' needs an argument.")));
                 };
                 i += 1;
                 check_kind(a, v, kind)?;
-                Some(v.as_str())
+                v.as_str()
             }
         };
-        apply(&mut args, &a[1..], value, false)?;
+        apply(&mut args, &a[1..], value)?;
     }
     Ok(args)
 }
@@ -387,12 +300,11 @@ fn read_args(argv0: &str, argv: &[String]) -> Result<Args, Refusal> {
 fn check_kind(option: &str, value: &str, kind: Kind) -> Result<(), Refusal> {
     let (ok, what) = match kind {
         Kind::Str => (true, ""),
-        Kind::Bool => (matches!(value, "true" | "false"), "a boolean"),
-        Kind::Float => (
-            value.parse::<f64>().is_ok() || (option == "-timeout" && value == "none"),
-            "a float",
-        ),
-        Kind::Int => (value.parse::<i64>().is_ok(), "an integer"),
+        Kind::Bool => (keys::is_bool(value), "a boolean"),
+        Kind::Float => (keys::is_float(value), "a float"),
+        Kind::FloatOrNone => (value == "none" || keys::is_float(value), "a float"),
+        Kind::Int => (keys::is_int(value), "an integer"),
+        Kind::IntOrNone => (value == "none" || keys::is_int(value), "an integer"),
     };
     if ok {
         Ok(())
@@ -403,210 +315,132 @@ fn check_kind(option: &str, value: &str, kind: Kind) -> Result<(), Refusal> {
     }
 }
 
-/// Applies one option (or configuration line: `from_config`) to `args`.
-fn apply(
-    args: &mut Args,
-    name: &str,
-    value: Option<&str>,
-    from_config: bool,
-) -> Result<(), Refusal> {
-    let v = value.unwrap_or("");
-    match name {
-        "q" => args.verbose = false,
-        "v" => args.verbose = true,
-        "I" | "include" => args.includes.push(PathBuf::from(v)),
-        "set-libdir" => args.libdir = Some(PathBuf::from(v)),
-        "conf" if args.conf_depth >= MAX_CONF_DEPTH => {
-            return Err(Refusal::plain(format!(
-                "configuration files read each other more than {MAX_CONF_DEPTH} deep (at {v})"
-            )));
-        }
-        "conf" => {
-            args.conf_depth += 1;
-            let read = read_config(args, v);
-            args.conf_depth -= 1;
-            read?;
-        }
-        "model" | "cat" => args.model = Some(v.to_string()),
-        "bell" => args.bell = Some(v.to_string()),
-        "macros" => args.macros = Some(v.to_string()),
-        "variant" => {
-            for tag in v.split(',').filter(|t| !t.is_empty()) {
-                let known = HERD_VARIANTS.contains(&tag)
-                    || (tag.len() == 3
-                        && tag.starts_with('T')
-                        && tag[1..].bytes().all(|b| b.is_ascii_digit()));
-                if !known {
-                    return Err(Refusal::usage(format!(
-                        "tag {tag} for -variant is wrong, allowed tags are {}.",
-                        HERD_VARIANTS.join(",")
-                    )));
-                }
-                if !args.variants.iter().any(|t| t == tag) {
-                    args.variants.push(tag.to_string());
-                }
-            }
-        }
-        "speedcheck" => match v {
-            "false" => args.speedcheck = false,
-            "true" | "fast" => args.speedcheck = true,
-            _ => {
-                return Err(Refusal::usage(
-                    "bad tag for -speedcheck, allowed tag are false,true,fast.",
-                ));
-            }
-        },
-        "timeout" => {
-            args.timeout = if v == "none" {
-                None
-            } else {
-                Some(v.parse::<f64>().unwrap_or(0.0).max(0.0))
-            }
-        }
-        "through" => match v {
-            "none" => {}
-            "all" | "invalid" => {
-                return Err(Refusal::plain(format!(
-                    "-through {v} is not supported by hazmat: it lets through only the \
-                     executions the model allows"
-                )));
-            }
-            _ => {
-                return Err(Refusal::usage(
-                    "bad tag for -through, allowed tag are all,invalid,none.",
-                ));
-            }
-        },
-        "show" => {
-            args.show = match v {
-                "none" => ShowWhat::None,
-                "prop" | "wit" | "cond" => ShowWhat::Witness,
-                "neg" => ShowWhat::Counter,
-                "all" => ShowWhat::All,
-                _ => {
-                    return Err(Refusal::usage(
-                        "bad tag for -show, allowed tag are prop,all,neg,cond,none,wit.",
-                    ));
-                }
-            }
-        }
-        "showone" => args.nshow = Some(1),
-        "nshow" => args.nshow = v.parse::<usize>().ok(),
-        "o" => args.out_dir = Some(PathBuf::from(v)),
-        "unroll" if v == "2" => {}
-        "exit" => {}
-        "checkfilter" | "badexecs" if v == "true" => {}
-        "archcheck" | "candidates" | "hexa" | "dumpes" | "morefences" | "initwrites"
-        | "outcomereads" | "strictskip" | "statelessrc11"
-            if v == "false" => {}
-        n if FIGURE_KEYS.contains(&n) => {}
-        "gv" | "evince" | "preview" | "view" => {
-            return Err(Refusal::plain(format!(
-                "-{name} is not supported by hazmat, which starts no viewer: write the \
-                 drawings with -o DIR and open them yourself"
-            )));
-        }
-        _ => {
-            let shown = match value {
-                Some(v) if from_config => format!("{name} {v}"),
-                Some(v) => format!("-{name} {v}"),
-                None => format!("-{name}"),
-            };
-            return Err(Refusal::plain(format!(
-                "{shown} is not supported by hazmat as herd7"
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The library files are looked up in: `-I` directories so far, `$HERDLIB`, the library
-/// directory.
-fn library(args: &Args) -> Library {
-    let mut lib = Library::new();
-    for dir in &args.includes {
-        lib = lib.include(dir.clone());
-    }
-    if let Some(d) = &args.libdir {
-        lib = lib.include(d.clone());
-    }
-    lib.herdlib(std::env::var_os("HERDLIB").map(PathBuf::from))
-}
-
-/// Reads a configuration file and applies its lines.
-fn read_config(args: &mut Args, name: &str) -> Result<(), Refusal> {
-    let path = match library(args).find(&Disk, name) {
-        Ok(Found::Path(p)) => p,
-        Ok(Found::Builtin { .. }) | Err(_) => {
-            if Path::new(name).file_name().and_then(|n| n.to_str()) == Some(KERNEL_CFG) {
-                // The kernel's configuration, known by name.
-                args.model = Some("linux-kernel.cat".into());
-                args.bell = Some("linux-kernel.bell".into());
-                args.macros = Some("linux-kernel.def".into());
-                if !args.variants.iter().any(|v| v == KERNEL_VARIANT) {
-                    args.variants.push(KERNEL_VARIANT.into());
-                }
-                return Ok(());
-            }
-            return Err(Refusal::plain(format!("Cannot find file {name}")));
-        }
+/// Applies one option to `args`, in order: a `-conf` file is read where it stands.
+fn apply(args: &mut Args, name: &str, v: &str) -> Result<(), Refusal> {
+    let unsupported = |why: &str| {
+        let shown = if v.is_empty() {
+            format!("-{name}")
+        } else {
+            format!("-{name} {v}")
+        };
+        Err(Refusal::plain(format!(
+            "{shown} is not supported by hazmat as herd7: {why}"
+        )))
     };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| Refusal::plain(format!("{}: {e}", path.display())))?;
-    let config: Config = parse_config(&text, 0).map_err(|e| {
-        Refusal::plain(
-            e.render_in(&path.display().to_string(), &text)
-                .trim_end()
-                .to_string(),
-        )
-    })?;
-    for s in &config.includes {
-        apply(args, "include", Some(&s.value), true)?;
-    }
-    if let Some(s) = &config.model {
-        apply(args, "model", Some(&s.value), true)?;
-    }
-    if let Some(s) = &config.bell {
-        apply(args, "bell", Some(&s.value), true)?;
-    }
-    if let Some(s) = &config.macros {
-        apply(args, "macros", Some(&s.value), true)?;
-    }
-    for s in &config.variants {
-        apply(args, "variant", Some(&s.value), true)?;
-    }
-    for s in &config.other {
-        if arity(&format!("-{}", s.key)).is_none() && s.key != "conf" {
-            return Err(Refusal::plain(format!(
-                "File \"{}\": Unknown key '{}' in configuration file",
-                path.display(),
-                s.key
-            )));
+    match name {
+        "q" => args.settings.verbose = -1,
+        "v" => args.settings.verbose = args.settings.verbose.max(0) + 1,
+        "I" => args.settings.includes.push(v.to_string()),
+        "set-libdir" => args.places.libdir = Some(PathBuf::from(v)),
+        "conf" => read_conf(args, v)?,
+        "web" => read_conf(args, "web.cfg")?,
+        "c11" => read_conf(args, "cpp11.cfg")?,
+        "exit" => args.exit = v == "true",
+        "o" => args.out_dir = Some(PathBuf::from(v)),
+        "showone" => {
+            if v == "true" {
+                args.settings.nshow = Some(1);
+            }
         }
-        apply(args, &s.key, Some(&s.value), true)?;
+        "morefences" | "tikz" | "maxphantom" => {}
+        "checkfilter" if v == "true" => {}
+        "dumpes" | "candidates" | "statelessrc11" if v == "false" => {}
+        "throughflag" if v == "none" => {}
+        "checkfilter" => return unsupported("hazmat keeps only the outcomes the filter allows"),
+        "dumpes" | "candidates" => {
+            return unsupported("hazmat prints herd7's output and no more");
+        }
+        "statelessrc11" => return unsupported("hazmat has no stateless RC11 checker"),
+        "throughflag" => {
+            return unsupported("hazmat lets through only the executions the model allows");
+        }
+        "skipcheck" => return unsupported("hazmat applies every check of the model"),
+        "cycles" => return unsupported("hazmat draws no failing check as a cycle"),
+        "gv" | "evince" | "preview" => {
+            return unsupported(
+                "hazmat starts no viewer: write the drawings with -o DIR and open them yourself",
+            );
+        }
+        "libdir" | "switch" => return unsupported("hazmat has no such setting"),
+        _ => {
+            if let Err(r) = args.settings.apply(name, v) {
+                return Err(match r {
+                    config::Refusal::Unknown => {
+                        Refusal::usage(format!("unknown option '-{name}'."))
+                    }
+                    config::Refusal::Value(m) => Refusal::usage(option_value_error(name, v, &m)),
+                    config::Refusal::Variant(m) => Refusal::usage(format!(
+                        "{}.",
+                        m.replacen(" for variant ", " for -variant ", 1)
+                    )),
+                    config::Refusal::Unsupported(why) => return unsupported(why),
+                });
+            }
+        }
     }
     Ok(())
+}
+
+/// herd7's command line's words for a value it refuses, from its configuration reader's.
+fn option_value_error(name: &str, value: &str, message: &str) -> String {
+    match message.strip_prefix("bad tags for ") {
+        Some(rest) => {
+            let list = rest.split_once(", ").map_or(rest, |(_, l)| l);
+            if matches!(name, "machsize" | "endian" | "view") {
+                format!("{value} is a bad tag for -{name}, {list}.")
+            } else {
+                format!("bad tag for -{name}, {list}.")
+            }
+        }
+        None => format!("bad argument for option -{name}: '{value}'."),
+    }
+}
+
+/// Reads a configuration file and applies its lines, where `-conf` stands: the kernel's
+/// `linux-kernel.cfg` is known by name when it is found nowhere.
+fn read_conf(args: &mut Args, name: &str) -> Result<(), Refusal> {
+    match args.settings.read_config(name, &args.places, &Disk) {
+        Ok(()) => Ok(()),
+        Err(e)
+            if e.error.kind == ErrorKind::NotFound
+                && e.error.at.is_none()
+                && Path::new(name).file_name().and_then(|n| n.to_str()) == Some(KERNEL_CFG) =>
+        {
+            // The kernel's configuration, known by name: its model, bell, macros and
+            // variant (its other lines only change herd7's drawings).
+            for (key, value) in [
+                ("model", "linux-kernel.cat"),
+                ("bell", "linux-kernel.bell"),
+                ("macros", "linux-kernel.def"),
+                ("variant", KERNEL_VARIANT),
+            ] {
+                let _ = args.settings.apply(key, value);
+            }
+            Ok(())
+        }
+        Err(e) => Err(Refusal::config(*e)),
+    }
 }
 
 /// The model the command line names, and what runs it
-/// ([`hazmat_checker::models::choose`]): a kernel file that cannot be found is taken for
-/// the kernel's own, by its name.
-fn choose_model(args: &Args) -> Result<Choice, Refusal> {
-    let Some(model) = &args.model else {
-        return Err(Refusal::plain(
-            "hazmat as herd7 needs a model: herd7's default for C, c11_partialSC.cat, is not \
-             supported; give -conf linux-kernel.cfg",
-        ));
-    };
-    let request = Request {
-        cat: model.clone(),
-        bell: args.bell.clone(),
-        macros: args.macros.clone(),
-        variants: args.variants.clone(),
-        interpret: false,
-        kernel_by_name: true,
-    };
-    choose(&library(args), &Disk, &request).map_err(|e| match e {
+/// ([`hazmat_checker::models::choose`]): herd7's default for C when it names none; a
+/// kernel file that cannot be found is taken for the kernel's own, by its name.
+/// herd7 reads the macro file as it reads each test, after parsing it, so a macro file it
+/// cannot find is a warning on each test, not a refusal of the command line: its name is
+/// returned beside the choice.
+fn choose_model(args: &Args) -> Result<(Choice, Option<String>), Refusal> {
+    let library = args.settings.library(&args.places);
+    let mut request = Request::from_settings(&args.settings);
+    request.kernel_by_name = true;
+    request.without_macros = Dialect::Bare;
+    let mut missing = None;
+    if let Some(m) = &request.macros
+        && library.find(&Disk, m).is_err()
+        && known::kernel_file_named(m).is_none()
+    {
+        missing = request.macros.take();
+    }
+    let choice = choose(&library, &Disk, &request).map_err(|e| match e {
         ChooseError::NotFound { name, .. } => Refusal::plain(format!("Cannot find file {name}")),
         ChooseError::Read { name, error } => Refusal::plain(format!("{name}: {error}")),
         ChooseError::Def { name, error } => Refusal::plain(format!(
@@ -614,26 +448,46 @@ fn choose_model(args: &Args) -> Result<Choice, Refusal> {
             error.line, error.column, error.message
         )),
         ChooseError::Load(e) => Refusal::plain(e.render().trim_end().to_string()),
-    })
+    })?;
+    Ok((choice, missing))
 }
 
-/// Decides each test file in order, printing herd7's output.
-fn run_tests(
-    args: &Args,
-    model: &dyn MemoryModel,
-    macros: Option<&hazmat_checker::front::defs::Macros>,
-) {
+/// Decides each test file in order, printing herd7's output; returns the exit code: 1
+/// when `-exit true` stops the run at a test that fails, 0 otherwise.
+fn run_tests(args: &Args, choice: &Choice, missing_macros: Option<&str>) -> u8 {
     // Test name to (hash, file), to skip a test seen before, as herd7 does.
     let mut seen: HashMap<String, (String, String)> = HashMap::new();
     for file in &args.files {
-        let (out, err) = run_one(args, model, macros, file, &mut seen);
+        let one = run_one(args, choice, missing_macros, file, &mut seen);
         let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.write_all(one.out.as_bytes());
         let _ = stdout.flush();
         drop(stdout);
         let mut stderr = std::io::stderr().lock();
-        let _ = stderr.write_all(err.as_bytes());
+        let _ = stderr.write_all(one.err.as_bytes());
         let _ = stderr.flush();
+        if one.failed && args.exit {
+            return 1;
+        }
+    }
+    0
+}
+
+/// What one test printed, and whether it failed (herd7's `-exit true` stops there).
+struct One {
+    out: String,
+    err: String,
+    failed: bool,
+}
+
+impl One {
+    /// A test that failed with this warning.
+    fn failed(err: String) -> One {
+        One {
+            out: String::new(),
+            err,
+            failed: true,
+        }
     }
 }
 
@@ -642,25 +496,22 @@ fn user_error(file: &str, message: &str) -> String {
     format!("Warning: File \"{file}\": {message} (User error)\n")
 }
 
-/// One test: its stdout and stderr text.
+/// One test: its stdout and stderr text, and whether it failed.
 fn run_one(
     args: &Args,
-    model: &dyn MemoryModel,
-    macros: Option<&hazmat_checker::front::defs::Macros>,
+    choice: &Choice,
+    missing_macros: Option<&str>,
     file: &str,
     seen: &mut HashMap<String, (String, String)>,
-) -> (String, String) {
+) -> One {
     let start = Instant::now();
     let source = match std::fs::read(file) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(e) => {
-            return (
-                String::new(),
-                format!(
-                    "Warning: File \"{file}\": open_in failed: {file}: {}\n",
-                    io_message(&e)
-                ),
-            );
+            return One::failed(format!(
+                "Warning: File \"{file}\": open_in failed: {file}: {}\n",
+                io_message(&e)
+            ));
         }
     };
     let test = match hazmat_litmus::parse(&source) {
@@ -674,63 +525,79 @@ fn run_one(
                 .count()
                 .max(1);
             let from = e.col.saturating_sub(1);
-            return (
-                String::new(),
-                format!(
-                    "Warning: File \"{file}\", line {}, characters {from}-{}: {} (User error)\n",
-                    e.line,
-                    from + len,
-                    e.message
-                ),
-            );
+            return One::failed(format!(
+                "Warning: File \"{file}\", line {}, characters {from}-{}: {} (User error)\n",
+                e.line,
+                from + len,
+                e.message
+            ));
         }
     };
+    if let Some(name) = missing_macros {
+        // herd7 looks for the macro file once the test is parsed, and words this one
+        // without its "(User error)".
+        return One::failed(format!(
+            "Warning: File \"{file}\": Cannot find file {name}\n"
+        ));
+    }
     let hash = hazmat_litmus::herd_hash(&test, &source);
     let name = test.name.name.clone();
     if let Some((h, first)) = seen.get(&name) {
         if *h == hash {
-            return (String::new(), String::new());
+            return One {
+                out: String::new(),
+                err: String::new(),
+                failed: false,
+            };
         }
-        return (
-            String::new(),
-            user_error(
-                file,
-                &format!("Different hashes for test {name} (previous file {first})"),
-            ),
-        );
+        return One::failed(user_error(
+            file,
+            &format!("Different hashes for test {name} (previous file {first})"),
+        ));
     }
     seen.insert(name, (hash, file.to_string()));
+    let settings = &args.settings;
     let options = Options {
         limits: Limits {
             max_executions: None,
-            deadline: args
+            deadline: settings
                 .timeout
                 .map(|s| start + Duration::from_secs_f64(s.min(1e9))),
             split: Split::Large,
             ..Default::default()
         },
-        speedcheck: args.speedcheck,
-        s128: args.variants.iter().any(|v| v == "S128"),
+        speedcheck: settings.speedcheck,
+        s128: settings.variants.iter().any(|v| v == "S128"),
         ..Default::default()
     };
-    let checked = match macros {
+    let model = choice.model.as_ref();
+    let checked = match choice.macros.as_deref() {
         Some(m) => hazmat_checker::check_source_with_macros(&source, m, model, &options),
         None => check_source(&source, model, &options),
     };
     let mut checked = match checked {
         Ok(c) => c,
-        Err(e) => return (String::new(), check_error(file, &source, &e)),
+        Err(e) => return One::failed(check_error(file, &source, &e, choice.dialect)),
     };
     if checked.outcome.unknown.is_some() {
         // herd7 prints nothing for a test that runs out of time.
-        return (String::new(), String::new());
+        return One {
+            out: String::new(),
+            err: String::new(),
+            failed: false,
+        };
     }
-    if args.speedcheck {
+    if settings.speedcheck {
         speedcheck_as_herd7(&mut checked);
     }
-    let out = checked.herd_text();
+    let radix = if settings.hexa {
+        Radix::Hexadecimal
+    } else {
+        Radix::Decimal
+    };
+    let out = checked.herd_text_in(radix);
     let mut err = String::new();
-    if args.verbose {
+    if settings.verbose > 0 {
         for w in &checked.warnings {
             err.push_str(w.render(file, &source).trim_end());
             err.push('\n');
@@ -742,13 +609,18 @@ fn run_one(
              be missing.\n"
         ));
     }
-    if args.show != ShowWhat::None
+    let show = ShowWhat::of(settings.show.as_deref());
+    if show != ShowWhat::None
         && let Some(dir) = &args.out_dir
-        && let Err(e) = draw(args, model, &checked, dir)
+        && let Err(e) = draw(args, show, model, &checked, dir)
     {
         err.push_str(&user_error(file, &e));
     }
-    (out, err)
+    One {
+        out,
+        err,
+        failed: false,
+    }
 }
 
 /// A speed check's outcome as herd7 prints it: herd7 records only the executions that
@@ -788,11 +660,22 @@ fn io_message(e: &std::io::Error) -> String {
     }
 }
 
-/// A test hazmat cannot run, as herd7 reports one.
-fn check_error(file: &str, source: &str, e: &CheckError) -> String {
+/// A test hazmat cannot run, as herd7 reports one; `dialect` says whether a macro file
+/// gives the calls their meaning.
+fn check_error(file: &str, source: &str, e: &CheckError, dialect: Dialect) -> String {
     if let CheckError::Lower(l) = e
-        && let hazmat_checker::front::lower::LowerErrorKind::UnknownPrimitive { name, .. } = &l.kind
+        && let hazmat_checker::front::lower::LowerErrorKind::UnknownPrimitive {
+            name,
+            gives_value,
+            ..
+        } = &l.kind
     {
+        if dialect == Dialect::Bare {
+            // Without a macro file, herd7's C semantics meets the call itself, and words it
+            // without its "(User error)".
+            let what = if *gives_value { "Macro" } else { "Procedure" };
+            return format!("Warning: File \"{file}\": {what} call {name} in CSem\n");
+        }
         return user_error(file, &format!("Unknown macro {name}"));
     }
     if let CheckError::Lower(l) = e
@@ -817,12 +700,13 @@ fn check_error(file: &str, source: &str, e: &CheckError) -> String {
 /// Writes the drawings `-show` asks for into `dir`, one DOT file per test.
 fn draw(
     args: &Args,
+    show: ShowWhat,
     model: &dyn MemoryModel,
     checked: &hazmat_checker::Checked,
     dir: &Path,
 ) -> Result<(), String> {
     use hazmat_checker::report::trace::{self, Format, Show};
-    let show = match args.show {
+    let show = match show {
         ShowWhat::None => return Ok(()),
         ShowWhat::Witness => Show::Witness,
         ShowWhat::Counter => Show::Counter,
@@ -832,13 +716,14 @@ fn draw(
     let limits = Limits {
         max_executions: None,
         deadline: args
+            .settings
             .timeout
             .map(|s| Instant::now() + Duration::from_secs_f64(s.min(1e9))),
         ..Default::default()
     };
+    let nshow = args.settings.nshow.unwrap_or(usize::MAX);
     let (shown, total) =
-        trace::executions(p, model, show, args.nshow.unwrap_or(usize::MAX), &limits)
-            .map_err(|e| e.message)?;
+        trace::executions(p, model, show, nshow, &limits).map_err(|e| e.message)?;
     let mut text = String::new();
     for (i, x) in shown.iter().enumerate() {
         let title = format!(
@@ -874,10 +759,16 @@ mod tests {
             "a.litmus",
             "-q",
             "b.litmus",
+            "-hexa",
+            "true",
+            "-exit",
+            "true",
         ])
         .expect("valid");
-        assert!(a.speedcheck);
-        assert_eq!(a.timeout, Some(2.5));
+        assert!(a.settings.speedcheck);
+        assert!(a.settings.hexa);
+        assert!(a.exit);
+        assert_eq!(a.settings.timeout, Some(2.5));
         assert_eq!(a.files, ["a.litmus", "b.litmus"]);
         assert_eq!(
             read(&["-bogus"]).err().as_deref(),
@@ -887,31 +778,49 @@ mod tests {
             read(&["-speedcheck"]).err().as_deref(),
             Some("option '-speedcheck' needs an argument.")
         );
-        assert_eq!(
-            read(&["-speedcheck", "maybe"]).err().as_deref(),
-            Some("bad tag for -speedcheck, allowed tag are false,true,fast.")
-        );
-        assert_eq!(
-            read(&["-timeout", "abc"]).err().as_deref(),
-            Some("wrong argument 'abc'; option '-timeout' expects a float.")
-        );
+        // herd7 7.58's words, each.
+        for (argv, message) in [
+            (
+                ["-speedcheck", "maybe"],
+                "bad tag for -speedcheck, allowed tag are false,true,fast.",
+            ),
+            (
+                ["-model", "foo"],
+                "bad tag for -model, allowed tag are cav12,<filename>.cat.",
+            ),
+            (
+                ["-machsize", "foo"],
+                "foo is a bad tag for -machsize, allowed tag are auto,byte,short,word,quad,s128.",
+            ),
+            (
+                ["-hexa", "maybe"],
+                "wrong argument 'maybe'; option '-hexa' expects a boolean.",
+            ),
+            (
+                ["-timeout", "abc"],
+                "wrong argument 'abc'; option '-timeout' expects a float.",
+            ),
+        ] {
+            assert_eq!(read(&argv).err().as_deref(), Some(message));
+        }
+        assert!(read(&["-fontsize", "none"]).is_ok());
         assert!(read(&["-variant", "foo"]).is_err());
         assert!(read(&["-gv"]).is_err());
         assert!(read(&["-through", "all"]).is_err());
+        assert!(read(&["-initwrites", "false"]).is_err());
+        assert!(read(&["-initwrites", "true", "-graph", "columns"]).is_ok());
     }
 
     #[test]
     fn the_kernel_configuration_is_known_by_name() {
         let a = read(&["-I", "/nonexistent-dir", "-conf", "linux-kernel.cfg"]).expect("known");
-        assert_eq!(a.model.as_deref(), Some("linux-kernel.cat"));
-        assert_eq!(a.variants, [KERNEL_VARIANT]);
+        assert_eq!(a.settings.model.as_deref(), Some("linux-kernel.cat"));
+        assert_eq!(a.settings.variants, [KERNEL_VARIANT]);
         assert!(choose_model(&a).is_ok());
         assert_eq!(
             read(&["-conf", "surely-absent.cfg"]).err().as_deref(),
             Some("Cannot find file surely-absent.cfg")
         );
-        let sc = read(&["-conf", "linux-kernel.cfg", "-model", "sc.cat"]).expect("read");
-        assert!(choose_model(&sc).is_err());
         let v1 = read(&["-conf", "linux-kernel.cfg", "-variant", "lkmmv1"]).expect("read");
         assert!(choose_model(&v1).is_err());
     }

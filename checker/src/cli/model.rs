@@ -1,36 +1,47 @@
 //! The model options of a command that decides tests (`--model`, or a model given by its
-//! files: `--cat`, `--bell`, `--macros`, `--conf`, `-I`, `--variant`, `--interpret`), and
-//! the one choice of what runs them ([`hazmat_checker::models::choose`]).
+//! files: `--cat`, `--bell`, `--macros`, `--conf`, `-I`, `--variant`, `--interpret`), read
+//! once for `hazmat check` and `hazmat weaken`, and the one choice of what runs them
+//! ([`hazmat_checker::models::choose`]), which `hazmat herd7` makes too.
 //!
-//! `hazmat weaken` takes them from here; `hazmat check` has its own copy of the same
-//! reading in `check.rs`, which can move here.
+//! A configuration file is read as herd7 reads it ([`Settings::read_config`]: its lines
+//! in order, the later winning across `conf` includes); the options given on the command
+//! line win over its lines, and `-I` directories come before its `include` lines.
 
 use hazmat_checker::front::defs::Macros;
+use hazmat_checker::models::cat::config::{Places, Refusal, Settings};
+use hazmat_checker::models::cat::files::Disk;
+use hazmat_checker::models::choose::{ChooseError, Kind, Request, choose};
 use hazmat_checker::models::model::MemoryModel;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 #[derive(clap::Args, Clone, Debug)]
 pub(crate) struct ModelArgs {
-    /// The memory model: lkmm, sc, tso or rc11 (default: lkmm). `--cat` or `--conf` run a
-    /// model from its files instead.
+    /// The memory model: lkmm, sc, tso or rc11 (default: lkmm; sc under `hazmat check
+    /// --engine shuttle`). `--cat` or `--conf` run a model from its files instead.
     #[arg(long)]
     pub(crate) model: Option<String>,
-    /// A model in herd7's cat language, run by hazmat's interpreter (the native model when
-    /// the files are the kernel's current LKMM or herd7's RC11, unless `--interpret`).
+    /// A model in herd7's cat language, run by hazmat's interpreter; when the files loaded
+    /// are the kernel's current LKMM or herd7's RC11 (by content), the native model runs
+    /// instead, unless `--interpret` is given.
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     cat: Option<String>,
     /// The bell file run before the cat file (herd7's `-bell`).
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     bell: Option<String>,
-    /// The file of C macros (herd7's `-macros`).
+    /// The file of C macros (herd7's `-macros`): the kernel's `linux-kernel.def`, herd7's
+    /// `c11.def` (the tests in herd7's C11 dialect), or a file of one's own, whose macros
+    /// then replace the kernel's.
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     macros: Option<String>,
-    /// A directory where model files are looked for (herd7's `-I`).
+    /// A directory where model files are looked for, after the current one (herd7's `-I`);
+    /// `$HERDLIB` is searched after these, and hazmat's own library of herd7's standard
+    /// files last.
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     include: Vec<PathBuf>,
     /// A herd7 configuration file naming the model, bell, macros and variants (herd7's
-    /// `-conf`).
+    /// `-conf`), such as the kernel's `linux-kernel.cfg`; read as herd7 reads it, the later
+    /// line winning, across its `conf` includes too.
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     conf: Option<String>,
     /// Variants the model tests with `if "name"` (herd7's `-variant`).
@@ -42,102 +53,96 @@ pub(crate) struct ModelArgs {
     interpret: bool,
 }
 
-/// The model chosen, whether it is native, and a user's macros.
+/// The model chosen, and what the options and configuration set besides.
 pub(crate) struct Chosen {
+    /// The model to run.
     pub(crate) model: Box<dyn MemoryModel>,
-    pub(crate) native: bool,
+    /// What runs it.
+    pub(crate) kind: Kind,
+    /// The cat file: the path it was found at, or its built-in name; `None` for a model
+    /// named by `--model`.
+    pub(crate) file: Option<String>,
+    /// A user's C macros (`--macros`, when not the kernel's `linux-kernel.def`).
     pub(crate) macros: Option<Arc<Macros>>,
+    /// What the configuration file set (`speedcheck`, `timeout`, `hexa`...); herd7's
+    /// defaults for a model named by `--model`.
+    pub(crate) settings: Settings,
 }
 
 impl ModelArgs {
-    /// The model these options name, or the message to print.
-    pub(crate) fn choose(&self) -> Result<Chosen, String> {
-        use hazmat_checker::models::cat::config::parse_config;
-        use hazmat_checker::models::cat::files::{Disk, FileSystem, Found};
-        use hazmat_checker::models::cat::{Files, Library, Origin};
-        use hazmat_checker::models::choose::{ChooseError, Kind, Request, choose};
-        if self.cat.is_none() && self.bell.is_none() && self.macros.is_none() && self.conf.is_none()
-        {
-            let name = self.model.as_deref().unwrap_or("lkmm");
+    /// Whether a model is given by its files rather than by `--model`.
+    pub(crate) fn by_files(&self) -> bool {
+        self.cat.is_some() || self.bell.is_some() || self.macros.is_some() || self.conf.is_some()
+    }
+
+    /// The model these options name (`default` when none is), or the message to print.
+    pub(crate) fn choose(&self, default: &str) -> Result<Chosen, String> {
+        if !self.by_files() {
+            let name = self.model.as_deref().unwrap_or(default);
             return hazmat_checker::model(name)
                 .map(|model| Chosen {
                     model,
-                    native: true,
+                    kind: Kind::Native,
+                    file: None,
                     macros: None,
+                    settings: Settings::default(),
                 })
                 .map_err(|e| format!("hazmat: error: {e}"));
         }
-        let herdlib = std::env::var_os("HERDLIB").map(PathBuf::from);
-        let mut library = Library::new();
+        let places = Places {
+            herdlib: std::env::var_os("HERDLIB").map(PathBuf::from),
+            libdir: None,
+        };
+        let mut settings = Settings::default();
         for dir in &self.include {
-            library = library.include(dir);
+            settings.includes.push(dir.display().to_string());
         }
-        let not_found = |name: &str, searched: &[String]| {
-            format!(
+        if let Some(conf) = &self.conf {
+            settings
+                .read_config(conf, &places, &Disk)
+                .map_err(|e| e.render().trim_end().to_string())?;
+        }
+        // The command line's options, read after the configuration, win over its lines.
+        for (key, value) in [
+            ("model", &self.cat),
+            ("bell", &self.bell),
+            ("macros", &self.macros),
+        ] {
+            if let Some(v) = value {
+                match key {
+                    "model" => settings.model = Some(v.clone()),
+                    "bell" => settings.bell = Some(v.clone()),
+                    _ => settings.macros = Some(v.clone()),
+                }
+            }
+        }
+        for v in &self.variant {
+            if let Err(Refusal::Variant(m)) = settings.apply("variant", v) {
+                return Err(format!("hazmat: error: --variant: {m}"));
+            }
+        }
+        let mut request = Request::from_settings(&settings);
+        request.interpret = self.interpret;
+        let choice = choose(&settings.library(&places), &Disk, &request).map_err(|e| match e {
+            ChooseError::NotFound { name, searched } => format!(
                 "hazmat: error: cannot find the file `{name}`\n  = note: looked in {}",
                 searched.join(", ")
-            )
-        };
-        let (mut cat, mut bell, mut macros, mut variants) = (None, None, None, Vec::new());
-        if let Some(conf) = &self.conf {
-            let lib = library.clone().herdlib(herdlib.clone());
-            let (name, text) = match lib.find(&Disk, conf) {
-                Ok(Found::Path(p)) => match Disk.read(&p) {
-                    Ok(t) => (p.display().to_string(), t),
-                    Err(e) => {
-                        return Err(format!("hazmat: error: cannot read `{}`: {e}", p.display()));
-                    }
-                },
-                Ok(Found::Builtin { name, text }) => (name.to_string(), text.to_string()),
-                Err(searched) => return Err(not_found(conf, &searched)),
-            };
-            let config = match parse_config(&text, 0) {
-                Ok(c) => c,
-                Err(e) => {
-                    let mut files = Files::new();
-                    files.add(name, Origin::Text, text);
-                    return Err(e.render(&files).trim_end().to_string());
-                }
-            };
-            cat = config.model.map(|s| s.value);
-            bell = config.bell.map(|s| s.value);
-            macros = config.macros.map(|s| s.value);
-            variants.extend(config.variants.into_iter().map(|s| s.value));
-            for dir in config.includes {
-                library = library.include(dir.value);
+            ),
+            ChooseError::Read { name, error } => {
+                format!("hazmat: error: cannot read `{name}`: {error}")
             }
-        }
-        variants.extend(self.variant.iter().cloned());
-        let Some(cat) = self.cat.clone().or(cat) else {
-            return Err(
-                "hazmat: error: no cat file: give `--cat FILE`, or a `--conf` file that names a model"
-                    .to_string(),
-            );
-        };
-        let request = Request {
-            cat,
-            bell: self.bell.clone().or(bell),
-            macros: self.macros.clone().or(macros),
-            variants,
-            interpret: self.interpret,
-            kernel_by_name: false,
-        };
-        let library = library.herdlib(herdlib);
-        match choose(&library, &Disk, &request) {
-            Ok(choice) => Ok(Chosen {
-                model: choice.model,
-                native: choice.kind == Kind::Native,
-                macros: choice.macros,
-            }),
-            Err(ChooseError::NotFound { name, searched }) => Err(not_found(&name, &searched)),
-            Err(ChooseError::Read { name, error }) => {
-                Err(format!("hazmat: error: cannot read `{name}`: {error}"))
-            }
-            Err(ChooseError::Def { name, error }) => Err(format!(
+            ChooseError::Def { name, error } => format!(
                 "{name}:{}:{}: error: {}",
                 error.line, error.column, error.message
-            )),
-            Err(ChooseError::Load(e)) => Err(e.render().trim_end().to_string()),
-        }
+            ),
+            ChooseError::Load(e) => e.render().trim_end().to_string(),
+        })?;
+        Ok(Chosen {
+            model: choice.model,
+            kind: choice.kind,
+            file: Some(choice.file),
+            macros: choice.macros,
+            settings,
+        })
     }
 }

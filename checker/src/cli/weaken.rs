@@ -50,7 +50,7 @@ pub(crate) struct WeakenArgs {
 }
 
 pub(crate) fn weaken(args: WeakenArgs) -> u8 {
-    let chosen = match args.model.choose() {
+    let chosen = match args.model.choose("lkmm") {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{e}");
@@ -68,7 +68,10 @@ pub(crate) fn weaken(args: WeakenArgs) -> u8 {
         exact_limit: args.exact_limit,
         budget: args.budget,
         max_changes: args.max_changes,
-        ..Setup::new(chosen.model.as_ref(), chosen.native)
+        ..Setup::new(
+            chosen.model.as_ref(),
+            chosen.kind == hazmat_checker::models::choose::Kind::Native,
+        )
     };
     let mut code = 0u8;
     let mut out = std::io::stdout().lock();

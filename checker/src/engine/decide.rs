@@ -24,7 +24,8 @@ pub fn run(
     if let Some(split) = crate::engine::pieces::run(program, model, options) {
         return split;
     }
-    let symmetry = if options.every_image {
+    // A symmetry would have to carry a location next to a variable with the variable.
+    let symmetry = if options.every_image || program.locs.iter().any(|l| l.next_to.is_some()) {
         None
     } else {
         crate::engine::symmetry::Symmetry::find(program)

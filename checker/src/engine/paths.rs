@@ -169,10 +169,17 @@ const MAX_PATH_EVENTS: usize = 1 << 22;
 /// Enumerates the paths of thread `t` of `program`.
 ///
 /// `pointees` are the locations whose address the test ever handles as a value: an access
-/// through an address read from memory is tried at each of them.
-pub(crate) fn thread_paths(thread: &ThreadCode, pointees: &[Loc]) -> Result<Vec<Path>, PathError> {
+/// through an address read from memory is tried at each of them. `adjacent` are herd7's
+/// locations next to a variable the program has ([`adjacent`]): an access at `y + 1` is
+/// one at the location `y+1` when the program has it, and stops the path otherwise.
+pub(crate) fn thread_paths(
+    thread: &ThreadCode,
+    pointees: &[Loc],
+    adjacent: &[Adjacent],
+) -> Result<Vec<Path>, PathError> {
     let mut walker = Walker {
         pointees,
+        adjacent,
         out: Vec::new(),
         depth: 0,
         events: 0,
@@ -195,6 +202,47 @@ pub(crate) fn thread_paths(thread: &ThreadCode, pointees: &[Loc]) -> Result<Vec<
 
 fn start_const(path: &mut Path, v: Value) -> SymId {
     path.push(Node::Const(v), 0)
+}
+
+/// One of herd7's locations next to a variable: the variable, the offset, and the location.
+pub(crate) type Adjacent = (Loc, i64, Loc);
+
+/// The program's locations next to a variable ([`crate::front::program::LocDecl::next_to`]).
+pub(crate) fn adjacent(program: &Program) -> Vec<Adjacent> {
+    (0..program.locs.len())
+        .filter_map(|l| {
+            let (base, offset) = program.locs[l].next_to?;
+            Some((base, offset, Loc(l as u32)))
+        })
+        .collect()
+}
+
+/// Adds to `program` herd7's location next to a variable for each access whose address is
+/// known without reading memory and is next to a variable (`y + 1`, `z + r2` with
+/// `r2 = -1`), as herd7 makes each one a location of its own.
+///
+/// A path stops at the first access at an address that is no location, so the paths are
+/// walked again once the locations found are added, until they find none.
+pub(crate) fn add_adjacent_locations(program: &mut Program) -> Result<(), PathError> {
+    loop {
+        let pointees = pointees(program);
+        let adjacent = adjacent(program);
+        let mut found = BTreeSet::new();
+        for t in &program.threads {
+            for p in thread_paths(t, &pointees, &adjacent)? {
+                if let Some(Value::Shifted(base, offset)) = p.escape.and_then(|e| p.constant(e.sym))
+                {
+                    found.insert((base, offset));
+                }
+            }
+        }
+        if found.is_empty() {
+            return Ok(());
+        }
+        for (base, offset) in found {
+            program.add_adjacent(base, offset);
+        }
+    }
 }
 
 /// The locations whose address appears as a value anywhere in the program.
@@ -358,6 +406,7 @@ struct State {
 
 struct Walker<'a> {
     pointees: &'a [Loc],
+    adjacent: &'a [Adjacent],
     out: Vec<Path>,
     /// How deeply `walk` is nested.
     depth: usize,
@@ -874,7 +923,15 @@ impl<'a> Walker<'a> {
     ) -> Result<(), PathError> {
         let a = self.sym(&mut st, addr, span);
         let adep = st.path.taint[a as usize];
-        match st.path.constant(a) {
+        let known = st.path.constant(a).map(|v| match v {
+            Value::Shifted(base, offset) => self
+                .adjacent
+                .iter()
+                .find(|&&(b, o, _)| (b, o) == (base, offset))
+                .map_or(v, |&(_, _, loc)| Value::Addr(loc)),
+            v => v,
+        });
+        match known {
             Some(Value::Addr(loc)) => {
                 if body(self, &mut st, loc, adep)? {
                     self.walk(st, todo)?;
@@ -1101,8 +1158,10 @@ fn addresses(e: &Expr, out: &mut BTreeSet<Loc>) {
 pub(crate) fn not_a_location(program: &Program, v: Value) -> String {
     match v {
         Value::Shifted(l, _) => format!(
-            "the address of this access is {}, next to `{}`: herd7 makes it a location of its \
-             own, which hazmat does not support (access the variable itself)",
+            "the address of this access is {}, next to `{}`, computed from values read: \
+             herd7 makes it a location of its own, with no initial write, which hazmat \
+             supports only at an address known without reading memory (`y + 1`, or `y + r` \
+             with `r` a constant)",
             program.value_text(v),
             program.locs[l.0 as usize].name
         ),
@@ -1189,7 +1248,7 @@ mod tests {
         program
             .threads
             .iter()
-            .map(|t| thread_paths(t, &pointees).expect("runs"))
+            .map(|t| thread_paths(t, &pointees, &[]).expect("runs"))
             .collect()
     }
 

@@ -320,7 +320,7 @@ mod tests {
         let mut per_thread: Vec<Vec<Path>> = program
             .threads
             .iter()
-            .map(|t| crate::engine::paths::thread_paths(t, &pointees).expect("runs"))
+            .map(|t| crate::engine::paths::thread_paths(t, &pointees, &[]).expect("runs"))
             .collect();
         name(&program, &mut per_thread);
         per_thread

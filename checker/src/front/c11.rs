@@ -49,6 +49,17 @@ pub enum Dialect {
     Kernel,
     /// herd7's `c11.def`: C11's grammar words and their sequentially consistent forms.
     C11,
+    /// No macro file at all (herd7 run without `-macros`): C11's grammar words alone, read
+    /// as in the C11 dialect; every other call is unknown.
+    Bare,
+}
+
+impl Dialect {
+    /// Whether the calls are read as herd7's C11 semantics reads them, each
+    /// read-modify-write one event, both read and write, for the models to see.
+    pub fn is_c11(self) -> bool {
+        matches!(self, Dialect::C11 | Dialect::Bare)
+    }
 }
 
 /// What a C11 primitive does.
@@ -189,7 +200,7 @@ pub(crate) const KERNEL_FENCES: &[&str] = &[
 /// Finds a C11 primitive by name, in `dialect`.
 pub(crate) fn lookup(name: &str, dialect: Dialect) -> Option<Primitive> {
     let macros = match dialect {
-        Dialect::Kernel => &[][..],
+        Dialect::Kernel | Dialect::Bare => &[][..],
         Dialect::C11 => MACROS,
     };
     GRAMMAR
@@ -202,7 +213,7 @@ pub(crate) fn lookup(name: &str, dialect: Dialect) -> Option<Primitive> {
 /// The names of the C11 primitives of `dialect`.
 pub(crate) fn names(dialect: Dialect) -> impl Iterator<Item = &'static str> {
     let macros = match dialect {
-        Dialect::Kernel => &[][..],
+        Dialect::Kernel | Dialect::Bare => &[][..],
         Dialect::C11 => MACROS,
     };
     GRAMMAR.iter().chain(macros).map(|p| p.name)

@@ -14,13 +14,21 @@
 //! the annotations written; a read-modify-write's events carry [`Tag::Rmw`] too, and stay
 //! two events, a read and a write, as herd7 builds them.
 //!
-//! hazmat's events carry the kernel's annotations only (the words of `linux-kernel.bell`):
-//! another annotation, a C11 order among them (herd7 would give such an event the
-//! annotation, not the order), is refused with its place.
+//! C11's mutexes (`mtx_lock(m)`, `mtx_unlock(m)`), also words of herd7's grammar, are
+//! refused with what herd7 makes of them ([`c11_mutex`]).
+//!
+//! hazmat's events carry the kernel's annotations only, which herd7 matches with the names
+//! of the bell file's sets exactly, case included: the kernel's models with the `lkmmv2`
+//! variant spell their accesses and full fence in capitals, as their `linux-kernel.def`
+//! does (`ONCE`, `MB`, `rmb`, `rcu-lock`), the older ones in lower case (`once`, `mb`).
+//! The same word in another case is an annotation the model does not read, and leaves the
+//! event untagged; any other word, a C11 order among them (herd7 would give such an event
+//! the annotation, not the order), is refused with its place.
 
 use crate::exec::event::{Tag, Tags};
 use crate::front::primitive::{Primitive, Returns, Shape};
 use crate::front::program::BinOp;
+use crate::front::variant::LkmmVersion;
 use hazmat_litmus::ast::{self, AtomicOp, Span};
 
 /// An instruction lowered to a shape of the primitive table: the primitive, and for each
@@ -49,17 +57,59 @@ pub(crate) fn lock_word(name: &str) -> Option<Primitive> {
     })
 }
 
+/// Why a spinlock word of herd7's grammar (`__lock(l)`, `__unlock(l)`, ...) is refused in
+/// herd7's C11 dialect.
+///
+/// herd7 makes it lock events that are neither reads nor writes to a C11 model: `rc11.cat`
+/// leaves them alone (they order nothing and race with nothing), and the models of
+/// `c11_base.cat` order them by a lock order of their own; hazmat's spinlock events are
+/// the kernel's (`lock.cat`'s), which would give other answers there.
+pub(crate) fn lock_word_in_c11(name: &str) -> String {
+    format!(
+        "`{name}` in herd7's C11 dialect: herd7 makes it lock events that are neither reads \
+         nor writes to a C11 model, which `rc11.cat` leaves alone (they order nothing and \
+         race with nothing) and its other C11 models order by a lock order they choose; \
+         hazmat has only the kernel's spinlocks, which would answer otherwise, so it refuses \
+         them here"
+    )
+}
+
+/// Why a C11 mutex call (`mtx_lock(m)`, `lock(m)`, `mtx_unlock(m)`, `unlock(m)`, words of
+/// herd7's grammar) is refused, or `None` for another name.
+///
+/// herd7 makes each one event on the mutex, a lock that always succeeds or an unlock, which
+/// `rc11.cat` leaves alone and the models of `c11_base.cat` order by a lock order they
+/// choose among all (`generate_orders` in `c11_los.cat`); hazmat builds no such event.
+pub(crate) fn c11_mutex(name: &str) -> Option<String> {
+    let unlock = match name {
+        "mtx_lock" | "lock" => false,
+        "mtx_unlock" | "unlock" => true,
+        _ => return None,
+    };
+    Some(format!(
+        "`{name}` is a C11 mutex {}: herd7 makes it one {} event on the mutex, which \
+         `rc11.cat` leaves alone and its other C11 models order by a lock order they choose \
+         (`c11_los.cat`); hazmat has no C11 mutex events (the kernel's `spin_lock()` and \
+         `spin_unlock()`, herd7's `__lock()` and `__unlock()`, are spinlocks it has)",
+        if unlock { "unlock" } else { "lock" },
+        if unlock { "unlock" } else { "lock" },
+    ))
+}
+
 /// The instruction `func{annotations}(args)`, with `op` its operator if it has one and
-/// `n` arguments besides.
+/// `n` arguments besides, for a model of the kernel read as `lkmm`.
 pub(crate) fn lower(
     func: &ast::Ident,
     annotations: &[ast::Ident],
     op: Option<AtomicOp>,
     n: usize,
+    lkmm: LkmmVersion,
 ) -> Result<Lowered, (String, Span)> {
     let mut tags = Tags::NONE;
     for a in annotations {
-        tags = tags.with(tag(a)?);
+        if let Some(t) = tag(a, lkmm)? {
+            tags = tags.with(t);
+        }
     }
     let rmw = tags.with(Tag::Rmw);
     let op = op.map(|o| match o {
@@ -137,29 +187,59 @@ pub(crate) fn lower(
     })
 }
 
-/// The tag of an annotation: one of the kernel's, by its name in `linux-kernel.bell` (in
-/// any case, as herd7 matches them).
-fn tag(a: &ast::Ident) -> Result<Tag, (String, Span)> {
-    Tag::ALL
-        .into_iter()
-        .filter(|t| !matches!(t, Tag::Init | Tag::Rmw) && !t.is_c11_order())
-        .filter(|t| {
-            !matches!(
-                t,
-                Tag::Lkr | Tag::Lkw | Tag::Ul | Tag::Lf | Tag::Rl | Tag::Ru
-            )
-        })
-        .find(|t| t.name().eq_ignore_ascii_case(&a.name))
-        .ok_or_else(|| {
-            (
-                format!(
-                    "hazmat's events carry the kernel's annotations only (`once`, `mb`, \
-                     `acquire`, `release`, `rcu-lock`, ...), not `{}`",
-                    a.name
-                ),
-                a.span,
-            )
-        })
+/// The kernel's annotations as the `linux-kernel.def` of the `lkmmv2` models spells them,
+/// which are the names their `linux-kernel.bell` gives its sets: herd7 matches an
+/// annotation with a name exactly, case included (`MB` is the bell's `'MB`, `mb` is not).
+/// The older models spell every one in lower case.
+const SPELLED: &[(&str, Tag)] = &[
+    ("ONCE", Tag::Once),
+    ("RELEASE", Tag::Release),
+    ("ACQUIRE", Tag::Acquire),
+    ("NORETURN", Tag::Noreturn),
+    ("MB", Tag::Mb),
+    ("rmb", Tag::Rmb),
+    ("wmb", Tag::Wmb),
+    ("barrier", Tag::Barrier),
+    ("rcu-lock", Tag::RcuLock),
+    ("rcu-unlock", Tag::RcuUnlock),
+    ("sync-rcu", Tag::SyncRcu),
+    ("before-atomic", Tag::BeforeAtomic),
+    ("after-atomic", Tag::AfterAtomic),
+    ("after-spinlock", Tag::AfterSpinlock),
+    ("after-unlock-lock", Tag::AfterUnlockLock),
+    ("after-srcu-read-unlock", Tag::AfterSrcuReadUnlock),
+    ("srcu-lock", Tag::SrcuLock),
+    ("srcu-unlock", Tag::SrcuUnlock),
+    ("sync-srcu", Tag::SyncSrcu),
+];
+
+/// The tag of an annotation under a model read as `lkmm`: the kernel's annotation spelled
+/// as that model's bell names it (see [`SPELLED`]); `None` for one of them in another case
+/// (`mb` under the current model, `MB` under an older one), which herd7 keeps as an
+/// annotation that the model does not read, as hazmat's untagged event is; an error for
+/// any other word.
+fn tag(a: &ast::Ident, lkmm: LkmmVersion) -> Result<Option<Tag>, (String, Span)> {
+    let spelled = |name: &str| match lkmm {
+        LkmmVersion::V2 => name == a.name,
+        LkmmVersion::V1 => name.to_ascii_lowercase() == a.name,
+    };
+    if let Some((_, t)) = SPELLED.iter().find(|(name, _)| spelled(name)) {
+        return Ok(Some(*t));
+    }
+    if SPELLED
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case(&a.name))
+    {
+        return Ok(None);
+    }
+    Err((
+        format!(
+            "hazmat's events carry the kernel's annotations only (`ONCE`, `MB`, `ACQUIRE`, \
+             `RELEASE`, `NORETURN`, `rmb`, `wmb`, `rcu-lock`, ...), not `{}`",
+            a.name
+        ),
+        a.span,
+    ))
 }
 
 #[cfg(test)]
@@ -172,20 +252,69 @@ mod tests {
 
     #[test]
     fn instructions_lower_as_the_kernels_macros_that_expand_to_them() {
-        let unless = lower(&id("__atomic_add_unless"), &[id("mb")], None, 3).expect("lowers");
+        let unless = lower(
+            &id("__atomic_add_unless"),
+            &[id("MB")],
+            None,
+            3,
+            LkmmVersion::V2,
+        )
+        .expect("lowers");
         assert_eq!(unless.prim.shape, Shape::AddUnless);
         assert_eq!(unless.prim.tags, Tags::of(&[Tag::Rmw, Tag::Mb]));
+        // In another case, an annotation the kernel's model does not read: lower case under
+        // the current model, capitals under an older one.
+        let lower_case = lower(&id("__xchg"), &[id("mb")], None, 2, LkmmVersion::V2);
+        assert_eq!(lower_case.expect("lowers").prim.tags, Tags::of(&[Tag::Rmw]));
+        let older = lower(&id("__xchg"), &[id("mb")], None, 2, LkmmVersion::V1);
+        assert_eq!(
+            older.expect("lowers").prim.tags,
+            Tags::of(&[Tag::Rmw, Tag::Mb])
+        );
+        let capitals = lower(&id("__load"), &[id("ONCE")], None, 1, LkmmVersion::V1);
+        assert_eq!(capitals.expect("lowers").prim.tags, Tags::NONE);
         let add = lower(
             &id("__atomic_op"),
             &[id("NORETURN")],
             Some(AtomicOp::Add),
             2,
+            LkmmVersion::V2,
         )
         .expect("lowers");
         assert_eq!(add.args, vec![1, 0]);
         assert_eq!(add.prim.tags, Tags::of(&[Tag::Rmw, Tag::Noreturn]));
-        let fence = lower(&id("__fence"), &[id("rcu-lock")], None, 0).expect("lowers");
+        let fence =
+            lower(&id("__fence"), &[id("rcu-lock")], None, 0, LkmmVersion::V2).expect("lowers");
         assert_eq!(fence.prim.tags, Tags::of(&[Tag::RcuLock]));
+    }
+
+    /// herd7's C11 mutexes, and its spinlock words in the C11 dialect, are refused at the
+    /// call, saying what herd7 makes of them; the spinlock words stay the kernel's
+    /// spinlocks in the kernel's dialect.
+    #[test]
+    fn locks_that_are_not_the_kernels_are_refused_at_the_call() {
+        use crate::front::lower::{Dialect, lower_with_warnings};
+        let test = |call: &str| {
+            let src = format!(
+                "C t\n{{ int m = 0; }}\nP0(int *m, atomic_int *x) {{\n{call}(m);\n\
+                 atomic_store_explicit(x, 1, memory_order_relaxed);\n}}\n\
+                 exists (x=1)\n"
+            );
+            let at = src.find(&format!("{call}(m)")).expect("written");
+            (hazmat_litmus::parse(&src).expect("parses"), at)
+        };
+        for (call, dialect, says) in [
+            ("mtx_lock", Dialect::C11, "C11 mutex lock"),
+            ("mtx_unlock", Dialect::Kernel, "C11 mutex unlock"),
+            ("__lock", Dialect::C11, "`rc11.cat` leaves alone"),
+            ("__unlock", Dialect::C11, "`rc11.cat` leaves alone"),
+        ] {
+            let (t, at) = test(call);
+            let e = lower_with_warnings(&t, dialect).expect_err("refused");
+            assert!(e.message.contains(says), "{call}: {}", e.message);
+            assert_eq!(e.span.start, at, "{call}");
+        }
+        assert!(lower_with_warnings(&test("__lock").0, Dialect::Kernel).is_ok());
     }
 
     #[test]
@@ -195,7 +324,8 @@ mod tests {
             ("__xchg", "rlx", 2, "not `rlx`"),
             ("__srcu", "mb", 1, "`__srcu{srcu-lock}(s)`"),
         ] {
-            let Err((message, _)) = lower(&id(func), &[id(annotation)], None, n) else {
+            let Err((message, _)) = lower(&id(func), &[id(annotation)], None, n, LkmmVersion::V2)
+            else {
                 panic!("{func}{{{annotation}}} lowers");
             };
             assert!(message.contains(says), "{message}");

@@ -41,13 +41,15 @@ pub use crate::front::c11::Dialect;
 use crate::front::instruction;
 use crate::front::primitive::{self, Returns, Shape};
 use crate::front::program::{
-    BinOp, Cell, Condition, Expr, Instr, LocDecl, Op, Operand, Program, Prop, Quantifier, RmwTags,
-    RmwWrite, ThreadCode,
+    BinOp, Cell, Condition, Expr, Instr, LocDecl, Op, Operand, Program, Prop, Quantifier, RmwWrite,
+    ThreadCode,
 };
 use crate::front::variant::{self, LkmmVersion, RmwKind};
 use hazmat_litmus::ast;
 use hazmat_litmus::diagnostic::{self, Severity};
 use std::collections::{HashMap, HashSet};
+
+mod c11_calls;
 
 /// How many times herd7 runs the body of a `while` loop at most (its `-unroll` for C).
 pub const UNROLL: u32 = 2;
@@ -75,6 +77,9 @@ pub enum LowerErrorKind {
         name: String,
         /// The known primitives it was probably meant to be, nearest first (at most three).
         suggestions: Vec<String>,
+        /// Whether the call gives a value (herd7 names an unknown one a "Macro call", and a
+        /// statement a "Procedure call", when it has no macro file).
+        gives_value: bool,
     },
     /// The threads are not `P0`, `P1`, ... in the order written, which herd7 refuses
     /// ("Processes must be P0, P1, ..."); the error's span is the first misplaced name.
@@ -448,6 +453,7 @@ impl Cx {
             name: name.to_string(),
             init: Value::Int(0),
             spinlock: false,
+            next_to: None,
         });
         self.loc_index.insert(name.to_string(), l);
         l
@@ -955,15 +961,23 @@ impl ThreadLowering<'_> {
         if let Some(prim) = c11::lookup(&func.name, self.cx.dialect) {
             return self.c11_call(prim, args, span, want_value, out);
         }
+        if let Some(why) = instruction::c11_mutex(&func.name) {
+            return err(why, span);
+        }
         if let Some(prim) = instruction::lock_word(&func.name) {
+            if self.cx.dialect == Dialect::C11 {
+                return err(instruction::lock_word_in_c11(&func.name), span);
+            }
             return self.apply(&func.name, prim, args, span, want_value, true, out);
         }
         // A user's macro fills the shape's arguments in its own order.
         let permuted: Vec<ast::Expr>;
         let (known, args) = match self.macros {
             None => (
-                primitive::lookup(&func.name).filter(|p| {
-                    self.cx.dialect == Dialect::Kernel || c11::KERNEL_FENCES.contains(&p.name)
+                primitive::lookup(&func.name).filter(|p| match self.cx.dialect {
+                    Dialect::Kernel => true,
+                    Dialect::C11 => c11::KERNEL_FENCES.contains(&p.name),
+                    Dialect::Bare => false,
                 }),
                 args,
             ),
@@ -996,6 +1010,7 @@ impl ThreadLowering<'_> {
                 (None, Dialect::C11) => c11::names(Dialect::C11)
                     .chain(c11::KERNEL_FENCES.iter().copied())
                     .collect(),
+                (None, Dialect::Bare) => c11::names(Dialect::Bare).collect(),
             };
             let suggestions: Vec<String> = diagnostic::closest(&func.name, names, 3)
                 .into_iter()
@@ -1023,6 +1038,7 @@ impl ThreadLowering<'_> {
                 kind: LowerErrorKind::UnknownPrimitive {
                     name: func.name.clone(),
                     suggestions,
+                    gives_value: want_value,
                 },
             });
         };
@@ -1046,7 +1062,8 @@ impl ThreadLowering<'_> {
         else {
             return err("not an instruction", e.span);
         };
-        let lowered = instruction::lower(func, annotations, *op, args.len())
+        let lkmm = self.macros.map_or(LkmmVersion::V2, |m| m.lkmm);
+        let lowered = instruction::lower(func, annotations, *op, args.len(), lkmm)
             .or_else(|(message, span)| err(message, span))?;
         let ordered: Vec<ast::Expr> = lowered.args.iter().map(|&i| args[i].clone()).collect();
         self.apply(
@@ -1331,189 +1348,6 @@ impl ThreadLowering<'_> {
     }
 }
 
-impl ThreadLowering<'_> {
-    /// A call of a C11 primitive (see [`crate::front::c11`] for the events of each).
-    fn c11_call(
-        &mut self,
-        prim: c11::Primitive,
-        args: &[ast::Expr],
-        span: ast::Span,
-        want_value: bool,
-        out: &mut Vec<Instr>,
-    ) -> Result<Option<Expr>, LowerError> {
-        let shape = prim.shape;
-        let arity = shape.operands() + if prim.explicit { shape.orders() } else { 0 };
-        if args.len() != arity {
-            return err(
-                format!(
-                    "`{}` takes {arity} argument{}, not {}",
-                    prim.name,
-                    if arity == 1 { "" } else { "s" },
-                    args.len()
-                ),
-                span,
-            );
-        }
-        // A word of herd7's grammar that gives a value may stand as a statement; a macro
-        // of `c11.def` may not.
-        if want_value != shape.gives_value() && (want_value || !prim.grammar) {
-            return err(
-                if want_value {
-                    format!(
-                        "`{}` is a statement in herd7 and gives no value; call it on its own",
-                        prim.name
-                    )
-                } else {
-                    format!(
-                        "`{0}` gives a value, and herd7 takes it only within an expression: \
-                         write `r = {0}(...);` or `(void){0}(...);`",
-                        prim.name
-                    )
-                },
-                span,
-            );
-        }
-        // The orders, after the operands; the parser let only order words stand there.
-        let mut orders = Vec::new();
-        for a in &args[shape.operands()..] {
-            match &a.kind {
-                ast::ExprKind::Ident(id) if c11::order(&id.name).is_some() => {
-                    orders.extend(c11::order(&id.name));
-                }
-                _ => return err("herd7 takes a memory order here", a.span),
-            }
-        }
-        let first = orders.first().copied().unwrap_or(Tag::SeqCst);
-        let stmt = self.stmt;
-        let span2 = sp(span);
-        let emit = |op: Op, out: &mut Vec<Instr>| {
-            out.push(Instr {
-                op,
-                span: span2,
-                stmt,
-            })
-        };
-        Ok(match shape {
-            c11::Shape::Load => {
-                let addr = self.expr(&args[0], out)?;
-                let t = self.temp();
-                let tags = Tags::of(&[first]);
-                emit(
-                    Op::Load {
-                        dst: Some(t),
-                        addr,
-                        tags,
-                    },
-                    out,
-                );
-                Some(Expr::Reg(t))
-            }
-            c11::Shape::Store => {
-                let addr = self.expr(&args[0], out)?;
-                let val = self.expr(&args[1], out)?;
-                let tags = Tags::of(&[first]);
-                emit(
-                    Op::Store {
-                        addr,
-                        val,
-                        tags,
-                        write_back: false,
-                    },
-                    out,
-                );
-                None
-            }
-            c11::Shape::Fence => {
-                emit(
-                    Op::Fence {
-                        tags: Tags::of(&[first]),
-                    },
-                    out,
-                );
-                None
-            }
-            c11::Shape::Exchange | c11::Shape::Fetch(_) => {
-                let addr = self.expr(&args[0], out)?;
-                let v = self.expr(&args[1], out)?;
-                let t = self.temp();
-                let write = match shape {
-                    c11::Shape::Fetch(op) => RmwWrite::Apply(op, v),
-                    _ => RmwWrite::Set(v),
-                };
-                emit(
-                    Op::Rmw {
-                        dst: Some(t),
-                        addr,
-                        write,
-                        ret_new: false,
-                        tags: RmwTags::uniform(c11::rmw_tags(first)),
-                    },
-                    out,
-                );
-                Some(Expr::Reg(t))
-            }
-            c11::Shape::CompareExchange { strong } => {
-                let failure = orders.get(1).copied().unwrap_or(Tag::SeqCst);
-                let addr = self.expr(&args[0], out)?;
-                let expected_addr = self.expr(&args[1], out)?;
-                let desired = self.expr(&args[2], out)?;
-                // herd7 reads the expected value first, with a plain read.
-                let expected = self.temp();
-                emit(
-                    Op::Load {
-                        dst: Some(expected),
-                        addr: expected_addr.clone(),
-                        tags: Tags::NONE,
-                    },
-                    out,
-                );
-                let (ok, old) = (self.temp(), self.temp());
-                emit(
-                    Op::CompareExchange {
-                        ok,
-                        old,
-                        addr,
-                        expected: Expr::Reg(expected),
-                        desired,
-                        success: c11::rmw_tags(first),
-                        failure: Tags::of(&[failure]),
-                        strong,
-                    },
-                    out,
-                );
-                // A failure writes the value read back at the expected address, with a
-                // plain write; `ok` is a constant of each path, so the branch is no
-                // dependency.
-                let write_back = Instr {
-                    op: Op::Store {
-                        addr: expected_addr,
-                        val: Expr::Reg(old),
-                        tags: Tags::NONE,
-                        write_back: true,
-                    },
-                    span: span2,
-                    stmt,
-                };
-                emit(
-                    Op::If {
-                        cond: Expr::Binary(
-                            BinOp::Eq,
-                            Box::new(Expr::Reg(ok)),
-                            Box::new(Expr::Const(Value::Int(0))),
-                        ),
-                        then: vec![write_back],
-                        els: Vec::new(),
-                    },
-                    out,
-                );
-                Some(Expr::Reg(ok))
-            }
-        })
-    }
-}
-
-/// Whether a primitive of this shape gives a value: whether its macro in the kernel's
-/// `linux-kernel.def` is an expression, not a statement in braces.
 fn binop(op: ast::BinaryOp) -> BinOp {
     use ast::BinaryOp as A;
     match op {
@@ -1536,6 +1370,7 @@ fn binop(op: ast::BinaryOp) -> BinOp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::front::program::RmwTags;
 
     /// In the C11 dialect the forms without `_explicit` are sequentially consistent and
     /// `atomic_fetch_add` takes the location first; in the kernel's, that name is the

@@ -7,6 +7,7 @@
 //! The condition, the filter and the `locations` list refer to [`Cell`]s.
 
 use crate::exec::event::{Loc, Tags, Value};
+use std::fmt::Write as _;
 
 /// A register of one thread, as an index into [`ThreadCode::regs`].
 pub type Reg = usize;
@@ -32,23 +33,65 @@ pub struct Program {
 impl Program {
     /// The name herd7 prints for a cell: `0:r1` or `x`.
     pub fn cell_name(&self, cell: Cell) -> String {
+        let mut name = String::new();
+        self.write_cell_name(&mut name, cell);
+        name
+    }
+
+    /// Appends [`cell_name`](Program::cell_name) to `out`, allocating nothing more.
+    pub fn write_cell_name(&self, out: &mut String, cell: Cell) {
         match cell {
             Cell::Reg { thread, reg } => {
                 let t = &self.threads[thread];
-                format!("{}:{}", t.number, t.regs[reg])
+                let _ = write!(out, "{}:", t.number);
+                out.push_str(&t.regs[reg]);
             }
-            Cell::Loc(loc) => self.locs[loc.0 as usize].name.clone(),
+            Cell::Loc(loc) => out.push_str(&self.locs[loc.0 as usize].name),
         }
+    }
+
+    /// The location next to `base` at `offset` (`y+1`), if the program has it.
+    pub fn adjacent(&self, base: Loc, offset: i64) -> Option<Loc> {
+        let at = Some((base, offset));
+        (0..self.locs.len())
+            .find(|&l| self.locs[l].next_to == at)
+            .map(|l| Loc(l as u32))
+    }
+
+    /// Adds herd7's location next to `base` at `offset`, named as herd7 prints it (`y+1`,
+    /// `z+-1`), unless the program has it.
+    pub fn add_adjacent(&mut self, base: Loc, offset: i64) -> Loc {
+        if let Some(l) = self.adjacent(base, offset) {
+            return l;
+        }
+        let name = format!("{}+{offset}", self.locs[base.0 as usize].name);
+        self.locs.push(LocDecl {
+            name,
+            init: Value::Int(0),
+            spinlock: false,
+            next_to: Some((base, offset)),
+        });
+        Loc(self.locs.len() as u32 - 1)
     }
 
     /// A value as herd7 prints it: an integer, or the name of the location it points to.
     pub fn value_text(&self, value: Value) -> String {
-        match value {
-            Value::Int(n) => n.to_string(),
-            Value::Addr(loc) => self.locs[loc.0 as usize].name.clone(),
-            Value::Shifted(loc, off) => format!("{}+{off}", self.locs[loc.0 as usize].name),
-            Value::Sym(n) => format!("S{n}"),
-        }
+        let mut text = String::new();
+        self.write_value_text(&mut text, value);
+        text
+    }
+
+    /// Appends [`value_text`](Program::value_text) to `out`, allocating nothing more.
+    pub fn write_value_text(&self, out: &mut String, value: Value) {
+        let _ = match value {
+            Value::Int(n) => write!(out, "{n}"),
+            Value::Addr(loc) => {
+                out.push_str(&self.locs[loc.0 as usize].name);
+                Ok(())
+            }
+            Value::Shifted(loc, off) => write!(out, "{}+{off}", self.locs[loc.0 as usize].name),
+            Value::Sym(n) => write!(out, "S{n}"),
+        };
     }
 
     /// The span of the first instruction whose operation satisfies `is`, thread by
@@ -74,6 +117,10 @@ pub struct LocDecl {
     pub init: Value,
     /// Whether it is a spinlock (`spinlock_t`), whose accesses follow `lock.cat`.
     pub spinlock: bool,
+    /// For herd7's location next to a variable, which an access at `y + 1` makes (named
+    /// `y+1`), the variable and the offset: such a location has no initial write, so a
+    /// read of it reads a write of the program.
+    pub next_to: Option<(Loc, i64)>,
 }
 
 /// One thread's code.

@@ -21,6 +21,7 @@
 
 use std::sync::Arc;
 
+use super::cat::config::Settings;
 use super::cat::files::{FileSystem, Found, Library};
 use super::cat::known::{self, KERNEL_VARIANT, Known};
 use super::cat::{CatModel, LoadError, Spec, load};
@@ -40,6 +41,10 @@ pub struct Request {
     pub bell: Option<String>,
     /// The macro file, if any.
     pub macros: Option<String>,
+    /// How the tests' calls are read when no macro file is named: in the kernel's
+    /// dialect (`hazmat check`'s default, the default of [`Request`]), or in
+    /// [`Dialect::Bare`], as herd7 reads them without one.
+    pub without_macros: Dialect,
     /// The variants set.
     pub variants: Vec<String>,
     /// Run the interpreter even for a model hazmat knows natively.
@@ -47,6 +52,28 @@ pub struct Request {
     /// Take a kernel file that cannot be found for the kernel's own, by its name (as
     /// `hazmat herd7` does, so that `-conf linux-kernel.cfg` works anywhere).
     pub kernel_by_name: bool,
+}
+
+/// herd7's model for C tests when none is named: `c11_partialSC.cat` (found as any model
+/// file is; hazmat's own library has one).
+pub const DEFAULT_C_MODEL: &str = "c11_partialSC.cat";
+
+impl Request {
+    /// The request that configuration lines and options make ([`Settings`]): their model,
+    /// or herd7's default for C ([`DEFAULT_C_MODEL`]); their bell and macro files and
+    /// their variants.
+    pub fn from_settings(settings: &Settings) -> Request {
+        Request {
+            cat: settings
+                .model
+                .clone()
+                .unwrap_or_else(|| DEFAULT_C_MODEL.to_string()),
+            bell: settings.bell.clone(),
+            macros: settings.macros.clone(),
+            variants: settings.variants.clone(),
+            ..Request::default()
+        }
+    }
 }
 
 /// What runs a model.
@@ -148,7 +175,11 @@ pub fn choose(
     request: &Request,
 ) -> Result<Choice, ChooseError> {
     let (dialect, macros) = match &request.macros {
-        None => (Dialect::Kernel, None),
+        None => (request.without_macros, None),
+        // hazmat's own `c11.def` is known by its name, as its other built-in files are.
+        Some(name) if matches!(library.find(fs, name), Ok(Found::Builtin { name, .. }) if name == Known::C11Def.name()) => {
+            (Dialect::C11, None)
+        }
         Some(name) => match text_of(library, fs, name, request.kernel_by_name)? {
             Some(text) => read_macros(&text).map_err(|error| ChooseError::Def {
                 name: found_name(library, fs, name),
@@ -195,15 +226,18 @@ pub fn choose(
     if let Some(f) = model.files().get(model.cat_file()) {
         file.clone_from(&f.name);
     }
+    // The native RC11 reads calls as `c11.def` gives them; without a macro file, the
+    // interpreter runs `rc11.cat`, so that the calls only that file defines stay unknown.
     let native = !request.interpret
         && match dialect {
             Dialect::Kernel => known::is_kernel_model(model.files(), &request.variants),
             Dialect::C11 => known::is_rc11(model.files(), &request.variants),
+            Dialect::Bare => false,
         };
     let (model, kind): (Box<dyn MemoryModel>, Kind) = match (native, dialect) {
         (true, Dialect::Kernel) => (Box::new(Lkmm), Kind::Native),
         (true, Dialect::C11) => (Box::new(Rc11), Kind::Native),
-        (false, _) => (Box::new(model.in_dialect(dialect)), Kind::Interpreted),
+        (_, _) => (Box::new(model.in_dialect(dialect)), Kind::Interpreted),
     };
     Ok(Choice {
         model,
@@ -211,17 +245,13 @@ pub fn choose(
         file,
         dialect,
         // A C11 model reads herd7's C11 dialect, whose macros are hazmat's own.
-        macros: if dialect == Dialect::C11 {
-            None
-        } else {
-            macros
-        },
+        macros: if dialect.is_c11() { None } else { macros },
     })
 }
 
 /// Whether the request names the kernel's current model, file by file, without compiling
-/// it: the cat, the bell and the files the kernel's model includes are the kernel's, and
-/// the variants are its.
+/// it: the standard library is hazmat's or herd7's, the cat, the bell and the files the
+/// kernel's model includes are the kernel's, and the variants are its.
 fn kernel_files(
     library: &Library,
     fs: &dyn FileSystem,
@@ -237,6 +267,7 @@ fn kernel_files(
         return Ok(false);
     }
     let files = [
+        (Known::Stdlib.name(), Known::Stdlib),
         (request.cat.as_str(), Known::KernelCat),
         (bell.as_str(), Known::KernelBell),
         (Known::KernelLock.name(), Known::KernelLock),

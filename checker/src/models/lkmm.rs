@@ -217,7 +217,7 @@ impl<W: Width> Skeleton<W> {
             dep.clone_from(of_x);
         }
         self.sets = Sets::new(x);
-        self.fixed = Fixed::new(x, &self.sets);
+        self.fixed.refill(x, &self.sets);
         self.work.reset(self.sets.n);
     }
 

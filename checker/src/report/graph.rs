@@ -436,6 +436,7 @@ mod tests {
                 name: "x".into(),
                 init: Value::Int(0),
                 spinlock: false,
+                next_to: None,
             }],
             threads: Vec::new(),
             shown: Vec::new(),

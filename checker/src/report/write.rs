@@ -26,6 +26,7 @@
 //! `Unknown REASON`.
 
 use crate::engine::outcome::Outcome;
+use crate::exec::event::Value;
 use crate::front::program::{Cell, Operand, Program, Prop, Quantifier};
 use std::fmt::Write as _;
 
@@ -46,17 +47,48 @@ pub fn cell_text(p: &Program, c: Cell) -> String {
     }
 }
 
+/// How herd7 prints values: in decimal, or in hexadecimal (its `-hexa true`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Radix {
+    /// `-3`, `4096`.
+    #[default]
+    Decimal,
+    /// `0xfffffffd`, `0x1000`: an integer as herd7's 32-bit values print in hexadecimal
+    /// (two's complement), one beyond 32 bits on 64.
+    Hexadecimal,
+}
+
+/// A value as herd7 prints it in `radix`: an integer, or the name of the location it
+/// points to.
+pub fn value_text(p: &Program, v: Value, radix: Radix) -> String {
+    match (v, radix) {
+        (Value::Int(n), Radix::Hexadecimal) => match i32::try_from(n) {
+            Ok(n) => format!("0x{:x}", n as u32),
+            Err(_) => match u32::try_from(n) {
+                Ok(n) => format!("0x{n:x}"),
+                Err(_) => format!("0x{:x}", n as u64),
+            },
+        },
+        _ => p.value_text(v),
+    }
+}
+
 /// The condition as herd7 prints it: `exists (0:r0=1 /\ not ([x]=2))`.
 pub fn condition_text(p: &Program) -> String {
+    condition_text_in(p, Radix::Decimal)
+}
+
+/// The condition as herd7 prints it, its values in `radix`.
+pub fn condition_text_in(p: &Program, radix: Radix) -> String {
     let q = match p.condition.quantifier {
         Quantifier::Exists => "exists",
         Quantifier::NotExists => "~exists",
         Quantifier::Forall => "forall",
     };
-    format!("{q} ({})", prop_text(p, &p.condition.prop))
+    format!("{q} ({})", prop_text(p, &p.condition.prop, radix))
 }
 
-fn prop_text(p: &Program, prop: &Prop) -> String {
+fn prop_text(p: &Program, prop: &Prop, radix: Radix) -> String {
     /// Where a proposition stands, for herd7's choice of parentheses.
     #[derive(Clone, Copy, PartialEq)]
     enum Above {
@@ -76,9 +108,9 @@ fn prop_text(p: &Program, prop: &Prop) -> String {
                 | (Above::Or, Above::And | Above::Or)
         )
     }
-    fn text(p: &Program, prop: &Prop, above: Above) -> String {
+    fn text(p: &Program, prop: &Prop, above: Above, radix: Radix) -> String {
         let join = |here: Above, a: &Prop, op: &str, b: &Prop| {
-            let t = format!("{}{op}{}", text(p, a, here), text(p, b, here));
+            let t = format!("{}{op}{}", text(p, a, here, radix), text(p, b, here, radix));
             if paren(above, here) {
                 format!("({t})")
             } else {
@@ -90,40 +122,76 @@ fn prop_text(p: &Program, prop: &Prop) -> String {
             Prop::False => "false".into(),
             Prop::Eq(c, v) => {
                 let rhs = match v {
-                    Operand::Value(v) => p.value_text(*v),
+                    Operand::Value(v) => value_text(p, *v, radix),
                     Operand::Cell(c) => cell_text(p, *c),
                 };
                 format!("{}={}", cell_text(p, *c), rhs)
             }
-            Prop::Not(q) => format!("not ({})", text(p, q, Above::Top)),
+            Prop::Not(q) => format!("not ({})", text(p, q, Above::Top, radix)),
             Prop::And(a, b) => join(Above::And, a, " /\\ ", b),
             Prop::Or(a, b) => join(Above::Or, a, " \\/ ", b),
             Prop::Implies(a, b) => join(Above::Implies, a, " => ", b),
         }
     }
-    text(p, prop, Above::Top)
+    text(p, prop, Above::Top, radix)
 }
 
 /// One state line: `0:r0=0; 1:r0=1; [x]=2;`.
-pub fn state_line(p: &Program, values: &[crate::exec::event::Value]) -> String {
+pub fn state_line(p: &Program, values: &[Value]) -> String {
+    state_line_in(p, values, Radix::Decimal)
+}
+
+/// One state line, its values in `radix`.
+pub fn state_line_in(p: &Program, values: &[Value], radix: Radix) -> String {
     let mut line = String::new();
+    write_state_line_in(&mut line, p, values, radix);
+    line
+}
+
+/// Appends [`state_line`] to `out`, allocating nothing more: the text output prints one
+/// line per final state, and building each cell's text apart cost more than deciding
+/// many tests.
+pub fn write_state_line(out: &mut String, p: &Program, values: &[Value]) {
+    write_state_line_in(out, p, values, Radix::Decimal);
+}
+
+/// Appends [`state_line_in`] to `out`, its values in `radix`.
+pub fn write_state_line_in(out: &mut String, p: &Program, values: &[Value], radix: Radix) {
     for (i, (c, v)) in p.shown.iter().zip(values).enumerate() {
         if i > 0 {
-            line.push(' ');
+            out.push(' ');
         }
-        let _ = write!(line, "{}={};", cell_text(p, *c), p.value_text(*v));
+        match c {
+            Cell::Reg { .. } => p.write_cell_name(out, *c),
+            Cell::Loc(_) => {
+                out.push('[');
+                p.write_cell_name(out, *c);
+                out.push(']');
+            }
+        }
+        out.push('=');
+        match (v, radix) {
+            (Value::Int(_), Radix::Hexadecimal) => out.push_str(&value_text(p, *v, radix)),
+            _ => p.write_value_text(out, *v),
+        }
+        out.push(';');
     }
-    line
 }
 
 /// herd7's text output for one test, `Time` included, ending with an empty line.
 pub fn herd_text(p: &Program, o: &Outcome, hash: &str, seconds: f64) -> String {
+    herd_text_in(p, o, hash, seconds, Radix::Decimal)
+}
+
+/// herd7's text output for one test, its values in `radix`.
+pub fn herd_text_in(p: &Program, o: &Outcome, hash: &str, seconds: f64, radix: Radix) -> String {
     let mut s = String::new();
     let q = p.condition.quantifier;
     let _ = writeln!(s, "Test {} {}", p.name, kind(q));
     let _ = writeln!(s, "States {}", o.states.len());
     for st in &o.states {
-        let _ = writeln!(s, "{}", state_line(p, st));
+        write_state_line_in(&mut s, p, st, radix);
+        s.push('\n');
     }
     // herd7 says `Loop` first when a run went round a loop more often than it unrolls.
     let looped = if o.stats.removed.cutoff > 0 {
@@ -156,7 +224,7 @@ pub fn herd_text(p: &Program, o: &Outcome, hash: &str, seconds: f64) -> String {
     for f in &flags {
         let _ = writeln!(s, "Flag {f}");
     }
-    let _ = writeln!(s, "Condition {}", condition_text(p));
+    let _ = writeln!(s, "Condition {}", condition_text_in(p, radix));
     if let Some(why) = &o.unknown {
         let _ = writeln!(s, "Unknown {why}");
     }

@@ -63,8 +63,8 @@ mod tests;
 pub use class::Class;
 pub use config::{Config, Vocabulary};
 pub use primitive::{
-    ArithOp, C11Op, Cond, Dep, DepKind, Fence, FetchOp, LoopCond, Order, Ordering, Probe,
-    ProbeRead, ReadKind, RmwOp, TestOp, WriteKind, Zero,
+    ArithOp, C11Op, Cond, Dep, DepKind, Fence, FetchOp, KernelAnnotation, LoopCond, Order,
+    Ordering, Probe, ProbeRead, ReadKind, RmwOp, TestOp, WriteKind, Zero,
 };
 pub use seed::{from_bytes, from_seed};
 pub use shrink::minimise;

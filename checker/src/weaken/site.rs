@@ -292,7 +292,7 @@ impl Walk<'_> {
                     return false;
                 }
             }
-            Dialect::C11 => {
+            Dialect::C11 | Dialect::Bare => {
                 let [order] = args.as_slice() else {
                     return false;
                 };
@@ -390,7 +390,7 @@ impl Walk<'_> {
     fn call(&mut self, e: &Expr, name: &str, args: &[Expr]) -> bool {
         match self.vocabulary.dialect {
             Dialect::Kernel => self.kernel_call(e, name, args),
-            Dialect::C11 => {
+            Dialect::C11 | Dialect::Bare => {
                 self.c11_call(e, name, args);
                 false
             }
@@ -712,10 +712,12 @@ impl Walk<'_> {
                     _ => String::new(),
                 },
             ),
-            Dialect::C11 => (lattice::C11_FENCES.iter().collect(), |m| match m.form {
-                Form::Order(w) => format!("atomic_thread_fence({w})"),
-                _ => String::new(),
-            }),
+            Dialect::C11 | Dialect::Bare => {
+                (lattice::C11_FENCES.iter().collect(), |m| match m.form {
+                    Form::Order(w) => format!("atomic_thread_fence({w})"),
+                    _ => String::new(),
+                })
+            }
         };
         if members.len() < 2 {
             return None;

@@ -56,13 +56,17 @@ pub(crate) struct ModelFiles {
 impl ModelFiles {
     /// The model compiled by hazmat's interpreter.
     pub(crate) fn load(&self, herdlib: &Path) -> Result<CatModel, String> {
-        let library = Library::new().include(&self.dir).include(herdlib);
+        self.load_from(&Library::new().include(&self.dir).include(herdlib))
+    }
+
+    /// The model compiled by hazmat's interpreter, its files found through `library`.
+    pub(crate) fn load_from(&self, library: &Library) -> Result<CatModel, String> {
         let spec = Spec {
             cat: self.cat.clone(),
             bell: self.bell.clone(),
             variants: self.variants.clone(),
         };
-        load(&library, &Disk, &spec).map_err(|e| e.render())
+        load(library, &Disk, &spec).map_err(|e| e.render())
     }
 
     /// herd7's options for the model.

@@ -5,8 +5,9 @@
 //! Included by `tests/lkmm_history.rs` (`#[path]`).
 //!
 //! The model library (herd7's `cross.cat`, `cos-opt.cat`, ... which `lock.cat` includes) is
-//! a parameter: herd7's own library by default, and none at all, so that hazmat's built-in
-//! files serve, with `HAZMAT_HISTORY_LIBRARY=builtin`.
+//! a parameter: none on any path by default, so that hazmat's built-in files serve, as
+//! they do for a user with a kernel tree alone; `HAZMAT_HISTORY_LIBRARY=herd7` puts herd7's
+//! own library on hazmat's path instead.
 
 #![allow(dead_code, reason = "each includer uses part of the module")]
 
@@ -51,13 +52,14 @@ pub(crate) fn versions() -> Vec<Version> {
     out
 }
 
-/// The model library the model files' `include`s are found in: herd7's, unless
-/// `HAZMAT_HISTORY_LIBRARY` is `builtin` (hazmat's own files only) or names another folder.
+/// The model library the model files' `include`s are found in by hazmat: none but hazmat's
+/// own, built in, unless `HAZMAT_HISTORY_LIBRARY` is `herd7` (herd7's library, beside
+/// `herd7`) or names another folder.
 pub(crate) fn library(herd7: &Path) -> Option<PathBuf> {
     match std::env::var("HAZMAT_HISTORY_LIBRARY") {
-        Ok(v) if v == "builtin" => None,
-        Ok(v) if !v.is_empty() => Some(PathBuf::from(v)),
-        _ => Some(herd7.parent().unwrap_or(Path::new(".")).join("herd")),
+        Ok(v) if v == "herd7" => Some(herd7.parent().unwrap_or(Path::new(".")).join("herd")),
+        Ok(v) if !v.is_empty() && v != "builtin" => Some(PathBuf::from(v)),
+        _ => None,
     }
 }
 

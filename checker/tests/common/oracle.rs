@@ -118,6 +118,19 @@ impl Herd7 {
     /// compared with hazmat's interpreter running the same file from the same library in
     /// the C11 dialect, or why either is absent.
     pub(crate) fn find_c11_cat(cat: &str) -> Result<Herd7, String> {
+        Herd7::find_cat(cat, true)
+    }
+
+    /// herd7 running the model `cat` of its library with no macro file (`-model CAT`),
+    /// compared with hazmat's interpreter running the same file in the kernel's dialect,
+    /// where C11's `_explicit` words, compare-exchanges and herd7's internal instructions
+    /// are what herd7's grammar makes them, or why either is absent.
+    pub(crate) fn find_cat_without_macros(cat: &str) -> Result<Herd7, String> {
+        Herd7::find_cat(cat, false)
+    }
+
+    fn find_cat(cat: &str, c11_macros: bool) -> Result<Herd7, String> {
+        use hazmat_checker::front::lower::Dialect;
         use hazmat_checker::models::cat::{Library, Spec, files::Disk, load};
         let mut h = Herd7::find_rc11()?;
         let lib = h.exe.parent().unwrap_or(Path::new(".")).join("herd");
@@ -128,8 +141,15 @@ impl Herd7 {
         };
         let model = load(&Library::new().include(&lib), &Disk, &spec)
             .map_err(|e| e.render().trim_end().to_string())?
-            .in_dialect(hazmat_checker::front::lower::Dialect::C11);
+            .in_dialect(if c11_macros {
+                Dialect::C11
+            } else {
+                Dialect::Kernel
+            });
         h.args[1] = cat.into();
+        if !c11_macros {
+            h.args.truncate(2);
+        }
         h.cat = Some(std::sync::Arc::new(model));
         Ok(h)
     }

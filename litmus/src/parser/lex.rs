@@ -203,13 +203,28 @@ pub(super) fn ml_comment_in_program() -> String {
         .to_string()
 }
 
+/// `i` without its leading white space, as `str::trim_start` cuts it: ASCII blanks byte by
+/// byte (trivia is skipped before every token, and decoding each character cost more than
+/// the parse around it), the rest of Unicode's white space by `trim_start`.
+fn trim_blanks(i: &str) -> &str {
+    let n = i
+        .bytes()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'))
+        .unwrap_or(i.len());
+    let i = &i[n..];
+    if i.as_bytes().first().is_some_and(|b| !b.is_ascii()) {
+        i.trim_start()
+    } else {
+        i
+    }
+}
+
 impl<'a> Parser<'a> {
     /// Skips white space and comments: C's in the program, `(* ... *)` elsewhere, where
     /// they are recorded.
     pub(super) fn trivia(&self, mut i: &'a str) -> PResult<'a, ()> {
         loop {
-            let trimmed = i.trim_start();
-            i = trimmed;
+            i = trim_blanks(i);
             if !self.in_program.get() {
                 if i.starts_with("(*") {
                     i = self.ml_comment(i)?.0;
@@ -479,6 +494,27 @@ impl<'a> Parser<'a> {
         match dialect::decimal_value(neg, v) {
             Some(v) => Ok((rest, (v, self.span(i, rest)))),
             None => failure_msg(i, out_of_range(&i[..i.len() - rest.len()])),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::trim_blanks;
+
+    #[test]
+    fn trim_blanks_cuts_what_trim_start_cuts() {
+        for text in [
+            "",
+            "   ",
+            "x",
+            " \t\r\n\x0b\x0cx y",
+            "\u{a0}\u{2003} x",
+            " \u{85}\n\u{3000}r0",
+            "é ",
+            " \u{1f600}",
+        ] {
+            assert_eq!(trim_blanks(text), text.trim_start(), "{text:?}");
         }
     }
 }

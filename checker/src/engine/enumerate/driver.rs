@@ -89,13 +89,17 @@ pub(super) fn prepare<'p>(
     symmetry: Option<&'p Symmetry>,
 ) -> Result<Prepared<'p>, RunError> {
     let pointees = paths::pointees(program);
+    let adjacent = paths::adjacent(program);
     let mut per_thread = Vec::with_capacity(program.threads.len());
     for t in &program.threads {
-        let ps = paths::thread_paths(t, &pointees).map_err(|e| RunError {
+        let ps = paths::thread_paths(t, &pointees, &adjacent).map_err(|e| RunError {
             message: e.message,
             span: e.span,
         })?;
         per_thread.push(ps);
+    }
+    if let Some(e) = unwritten_adjacent_read(program, &per_thread) {
+        return Err(e);
     }
     // herd7 reads the initial value of every location a path reads before it looks at the
     // values read, so a read at an address known without reading memory that is no
@@ -361,11 +365,13 @@ fn next_combination(choice: &mut [usize], per_thread: &[Vec<Path>]) -> bool {
 /// execution (run its threads one after the other), so an enumeration that finds none has
 /// lost executions, and says so instead of answering `Never`.
 ///
-/// Three exceptions are the model's and herd7's own: a thread that waits for a grace period
+/// The exceptions are the model's and herd7's own: a thread that waits for a grace period
 /// inside its own RCU or SRCU read-side critical section deadlocks every run (the LKMM's
 /// rcu axiom forbids them all), a C11 read-modify-write leaves the kernel's model no
 /// execution to allow (herd7's single event is from-read before itself), and herd7 answers
-/// a program whose reads all go through addresses that are no location with no execution.
+/// a program whose reads all go through addresses that are no location with no execution;
+/// and a read of a location next to a variable, which has no initial write, may have no
+/// write it can read.
 pub(super) fn check_something_allowed(
     program: &Program,
     model: &dyn MemoryModel,
@@ -390,6 +396,7 @@ pub(super) fn check_something_allowed(
         })
     }
     if program.threads.iter().any(|t| locks(&t.code))
+        || program.locs.iter().any(|l| l.next_to.is_some())
         || per_thread.iter().flatten().any(waits_inside_its_own_reader)
         || (model.dialect() == Dialect::Kernel
             && per_thread
@@ -414,6 +421,54 @@ pub(super) fn check_something_allowed(
         ),
         span: (0, 0),
     })
+}
+
+/// The error herd7 stops a test with when one of its runs reads a location next to a
+/// variable (`y+1`, which has no initial write) and writes it nowhere but in the reading
+/// instruction: herd7 finds the read no write to read ("mixed-size test rejected").
+///
+/// herd7 looks for a write for each read in every combination of the threads' paths
+/// before it solves any value, so a combination no execution takes counts too: the read's
+/// own path has no write of the location from another instruction, and each other thread
+/// has a path with no write of it.
+fn unwritten_adjacent_read(program: &Program, per_thread: &[Vec<Path>]) -> Option<RunError> {
+    let writes = |p: &Path, loc: Option<Loc>, but: Option<u32>| {
+        p.events
+            .iter()
+            .any(|e| e.kind == EventKind::Write && e.loc == loc && Some(e.stmt) != but)
+    };
+    for (t, paths) in per_thread.iter().enumerate() {
+        for p in paths {
+            for r in p.events.iter().filter(|e| e.kind == EventKind::Read) {
+                let Some(l) = r.loc else { continue };
+                let decl = &program.locs[l.0 as usize];
+                let Some((base, _)) = decl.next_to else {
+                    continue;
+                };
+                if writes(p, r.loc, Some(r.stmt)) {
+                    continue;
+                }
+                let others_may_not = per_thread
+                    .iter()
+                    .enumerate()
+                    .filter(|&(u, _)| u != t)
+                    .all(|(_, ps)| ps.iter().any(|q| !writes(q, r.loc, None)));
+                if others_may_not {
+                    return Some(RunError {
+                        message: format!(
+                            "this read of `{0}`, herd7's location next to `{1}`, has no write \
+                             to read in some run of the test (the location has no initial \
+                             write): herd7 rejects the test (\"mixed-size test rejected \
+                             (symbol [{0}])\")",
+                            decl.name, program.locs[base.0 as usize].name
+                        ),
+                        span: r.source,
+                    });
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Whether the path waits for a grace period inside one of its own read-side critical

@@ -332,7 +332,8 @@ impl<'a, W: Width> Search<'a, W> {
                         .copied()
                         .filter(|&w| !before.iter().any(|&v| po.contains(w, v)))
                         .collect();
-                    if before.is_empty() {
+                    // A location next to a variable has no initial write.
+                    if before.is_empty() && self.program.locs[l].next_to.is_none() {
                         candidates.insert(0, l);
                     }
                     candidates.extend(
@@ -428,7 +429,12 @@ impl<'a, W: Width> Search<'a, W> {
                     self.known_reads.insert(r);
                     continue;
                 }
-                let mut candidates = vec![l];
+                // A location next to a variable has no initial write.
+                let mut candidates = if self.program.locs[l].next_to.is_none() {
+                    vec![l]
+                } else {
+                    Vec::new()
+                };
                 candidates.extend(writes.iter().copied().filter(|&w| {
                     let same_instruction = match (self.origin[r], self.origin[w]) {
                         (Some((t, i)), Some((u, j))) => {

@@ -72,6 +72,8 @@ pub(crate) enum Builtin {
 /// The names provided before the model runs, and what each is.
 pub(crate) const BASE: &[(&str, Base)] = &[
     ("M", Base::Exec("M")),
+    // herd7's explicit accesses: in a C test, every memory event.
+    ("Exp", Base::Exec("M")),
     ("R", Base::Exec("R")),
     ("W", Base::Exec("W")),
     ("F", Base::Exec("F")),
@@ -79,7 +81,6 @@ pub(crate) const BASE: &[(&str, Base)] = &[
     ("FW", Base::Exec("FW")),
     ("B", Base::Exec("B")),
     ("RMW", Base::Exec("RMW")),
-    ("X", Base::Exec("RMW")),
     ("LK", Base::Exec("LK")),
     ("LKR", Base::Exec("LKR")),
     ("LKW", Base::Exec("LKW")),
@@ -107,7 +108,8 @@ pub(crate) const BASE: &[(&str, Base)] = &[
     ("addr", Base::Exec("addr")),
     ("data", Base::Exec("data")),
     ("ctrl", Base::Exec("ctrl")),
-    ("amo", Base::Exec("empty-rel")),
+    // herd7's atomic memory operations: in C, every read-modify-write.
+    ("amo", Base::Exec("rmw")),
     ("pco", Base::Exec("pco")),
     ("sm", Base::Exec("sm")),
     ("domain", Base::Builtin(Builtin::Domain)),

@@ -30,21 +30,57 @@ use super::error::{CatError, ErrorKind};
 use super::parser::parse;
 use super::source::{Files, Origin};
 
-/// hazmat's definitions that every model sees before its own, loaded first by
-/// [`super::load::load`] as herd7 loads its standard library.
-pub const PRELUDE: &str = include_str!("prelude.cat");
+/// hazmat's standard library, `stdlib.cat`: the definitions every model sees before its
+/// own, loaded first by [`super::load::load`] as herd7 loads its standard library, and
+/// found by that name as herd7 finds it (a `stdlib.cat` of the current directory, an
+/// `-I` directory or `$HERDLIB` comes first; this one, built in, is the last).
+pub const PRELUDE: &str = include_str!("lib/stdlib.cat");
 
-/// The name diagnostics give the prelude.
-pub const PRELUDE_NAME: &str = "hazmat-prelude.cat";
+/// The name herd7 looks its standard library up by.
+pub const PRELUDE_NAME: &str = "stdlib.cat";
 
-/// The files built into hazmat, by name, in the place of herd7's own library.
+/// The files built into hazmat, by name, in the place of herd7's own library: hazmat's
+/// own writing of the meaning of herd7's standard library (`stdlib.cat`), of the files
+/// its models and the kernel's include (`cross.cat`, `cos.cat` and the three files it
+/// chooses from, `filters.cat`, the fences of each architecture, `c11_base.cat` and the
+/// two it includes), of the library models a user runs on C tests (`sc.cat`,
+/// `tso.cat`, `x86tso.cat`, `rc11.cat`, the `c11_*.cat` models, `simple-c11.cat`), and of
+/// the C11 macros and configuration (`c11.def`, `cpp11.cfg`, which herd7's `-c11` reads).
 ///
-/// They are looked up last, after `$HERDLIB`, as herd7 looks up its library; a file named
-/// `dir/name.cat` here is what `-I +dir` finds as `name.cat`.
+/// They are looked up last, after `$HERDLIB`, as herd7 looks up its library, so a user's
+/// own copy always wins; a file named `dir/name.cat` here is what `-I +dir` finds as
+/// `name.cat`.
 /// To add one, write it under `checker/src/models/cat/lib/` and list it here as
 /// `("name.cat", include_str!("lib/name.cat"))`.
 /// None of herd7's library files may be copied here: their licence is not the project's.
-pub const BUILTIN: &[(&str, &str)] = &[];
+/// Each file is held to herd7's of the same name by `checker/tests/cat_library.rs`.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("stdlib.cat", PRELUDE),
+    ("cross.cat", include_str!("lib/cross.cat")),
+    ("cos.cat", include_str!("lib/cos.cat")),
+    ("cos-opt.cat", include_str!("lib/cos-opt.cat")),
+    ("cos-ok-opt.cat", include_str!("lib/cos-ok-opt.cat")),
+    ("cos-no-opt.cat", include_str!("lib/cos-no-opt.cat")),
+    ("filters.cat", include_str!("lib/filters.cat")),
+    ("fences.cat", include_str!("lib/fences.cat")),
+    ("x86fences.cat", include_str!("lib/x86fences.cat")),
+    ("armfences.cat", include_str!("lib/armfences.cat")),
+    ("ppcfences.cat", include_str!("lib/ppcfences.cat")),
+    ("aarch64fences.cat", include_str!("lib/aarch64fences.cat")),
+    ("sc.cat", include_str!("lib/sc.cat")),
+    ("tso.cat", include_str!("lib/tso.cat")),
+    ("x86tso.cat", include_str!("lib/x86tso.cat")),
+    ("rc11.cat", include_str!("lib/rc11.cat")),
+    ("c11_base.cat", include_str!("lib/c11_base.cat")),
+    ("c11_cos.cat", include_str!("lib/c11_cos.cat")),
+    ("c11_los.cat", include_str!("lib/c11_los.cat")),
+    ("c11_partialSC.cat", include_str!("lib/c11_partialSC.cat")),
+    ("c11_orig.cat", include_str!("lib/c11_orig.cat")),
+    ("c11_simp.cat", include_str!("lib/c11_simp.cat")),
+    ("simple-c11.cat", include_str!("lib/simple-c11.cat")),
+    ("c11.def", include_str!("lib/c11.def")),
+    ("cpp11.cfg", include_str!("lib/cpp11.cfg")),
+];
 
 /// The file system a [`Library`] searches and a [`Loaded`] reads.
 pub trait FileSystem {
@@ -138,11 +174,13 @@ enum Place {
 }
 
 /// Where files given by a bare name are looked for, in herd7's order: the current
-/// directory, the `-I` directories, `$HERDLIB`, and the files built into hazmat.
+/// directory, the `-I` directories, `$HERDLIB`, herd7's library directory when one is
+/// given, and the files built into hazmat.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Library {
     includes: Vec<Place>,
     herdlib: Option<PathBuf>,
+    libdir: Option<PathBuf>,
 }
 
 /// A file a [`Library`] found.
@@ -185,11 +223,19 @@ impl Library {
         self
     }
 
+    /// The library with herd7's own library directory (its `-set-libdir`), searched after
+    /// `$HERDLIB` and before the files built into hazmat.
+    pub fn libdir(mut self, dir: Option<PathBuf>) -> Library {
+        self.libdir = dir;
+        self
+    }
+
     /// The places searched, in order.
     fn places(&self) -> Vec<Place> {
         let mut places = vec![Place::Dir(PathBuf::from("."))];
         places.extend(self.includes.iter().cloned());
         places.extend(self.herdlib.iter().cloned().map(Place::Dir));
+        places.extend(self.libdir.iter().cloned().map(Place::Dir));
         places.push(Place::Builtin(String::new()));
         places
     }

@@ -15,7 +15,6 @@
 //! model: the native LKMM for the kernel's current model ([`is_kernel_model`]), the native
 //! RC11 for herd7's `rc11.cat` ([`is_rc11`]), the interpreter for anything else.
 
-use super::files::PRELUDE_NAME;
 use super::parser::normalized;
 use super::source::{Files, Origin, SourceFile};
 
@@ -44,6 +43,8 @@ pub enum Known {
     Rc11,
     /// herd7's C11 macros, `c11.def`.
     C11Def,
+    /// herd7's standard library, `stdlib.cat`, which every model starts with.
+    Stdlib,
 }
 
 /// Each known file: what it is, the name herd7's configuration or library gives it, and
@@ -92,6 +93,11 @@ const KNOWN: &[(Known, &str, &str)] = &[
     ),
     (Known::Rc11, "rc11.cat", "549d2cb5f251e4235270c5caf9dcd23e"),
     (Known::C11Def, "c11.def", "016758538f630a642c434cfe8e3f2ce5"),
+    (
+        Known::Stdlib,
+        "stdlib.cat",
+        "c7d7dbf7f2b1189b51f4b479b07d18d4",
+    ),
 ];
 
 /// The files of the kernel's current model, as herd7 loads them with its own library.
@@ -172,15 +178,15 @@ fn loaded_file(f: &SourceFile) -> Option<Known> {
     }
 }
 
-/// The known files of a loaded model (hazmat's prelude aside), sorted; `None` when one is
-/// not known.
+/// The known files of a loaded model (the standard library aside, hazmat's or herd7's),
+/// sorted; `None` when one is not known.
 fn loaded_model(files: &Files) -> Option<Vec<Known>> {
     let mut known = Vec::new();
     for (_, f) in files.iter() {
-        if f.name == PRELUDE_NAME && f.origin == Origin::Text {
-            continue;
+        match loaded_file(f)? {
+            Known::Stdlib => {}
+            k => known.push(k),
         }
-        known.push(loaded_file(f)?);
     }
     known.sort_by_key(|k| *k as u8);
     known.dedup();

@@ -1,16 +1,15 @@
-//! Building a runnable model from its files: hazmat's prelude, the bell file, then the cat
-//! file (with everything they include), compiled as one program.
+//! Building a runnable model from its files: the standard library, the bell file, then
+//! the cat file (with everything they include), compiled as one program.
 //!
 //! herd7 runs a model in the same order: its standard library, the bell file, the cat
 //! file, the later ones seeing the names the earlier ones define.
-//! hazmat's prelude (`prelude.cat`) stands in for herd7's standard library: it is written
-//! for hazmat, and a model that needs herd7's own library file includes it by name, found
-//! through the [`Library`] like any other.
+//! The standard library is the file `stdlib.cat`, found through the [`Library`] as herd7
+//! finds its own: a user's copy first, and hazmat's (`lib/stdlib.cat`, built in) last.
 
 use super::ast::{self, Span};
 use super::compile::{self, CompileError, Includes};
 use super::error::{CatError, ErrorKind, model_error};
-use super::files::{FileSystem, Library, Loaded, PRELUDE, PRELUDE_NAME};
+use super::files::{FileSystem, Library, Loaded, PRELUDE_NAME};
 use super::model::CatModel;
 use super::source::Files;
 use super::stage;
@@ -67,7 +66,7 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
         files: loaded.files().clone(),
     };
     let prelude = loaded
-        .load_text(library, fs, PRELUDE_NAME, PRELUDE)
+        .load(library, fs, PRELUDE_NAME)
         .map_err(|e| fail(&loaded, e))?;
     let bell = match &spec.bell {
         Some(b) => Some(loaded.load(library, fs, b).map_err(|e| fail(&loaded, e))?),

@@ -254,11 +254,12 @@ fn base<W: Width>(
         .any(|t| e.has(*t))
             || e.kind == EventKind::Fence
     });
-    // herd7's atomic accesses: the RMWs, and C11's accesses with an order.
-    let atomic = |m: &EventSet<W>, rmw_set: &EventSet<W>| {
+    // herd7's atomic accesses (its C front end's `A`): C11's accesses with an order, its
+    // read-modify-writes among them; not the reads and writes of the kernel's
+    // read-modify-write instructions, which carry an annotation rather than an order.
+    let atomic = |m: &EventSet<W>| {
         let mut a = x.set(|e| e.tags.iter().any(Tag::is_c11_order));
         a.inter_with(m);
-        a.union_with(rmw_set);
         a
     };
     // `lock.cat` makes the lock read and write one RMW itself.
@@ -302,8 +303,8 @@ fn base<W: Width>(
                             "ACQ_REL" => Val::Set(tagged(Tag::AcqRel)),
                             "RLX" => Val::Set(tagged(Tag::Rlx)),
                             "CON" => Val::Set(tagged(Tag::Con)),
-                            "A" => Val::Set(atomic(&m, &rmw_set)),
-                            "NA" => Val::Set(m.clone() - atomic(&m, &rmw_set)),
+                            "A" => Val::Set(atomic(&m)),
+                            "NA" => Val::Set(m.clone() - atomic(&m)),
                             "annot" => Val::Set(annotated.clone()),
                             "id" => Val::Rel(std::rc::Rc::new(Relation::identity(n))),
                             "loc" => Val::Rel(std::rc::Rc::new(x.loc())),

@@ -82,8 +82,45 @@ pub struct Fixed<W: Width = Words<1>> {
 impl<W: Width> Fixed<W> {
     /// Computes the path-only parts of the model for `x`.
     pub fn new(x: &Execution<W>, s: &Sets<W>) -> Fixed<W> {
+        let empty = || Relation::empty(s.n);
+        let mut fixed = Fixed {
+            po: empty(),
+            loc: empty(),
+            po_loc: empty(),
+            int: empty(),
+            ext: empty(),
+            rmw: empty(),
+            lk_rmw: empty(),
+            critical: empty(),
+            rcu_rscs: empty(),
+            acq_po: empty(),
+            po_rel: empty(),
+            rmb: empty(),
+            wmb: empty(),
+            mb_static: empty(),
+            gp: empty(),
+            barrier: empty(),
+            fencerel_rmb: empty(),
+            pre_race: empty(),
+            lockless_fences: None,
+            co_pairs: 0,
+            path_flags: [false; FLAGS.len()],
+            unmatched_locks_ok: true,
+            lock_nest_ok: true,
+            nested_is_locked_ok: true,
+            no_c11_rmw: true,
+        };
+        fixed.refill(x, s);
+        fixed
+    }
+
+    /// Makes `self` the path-only parts of the model for `x`, in place: what
+    /// [`Fixed::new`] returns, without building a second one and moving it (a `Fixed`
+    /// holds a score of relations, and moving them twice cost more than computing some).
+    pub fn refill(&mut self, x: &Execution<W>, s: &Sets<W>) {
         let n = s.n;
-        let po = x.po.clone();
+        self.po.clone_from(&x.po);
+        let po = &self.po;
         let loc = x.loc();
         let po_loc = po.inter(&loc);
         let lk_rmw = lk_rmw(x, s);
@@ -111,18 +148,18 @@ impl<W: Width> Fixed<W> {
 
         let acq_po = po.restrict(&s.acquire, &s.m);
         let po_rel = po.restrict(&s.m, &s.release);
-        let fencerel_rmb = fencerel(&po, t(Tag::Rmb));
+        let fencerel_rmb = fencerel(po, t(Tag::Rmb));
         let rmb = fencerel_rmb.restrict(&s.r4rmb, &s.r4rmb);
-        let wmb = fencerel(&po, t(Tag::Wmb)).restrict(&s.w, &s.w);
+        let wmb = fencerel(po, t(Tag::Wmb)).restrict(&s.w, &s.w);
         let po_opt = po.optional();
-        let mut mb_static = fencerel(&po, s.mb.clone()).restrict(&s.m, &s.m);
+        let mut mb_static = fencerel(po, s.mb.clone()).restrict(&s.m, &s.m);
         mb_static.union_with(&po.restrict(&s.m, &(s.mb.clone() & s.r.clone())));
         mb_static.union_with(&po.restrict(&(s.mb.clone() & s.w.clone()), &s.m));
         // Each of the terms below is empty without its fence.
         // [M] ; fencerel(Before-atomic) ; [RMW] ; po? ; [M]
         if !t(Tag::BeforeAtomic).is_empty() {
             mb_static.union_with(
-                &fencerel(&po, t(Tag::BeforeAtomic))
+                &fencerel(po, t(Tag::BeforeAtomic))
                     .restrict(&s.m, &s.rmw_events)
                     .seq(&po_opt)
                     .restrict_range(&s.m),
@@ -140,7 +177,7 @@ impl<W: Width> Fixed<W> {
                 mb_static.union_with(
                     &po_opt
                         .restrict(&s.m, before)
-                        .seq(&fencerel(&po, t(fence)))
+                        .seq(&fencerel(po, t(fence)))
                         .restrict_range(&s.m),
                 );
             }
@@ -163,11 +200,11 @@ impl<W: Width> Fixed<W> {
             | t(Tag::RcuUnlock)
             | s.srcu_lock.clone()
             | s.srcu_unlock.clone();
-        let mut barrier = fencerel(&po, barrier_set);
+        let mut barrier = fencerel(po, barrier_set);
         barrier.union_with(&po.restrict_range(&s.release));
         barrier.union_with(&po.restrict_domain(&s.acquire));
 
-        let rcu_rscs = rcu_rscs(&po, t(Tag::RcuLock), t(Tag::RcuUnlock));
+        let rcu_rscs = rcu_rscs(po, t(Tag::RcuLock), t(Tag::RcuUnlock));
         let ext = x.ext();
         let pre_race = if s.plain.is_empty() {
             Relation::empty(n)
@@ -191,7 +228,7 @@ impl<W: Width> Fixed<W> {
             false,
             false,
             !rcu_rscs
-                .inter(&fencerel(&po, s.sync_srcu.clone()))
+                .inter(&fencerel(po, s.sync_srcu.clone()))
                 .is_empty(),
             false,
             !loc.restrict(
@@ -207,42 +244,45 @@ impl<W: Width> Fixed<W> {
             false,
         ];
 
-        let mut fixed = Fixed {
-            lockless_fences: None,
-            rcu_rscs,
-            int: x.int(),
-            ext,
-            pre_race,
-            co_pairs: co_pairs(x),
-            path_flags,
-            po,
-            loc,
-            po_loc,
-            rmw,
-            lk_rmw,
-            critical,
-            acq_po,
-            po_rel,
-            rmb,
-            wmb,
-            mb_static,
-            gp,
-            barrier,
-            fencerel_rmb,
-            unmatched_locks_ok,
-            lock_nest_ok,
-            nested_is_locked_ok,
-            no_c11_rmw: !x
-                .events
-                .iter()
-                .any(|e| crate::front::c11::is_single_event(e.tags)),
-        };
+        self.rcu_rscs = rcu_rscs;
+        self.int = x.int();
+        self.ext = ext;
+        self.pre_race = pre_race;
+        self.co_pairs = co_pairs(x);
+        self.path_flags = path_flags;
+        self.loc = loc;
+        self.po_loc = po_loc;
+        self.rmw = rmw;
+        self.lk_rmw = lk_rmw;
+        self.critical = critical;
+        self.acq_po = acq_po;
+        self.po_rel = po_rel;
+        self.rmb = rmb;
+        self.wmb = wmb;
+        self.mb_static = mb_static;
+        self.gp = gp;
+        self.barrier = barrier;
+        self.fencerel_rmb = fencerel_rmb;
+        self.unmatched_locks_ok = unmatched_locks_ok;
+        self.lock_nest_ok = lock_nest_ok;
+        self.nested_is_locked_ok = nested_is_locked_ok;
+        self.no_c11_rmw = !x
+            .events
+            .iter()
+            .any(|e| crate::front::c11::is_single_event(e.tags));
         // po-unlock-lock-po, the fences' one term that depends on rf, needs both an unlock
         // and a lock read.
         if s.ul.is_empty() || s.lkr.is_empty() {
-            fixed.lockless_fences = Some(Fences::new(x, s, &fixed, &Relation::empty(n)));
+            let mut fences = self
+                .lockless_fences
+                .take()
+                .unwrap_or_else(|| Fences::empty(n));
+            fences.reset(n);
+            fences.compute(x, s, self, &Relation::empty(n));
+            self.lockless_fences = Some(fences);
+        } else {
+            self.lockless_fences = None;
         }
-        fixed
     }
 }
 
@@ -284,6 +324,19 @@ impl<W: Width> Fences<W> {
             all: Relation::empty(n),
             internal: Relation::empty(n),
             strong_or_release: Relation::empty(n),
+        }
+    }
+
+    /// Makes `self` empty fences over `n` events, in place.
+    pub fn reset(&mut self, n: usize) {
+        for r in [
+            &mut self.strong,
+            &mut self.nonrw,
+            &mut self.all,
+            &mut self.internal,
+            &mut self.strong_or_release,
+        ] {
+            r.reset(n);
         }
     }
 

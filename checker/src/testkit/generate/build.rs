@@ -7,7 +7,7 @@
 //! exists where it ends up, so every sketch gives a valid program.
 
 use super::{
-    Atom, C11Op, Class, Cond, Dep, DepKind, Join, LOCKS, LoopCond, Order, Ordering, Probe,
+    Atom, C11Op, Class, Cond, Dep, DepKind, FetchOp, Join, LOCKS, LoopCond, Order, Ordering, Probe,
     ProbeRead, ReadKind, RmwOp, SRCU, Shown, Sketch, SketchStmt, Target, TestOp, VARS, WriteKind,
     Zero,
 };
@@ -594,6 +594,41 @@ impl ThreadBuilder<'_> {
             }
             C11Op::Fence(order) => {
                 out.push(call_stmt("atomic_thread_fence", words(&[*order])));
+            }
+            C11Op::Dropped(inner) => {
+                // The read-modify-write as it is written, its assignment dropped.
+                let mut one = Vec::new();
+                self.c11(inner, &mut one);
+                for s in one {
+                    out.push(match s.kind {
+                        StmtKind::Assign { rhs, .. } => stmt(StmtKind::Expr(rhs)),
+                        kind => stmt(kind),
+                    });
+                }
+            }
+            C11Op::Kernel {
+                var,
+                value,
+                op,
+                annotation,
+            } => {
+                let func = if op.is_some() {
+                    "__atomic_op"
+                } else {
+                    "__xchg"
+                };
+                let instruction = expr(ExprKind::Instruction {
+                    func: ident(func),
+                    annotations: vec![ident(annotation.word())],
+                    op: op.map(FetchOp::atomic_op),
+                    args: vec![self.var(*var), int(*value)],
+                });
+                if op.is_some() {
+                    out.push(stmt(StmtKind::Expr(instruction)));
+                } else {
+                    let r = self.source();
+                    out.push(assign(r, instruction));
+                }
             }
         }
     }

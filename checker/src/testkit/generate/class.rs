@@ -100,11 +100,17 @@ pub enum Class {
     C11Fence,
     /// A C11 primitive without `_explicit`: sequentially consistent.
     C11Implicit,
+    /// A C11 read-modify-write of herd7's grammar as a statement of its own, its value
+    /// dropped: `atomic_fetch_add_explicit(x, 1, memory_order_relaxed);`.
+    C11Dropped,
+    /// One of herd7's internal read-modify-write instructions among C11 code:
+    /// `r0 = __xchg{once}(x, 1);`, `__atomic_op{mb}(x, +, 1);`.
+    KernelRmw,
 }
 
 impl Class {
     /// Every class, in order.
-    pub const ALL: [Class; 47] = [
+    pub const ALL: [Class; 49] = [
         Class::Once,
         Class::Plain,
         Class::AcqRel,
@@ -152,6 +158,8 @@ impl Class {
         Class::C11Cas,
         Class::C11Fence,
         Class::C11Implicit,
+        Class::C11Dropped,
+        Class::KernelRmw,
     ];
 
     /// The class's name: `addr-dep`, `rmw-cmpxchg`.
@@ -204,6 +212,8 @@ impl Class {
             Class::C11Cas => "c11-cas",
             Class::C11Fence => "c11-fence",
             Class::C11Implicit => "c11-implicit",
+            Class::C11Dropped => "c11-dropped",
+            Class::KernelRmw => "kernel-rmw",
         }
     }
 

@@ -439,6 +439,18 @@ pub enum FetchOp {
 }
 
 impl FetchOp {
+    /// The operator of herd7's `__atomic_op` that applies the same operation.
+    pub(super) fn atomic_op(self) -> hazmat_litmus::ast::AtomicOp {
+        use hazmat_litmus::ast::AtomicOp;
+        match self {
+            FetchOp::Add => AtomicOp::Add,
+            FetchOp::Sub => AtomicOp::Sub,
+            FetchOp::Or => AtomicOp::Or,
+            FetchOp::Xor => AtomicOp::Xor,
+            FetchOp::And => AtomicOp::And,
+        }
+    }
+
     pub(super) fn name(self) -> &'static str {
         match self {
             FetchOp::Add => "add",
@@ -518,6 +530,54 @@ pub enum C11Op {
     },
     /// `atomic_thread_fence(order);`
     Fence(Order),
+    /// A read-modify-write of herd7's grammar (an `_explicit` exchange or fetch operation,
+    /// or a compare-exchange) as a statement of its own, its value dropped.
+    Dropped(Box<C11Op>),
+    /// One of herd7's internal read-modify-write instructions, the kernel's: `r =
+    /// __xchg{a}(x, v);` without an operator, `__atomic_op{a}(x, OP, v);` with one.
+    Kernel {
+        /// The variable.
+        var: usize,
+        /// The value written, or the operand.
+        value: i64,
+        /// The operator, for `__atomic_op`.
+        op: Option<FetchOp>,
+        /// The annotation.
+        annotation: KernelAnnotation,
+    },
+}
+
+/// The kernel's annotations of a read-modify-write instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelAnnotation {
+    /// `once`
+    Once,
+    /// `mb`
+    Mb,
+    /// `acquire`
+    Acquire,
+    /// `release`
+    Release,
+}
+
+impl KernelAnnotation {
+    /// Every annotation.
+    pub const ALL: [KernelAnnotation; 4] = [
+        KernelAnnotation::Once,
+        KernelAnnotation::Mb,
+        KernelAnnotation::Acquire,
+        KernelAnnotation::Release,
+    ];
+
+    /// The annotation as written.
+    pub fn word(self) -> &'static str {
+        match self {
+            KernelAnnotation::Once => "once",
+            KernelAnnotation::Mb => "mb",
+            KernelAnnotation::Acquire => "acquire",
+            KernelAnnotation::Release => "release",
+        }
+    }
 }
 
 impl C11Op {
@@ -542,6 +602,12 @@ impl C11Op {
                 v
             }
             C11Op::Fence(_) => vec![Class::C11Fence],
+            C11Op::Dropped(inner) => {
+                let mut v = inner.classes();
+                v.push(Class::C11Dropped);
+                v
+            }
+            C11Op::Kernel { .. } => vec![Class::KernelRmw],
         };
         out.sort();
         out

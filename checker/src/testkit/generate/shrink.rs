@@ -7,8 +7,8 @@
 //! one that works cuts a program down fast.
 
 use super::{
-    Atom, C11Op, Fence, LoopCond, Order, Ordering, Probe, ProbeRead, ReadKind, RmwOp, Sketch,
-    SketchStmt, WriteKind,
+    Atom, C11Op, Fence, KernelAnnotation, LoopCond, Order, Ordering, Probe, ProbeRead, ReadKind,
+    RmwOp, Sketch, SketchStmt, WriteKind,
 };
 use hazmat_litmus::ast::Quantifier;
 
@@ -380,6 +380,30 @@ fn smaller_c11(op: &C11Op) -> Vec<C11Op> {
         C11Op::Fence(order) => {
             if *order != Order::Relaxed {
                 out.push(C11Op::Fence(Order::Relaxed));
+            }
+        }
+        C11Op::Dropped(inner) => {
+            // The value kept, then the operation made plainer.
+            out.push((**inner).clone());
+            out.extend(
+                smaller_c11(inner)
+                    .into_iter()
+                    .map(|op| C11Op::Dropped(Box::new(op))),
+            );
+        }
+        C11Op::Kernel {
+            var,
+            value,
+            op,
+            annotation,
+        } => {
+            if *annotation != KernelAnnotation::Once {
+                out.push(C11Op::Kernel {
+                    var: *var,
+                    value: *value,
+                    op: *op,
+                    annotation: KernelAnnotation::Once,
+                });
             }
         }
         C11Op::PlainRead { .. } | C11Op::PlainWrite { .. } => {}

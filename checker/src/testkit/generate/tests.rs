@@ -370,12 +370,14 @@ fn class_names_are_distinct_and_read_back() {
 }
 
 /// The classes only the C11 vocabulary draws.
-const C11_CLASSES: [Class; 5] = [
+const C11_CLASSES: [Class; 7] = [
     Class::C11Access,
     Class::C11Rmw,
     Class::C11Cas,
     Class::C11Fence,
     Class::C11Implicit,
+    Class::C11Dropped,
+    Class::KernelRmw,
 ];
 
 #[test]

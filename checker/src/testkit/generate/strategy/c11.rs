@@ -3,7 +3,9 @@
 
 use super::choose;
 use super::lkmm::lkmm_if;
-use crate::testkit::generate::{C11Op, Class, Config, FetchOp, Order, SketchStmt};
+use crate::testkit::generate::{
+    C11Op, Class, Config, FetchOp, KernelAnnotation, Order, SketchStmt,
+};
 use proptest::prelude::*;
 
 fn c11_order() -> BoxedStrategy<Order> {
@@ -75,7 +77,7 @@ fn c11_leaf(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
             (
                 1,
                 Some(Class::C11Rmw),
-                c11((var.clone(), op, value.clone(), c11_maybe_order())
+                c11((var.clone(), op.clone(), value.clone(), c11_maybe_order())
                     .prop_map(|(var, op, value, order)| C11Op::Fetch {
                         var,
                         op,
@@ -89,8 +91,8 @@ fn c11_leaf(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
                 Some(Class::C11Cas),
                 c11((
                     var.clone(),
-                    var,
-                    value,
+                    var.clone(),
+                    value.clone(),
                     prop_oneof![
                         6 => (c11_order(), c11_order()).prop_map(Some),
                         1 => Just(None),
@@ -106,6 +108,64 @@ fn c11_leaf(vars: usize, config: &Config) -> BoxedStrategy<SketchStmt> {
                             strong,
                         },
                     )
+                    .boxed()),
+            ),
+            (
+                1,
+                Some(Class::C11Dropped),
+                c11(prop_oneof![
+                    (var.clone(), value.clone(), c11_order()).prop_map(|(var, value, o)| {
+                        C11Op::Exchange {
+                            var,
+                            value,
+                            order: Some(o),
+                        }
+                    }),
+                    (var.clone(), op.clone(), value.clone(), c11_order()).prop_map(
+                        |(var, op, value, o)| C11Op::Fetch {
+                            var,
+                            op,
+                            value,
+                            order: Some(o),
+                        }
+                    ),
+                    (
+                        var.clone(),
+                        var.clone(),
+                        value.clone(),
+                        prop::option::of((c11_order(), c11_order())),
+                        any::<bool>(),
+                    )
+                        .prop_map(
+                            |(var, expected, desired, orders, strong)| {
+                                C11Op::CompareExchange {
+                                    var,
+                                    expected,
+                                    desired,
+                                    orders,
+                                    strong,
+                                }
+                            }
+                        ),
+                ]
+                .prop_map(|op| C11Op::Dropped(Box::new(op)))
+                .boxed()),
+            ),
+            (
+                1,
+                Some(Class::KernelRmw),
+                c11((
+                    var,
+                    value,
+                    prop::option::of(op),
+                    prop::sample::select(KernelAnnotation::ALL.to_vec()),
+                )
+                    .prop_map(|(var, value, op, annotation)| C11Op::Kernel {
+                        var,
+                        value,
+                        op,
+                        annotation,
+                    })
                     .boxed()),
             ),
         ],

@@ -1,0 +1,541 @@
+//! herd7's configuration files and the options around them, as both of hazmat's command
+//! lines read them (`models::cat::config`): the later line wins, a `conf` line is read
+//! where it stands, every key herd7 7.58 reads is honoured or refused by name, and
+//! herd7's `-hexa`, `-exit`, default model for C and missing macro file behave as
+//! herd7's do.
+//!
+//! Each test asserts hazmat's own answer, then compares it with herd7's when herd7 is
+//! present (`$HAZMAT_ORACLE` or `../shared/oracle/herd7`). Every file a test needs is
+//! written here or built into hazmat, so none needs the shared folder.
+
+#[path = "common/untimed.rs"]
+mod untimed;
+
+use hazmat_checker::models::cat::config::keys::{KEYS, Use, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use untimed::untimed;
+
+/// A fresh temporary directory for one test.
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("herd7-config-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
+/// herd7, when present.
+fn herd7() -> Option<PathBuf> {
+    let exe = match std::env::var_os("HAZMAT_ORACLE") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracle/herd7"),
+    };
+    exe.is_file().then_some(exe)
+}
+
+/// `hazmat ARGS` in `dir`, with no `HERDLIB`: only hazmat's own library.
+fn hazmat(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hazmat"))
+        .args(args)
+        .env_remove("HERDLIB")
+        .current_dir(dir)
+        .output()
+        .expect("hazmat runs")
+}
+
+/// herd7 `ARGS` in `dir`, with its own library, when it is present.
+fn oracle(dir: &Path, args: &[&str]) -> Option<Output> {
+    let exe = herd7()?;
+    Some(
+        Command::new(exe)
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("herd7 runs"),
+    )
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// hazmat as herd7 prints what herd7 prints, on stdout (the `Time` lines aside) and
+/// stderr (herd7's program name aside), with herd7's exit code.
+fn same_as_herd7(dir: &Path, args: &[&str]) {
+    let mut argv = vec!["herd7"];
+    argv.extend(args);
+    let ours = hazmat(dir, &argv);
+    let Some(theirs) = oracle(dir, args) else {
+        return;
+    };
+    // Each tool's name for itself, and its usage after a refusal, aside.
+    let program = |o: &Output, name: &str| {
+        let err = text(&o.stderr).replace(name, "PROGRAM");
+        match err.find("\nUsage ") {
+            Some(n) => err[..=n].to_string(),
+            None => err,
+        }
+    };
+    // The wrapper starts herd7 by its real path, links followed.
+    let herd7 = herd7().expect("herd7");
+    let herd7_name = format!(
+        "{}",
+        std::fs::canonicalize(&herd7)
+            .unwrap_or(herd7)
+            .with_extension("bin")
+            .display()
+    );
+    let hazmat_name = format!("{} herd7", env!("CARGO_BIN_EXE_hazmat"));
+    assert_eq!(
+        (
+            untimed(&text(&ours.stdout)),
+            program(&ours, &hazmat_name),
+            ours.status.code()
+        ),
+        (
+            untimed(&text(&theirs.stdout)),
+            program(&theirs, &herd7_name),
+            theirs.status.code()
+        ),
+        "hazmat herd7 {args:?}"
+    );
+}
+
+/// Load buffering, relaxed, one store through `c11.def`'s `atomic_store`: herd7's
+/// `rc11.cat` forbids it, its `c11_partialSC.cat` allows it.
+const LB: &str = "C LB\n{}\n\
+    P0(atomic_int *x, atomic_int *y) { int r0 = atomic_load_explicit(x, memory_order_relaxed); \
+    atomic_store_explicit(y, 1, memory_order_relaxed); }\n\
+    P1(atomic_int *x, atomic_int *y) { int r1 = atomic_load_explicit(y, memory_order_relaxed); \
+    atomic_store(x, 1); }\n\
+    exists (0:r0=1 /\\ 1:r1=1)\n";
+
+/// herdtools7's `C.cfg` is `conf cpp11.cfg` then `cat rc11.cat`: a `conf` line is read
+/// where it stands, so the later `cat` line wins and herd7 runs `rc11.cat`; with the two
+/// lines the other way round, `cpp11.cfg`'s `c11_partialSC.cat` wins. The same through an
+/// include of one's own, and through both command lines.
+#[test]
+fn a_conf_line_is_read_where_it_stands_and_the_later_line_wins() {
+    let dir = temp_dir("precedence");
+    std::fs::write(dir.join("LB.litmus"), LB).expect("test");
+    std::fs::write(dir.join("C.cfg"), "conf cpp11.cfg\ncat rc11.cat\n").expect("cfg");
+    std::fs::write(dir.join("R.cfg"), "cat rc11.cat\nconf cpp11.cfg\n").expect("cfg");
+    std::fs::write(
+        dir.join("inner.cfg"),
+        "macros c11.def\nmodel c11_partialSC.cat\ngraph columns\n",
+    )
+    .expect("cfg");
+    std::fs::create_dir_all(dir.join("sub")).expect("sub");
+    // `include` reaches `sub/` for the `conf` line after it.
+    std::fs::write(dir.join("sub/deep.cfg"), "conf inner.cfg\nmodel rc11.cat\n").expect("cfg");
+    std::fs::write(dir.join("outer.cfg"), "include sub\nconf deep.cfg\n").expect("cfg");
+    for (cfg, verdict, model, kind) in [
+        ("C.cfg", "Never", "rc11.cat", "native"),
+        ("R.cfg", "Sometimes", "c11_partialSC.cat", "interpreted"),
+        ("outer.cfg", "Never", "rc11.cat", "native"),
+        ("inner.cfg", "Sometimes", "c11_partialSC.cat", "interpreted"),
+    ] {
+        let out = hazmat(&dir, &["herd7", "-conf", cfg, "LB.litmus"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains(&format!("Observation LB {verdict} ")),
+            "{cfg}: {}",
+            text(&out.stdout)
+        );
+        let out = hazmat(&dir, &["check", "--json", "--conf", cfg, "LB.litmus"]);
+        let j: serde_json::Value =
+            serde_json::from_str(text(&out.stdout).trim()).expect("one JSON object");
+        assert_eq!(j["verdict"], verdict, "{cfg}");
+        assert_eq!(j["model_source"]["file"], model, "{cfg}");
+        assert_eq!(j["model_source"]["kind"], kind, "{cfg}");
+        same_as_herd7(&dir, &["-conf", cfg, "LB.litmus"]);
+    }
+    // An option after `-conf` overrides its lines, and one before it is overridden.
+    let after = hazmat(
+        &dir,
+        &[
+            "herd7",
+            "-conf",
+            "C.cfg",
+            "-cat",
+            "c11_partialSC.cat",
+            "LB.litmus",
+        ],
+    );
+    assert!(text(&after.stdout).contains("Observation LB Sometimes "));
+    let before = hazmat(
+        &dir,
+        &[
+            "herd7",
+            "-cat",
+            "c11_partialSC.cat",
+            "-conf",
+            "C.cfg",
+            "LB.litmus",
+        ],
+    );
+    assert!(text(&before.stdout).contains("Observation LB Never "));
+    same_as_herd7(
+        &dir,
+        &["-conf", "C.cfg", "-cat", "c11_partialSC.cat", "LB.litmus"],
+    );
+    same_as_herd7(
+        &dir,
+        &["-cat", "c11_partialSC.cat", "-conf", "C.cfg", "LB.litmus"],
+    );
+    // `hazmat check`'s own options win over the file's lines.
+    let out = hazmat(
+        &dir,
+        &[
+            "check",
+            "--conf",
+            "C.cfg",
+            "--cat",
+            "c11_partialSC.cat",
+            "LB.litmus",
+        ],
+    );
+    assert!(text(&out.stdout).contains("Observation LB Sometimes "));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A value herd7 takes for each kind of value, and one it refuses.
+fn values(v: Value) -> (&'static str, Option<&'static str>) {
+    match v {
+        Value::Bool => ("true", Some("yes")),
+        Value::Int => ("3", Some("three")),
+        Value::IntOrNone => ("none", Some("x")),
+        Value::Float => ("1.5", Some("x")),
+        Value::FloatOrNone => ("none", Some("x")),
+        Value::Pair => ("0.5,1", Some("1")),
+        Value::Text => ("something", None),
+        Value::Tags(t) | Value::TagsAnyCase(t) => (t[0], Some("bogus")),
+        Value::Model => ("sc.cat", Some("sc")),
+        Value::Variants => ("lkmmv2", Some("bogus")),
+        Value::Debug => ("solver", Some("bogus")),
+        Value::EdgeAttr => ("hb,color,indigo", Some("hb,color")),
+        Value::Floats => ("1,2.5", Some("1,x")),
+    }
+}
+
+/// Every key herd7 7.58 reads is honoured, accepted without effect (the figures' keys) or
+/// refused by name with its place; a value herd7 refuses is refused in herd7's words, at
+/// herd7's place; a key herd7 does not read is herd7's "Unknown key". `hazmat check`
+/// refuses the same lines, located in its own way.
+#[test]
+fn every_key_is_honoured_or_refused_by_name() {
+    let dir = temp_dir("keys");
+    std::fs::write(dir.join("LB.litmus"), LB).expect("test");
+    let header = "macros c11.def\nmodel rc11.cat\n";
+    let mut refused = 0;
+    for key in KEYS {
+        if matches!(key.name, "conf" | "include" | "dotheader") {
+            continue;
+        }
+        let (good, bad) = values(key.value);
+        let good = match key.use_ {
+            Use::Only(values, _) => values[0],
+            _ => good,
+        };
+        // A model or macros line of its own would run another model.
+        let good = match key.name {
+            "model" | "cat" => "rc11.cat",
+            "macros" => "c11.def",
+            "bell" => continue,
+            _ => good,
+        };
+        let cfg = format!("{header}{} {good}\n", key.name);
+        std::fs::write(dir.join("k.cfg"), &cfg).expect("cfg");
+        let out = hazmat(&dir, &["herd7", "-conf", "k.cfg", "LB.litmus"]);
+        let err = text(&out.stderr);
+        match key.use_ {
+            Use::Refused(_) => {
+                refused += 1;
+                assert_eq!(out.status.code(), Some(2), "{cfg}");
+                assert_eq!(
+                    err.trim_end(),
+                    format!(
+                        "File \"./k.cfg\", line 3, character {}: hazmat cannot honour `{} \
+                         {good}`: {}",
+                        key.name.len() + good.len() + 2,
+                        key.name,
+                        match key.use_ {
+                            Use::Refused(why) => why,
+                            _ => "",
+                        }
+                    ),
+                    "{cfg}"
+                );
+                let check = hazmat(&dir, &["check", "--conf", "k.cfg", "LB.litmus"]);
+                assert_eq!(check.status.code(), Some(2), "{cfg}");
+                assert!(
+                    text(&check.stderr).starts_with("./k.cfg:3:1: error: hazmat cannot honour `"),
+                    "{}",
+                    text(&check.stderr)
+                );
+            }
+            _ => {
+                assert_eq!(out.status.code(), Some(0), "{cfg}: {err}");
+                assert!(
+                    text(&out.stdout).contains("Observation LB "),
+                    "{cfg}: {err}"
+                );
+                // herd7's diagnostics are its own; hazmat prints its warnings instead.
+                if key.name != "verbose" {
+                    same_as_herd7(&dir, &["-conf", "k.cfg", "LB.litmus"]);
+                }
+            }
+        }
+        if let Use::Only(values, why) = key.use_
+            && let Some(other) = match key.value {
+                Value::Bool => Some(if values[0] == "true" { "false" } else { "true" }),
+                Value::Tags(t) | Value::TagsAnyCase(t) => {
+                    t.iter().copied().find(|t| !values.contains(t))
+                }
+                Value::IntOrNone => Some("5"),
+                Value::Text => Some("something"),
+                _ => None,
+            }
+        {
+            std::fs::write(dir.join("k.cfg"), format!("{header}{} {other}\n", key.name))
+                .expect("cfg");
+            let out = hazmat(&dir, &["herd7", "-conf", "k.cfg", "LB.litmus"]);
+            assert_eq!(out.status.code(), Some(2), "{} {other}", key.name);
+            assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
+        }
+        if let Some(bad) = bad {
+            std::fs::write(dir.join("k.cfg"), format!("{header}{} {bad}\n", key.name))
+                .expect("cfg");
+            let out = hazmat(&dir, &["herd7", "-conf", "k.cfg", "LB.litmus"]);
+            assert_eq!(out.status.code(), Some(2), "{} {bad}", key.name);
+            same_as_herd7(&dir, &["-conf", "k.cfg", "LB.litmus"]);
+            let check = hazmat(&dir, &["check", "--conf", "k.cfg", "LB.litmus"]);
+            assert_eq!(check.status.code(), Some(2), "{} {bad}", key.name);
+            assert!(text(&check.stderr).starts_with("./k.cfg:3:1: error: "));
+        }
+    }
+    assert!(refused > 0);
+    // A key herd7 does not read.
+    std::fs::write(dir.join("k.cfg"), format!("{header}foo bar\n")).expect("cfg");
+    let out = hazmat(&dir, &["herd7", "-conf", "k.cfg", "LB.litmus"]);
+    assert_eq!(
+        text(&out.stderr),
+        "File \"./k.cfg\", line 3, character 8: Unknown key 'foo' in configuration file\n"
+    );
+    assert_eq!(out.status.code(), Some(2));
+    same_as_herd7(&dir, &["-conf", "k.cfg", "LB.litmus"]);
+    let check = hazmat(&dir, &["check", "--conf", "k.cfg", "LB.litmus"]);
+    assert!(
+        text(&check.stderr).starts_with("./k.cfg:3:1: error: unknown key `foo`"),
+        "{}",
+        text(&check.stderr)
+    );
+    // A line that is no `key value`.
+    std::fs::write(dir.join("k.cfg"), format!("{header} model sc.cat\n")).expect("cfg");
+    same_as_herd7(&dir, &["-conf", "k.cfg", "LB.litmus"]);
+    // A file that `conf` names and no place holds, and a bad variant.
+    std::fs::write(dir.join("k.cfg"), format!("{header}conf nothere.cfg\n")).expect("cfg");
+    same_as_herd7(&dir, &["-conf", "k.cfg", "LB.litmus"]);
+    let check = hazmat(&dir, &["check", "--conf", "k.cfg", "LB.litmus"]);
+    assert!(
+        text(&check.stderr).starts_with("./k.cfg:3:1: error: cannot find the file `nothere.cfg`"),
+        "{}",
+        text(&check.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `hexa true`, as an option or a line: values in hexadecimal, as herd7 prints them
+/// (a negative 32-bit value in two's complement), in the states and the condition.
+#[test]
+fn hexa_prints_values_in_hexadecimal() {
+    let dir = temp_dir("hexa");
+    std::fs::write(
+        dir.join("NEG.litmus"),
+        "C NEG\n{ x=-3; }\n\
+         P0(atomic_int *x) { int r0 = atomic_load_explicit(x, memory_order_relaxed); \
+         atomic_store_explicit(x, 4096, memory_order_relaxed); }\n\
+         exists (0:r0=-3)\n",
+    )
+    .expect("test");
+    std::fs::write(dir.join("hexa.cfg"), "conf cpp11.cfg\nhexa true\n").expect("cfg");
+    let expected = "Test NEG Allowed\nStates 1\n0:r0=0xfffffffd;\nOk\nWitnesses\n\
+                    Positive: 1 Negative: 0\nCondition exists (0:r0=0xfffffffd)\n\
+                    Observation NEG Always 1 0\nHash=";
+    for args in [
+        &["herd7", "-c11", "-hexa", "true", "NEG.litmus"][..],
+        &["herd7", "-conf", "hexa.cfg", "NEG.litmus"],
+        &["check", "--conf", "hexa.cfg", "NEG.litmus"],
+    ] {
+        let out = hazmat(&dir, args);
+        assert!(
+            untimed(&text(&out.stdout)).starts_with(expected),
+            "{args:?}: {}",
+            text(&out.stdout)
+        );
+    }
+    same_as_herd7(&dir, &["-c11", "-hexa", "true", "NEG.litmus"]);
+    same_as_herd7(&dir, &["-conf", "hexa.cfg", "NEG.litmus"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// herd7's `-exit true` stops at the first test that fails, with exit code 1, after its
+/// warning; without it, every test runs and the exit code is 0.
+#[test]
+fn exit_true_stops_at_the_first_failure() {
+    let dir = temp_dir("exit");
+    std::fs::write(dir.join("LB.litmus"), LB).expect("test");
+    let run = |exit: &str| {
+        hazmat(
+            &dir,
+            &["herd7", "-exit", exit, "-c11", "absent.litmus", "LB.litmus"],
+        )
+    };
+    let stop = run("true");
+    assert_eq!(stop.status.code(), Some(1));
+    assert_eq!(text(&stop.stdout), "");
+    assert_eq!(
+        text(&stop.stderr),
+        "Warning: File \"absent.litmus\": open_in failed: absent.litmus: No such file or \
+         directory\n"
+    );
+    let go_on = run("false");
+    assert_eq!(go_on.status.code(), Some(0));
+    assert!(text(&go_on.stdout).contains("Observation LB Sometimes "));
+    same_as_herd7(
+        &dir,
+        &["-exit", "true", "-c11", "absent.litmus", "LB.litmus"],
+    );
+    same_as_herd7(
+        &dir,
+        &["-exit", "false", "-c11", "absent.litmus", "LB.litmus"],
+    );
+    // A test that runs is no failure.
+    let fine = hazmat(
+        &dir,
+        &["herd7", "-exit", "true", "-c11", "LB.litmus", "LB.litmus"],
+    );
+    assert_eq!(fine.status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A `-macros` file found nowhere is not a refusal of the command line: herd7 looks for it
+/// as it reads each test, once the test is parsed, and warns on each (`-exit true` stops
+/// at the first).
+#[test]
+fn a_missing_macro_file_is_a_warning_on_each_test() {
+    let dir = temp_dir("macros");
+    std::fs::write(dir.join("LB.litmus"), LB).expect("test");
+    std::fs::write(
+        dir.join("bad.litmus"),
+        "C bad\n{}\nP0(int *x) { WRITE_ONCE(*x 1); }\nexists (x=1)\n",
+    )
+    .expect("test");
+    let out = hazmat(
+        &dir,
+        &[
+            "herd7",
+            "-model",
+            "rc11.cat",
+            "-macros",
+            "nod.def",
+            "LB.litmus",
+            "bad.litmus",
+            "LB.litmus",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "");
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("Warning: File \"LB.litmus\": Cannot find file nod.def\n"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("Warning: File \"LB.litmus\": Cannot find file nod.def\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Warning: File \"bad.litmus\", line 3,"),
+        "{err}"
+    );
+    let stop = hazmat(
+        &dir,
+        &[
+            "herd7",
+            "-exit",
+            "true",
+            "-model",
+            "rc11.cat",
+            "-macros",
+            "nod.def",
+            "LB.litmus",
+            "LB.litmus",
+        ],
+    );
+    assert_eq!(stop.status.code(), Some(1));
+    same_as_herd7(
+        &dir,
+        &[
+            "-model",
+            "rc11.cat",
+            "-macros",
+            "nod.def",
+            "LB.litmus",
+            "LB.litmus",
+        ],
+    );
+    same_as_herd7(
+        &dir,
+        &[
+            "-exit",
+            "true",
+            "-model",
+            "rc11.cat",
+            "-macros",
+            "nod.def",
+            "LB.litmus",
+        ],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// With no model and no configuration, herd7 runs a C test under its default,
+/// `c11_partialSC.cat`, with no macro file: C11's atomics as its grammar reads them, and
+/// no other call. hazmat does the same with its own library.
+#[test]
+fn herd7s_default_model_for_c() {
+    let dir = temp_dir("default");
+    let sb = "C SB11\n{}\n\
+        P0(atomic_int *x, atomic_int *y) { atomic_store_explicit(x, 1, memory_order_release); \
+        int r0 = atomic_load_explicit(y, memory_order_acquire); }\n\
+        P1(atomic_int *x, atomic_int *y) { atomic_store_explicit(y, 1, memory_order_release); \
+        int r1 = atomic_load_explicit(x, memory_order_acquire); }\n\
+        exists (0:r0=0 /\\ 1:r1=0)\n";
+    std::fs::write(dir.join("SB11.litmus"), sb).expect("test");
+    std::fs::write(dir.join("LB.litmus"), LB).expect("test");
+    std::fs::write(
+        dir.join("kernel.litmus"),
+        "C kernel\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n",
+    )
+    .expect("test");
+    let out = hazmat(
+        &dir,
+        &["herd7", "SB11.litmus", "LB.litmus", "kernel.litmus"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = untimed(&text(&out.stdout));
+    assert!(
+        stdout.contains("Observation SB11 Sometimes 1 3\n"),
+        "{stdout}"
+    );
+    // `atomic_store`, which only `c11.def` defines, is unknown without a macro file.
+    assert_eq!(
+        text(&out.stderr),
+        "Warning: File \"LB.litmus\": Procedure call atomic_store in CSem\n\
+         Warning: File \"kernel.litmus\": Procedure call WRITE_ONCE in CSem\n"
+    );
+    same_as_herd7(&dir, &["SB11.litmus", "LB.litmus", "kernel.litmus"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
