@@ -171,6 +171,29 @@ fn hundreds_of_threads_get_an_error() {
 }
 
 #[test]
+fn a_thread_of_too_many_reads_gets_an_error_at_the_read_past_the_limit() {
+    // Dependencies on a path are tracked as bits of a 64-bit word: one per read.
+    let body: String = (0..70)
+        .map(|i| format!("\tint r{i} = READ_ONCE(*x); /* read {i} */\n"))
+        .collect();
+    let source = test(&thread(0, &body), "x=0");
+    let e = check(source.clone(), "lkmm", no_limits()).expect_err("too many reads");
+    assert!(e.contains("a thread performs more than 64 reads"), "{e}");
+    // The place is the 65th read.
+    assert_eq!(
+        error_line(&e),
+        first_line_with(&source, "/* read 64 */"),
+        "{e}"
+    );
+    // 64 reads are within the limit.
+    let body: String = (0..64)
+        .map(|i| format!("\tint r{i} = READ_ONCE(*x);\n"))
+        .collect();
+    let c = check(test(&thread(0, &body), "x=0"), "lkmm", no_limits()).expect("decided");
+    assert_eq!(c.outcome.positive, 1);
+}
+
+#[test]
 fn a_test_past_the_widest_fixed_width_is_decided_whole() {
     // 520 threads, each writing its own location: 1,040 events with the initial writes,
     // past the 1,024 of the widest fixed width, so the engine takes growable sets.

@@ -5,8 +5,9 @@
 //! Refresh the snapshots with `UPDATE_EXPECT=1 cargo test -p hazmat-checker --test traces`.
 
 use expect_test::expect_file;
-use hazmat_checker::engine::enumerate::{Flow, Limits, enumerate_narrow};
-use hazmat_checker::exec::relation::Words;
+use hazmat_checker::engine::enumerate::{Flow, Limits, enumerate};
+use hazmat_checker::exec::execution::{AnyExecution, Execution};
+use hazmat_checker::exec::relation::Width;
 use hazmat_checker::exec::witness::CheckKind;
 use hazmat_checker::explain_source;
 use hazmat_checker::front::lower::lower;
@@ -14,10 +15,12 @@ use hazmat_checker::front::program::{Program, Prop, Quantifier};
 use hazmat_checker::model;
 use hazmat_checker::models::lkmm::terms::Terms;
 use hazmat_checker::models::lkmm::{Dynamic, Fixed, Sets};
-use hazmat_checker::models::model::JudgeAt;
+use hazmat_checker::models::model::{self as memory_model, MemoryModel};
 use hazmat_checker::report::expected;
 use hazmat_checker::report::explain::{AllCandidates, Answer, explain};
+use hazmat_checker::report::graph::EdgeKind;
 use hazmat_checker::report::trace::{self, Format, Show};
+use hazmat_checker::testkit::generate::families;
 use hazmat_checker::testkit::harness::litmus_files;
 use hazmat_litmus::ast::Outcome;
 use std::path::{Path, PathBuf};
@@ -492,28 +495,46 @@ fn witness_terms_agree_with_the_models() {
             continue;
         };
         let what = file.display().to_string();
-        let _ = enumerate_narrow(&p, &AllCandidates, &limits, None, &mut |_, x| {
+        let _ = enumerate(&p, &AllCandidates, &limits, None, &mut |x| {
+            let x = x
+                .execution()
+                .expect("no symmetry: every execution is built");
             candidates += 1;
-            let s = Sets::new(x);
-            let f = Fixed::new(x, &s);
-            let t = Terms::new(x, &s, &f);
-            if let Ok(d) = Dynamic::new(x, &s, &f) {
-                assert_eq!(t.ppo.relation(), &d.ppo, "{what}: ppo");
-                assert_eq!(t.prop.relation(), &d.prop, "{what}: prop");
-                assert_eq!(t.hb.relation(), &d.hb, "{what}: hb");
-                assert_eq!(t.pb.relation(), &d.pb, "{what}: pb");
-                assert_eq!(t.rb.relation(), &d.rb, "{what}: rb");
-            }
-            for m in std::iter::once(&lkmm).chain(&others) {
-                let judged = JudgeAt::<Words<1>>::judge(m.as_ref(), x).rejected_by;
-                let explained = m.explain(x).map(|v| v.check);
-                assert_eq!(judged, explained, "{what} under {}", m.name());
-            }
+            terms_agree(&x, &what);
+            let models = std::iter::once(&lkmm).chain(&others);
+            explanations_agree(models.map(|m| m.as_ref()), &x, &what);
             Flow::Continue
         });
     }
     // The project's own corpus alone has some 180.
     assert!(candidates > 100, "only {candidates} candidates");
+}
+
+/// The LKMM's witness terms denote the relations the model computes, on `x`.
+fn terms_agree<W: Width>(x: &Execution<W>, what: &str) {
+    let s = Sets::new(x);
+    let f = Fixed::new(x, &s);
+    let t = Terms::new(x, &s, &f);
+    if let Ok(d) = Dynamic::new(x, &s, &f) {
+        assert_eq!(t.ppo.relation(), &d.ppo, "{what}: ppo");
+        assert_eq!(t.prop.relation(), &d.prop, "{what}: prop");
+        assert_eq!(t.hb.relation(), &d.hb, "{what}: hb");
+        assert_eq!(t.pb.relation(), &d.pb, "{what}: pb");
+        assert_eq!(t.rb.relation(), &d.rb, "{what}: rb");
+    }
+}
+
+/// Each model explains `x` by the check it rejects it with, if any.
+fn explanations_agree<'m>(
+    models: impl Iterator<Item = &'m dyn MemoryModel>,
+    x: &AnyExecution,
+    what: &str,
+) {
+    for m in models {
+        let judged = memory_model::judge(m, x).rejected_by;
+        let explained = m.explain(x).map(|v| v.check);
+        assert_eq!(judged, explained, "{what} under {}", m.name());
+    }
 }
 
 /// RC11's explanations (its `hb` and `eco` shown as their steps) name the check that
@@ -534,10 +555,13 @@ fn rc11_witness_terms_agree_with_the_model() {
             let (p, _) = hazmat_checker::front::lower::lower_with_warnings(&test, rc11.dialect())
                 .expect("a test hazmat can run");
             let what = file.display().to_string();
-            let _ = enumerate_narrow(&p, &AllCandidates, &limits, None, &mut |_, x| {
+            let _ = enumerate(&p, &AllCandidates, &limits, None, &mut |x| {
+                let x = x
+                    .execution()
+                    .expect("no symmetry: every execution is built");
                 candidates += 1;
-                let judged = JudgeAt::<Words<1>>::judge(rc11.as_ref(), x).rejected_by;
-                let explained = rc11.explain(x).map(|v| v.check);
+                let judged = memory_model::judge(rc11.as_ref(), &x).rejected_by;
+                let explained = rc11.explain(&x).map(|v| v.check);
                 rejected += u64::from(judged.is_some());
                 assert_eq!(judged, explained, "{what}");
                 Flow::Continue
@@ -564,6 +588,97 @@ fn the_books_pictures_are_current() {
     let graphs = hazmat_checker::report::explain::graphs(&p, "lkmm", &answer);
     let (_, g) = graphs.first().expect("one group");
     expect_file!["../../docs/src/img/MP+wmb+rmb-rejected-1.svg"].assert_eq(&Format::Svg.render(g));
+}
+
+/// A test whose first thread writes twenty locations before it releases a flag, for the
+/// drawing of a long thread.
+fn long_thread() -> String {
+    let params: Vec<String> = (0..20).map(|i| format!("int *x{i}")).collect();
+    let writes: String = (0..20)
+        .map(|i| format!("\tWRITE_ONCE(*x{i}, 1);\n"))
+        .collect();
+    format!(
+        "C Long-thread\n\n{{}}\n\nP0({}, int *y)\n{{\n{writes}\tsmp_store_release(y, 1);\n}}\n\n\
+         P1(int *x0, int *x19, int *y)\n{{\n\tint r0;\n\tint r1;\n\tint r2;\n\n\
+         \tr0 = smp_load_acquire(y);\n\tr1 = READ_ONCE(*x19);\n\tr2 = READ_ONCE(*x0);\n}}\n\n\
+         exists (1:r0=1 /\\ 1:r1=0)\n",
+        params.join(", ")
+    )
+}
+
+/// A thread longer than the drawings show whole is shortened: the events no edge but `po`
+/// touches are grouped into one box that says how many they are, and the drawing says so.
+#[test]
+fn a_long_thread_is_drawn_with_its_untouched_events_elided() {
+    let source = long_thread();
+    let m = model("lkmm").expect("lkmm");
+    let explained =
+        explain_source(&source, None, m.as_ref(), &Limits::default()).expect("explains");
+    let (_, g) = explained.graphs.first().expect("one group");
+    let text = Format::Text.render(g);
+    expect_file!["snapshots/Long-thread.txt"].assert_eq(&format!("{}\n{text}", explained.text));
+    let svg = Format::Svg.render(g);
+    assert_eq!(well_formed(&svg), Ok(()));
+    assert!(svg.contains("b..s: 18 events elided"), "{svg}");
+    assert!(svg.contains("stroke-dasharray=\"4 3\""), "{svg}");
+    let dot = Format::Dot.render(g);
+    assert!(dot.contains("style=dashed"), "{dot}");
+    assert!(dot.contains("elided: 18 events"), "{dot}");
+}
+
+/// Explanations, traces and drawings take executions of any size: a release-acquire chain
+/// of 50 threads (151 events, past one word of 128) is forbidden by a cycle through every
+/// thread, and the witness of a value-passing chain of 52 threads (155 events) is drawn in
+/// bands of at most eight threads.
+#[test]
+fn explanations_and_drawings_take_executions_past_one_word() {
+    let m = model("lkmm").expect("lkmm");
+    let limits = Limits::default();
+    let rw = families::rw_chain(50);
+    let explained = explain_source(&rw, None, m.as_ref(), &limits).expect("explains");
+    let text = &explained.text;
+    assert!(
+        text.contains("Forbidden: no execution lkmm allows reaches this state."),
+        "{text}"
+    );
+    let (_, g) = explained.graphs.first().expect("one group");
+    assert_eq!(g.threads.len(), 50);
+    let drawn = Format::Text.render(g);
+    assert_eq!(g.bands().len(), 7, "{drawn}");
+    assert!(
+        drawn.lines().all(|l| l.split(" | ").count() <= 8),
+        "{drawn}"
+    );
+    assert_eq!(well_formed(&Format::Svg.render(g)), Ok(()));
+    let cycle_threads: std::collections::BTreeSet<usize> = g
+        .edges()
+        .iter()
+        .filter(|(_, e, _)| e.kind == EdgeKind::Model)
+        .filter_map(|(a, _, _)| a.thread)
+        .collect();
+    assert_eq!(
+        cycle_threads.len(),
+        50,
+        "the cycle goes through every thread"
+    );
+
+    let (_, p) = program_of(&families::value_chain(50));
+    let (shown, total) =
+        trace::executions(&p, m.as_ref(), Show::Witness, 1, &limits).expect("runs");
+    assert!(total >= 1);
+    let x = shown.first().expect("a witness");
+    assert_eq!(x.execution.len(), 155);
+    let g = trace::graph(&p, x, "value chain".into(), &[]);
+    assert_eq!(well_formed(&Format::Svg.render(&g)), Ok(()));
+    let drawn = Format::Text.render(&g);
+    assert!(drawn.contains("P51"), "{drawn}");
+    assert!(drawn.contains("R x50=1"), "{drawn}");
+}
+
+fn program_of(source: &str) -> (hazmat_litmus::Test, Program) {
+    let test = hazmat_litmus::parse(source).expect("a valid litmus test");
+    let program = lower(&test).expect("a test hazmat can run");
+    (test, program)
 }
 
 /// The command line end to end: `check --show` to stdout and to files, and `explain`.

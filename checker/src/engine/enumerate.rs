@@ -60,7 +60,7 @@
 use crate::engine::paths::{Assumption, Path};
 use crate::engine::symmetry::Symmetry;
 use crate::exec::event::{Loc, Value};
-use crate::exec::execution::Execution;
+use crate::exec::execution::{AnyExecution, Execution};
 use crate::exec::relation::{EventSet, Width};
 use crate::front::program::{Cell, Program, Prop};
 use crate::models::model::{JudgeAt, Judgement};
@@ -76,7 +76,7 @@ mod split;
 mod stages;
 mod values;
 
-pub use driver::{enumerate, enumerate_narrow, enumerate_with};
+pub use driver::{enumerate, enumerate_with};
 pub use split::enumerate_split;
 
 /// Bounds on one enumeration.
@@ -263,9 +263,6 @@ pub struct RunError {
 
 /// What the callback sees of one allowed execution.
 pub struct Allowed<'a> {
-    /// The execution, when it has at most 128 events: the width explanations, traces and
-    /// drawings take.
-    execution: Option<&'a Execution>,
     /// The model's judgement (flags).
     pub judgement: &'a Judgement,
     search: &'a dyn FinalValue,
@@ -290,10 +287,10 @@ impl Allowed<'_> {
         self.image.is_some_and(|(_, j)| j > 0)
     }
 
-    /// The execution, unless it has more than 128 events (the width explanations, traces
-    /// and drawings take) or is an image of the one built under the program's symmetry.
-    pub fn execution(&self) -> Option<&Execution> {
-        self.execution.filter(|_| !self.is_image())
+    /// A copy of the execution, at the width explanations, traces and drawings take,
+    /// unless it is an image of the one built under the program's symmetry.
+    pub fn execution(&self) -> Option<AnyExecution> {
+        (!self.is_image()).then(|| self.search.execution())
     }
 
     /// How threads use a location in this execution: the number of writes to it by
@@ -306,15 +303,20 @@ impl Allowed<'_> {
     }
 }
 
-/// The final values of a search of any width.
+/// The final values, and the execution, of a search of any width.
 trait FinalValue {
     fn final_value(&self, cell: Cell) -> Value;
     fn traffic(&self, loc: Loc) -> (usize, bool);
+    fn execution(&self) -> AnyExecution;
 }
 
 impl<W: Width> FinalValue for Search<'_, W> {
     fn final_value(&self, cell: Cell) -> Value {
         Search::final_value(self, cell)
+    }
+
+    fn execution(&self) -> AnyExecution {
+        self.exec.widen()
     }
 
     fn traffic(&self, loc: Loc) -> (usize, bool) {

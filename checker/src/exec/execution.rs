@@ -8,7 +8,7 @@
 //! these base relations, exactly as the cat files derive them from herd7's.
 
 use crate::exec::event::{Event, EventKind, Tag};
-use crate::exec::relation::{EventSet, Relation, Width, Words};
+use crate::exec::relation::{EventSet, Growable, Relation, Width, Words};
 
 /// One candidate execution.
 ///
@@ -135,5 +135,37 @@ impl<W: Width> Execution<W> {
     /// From-reads: cat's `fr = rf^-1 ; co`.
     pub fn fr(&self) -> Relation<W> {
         self.rf.inverse().seq(&self.co)
+    }
+
+    /// The same execution with sets and relations of width `V`, which must hold its events.
+    pub fn to_width<V: Width>(&self) -> Execution<V> {
+        Execution {
+            events: self.events.clone(),
+            po: self.po.to_width(),
+            rf: self.rf.to_width(),
+            co: self.co.to_width(),
+            rmw: self.rmw.to_width(),
+            addr: self.addr.to_width(),
+            data: self.data.to_width(),
+            ctrl: self.ctrl.to_width(),
+            observed: self.observed.to_width(),
+        }
+    }
+}
+
+/// An execution of any size, as explanations, traces and drawings take it: at the growable
+/// width, which holds any number of events.
+///
+/// The engine runs each execution at the narrowest width that holds it; what explains and
+/// draws executions (the models' explanations and named relations, traces, graphs) takes
+/// them at this one width only, so that its code is compiled once, not once per width.
+/// Showing an execution is not on the search's hot path: it is copied to this width once
+/// ([`Execution::widen`]).
+pub type AnyExecution = Execution<Growable>;
+
+impl<W: Width> Execution<W> {
+    /// The same execution at the growable width ([`AnyExecution`]).
+    pub fn widen(&self) -> AnyExecution {
+        self.to_width()
     }
 }

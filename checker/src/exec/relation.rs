@@ -31,12 +31,6 @@ pub fn width_for(n: usize) -> Option<usize> {
     WIDTHS.into_iter().find(|w| n <= 128 * w)
 }
 
-/// `x` as a value of type `U`, when it is one: a one-word set, relation or execution seen
-/// through code generic over the width (`U` being the one-word type, `T` the generic one).
-pub(crate) fn as_width<T: std::any::Any, U: std::any::Any>(x: &T) -> Option<&U> {
-    (x as &dyn std::any::Any).downcast_ref::<U>()
-}
-
 /// `N` words of 128 bits: the storage of an event set of fixed width, which holds the
 /// events `0..128 * N`.
 pub type Words<const N: usize> = [u128; N];
@@ -298,6 +292,18 @@ impl<W: Width> EventSet<W> {
             .map(|i| i * 128 + words[i].trailing_zeros() as usize)
     }
 
+    /// The same events in a set of width `V`, which must hold them.
+    pub fn to_width<V: Width>(&self) -> EventSet<V> {
+        let mut s = EventSet::<V>::EMPTY;
+        for (i, &w) in self.0.words().iter().enumerate() {
+            if w != 0 {
+                s.0.reach(i);
+                s.0.words_mut()[i] = w;
+            }
+        }
+        s
+    }
+
     /// The events of the set in increasing order.
     pub fn iter(&self) -> EventSetIter<W> {
         EventSetIter {
@@ -470,6 +476,13 @@ impl<W: Width> Relation<W> {
             r.add(a, b);
         }
         r
+    }
+
+    /// The same pairs in a relation of width `V`, which must hold its events.
+    pub fn to_width<V: Width>(&self) -> Relation<V> {
+        Relation {
+            rows: self.rows.iter().map(EventSet::to_width).collect(),
+        }
     }
 
     /// The number of events the relation ranges over.

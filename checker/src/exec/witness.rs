@@ -13,7 +13,7 @@
 //! single labelled leaf, so the relation stays exact while witnesses prefer the detail.
 
 use crate::exec::execution::Execution;
-use crate::exec::relation::{EventSet, Relation};
+use crate::exec::relation::{EventSet, Relation, Width, Words};
 use std::rc::Rc;
 
 /// One step of a derivation: `from` is related to `to` by the base relation `label`.
@@ -59,7 +59,11 @@ impl Violation {
     /// The violation of `acyclic term as check`, with the shortest cycle of the term's
     /// relation (in its own edges), each edge expanded into base steps; `None` when the
     /// relation is acyclic.
-    pub fn acyclic(check: &'static str, relation: &'static str, term: &Term) -> Option<Violation> {
+    pub fn acyclic<W: Width>(
+        check: &'static str,
+        relation: &'static str,
+        term: &Term<W>,
+    ) -> Option<Violation> {
         let cycle = term.relation().shortest_cycle()?;
         let mut steps = Vec::new();
         for (i, &a) in cycle.iter().enumerate() {
@@ -76,10 +80,10 @@ impl Violation {
 
     /// The violation of `irreflexive term as check`: the derivation of the first event
     /// related to itself; `None` when the relation is irreflexive.
-    pub fn irreflexive(
+    pub fn irreflexive<W: Width>(
         check: &'static str,
         relation: &'static str,
-        term: &Term,
+        term: &Term<W>,
     ) -> Option<Violation> {
         let r = term.relation();
         let a = (0..r.size()).find(|&a| r.contains(a, a))?;
@@ -109,7 +113,7 @@ impl Violation {
 
 /// The communication relations of `x`, split into their external and internal parts:
 /// `rfe`, `rfi`, `coe`, `coi`, `fre`, `fri`, in that order.
-pub fn com_terms(x: &Execution) -> Vec<Term> {
+pub fn com_terms<W: Width>(x: &Execution<W>) -> Vec<Term<W>> {
     let (int, ext) = (x.int(), x.ext());
     let fr = x.fr();
     vec![
@@ -125,7 +129,11 @@ pub fn com_terms(x: &Execution) -> Vec<Term> {
 /// The violation of cat's `empty rmw & (fre ; coe) as check`: the read of a
 /// read-modify-write reads a write that another thread's write follows in coherence before
 /// the RMW's own write; the cycle closes with the `rmw` pair reversed.
-pub fn atomicity(check: &'static str, x: &Execution, rmw: &Relation) -> Option<Violation> {
+pub fn atomicity<W: Width>(
+    check: &'static str,
+    x: &Execution<W>,
+    rmw: &Relation<W>,
+) -> Option<Violation> {
     let n = x.len();
     let ext = x.ext();
     let fr = x.fr();
@@ -152,7 +160,7 @@ pub fn atomicity(check: &'static str, x: &Execution, rmw: &Relation) -> Option<V
 }
 
 /// cat's `fencerel(S) = po ; [S] ; po`, shown through the fence event.
-pub fn fencerel(po: &Relation, set: EventSet) -> Term {
+pub fn fencerel<W: Width>(po: &Relation<W>, set: &EventSet<W>) -> Term<W> {
     let n = po.size();
     Term::seq(
         n,
@@ -179,18 +187,18 @@ enum Op {
 ///
 /// A term is a shared handle: cloning one to use it in several places copies no relation.
 #[derive(Clone, Debug)]
-pub struct Term(Rc<Node>);
+pub struct Term<W: Width = Words<1>>(Rc<Node<W>>);
 
 #[derive(Debug)]
-struct Node {
+struct Node<W: Width> {
     op: Op,
-    rel: Relation,
-    args: Vec<Term>,
+    rel: Relation<W>,
+    args: Vec<Term<W>>,
 }
 
-impl Term {
+impl<W: Width> Term<W> {
     /// A base relation: each pair is one step labelled `label`.
-    pub fn base(label: &'static str, rel: Relation) -> Term {
+    pub fn base(label: &'static str, rel: Relation<W>) -> Term<W> {
         Term(Rc::new(Node {
             op: Op::Base(label),
             rel,
@@ -199,16 +207,16 @@ impl Term {
     }
 
     /// cat's `[S]`: the identity on `set`, which adds no step.
-    pub fn id(n: usize, set: EventSet) -> Term {
+    pub fn id(n: usize, set: &EventSet<W>) -> Term<W> {
         Term(Rc::new(Node {
             op: Op::Id,
-            rel: Relation::id_on(n, &set),
+            rel: Relation::id_on(n, set),
             args: Vec::new(),
         }))
     }
 
     /// The union of `args`; a witness comes from the first that holds the pair.
-    pub fn union(n: usize, args: Vec<Term>) -> Term {
+    pub fn union(n: usize, args: Vec<Term<W>>) -> Term<W> {
         let mut rel = Relation::empty(n);
         for a in &args {
             rel.union_with(&a.0.rel);
@@ -221,7 +229,7 @@ impl Term {
     }
 
     /// The sequence `args[0] ; args[1] ; ...`.
-    pub fn seq(n: usize, args: Vec<Term>) -> Term {
+    pub fn seq(n: usize, args: Vec<Term<W>>) -> Term<W> {
         let rel = args
             .iter()
             .fold(Relation::identity(n), |acc, a| acc.seq(&a.0.rel));
@@ -233,7 +241,7 @@ impl Term {
     }
 
     /// cat's `r?`.
-    pub fn opt(t: Term) -> Term {
+    pub fn opt(t: Term<W>) -> Term<W> {
         Term(Rc::new(Node {
             op: Op::Opt,
             rel: t.0.rel.optional(),
@@ -242,7 +250,7 @@ impl Term {
     }
 
     /// cat's `r+`.
-    pub fn plus(t: Term) -> Term {
+    pub fn plus(t: Term<W>) -> Term<W> {
         Term(Rc::new(Node {
             op: Op::Plus,
             rel: t.0.rel.plus(),
@@ -251,13 +259,13 @@ impl Term {
     }
 
     /// cat's `r*`.
-    pub fn star(t: Term) -> Term {
+    pub fn star(t: Term<W>) -> Term<W> {
         Term::opt(Term::plus(t))
     }
 
     /// The pairs of `t` that are also in `mask` (cat's `r & m`, or `r \ m` with the
     /// complement of `m`).
-    pub fn mask(t: Term, mask: &Relation) -> Term {
+    pub fn mask(t: Term<W>, mask: &Relation<W>) -> Term<W> {
         Term(Rc::new(Node {
             op: Op::Mask,
             rel: t.0.rel.inter(mask),
@@ -266,13 +274,13 @@ impl Term {
     }
 
     /// cat's `[from] ; t ; [to]`.
-    pub fn restrict(t: Term, from: EventSet, to: EventSet) -> Term {
+    pub fn restrict(t: Term<W>, from: &EventSet<W>, to: &EventSet<W>) -> Term<W> {
         let n = t.0.rel.size();
-        Term::mask(t, &Relation::cartesian(n, &from, &to))
+        Term::mask(t, &Relation::cartesian(n, from, to))
     }
 
     /// The relation the term denotes.
-    pub fn relation(&self) -> &Relation {
+    pub fn relation(&self) -> &Relation<W> {
         &self.0.rel
     }
 
@@ -320,7 +328,7 @@ impl Term {
 }
 
 /// A derivation of `(a, b)` through the sequence `args`.
-fn seq_witness(args: &[Term], a: usize, b: usize) -> Option<Vec<Step>> {
+fn seq_witness<W: Width>(args: &[Term<W>], a: usize, b: usize) -> Option<Vec<Step>> {
     let Some((first, rest)) = args.split_first() else {
         return (a == b).then(Vec::new);
     };
@@ -330,7 +338,7 @@ fn seq_witness(args: &[Term], a: usize, b: usize) -> Option<Vec<Step>> {
     let n = first.0.rel.size();
     let tail = rest
         .iter()
-        .fold(Relation::identity(n), |acc, t| acc.seq(&t.0.rel));
+        .fold(Relation::<W>::identity(n), |acc, t| acc.seq(&t.0.rel));
     let mids = first.0.rel.successors(a) & tail.predecessors(b);
     // Prefer the intermediate event that keeps the derivation shortest.
     let mut best: Option<Vec<Step>> = None;
@@ -345,10 +353,10 @@ fn seq_witness(args: &[Term], a: usize, b: usize) -> Option<Vec<Step>> {
 }
 
 /// A shortest path of at least one edge from `a` to `b` in `r`, as its events.
-fn shortest_path(r: &Relation, a: usize, b: usize) -> Option<Vec<usize>> {
+fn shortest_path<W: Width>(r: &Relation<W>, a: usize, b: usize) -> Option<Vec<usize>> {
     let n = r.size();
     let mut parent = vec![usize::MAX; n];
-    let mut seen = EventSet::EMPTY;
+    let mut seen = EventSet::<W>::EMPTY;
     let mut frontier = Vec::new();
     for c in r.successors(a).iter() {
         parent[c] = a;
@@ -361,7 +369,7 @@ fn shortest_path(r: &Relation, a: usize, b: usize) -> Option<Vec<usize>> {
         }
         let mut next = Vec::new();
         for &c in &frontier {
-            for d in (r.successors(c) - seen).iter() {
+            for d in (r.successors(c) - seen.clone()).iter() {
                 parent[d] = c;
                 seen.insert(d);
                 next.push(d);
@@ -388,7 +396,7 @@ mod tests {
     fn witness_expands_a_fence_between_two_po_steps() {
         // 0 -po-> 1 (fence) -po-> 2, po transitive.
         let n = 3;
-        let po = Relation::from_pairs(n, [(0, 1), (1, 2), (0, 2)]);
+        let po: Relation = Relation::from_pairs(n, [(0, 1), (1, 2), (0, 2)]);
         let fence = EventSet::singleton(1);
         let t = Term::union(
             n,
@@ -397,7 +405,7 @@ mod tests {
                     n,
                     vec![
                         Term::base("po", po.clone()),
-                        Term::id(n, fence),
+                        Term::id(n, &fence),
                         Term::base("po", po.clone()),
                     ],
                 ),
@@ -426,7 +434,7 @@ mod tests {
     #[test]
     fn acyclic_violation_closes_the_cycle() {
         let n = 4;
-        let r = Term::union(
+        let r: Term = Term::union(
             n,
             vec![
                 Term::base("po", Relation::from_pairs(n, [(0, 1), (2, 3)])),
@@ -449,11 +457,11 @@ mod tests {
     #[test]
     fn closures_take_a_shortest_path() {
         let n = 4;
-        let r = Relation::from_pairs(n, [(0, 1), (1, 2), (2, 3), (0, 3)]);
+        let r: Relation = Relation::from_pairs(n, [(0, 1), (1, 2), (2, 3), (0, 3)]);
         let t = Term::plus(Term::base("r", r));
         assert_eq!(t.witness(0, 3).map(|s| s.len()), Some(1));
         assert_eq!(t.witness(1, 3).map(|s| s.len()), Some(2));
-        let s = Term::star(Term::base("r", Relation::empty(n)));
+        let s: Term = Term::star(Term::base("r", Relation::empty(n)));
         assert_eq!(s.witness(2, 2), Some(Vec::new()));
     }
 }

@@ -57,9 +57,9 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use crate::exec::event::{Event, EventKind, Loc, Tag, Tags};
-use crate::exec::execution::Execution;
+use crate::exec::execution::{AnyExecution, Execution};
 use crate::exec::relation::{EventSet, Relation, Width, Words};
-use crate::models::model::{JudgeAt, Judgement, MemoryModel};
+use crate::models::model::{JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
 
 mod dynamic;
 mod fixed;
@@ -165,12 +165,12 @@ impl MemoryModel for Lkmm {
         true
     }
 
-    fn explain(&self, execution: &Execution) -> Option<crate::exec::witness::Violation> {
+    fn explain(&self, execution: &AnyExecution) -> Option<crate::exec::witness::Violation> {
         terms::explain(execution)
     }
 
-    fn relations(&self, execution: &Execution) -> Vec<(&'static str, Relation)> {
-        terms::relations(execution)
+    fn relations(&self, execution: &AnyExecution) -> Vec<(&'static str, Pairs)> {
+        as_pairs(terms::relations(execution))
     }
 }
 

@@ -7,7 +7,7 @@
 //! ([`MemoryModel::monotone`]) lets the enumeration reject a partial execution and all its
 //! completions at once.
 
-use crate::exec::execution::Execution;
+use crate::exec::execution::{AnyExecution, Execution};
 use crate::exec::relation::{EventSet, Growable, Relation, Width, Words};
 use crate::exec::witness::Violation;
 use std::time::Instant;
@@ -145,15 +145,34 @@ pub trait MemoryModel:
     /// Why the model rejects `execution`: the first failing check, as [`judge`](JudgeAt::judge)
     /// names it, with a concrete cycle in the base relations; `None` when the model allows
     /// the execution or cannot explain its checks.
-    fn explain(&self, execution: &Execution) -> Option<Violation> {
+    fn explain(&self, execution: &AnyExecution) -> Option<Violation> {
         let _ = execution;
         None
     }
 
-    /// The model's key derived relations over `execution`, by name (`ppo`, `hb`...), for
-    /// traces that draw them on request.
-    fn relations(&self, execution: &Execution) -> Vec<(&'static str, Relation)> {
+    /// The model's key derived relations over `execution`, by name (`ppo`, `hb`...), each
+    /// as its pairs, for traces that draw them on request.
+    fn relations(&self, execution: &AnyExecution) -> Vec<(&'static str, Pairs)> {
         let _ = execution;
         Vec::new()
     }
+}
+
+/// A relation as the list of its pairs, in row-major order: what drawings take of a model's
+/// relations, whatever the width of the execution.
+pub type Pairs = Vec<(usize, usize)>;
+
+/// Named relations as [`Pairs`], for [`MemoryModel::relations`].
+pub fn as_pairs<W: Width>(
+    relations: Vec<(&'static str, Relation<W>)>,
+) -> Vec<(&'static str, Pairs)> {
+    relations
+        .into_iter()
+        .map(|(name, r)| (name, r.pairs().collect()))
+        .collect()
+}
+
+/// The verdict `model` gives `execution`, at its width.
+pub fn judge(model: &dyn MemoryModel, execution: &AnyExecution) -> Judgement {
+    JudgeAt::<Growable>::judge(model, execution)
 }

@@ -28,10 +28,10 @@
 //! a flag, decided on complete executions only.
 
 use crate::exec::event::Tag;
-use crate::exec::execution::Execution;
-use crate::exec::relation::{EventSet, Relation, Width, Words};
+use crate::exec::execution::{AnyExecution, Execution};
+use crate::exec::relation::{EventSet, Growable, Relation, Width, Words};
 use crate::exec::witness::{self, Term, Violation};
-use crate::models::model::{JudgeAt, Judgement, MemoryModel};
+use crate::models::model::{JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
 
 /// The flag of an execution whose behaviour is undefined (a data race), as herd7 prints
 /// it: the one a model's `undefined_unless` raises.
@@ -143,7 +143,7 @@ fn terms<W: Width>(x: &Execution<W>) -> Terms<W> {
 /// `hb = (sb | sw)+` as a term whose witness shows the steps it is made of: `sb`, and each
 /// `sw` as its release sequence (`sb`, `rf`, `rmw`), its `rf` and the fences' `sb` around it
 /// (the same relation as [`happens_before`]).
-fn hb_term(x: &Execution, myrmw: &Relation) -> Term {
+fn hb_term(x: &AnyExecution, myrmw: &Relation<Growable>) -> Term<Growable> {
     let n = x.len();
     let o = orders(x);
     let (reads, writes, fences) = (x.reads(), x.writes(), x.fences());
@@ -153,9 +153,9 @@ fn hb_term(x: &Execution, myrmw: &Relation) -> Term {
     let rs = Term::seq(
         n,
         vec![
-            Term::id(n, writes),
+            Term::id(n, &writes),
             Term::opt(Term::base("sb", x.po.inter(&x.loc()))),
-            Term::id(n, writes.inter(o.ordered)),
+            Term::id(n, &writes.inter(o.ordered.clone())),
             Term::star(Term::seq(n, vec![rf(), Term::base("rmw", myrmw.clone())])),
         ],
     );
@@ -163,20 +163,20 @@ fn hb_term(x: &Execution, myrmw: &Relation) -> Term {
     let sw = Term::seq(
         n,
         vec![
-            Term::id(n, o.releasing),
-            Term::opt(Term::seq(n, vec![Term::id(n, fences), sb()])),
+            Term::id(n, &o.releasing),
+            Term::opt(Term::seq(n, vec![Term::id(n, &fences), sb()])),
             rs,
             rf(),
-            Term::id(n, reads.inter(o.ordered)),
-            Term::opt(Term::seq(n, vec![sb(), Term::id(n, fences)])),
-            Term::id(n, o.acquiring),
+            Term::id(n, &reads.inter(o.ordered.clone())),
+            Term::opt(Term::seq(n, vec![sb(), Term::id(n, &fences)])),
+            Term::id(n, &o.acquiring),
         ],
     );
     Term::plus(Term::union(n, vec![sb(), sw]))
 }
 
 /// `eco = (rf | mo | rb)+` as a term whose witness shows its `rf`, `mo` and `rb` steps.
-fn eco_term(x: &Execution, rb: &Relation) -> Term {
+fn eco_term(x: &AnyExecution, rb: &Relation<Growable>) -> Term<Growable> {
     let n = x.len();
     Term::plus(Term::union(
         n,
@@ -245,10 +245,10 @@ impl MemoryModel for Rc11 {
         true
     }
 
-    fn explain(&self, x: &Execution) -> Option<Violation> {
+    fn explain(&self, x: &AnyExecution) -> Option<Violation> {
         let t = terms(x);
         let n = x.len();
-        match JudgeAt::<Words<1>>::judge(self, x).rejected_by? {
+        match JudgeAt::<Growable>::judge(self, x).rejected_by? {
             "coherence1" => {
                 let hb_eco =
                     Term::seq(n, vec![hb_term(x, &t.myrmw), Term::opt(eco_term(x, &t.rb))]);
@@ -274,8 +274,8 @@ impl MemoryModel for Rc11 {
         }
     }
 
-    fn relations(&self, x: &Execution) -> Vec<(&'static str, Relation)> {
+    fn relations(&self, x: &AnyExecution) -> Vec<(&'static str, Pairs)> {
         let t = terms(x);
-        vec![("hb", t.hb), ("eco", t.eco), ("psc", t.psc)]
+        as_pairs(vec![("hb", t.hb), ("eco", t.eco), ("psc", t.psc)])
     }
 }

@@ -11,8 +11,8 @@
 //! the axiomatic form of Shasha and Snir) and no write of another thread comes between the
 //! read and the write of a read-modify-write (atomicity).
 
-use crate::exec::execution::Execution;
-use crate::exec::relation::{Relation, Width, Words};
+use crate::exec::execution::{AnyExecution, Execution};
+use crate::exec::relation::{Growable, Relation, Width};
 use crate::exec::witness::{self, Term, Violation};
 use crate::models::model::{JudgeAt, Judgement, MemoryModel};
 
@@ -61,8 +61,8 @@ impl MemoryModel for Sc {
         true
     }
 
-    fn explain(&self, x: &Execution) -> Option<Violation> {
-        match JudgeAt::<Words<1>>::judge(self, x).rejected_by? {
+    fn explain(&self, x: &AnyExecution) -> Option<Violation> {
+        match JudgeAt::<Growable>::judge(self, x).rejected_by? {
             "sc" => {
                 let mut parts = vec![Term::base("po", x.po.clone())];
                 parts.extend(witness::com_terms(x));

@@ -20,10 +20,10 @@
 //! and a read restores their order.
 
 use crate::exec::event::{EventKind, Tag};
-use crate::exec::execution::Execution;
-use crate::exec::relation::{Relation, Width, Words};
+use crate::exec::execution::{AnyExecution, Execution};
+use crate::exec::relation::{Growable, Relation, Width};
 use crate::exec::witness::{self, Term, Violation};
-use crate::models::model::{JudgeAt, Judgement, MemoryModel};
+use crate::models::model::{JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
 use crate::models::sc::atomicity_holds;
 
 /// The x86-TSO model.
@@ -65,9 +65,9 @@ impl MemoryModel for Tso {
         true
     }
 
-    fn explain(&self, x: &Execution) -> Option<Violation> {
+    fn explain(&self, x: &AnyExecution) -> Option<Violation> {
         let n = x.len();
-        match JudgeAt::<Words<1>>::judge(self, x).rejected_by? {
+        match JudgeAt::<Growable>::judge(self, x).rejected_by? {
             "sc-per-location" => {
                 let mut parts = vec![Term::base("po", x.po.inter(&x.loc()))];
                 parts.extend(witness::com_terms(x));
@@ -82,17 +82,17 @@ impl MemoryModel for Tso {
         }
     }
 
-    fn relations(&self, x: &Execution) -> Vec<(&'static str, Relation)> {
+    fn relations(&self, x: &AnyExecution) -> Vec<(&'static str, Pairs)> {
         let fr = x.fr();
         let g = ghb(x, &fr);
         let ppo = g.minus(&x.rf).minus(&x.co).minus(&fr);
-        vec![("ppo", ppo), ("ghb", g)]
+        as_pairs(vec![("ppo", ppo), ("ghb", g)])
     }
 }
 
 /// [`ghb`] as a witness term: program order kept by TSO, fences shown through their event,
 /// and the communication relations.
-fn ghb_term(x: &Execution) -> Term {
+fn ghb_term(x: &AnyExecution) -> Term<Growable> {
     let n = x.len();
     let fr = x.fr();
     let (reads, writes, accesses) = (x.reads(), x.writes(), x.accesses());
@@ -106,7 +106,7 @@ fn ghb_term(x: &Execution) -> Term {
     let g = ghb(x, &fr);
     let mut parts = vec![
         Term::base("po", kept),
-        Term::restrict(witness::fencerel(&x.po, full_fences), accesses, accesses),
+        Term::restrict(witness::fencerel(&x.po, &full_fences), &accesses, &accesses),
         // Other po pairs that ghb holds: those ordered by a locked instruction.
         Term::base("po", x.po.inter(&g)),
     ];

@@ -4,7 +4,8 @@
 //! `po` edges, drawn in grey); initial writes sit in a cluster of their own at the top.
 //! `rf`, `co` and `fr` edges take the colours herd7's graphs use (red, blue, orange), model
 //! relations are dashed and green.
-//! The final state is the graph's label.
+//! The final state is the graph's label, with what the drawing leaves out (a box of
+//! elided events is dashed).
 //! Node identifiers are the event indices, so the output is deterministic.
 
 use crate::report::graph::{EdgeKind, ExecutionGraph};
@@ -41,11 +42,12 @@ pub(crate) fn edge_style(kind: EdgeKind) -> (&'static str, &'static str) {
 pub fn dot(g: &ExecutionGraph) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "digraph execution {{");
-    let _ = writeln!(
-        s,
-        "  label={};",
-        quote(&format!("{}\nfinal state: {}", g.title, g.state))
-    );
+    let mut label = format!("{}\nfinal state: {}", g.title, g.state);
+    for note in &g.notes {
+        label.push('\n');
+        label.push_str(note);
+    }
+    let _ = writeln!(s, "  label={};", quote(&label));
     let _ = writeln!(s, "  labelloc=t;");
     let _ = writeln!(s, "  node [shape=none, fontname=\"monospace\"];");
     let _ = writeln!(s, "  edge [fontname=\"monospace\", fontsize=10];");
@@ -62,7 +64,13 @@ pub fn dot(g: &ExecutionGraph) -> String {
         let _ = writeln!(s, "  subgraph cluster_{t} {{");
         let _ = writeln!(s, "    label={};", quote(name));
         for n in g.column(t) {
-            let _ = writeln!(s, "    e{} [label={}];", n.index, quote(&n.label()));
+            // A box of elided events is dashed.
+            let style = if n.elided > 0 {
+                ", style=dashed, shape=box"
+            } else {
+                ""
+            };
+            let _ = writeln!(s, "    e{} [label={}{style}];", n.index, quote(&n.label()));
         }
         let _ = writeln!(s, "  }}");
     }

@@ -18,14 +18,12 @@
 //! ([`AllCandidates`]), so they are exactly the executions a model is asked to judge.
 //! Like the enumeration, this module does no I/O.
 
-use crate::engine::enumerate::{
-    Flow, Limits, Removed, RunError, Stats, Stop, enumerate, enumerate_narrow,
-};
-use crate::exec::execution::Execution;
-use crate::exec::relation::{Relation, Width, Words};
+use crate::engine::enumerate::{Allowed, Flow, Limits, Removed, RunError, Stats, Stop, enumerate};
+use crate::exec::execution::{AnyExecution, Execution};
+use crate::exec::relation::Width;
 use crate::exec::witness::Violation;
 use crate::front::program::{Cell, Program, Prop, Quantifier};
-use crate::models::model::{JudgeAt, Judgement, MemoryModel};
+use crate::models::model::{self, JudgeAt, Judgement, MemoryModel, Pairs};
 use crate::report::graph::{ExecutionGraph, event_text};
 use crate::report::trace::{self, Shown};
 use crate::report::write::condition_text;
@@ -82,7 +80,7 @@ pub enum Answer {
 /// values) and the relations between them, from the rotation that reads first in
 /// lexicographic order, so that the same cycle through other events of the same kinds has
 /// the same shape.
-fn shape(p: &Program, x: &Execution, v: &Option<Violation>) -> String {
+fn shape(p: &Program, x: &AnyExecution, v: &Option<Violation>) -> String {
     let Some(v) = v else {
         return String::new();
     };
@@ -125,14 +123,13 @@ pub fn explain(
     state: &Prop,
     limits: &Limits,
 ) -> Result<Answer, RunError> {
-    let shown =
-        |x: &crate::engine::enumerate::Allowed<'_>, e: &Execution, satisfies: bool, flags| Shown {
-            execution: e.clone(),
-            state: program.shown.iter().map(|&c| x.value(c)).collect(),
-            satisfies,
-            flags,
-        };
-    let passes = |x: &crate::engine::enumerate::Allowed<'_>| {
+    let shown = |x: &Allowed<'_>, execution: AnyExecution, satisfies: bool, flags| Shown {
+        execution,
+        state: program.shown.iter().map(|&c| x.value(c)).collect(),
+        satisfies,
+        flags,
+    };
+    let passes = |x: &Allowed<'_>| {
         let get = |c: Cell| x.value(c);
         program.filter.as_ref().is_none_or(|f| f.eval(&get)) && state.eval(&get)
     };
@@ -143,29 +140,32 @@ pub fn explain(
         }),
         _ => Ok(()),
     };
+    // `enumerate` uses no symmetry, so every execution is built and has a copy.
     let mut witness = None;
-    let (_, stop) = enumerate_narrow(program, model, limits, Some(state), &mut |x, e| {
-        if passes(x) {
+    let (_, stop) = enumerate(program, model, limits, Some(state), &mut |x| match x
+        .execution()
+        .filter(|_| passes(x))
+    {
+        Some(e) => {
             let sat = program.condition.prop.eval(&|c: Cell| x.value(c));
             witness = Some(shown(x, e, sat, x.judgement.flags.clone()));
             Flow::Stop
-        } else {
-            Flow::Continue
         }
+        None => Flow::Continue,
     })?;
     limited(stop)?;
     if let Some(w) = witness {
         return Ok(Answer::Allowed(Box::new(w)));
     }
     let mut groups: Vec<(String, Group)> = Vec::new();
-    let (_, stop) = enumerate_narrow(program, &AllCandidates, limits, Some(state), &mut |x, e| {
-        if !passes(x) {
+    let (_, stop) = enumerate(program, &AllCandidates, limits, Some(state), &mut |x| {
+        let Some(e) = x.execution().filter(|_| passes(x)) else {
             return Flow::Continue;
-        }
-        let judgement = JudgeAt::<Words<1>>::judge(model, e);
+        };
+        let judgement = model::judge(model, &e);
         let check = judgement.rejected_by.unwrap_or("(none)");
-        let violation = model.explain(e);
-        let key = format!("{check} {}", shape(program, e, &violation));
+        let violation = model.explain(&e);
+        let key = format!("{check} {}", shape(program, &e, &violation));
         if let Some((_, g)) = groups.iter_mut().find(|(k, _)| *k == key) {
             g.count += 1;
         } else {
@@ -420,14 +420,19 @@ pub fn graphs(p: &Program, model: &str, answer: &Answer) -> Vec<(String, Executi
             .iter()
             .enumerate()
             .map(|(i, g)| {
-                let n = g.first.execution.len();
-                let mut extra: Vec<(String, Relation)> = Vec::new();
+                let mut extra: Vec<(String, Pairs)> = Vec::new();
                 for st in g.violation.iter().flat_map(|v| &v.cycle) {
                     let label = st.label.to_string();
+                    let pair = (st.from, st.to);
                     match extra.iter_mut().find(|(l, _)| *l == label) {
-                        Some((_, r)) => r.add(st.from, st.to),
-                        None => extra.push((label, Relation::from_pairs(n, [(st.from, st.to)]))),
+                        Some((_, r)) => r.push(pair),
+                        None => extra.push((label, vec![pair])),
                     }
+                }
+                // Each relation's pairs once, in row-major order, as a relation gives them.
+                for (_, r) in &mut extra {
+                    r.sort_unstable();
+                    r.dedup();
                 }
                 let title = format!(
                     "{}: rejected by {} under {model} (cycle dashed)",

@@ -14,10 +14,24 @@
 //! Everything is in event order, so the same execution always gives the same graph.
 
 use crate::exec::event::{EventKind, Tag};
-use crate::exec::execution::Execution;
-use crate::exec::relation::{EventSet, Relation};
+use crate::exec::execution::AnyExecution;
+use crate::exec::relation::{EventSet, Growable, Relation};
 use crate::front::program::Program;
-use petgraph::graph::{DiGraph, NodeIndex};
+use crate::models::model::Pairs;
+use petgraph::graph::DiGraph;
+use std::collections::BTreeSet;
+
+/// A thread with more events than this is shortened: each run of two or more consecutive
+/// events that no edge but `po` touches, other than its first and last event, is drawn as
+/// one box that says how many events it stands for.
+pub const LONG_THREAD: usize = 16;
+
+/// With more initial writes than this, those no edge touches are left out.
+pub const MANY_INITS: usize = 8;
+
+/// Threads are drawn side by side in bands of at most this many, one band below the other,
+/// and the initial writes in rows of at most this many.
+pub const BAND: usize = 8;
 
 /// One event as drawn.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,8 +44,11 @@ pub struct EventNode {
     pub text: String,
     /// Its thread, `None` for an initial write.
     pub thread: Option<usize>,
-    /// Its position in its thread's program order (initial writes: by location).
+    /// Its position in its thread's program order as drawn (initial writes: by
+    /// location).
     pub row: usize,
+    /// For a box that stands for a run of elided events, how many; 0 for an event.
+    pub elided: usize,
 }
 
 impl EventNode {
@@ -78,16 +95,98 @@ pub struct ExecutionGraph {
     pub state: String,
     /// The flags the execution raises.
     pub flags: Vec<&'static str>,
+    /// What the drawing leaves out, one sentence each (empty when it shows every event).
+    pub notes: Vec<String>,
+}
+
+/// One box of a drawing: an event, or a run of elided events of one thread.
+struct Group {
+    /// The events, in program order.
+    events: Vec<usize>,
+    /// Its row in its thread's column (or among the initial writes).
+    row: usize,
+}
+
+/// Which events a drawing shows, and how it groups the others.
+struct Layout {
+    /// The boxes, by their first event.
+    nodes: Vec<Group>,
+    notes: Vec<String>,
+}
+
+impl Layout {
+    /// The boxes of `x`, an execution of `p`, whose events an edge other than `po`
+    /// touches when `touched` says so.
+    fn new(p: &Program, x: &AnyExecution, touched: &[bool]) -> Layout {
+        let events = &x.events;
+        let mut nodes = Vec::new();
+        let mut notes = Vec::new();
+        let inits: Vec<usize> = (0..events.len())
+            .filter(|&e| events[e].thread.is_none())
+            .collect();
+        let shown_inits: Vec<usize> = if inits.len() > MANY_INITS {
+            inits.iter().copied().filter(|&e| touched[e]).collect()
+        } else {
+            inits.clone()
+        };
+        if shown_inits.len() < inits.len() {
+            let left_out = inits.len() - shown_inits.len();
+            notes.push(format!(
+                "not drawn: the initial writes of {left_out} of {} locations, which no edge touches",
+                inits.len()
+            ));
+        }
+        nodes.extend(shown_inits.into_iter().enumerate().map(|(row, e)| Group {
+            events: vec![e],
+            row,
+        }));
+        let (mut elided, mut groups) = (0, 0);
+        for t in 0..p.threads.len() {
+            let column: Vec<usize> = (0..events.len())
+                .filter(|&e| events[e].thread == Some(t))
+                .collect();
+            let long = column.len() > LONG_THREAD;
+            let kept = |i: usize| !long || i == 0 || i + 1 == column.len() || touched[column[i]];
+            let (mut i, mut row) = (0, 0);
+            while i < column.len() {
+                let mut j = i + 1;
+                if !kept(i) {
+                    while j < column.len() && !kept(j) {
+                        j += 1;
+                    }
+                }
+                // A run of one is drawn as itself: a box for it would save nothing.
+                if j - i > 1 {
+                    elided += j - i;
+                    groups += 1;
+                }
+                nodes.push(Group {
+                    events: column[i..j].to_vec(),
+                    row,
+                });
+                row += 1;
+                i = j;
+            }
+        }
+        if elided > 0 {
+            notes.push(format!(
+                "elided: {elided} events of threads longer than {LONG_THREAD}, which no edge but po touches, drawn as {groups} {}",
+                if groups == 1 { "box" } else { "boxes" }
+            ));
+        }
+        nodes.sort_by_key(|g| g.events[0]);
+        Layout { nodes, notes }
+    }
 }
 
 /// The short name of event `e`: `init` for an initial write, else `a`, `b`, ... `z`,
 /// `aa`, `ab`... in event order.
-pub fn event_name(x: &Execution, e: usize) -> String {
-    let ev = &x.events[e];
-    if ev.thread.is_none() {
+pub fn event_name(x: &AnyExecution, e: usize) -> String {
+    let events = &x.events;
+    if events[e].thread.is_none() {
         return "init".into();
     }
-    let first = x.events.iter().take_while(|e| e.thread.is_none()).count();
+    let first = events.iter().take_while(|e| e.thread.is_none()).count();
     let mut k = e - first;
     let mut name = Vec::new();
     loop {
@@ -105,7 +204,7 @@ pub fn event_name(x: &Execution, e: usize) -> String {
 ///
 /// Accesses show their annotations in brackets, except `once` (the common case) and the
 /// initial write's; an access with none is `plain`.
-pub fn event_text(p: &Program, x: &Execution, e: usize) -> String {
+pub fn event_text(p: &Program, x: &AnyExecution, e: usize) -> String {
     let ev = &x.events[e];
     let loc = ev
         .loc
@@ -141,75 +240,110 @@ pub fn event_text(p: &Program, x: &Execution, e: usize) -> String {
 }
 
 /// `a: W x=1`: an event's name and text.
-pub fn event_label(p: &Program, x: &Execution, e: usize) -> String {
+pub fn event_label(p: &Program, x: &AnyExecution, e: usize) -> String {
     format!("{}: {}", event_name(x, e), event_text(p, x, e))
 }
 
 /// The pairs of a transitive relation that no third event splits (its Hasse diagram).
-fn immediate(r: &Relation) -> Relation {
+fn immediate(r: &Relation<Growable>) -> Relation<Growable> {
     r.minus(&r.seq(r))
+}
+
+/// The edges drawn of the base relations of `x`: `po`, `rf`, `co` and `fr`, in that order,
+/// each as its pairs (see the module's documentation).
+fn base_edges(x: &AnyExecution) -> [(EdgeKind, &'static str, Pairs); 4] {
+    let co_imm = immediate(&x.co);
+    let fr = x.rf.inverse().seq(&co_imm);
+    let init = x.tagged(Tag::Init);
+    let co = co_imm.restrict_domain(&(EventSet::full(x.len()) - init));
+    [
+        (EdgeKind::Po, "po", immediate(&x.po).pairs().collect()),
+        (EdgeKind::Rf, "rf", x.rf.pairs().collect()),
+        (EdgeKind::Co, "co", co.pairs().collect()),
+        (EdgeKind::Fr, "fr", fr.pairs().collect()),
+    ]
 }
 
 impl ExecutionGraph {
     /// Draws `x`, an execution of `p`, with the model relations `extra` added by name.
+    ///
+    /// A long thread is shortened (see [`LONG_THREAD`]), and the initial writes no edge
+    /// touches are left out when there are many (see [`MANY_INITS`]); [`Self::notes`] says
+    /// what was left out.
     pub fn new(
         p: &Program,
-        x: &Execution,
+        x: &AnyExecution,
         title: String,
         state: String,
         flags: Vec<&'static str>,
-        extra: &[(String, Relation)],
+        extra: &[(String, Pairs)],
     ) -> ExecutionGraph {
-        let mut graph = DiGraph::new();
-        let mut rows = vec![0usize; p.threads.len()];
-        let mut init_row = 0;
-        let nodes: Vec<NodeIndex> = (0..x.len())
-            .map(|e| {
-                let thread = x.events[e].thread;
-                let row = match thread {
-                    Some(t) => {
-                        rows[t] += 1;
-                        rows[t] - 1
-                    }
-                    None => {
-                        init_row += 1;
-                        init_row - 1
-                    }
-                };
-                graph.add_node(EventNode {
-                    index: e,
-                    name: event_name(x, e),
-                    text: event_text(p, x, e),
-                    thread,
-                    row,
-                })
-            })
+        let events = &x.events;
+        let mut edges: Vec<(EdgeKind, String, Pairs)> = base_edges(x)
+            .into_iter()
+            .map(|(kind, label, r)| (kind, label.to_string(), r))
             .collect();
-        let co_imm = immediate(&x.co);
-        let fr = x.rf.inverse().seq(&co_imm);
-        let init = x.tagged(Tag::Init);
-        let mut add = |r: &Relation, kind: EdgeKind, label: &str| {
-            for (a, b) in r.pairs() {
+        edges.extend(
+            extra
+                .iter()
+                .map(|(name, r)| (EdgeKind::Model, name.clone(), r.clone())),
+        );
+        // The events an edge other than `po` touches are always drawn.
+        let mut touched = vec![false; events.len()];
+        for (_, _, r) in edges.iter().filter(|(k, _, _)| *k != EdgeKind::Po) {
+            for &(a, b) in r {
+                touched[a] = true;
+                touched[b] = true;
+            }
+        }
+        let layout = Layout::new(p, x, &touched);
+        let mut graph = DiGraph::new();
+        let mut node_of = vec![None; events.len()];
+        for group in &layout.nodes {
+            let (first, last) = (group.events[0], group.events[group.events.len() - 1]);
+            let (name, text) = if group.events.len() == 1 {
+                (event_name(x, first), event_text(p, x, first))
+            } else {
+                (
+                    format!("{}..{}", event_name(x, first), event_name(x, last)),
+                    format!("{} events elided", group.events.len()),
+                )
+            };
+            let node = graph.add_node(EventNode {
+                index: first,
+                name,
+                text,
+                thread: events[first].thread,
+                row: group.row,
+                elided: if group.events.len() > 1 {
+                    group.events.len()
+                } else {
+                    0
+                },
+            });
+            for &e in &group.events {
+                node_of[e] = Some(node);
+            }
+        }
+        for (kind, label, r) in &edges {
+            let mut drawn = BTreeSet::new();
+            for &(a, b) in r {
+                let (Some(na), Some(nb)) = (node_of[a], node_of[b]) else {
+                    continue;
+                };
+                // `po` into, out of and inside a group of elided events is drawn once.
+                if na == nb || !drawn.insert((na, nb)) {
+                    continue;
+                }
                 graph.add_edge(
-                    nodes[a],
-                    nodes[b],
+                    na,
+                    nb,
                     Edge {
-                        kind,
-                        label: label.to_string(),
+                        kind: *kind,
+                        label: label.clone(),
                     },
                 );
             }
-        };
-        add(&immediate(&x.po), EdgeKind::Po, "po");
-        add(&x.rf, EdgeKind::Rf, "rf");
-        add(
-            &co_imm.restrict_domain(&(EventSet::full(x.len()) - init)),
-            EdgeKind::Co,
-            "co",
-        );
-        add(&fr, EdgeKind::Fr, "fr");
-        for (name, r) in extra {
-            add(r, EdgeKind::Model, name);
         }
         ExecutionGraph {
             title,
@@ -217,6 +351,7 @@ impl ExecutionGraph {
             graph,
             state,
             flags,
+            notes: layout.notes,
         }
     }
 
@@ -229,6 +364,15 @@ impl ExecutionGraph {
             .collect();
         col.sort_by_key(|n| n.row);
         col
+    }
+
+    /// The threads of each band, in order (see [`BAND`]): one band for at most [`BAND`]
+    /// threads.
+    pub fn bands(&self) -> Vec<std::ops::Range<usize>> {
+        (0..self.threads.len())
+            .step_by(BAND)
+            .map(|t| t..(t + BAND).min(self.threads.len()))
+            .collect()
     }
 
     /// The initial writes, by location.
@@ -256,6 +400,7 @@ impl ExecutionGraph {
 mod tests {
     use super::*;
     use crate::exec::event::{Event, EventKind, Loc, Tags, Value};
+    use crate::exec::execution::Execution;
     use crate::front::program::LocDecl;
 
     fn event(thread: Option<usize>, kind: EventKind, tags: &[Tag], value: i64) -> Event {
@@ -269,7 +414,7 @@ mod tests {
         }
     }
 
-    fn execution(events: Vec<Event>) -> Execution {
+    fn execution(events: Vec<Event>) -> AnyExecution {
         let n = events.len();
         Execution {
             events,

@@ -4,6 +4,10 @@
 //! picture, byte for byte:
 //! - threads are columns, events are rows in program order, each event a labelled box;
 //!   initial writes form a row of their own above the threads;
+//! - many threads are drawn in bands of at most [`BAND`] columns, one band below the
+//!   other, and many initial writes in rows of at most [`BAND`];
+//! - what the graph leaves out ([`ExecutionGraph::notes`]) is said under the final state,
+//!   and a box that stands for elided events is grey and dashed;
 //! - `po` edges are straight grey arrows down a column;
 //! - `rf`, `co`, `fr` and model relations are quadratic curves, bent to the left of their
 //!   direction (so that `a -> b` and `b -> a` never overlap) and further apart for each
@@ -16,7 +20,7 @@
 //! with one decimal.
 
 use crate::report::dot::edge_style;
-use crate::report::graph::{EdgeKind, ExecutionGraph};
+use crate::report::graph::{BAND, EdgeKind, ExecutionGraph};
 use petgraph::visit::EdgeRef;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -27,6 +31,10 @@ const ROW_H: f64 = 64.0;
 const COL_GAP: f64 = 90.0;
 const MARGIN: f64 = 24.0;
 const HEADER_H: f64 = 56.0;
+/// The height of each note under the final state.
+const NOTE_H: f64 = 20.0;
+/// The space between two bands of threads.
+const BAND_GAP: f64 = 16.0;
 
 /// Escapes text for XML character data and attribute values.
 fn escape(s: &str) -> String {
@@ -89,7 +97,9 @@ fn label_width(s: &str) -> f64 {
 
 /// The graph as an SVG document, ending with a newline.
 pub fn svg(g: &ExecutionGraph) -> String {
-    let nthreads = g.threads.len().max(1);
+    let bands = g.bands();
+    // The widest band sets the width: the first, which is full when there are several.
+    let nthreads = bands.first().map_or(1, |b| b.len()).max(1);
     let columns: Vec<_> = (0..g.threads.len()).map(|t| g.column(t)).collect();
     let inits = g.inits();
     let col_w = g
@@ -98,17 +108,37 @@ pub fn svg(g: &ExecutionGraph) -> String {
         .map(|n| label_width(&n.label()) + 16.0)
         .chain(g.threads.iter().map(|t| label_width(t)))
         .fold(120.0, f64::max);
-    let init_rows = usize::from(!inits.is_empty());
-    let depth = columns.iter().map(Vec::len).max().unwrap_or(0);
+    let init_rows = inits.len().div_ceil(BAND);
     let width_threads = nthreads as f64 * col_w + (nthreads - 1) as f64 * COL_GAP;
-    let width_inits = inits.len() as f64 * (col_w + 16.0);
+    let width_inits = inits.len().min(BAND) as f64 * (col_w + 16.0);
     let content_w = width_threads.max(width_inits);
     let header = format!("final state: {}", g.state);
-    let width = (content_w + 2.0 * MARGIN)
-        .max(label_width(&g.title) + 2.0 * MARGIN)
-        .max(label_width(&header) + 2.0 * MARGIN);
-    let top = MARGIN + HEADER_H;
-    let height = top + (init_rows + depth) as f64 * ROW_H + 28.0 + MARGIN;
+    let width = g
+        .notes
+        .iter()
+        .chain([&g.title, &header])
+        .map(|t| label_width(t) + 2.0 * MARGIN)
+        .fold(content_w + 2.0 * MARGIN, f64::max);
+    let top = MARGIN + HEADER_H + NOTE_H * g.notes.len() as f64;
+    // Each band: its thread names, then its rows; the bands one below the other.
+    let band_tops: Vec<f64> = bands
+        .iter()
+        .scan(top + init_rows as f64 * ROW_H, |y, band| {
+            let at = *y;
+            let depth = band.clone().map(|t| columns[t].len()).max().unwrap_or(0);
+            *y += 28.0 + depth as f64 * ROW_H + BAND_GAP;
+            Some(at)
+        })
+        .collect();
+    let last_depth = bands.last().map_or(0, |b| {
+        b.clone().map(|t| columns[t].len()).max().unwrap_or(0)
+    });
+    let bottom = band_tops
+        .last()
+        .map_or(top + init_rows as f64 * ROW_H, |y| {
+            y + last_depth as f64 * ROW_H
+        });
+    let height = bottom + 28.0 + MARGIN;
     let x0 = (width - width_threads) / 2.0;
 
     // Event boxes, by event index.
@@ -128,36 +158,46 @@ pub fn svg(g: &ExecutionGraph) -> String {
         MARGIN + 32.0,
         escape(&header)
     );
+    for (i, note) in g.notes.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-style=\"italic\" fill=\"#555555\">{}</text>",
+            MARGIN,
+            MARGIN + 52.0 + NOTE_H * i as f64,
+            escape(note)
+        );
+    }
 
-    // Positions.
-    if !inits.is_empty() {
-        let step = content_w / inits.len() as f64;
+    // Positions: the initial writes in rows of at most `BAND`, spread over the width.
+    for (r, row) in inits.chunks(BAND).enumerate() {
+        let step = content_w / row.len() as f64;
         let left = (width - content_w) / 2.0;
-        for (i, n) in inits.iter().enumerate() {
+        for (i, n) in row.iter().enumerate() {
             let c = Pt {
                 x: left + step * (i as f64 + 0.5),
-                y: top + ROW_H / 2.0,
+                y: top + r as f64 * ROW_H + ROW_H / 2.0,
             };
             boxes.insert(n.index, node_box(c, &n.label()));
         }
     }
-    let rows_top = top + init_rows as f64 * ROW_H;
     // Thread names go on top of the edges, with the edge labels.
     let mut heads = String::new();
-    for (t, name) in g.threads.iter().enumerate() {
-        let cx = x0 + t as f64 * (col_w + COL_GAP) + col_w / 2.0;
-        let _ = writeln!(
-            heads,
-            "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-weight=\"bold\" stroke=\"white\" stroke-width=\"4\" paint-order=\"stroke\">{}</text>",
-            rows_top + 4.0,
-            escape(name)
-        );
-        for (r, n) in columns[t].iter().enumerate() {
-            let c = Pt {
-                x: cx,
-                y: rows_top + 28.0 + r as f64 * ROW_H + ROW_H / 2.0 - 8.0,
-            };
-            boxes.insert(n.index, node_box(c, &n.label()));
+    for (band, &rows_top) in bands.iter().zip(&band_tops) {
+        for (k, t) in band.clone().enumerate() {
+            let cx = x0 + k as f64 * (col_w + COL_GAP) + col_w / 2.0;
+            let _ = writeln!(
+                heads,
+                "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-weight=\"bold\" stroke=\"white\" stroke-width=\"4\" paint-order=\"stroke\">{}</text>",
+                rows_top + 4.0,
+                escape(&g.threads[t])
+            );
+            for (r, n) in columns[t].iter().enumerate() {
+                let c = Pt {
+                    x: cx,
+                    y: rows_top + 28.0 + r as f64 * ROW_H + ROW_H / 2.0 - 8.0,
+                };
+                boxes.insert(n.index, node_box(c, &n.label()));
+            }
         }
     }
 
@@ -251,14 +291,17 @@ pub fn svg(g: &ExecutionGraph) -> String {
         let Some(b) = boxes.get(&n.index) else {
             continue;
         };
-        let fill = if n.thread.is_none() {
-            "#f2f2f2"
+        // A box of elided events is grey and dashed.
+        let (fill, dash) = if n.elided > 0 {
+            ("#eeeeee", " stroke-dasharray=\"4 3\"")
+        } else if n.thread.is_none() {
+            ("#f2f2f2", "")
         } else {
-            "#fffbe6"
+            ("#fffbe6", "")
         };
         let _ = writeln!(
             s,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"4\" fill=\"{fill}\" stroke=\"#555555\"/>",
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"4\" fill=\"{fill}\" stroke=\"#555555\"{dash}/>",
             b.c.x - b.hw,
             b.c.y - b.hh,
             2.0 * b.hw,

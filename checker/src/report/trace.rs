@@ -10,12 +10,12 @@
 //! each edge.
 //! The output depends only on the execution, so it is the same on every run.
 
-use crate::engine::enumerate::{Flow, Limits, RunError, enumerate_narrow};
+use crate::engine::enumerate::{Flow, Limits, RunError, enumerate};
 use crate::exec::event::Value;
-use crate::exec::execution::Execution;
+use crate::exec::execution::AnyExecution;
 use crate::exec::witness::{CheckKind, Violation};
-use crate::front::program::{Cell, Program};
-use crate::models::model::MemoryModel;
+use crate::front::program::{Cell, Program, Prop};
+use crate::models::model::{MemoryModel, Pairs};
 use crate::report::graph::{EdgeKind, ExecutionGraph, event_label, event_name};
 use crate::report::write::state_line;
 use std::fmt::Write as _;
@@ -60,7 +60,7 @@ impl Show {
 #[derive(Clone, Debug)]
 pub struct Shown {
     /// The execution.
-    pub execution: Execution,
+    pub execution: AnyExecution,
     /// Its final state over [`Program::shown`].
     pub state: Vec<Value>,
     /// Whether the state satisfies the condition's proposition.
@@ -78,6 +78,12 @@ impl Shown {
 
 /// The first `max` allowed executions of `program` under `model` that `show` selects (in
 /// enumeration order, after the filter), and how many it selects in all.
+///
+/// # Complexity
+/// One enumeration of the allowed executions; for witnesses (counter-examples), with the
+/// condition's proposition (its negation) as the goal, which cuts the subtrees none of
+/// whose executions it selects, so that a test with few of them is quick however many
+/// executions it has.
 pub fn executions(
     program: &Program,
     model: &dyn MemoryModel,
@@ -90,7 +96,13 @@ pub fn executions(
     if show == Show::None {
         return Ok((kept, total));
     }
-    enumerate_narrow(program, model, limits, None, &mut |x, e| {
+    let prop = &program.condition.prop;
+    let goal = match show {
+        Show::Witness => Some(prop.clone()),
+        Show::Counter => Some(Prop::Not(Box::new(prop.clone()))),
+        Show::All | Show::None => None,
+    };
+    enumerate(program, model, limits, goal.as_ref(), &mut |x| {
         let get = |c: Cell| x.value(c);
         if let Some(f) = &program.filter
             && !f.eval(&get)
@@ -106,9 +118,12 @@ pub fn executions(
         };
         if wanted {
             total += 1;
-            if kept.len() < max {
+            // `enumerate` uses no symmetry, so every execution is built and has a copy.
+            if kept.len() < max
+                && let Some(execution) = x.execution()
+            {
                 kept.push(Shown {
-                    execution: e.clone(),
+                    execution,
                     state: program.shown.iter().map(|&c| x.value(c)).collect(),
                     satisfies,
                     flags: x.judgement.flags.clone(),
@@ -125,7 +140,7 @@ pub fn graph(
     p: &Program,
     shown: &Shown,
     title: String,
-    extra: &[(String, crate::exec::relation::Relation)],
+    extra: &[(String, Pairs)],
 ) -> ExecutionGraph {
     ExecutionGraph::new(
         p,
@@ -137,7 +152,9 @@ pub fn graph(
     )
 }
 
-/// The text drawing of an execution graph, ending with a newline.
+/// The text drawing of an execution graph, ending with a newline: the threads side by side
+/// in bands of at most [`crate::report::graph::BAND`], then one line per edge other than
+/// `po`.
 pub fn text(g: &ExecutionGraph) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}", g.title);
@@ -145,48 +162,57 @@ pub fn text(g: &ExecutionGraph) -> String {
     if !g.flags.is_empty() {
         let _ = writeln!(s, "flags: {}", g.flags.join(", "));
     }
-    s.push('\n');
-    let columns: Vec<Vec<String>> = (0..g.threads.len())
-        .map(|t| g.column(t).iter().map(|n| n.label()).collect())
-        .collect();
-    let widths: Vec<usize> = columns
-        .iter()
-        .zip(&g.threads)
-        .map(|(c, name)| {
-            c.iter()
-                .map(|l| l.len())
-                .chain([name.len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let row = |cells: Vec<&str>| {
-        let mut line = String::from("  ");
-        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
-            if i > 0 {
-                line.push_str(" | ");
-            }
-            let _ = write!(line, "{c:<w$}");
-        }
-        line.trim_end().to_string()
-    };
-    let _ = writeln!(s, "{}", row(g.threads.iter().map(String::as_str).collect()));
-    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-    let _ = writeln!(
-        s,
-        "  {}",
-        rule.iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .join("-+-")
-    );
-    let depth = columns.iter().map(Vec::len).max().unwrap_or(0);
-    for r in 0..depth {
-        let cells = columns
-            .iter()
-            .map(|c| c.get(r).map_or("", String::as_str))
+    for note in &g.notes {
+        let _ = writeln!(s, "{note}");
+    }
+    for band in g.bands() {
+        s.push('\n');
+        let names = &g.threads[band.clone()];
+        let columns: Vec<Vec<String>> = band
+            .map(|t| g.column(t).iter().map(|n| n.label()).collect())
             .collect();
-        let _ = writeln!(s, "{}", row(cells));
+        let widths: Vec<usize> = columns
+            .iter()
+            .zip(names)
+            .map(|(c, name)| {
+                c.iter()
+                    .map(|l| l.len())
+                    .chain([name.len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let row = |cells: Vec<&str>| {
+            let mut line = String::from("  ");
+            for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+                if i > 0 {
+                    line.push_str(" | ");
+                }
+                let _ = write!(line, "{c:<w$}");
+            }
+            line.trim_end().to_string()
+        };
+        let _ = writeln!(s, "{}", row(names.iter().map(String::as_str).collect()));
+        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        let _ = writeln!(
+            s,
+            "  {}",
+            rule.iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join("-+-")
+        );
+        let depth = columns.iter().map(Vec::len).max().unwrap_or(0);
+        for r in 0..depth {
+            let cells = columns
+                .iter()
+                .map(|c| c.get(r).map_or("", String::as_str))
+                .collect();
+            let _ = writeln!(s, "{}", row(cells));
+        }
+    }
+    if g.threads.is_empty() {
+        s.push('\n');
     }
     let edges: Vec<_> = g
         .edges()
@@ -210,7 +236,7 @@ pub fn text(g: &ExecutionGraph) -> String {
 /// A violation's cycle, event by event with the relation on each edge:
 /// `a: W x=1 -po-> b: F mb -po-> c: R y=0 -fre-> a`, on one line if it fits in 100
 /// columns, else one step per line.
-pub fn cycle_text(p: &Program, x: &Execution, v: &Violation) -> String {
+pub fn cycle_text(p: &Program, x: &AnyExecution, v: &Violation) -> String {
     let Some(first) = v.cycle.first() else {
         return match v.kind {
             CheckKind::Paths => "(no cycle: the thread paths alone fail the check)".into(),
@@ -281,9 +307,9 @@ impl Format {
 /// an error naming the unknown one and the relations the model has.
 pub fn select_relations(
     model: &dyn MemoryModel,
-    x: &Execution,
+    x: &AnyExecution,
     names: &[String],
-) -> Result<Vec<(String, crate::exec::relation::Relation)>, String> {
+) -> Result<Vec<(String, Pairs)>, String> {
     if names.is_empty() {
         return Ok(Vec::new());
     }

@@ -10,7 +10,7 @@
 use super::{Allowed, Flow, RunError, Search, Stop};
 use crate::engine::symmetry::Symmetry;
 use crate::exec::event::{Event, EventKind, Loc, Tag};
-use crate::exec::relation::{EventSet, Relation, Width, as_width};
+use crate::exec::relation::{EventSet, Relation, Width};
 use crate::front::program::Prop;
 use std::time::Instant;
 
@@ -51,7 +51,6 @@ impl<W: Width> Search<'_, W> {
         self.stats.images += m as u64 - 1;
         for j in 0..m {
             let allowed = Allowed {
-                execution: as_width(&self.exec),
                 judgement: &judgement,
                 search: self,
                 image: symmetry.map(|s| (s, j)),
@@ -199,7 +198,6 @@ impl<W: Width> Search<'_, W> {
             self.exec.co = c.co.clone();
             self.exec.rf = c.rf.clone();
             let a = Allowed {
-                execution: as_width(&self.exec),
                 judgement: c.judgement,
                 search: self,
                 image: None,

@@ -13,8 +13,7 @@ use super::{Allowed, Flow, Limits, RunError, Search, Searched, Setup, Stats, Sto
 use crate::engine::paths::{self, Path};
 use crate::engine::symmetry::Symmetry;
 use crate::exec::event::{EventKind, Loc, Tag};
-use crate::exec::execution::Execution;
-use crate::exec::relation::{EventSet, Growable, Width, Words};
+use crate::exec::relation::{Growable, Width, Words};
 use crate::front::c11::{self, Dialect};
 use crate::front::program::{Op, Program, Prop};
 use crate::models::model::{JudgeAt, MemoryModel};
@@ -346,37 +345,6 @@ fn search<'a, W: Width>(
         over_budget: search.over_budget,
         halted: search.halted,
     })
-}
-
-/// Enumerates as [`enumerate`] does, for callers that need each execution itself
-/// (explanations, traces and drawings), which take executions of at most 128 events: a
-/// wider one stops the enumeration with an error.
-pub fn enumerate_narrow(
-    program: &Program,
-    model: &dyn MemoryModel,
-    limits: &Limits,
-    goal: Option<&Prop>,
-    visit: &mut dyn FnMut(&Allowed<'_>, &Execution) -> Flow,
-) -> Result<(Stats, Option<Stop>), RunError> {
-    let mut wide = None;
-    let r = enumerate(program, model, limits, goal, &mut |x| match x.execution() {
-        Some(e) => visit(x, e),
-        None => {
-            wide = Some(RunError {
-                message: format!(
-                    "explanations, traces and drawings show executions of at most {} events, \
-                     and this test has more",
-                    EventSet::<Words<1>>::CAPACITY
-                ),
-                span: (0, 0),
-            });
-            Flow::Stop
-        }
-    })?;
-    match wide {
-        Some(e) => Err(e),
-        None => Ok(r),
-    }
 }
 
 /// Moves `choice` to the next combination of paths, odometer style; `false` after the

@@ -17,31 +17,31 @@ use super::rcu::rcu_order;
 use super::{Sets, judge_with};
 use crate::exec::event::Tag;
 use crate::exec::execution::Execution;
-use crate::exec::relation::{EventSet, Relation};
+use crate::exec::relation::{EventSet, Relation, Width, Words};
 use crate::exec::witness::{self, CheckKind, Step, Term, Violation, fencerel};
 
 /// The checked relations of the LKMM over one execution, as terms.
-pub struct Terms {
+pub struct Terms<W: Width = Words<1>> {
     /// `po-loc | com`, for coherence.
-    pub coherence: Term,
+    pub coherence: Term<W>,
     /// cat's `ppo`.
-    pub ppo: Term,
+    pub ppo: Term<W>,
     /// cat's `prop`.
-    pub prop: Term,
+    pub prop: Term<W>,
     /// cat's `hb`.
-    pub hb: Term,
+    pub hb: Term<W>,
     /// cat's `pb`.
-    pub pb: Term,
+    pub pb: Term<W>,
     /// cat's `rb`.
-    pub rb: Term,
+    pub rb: Term<W>,
 }
 
-impl Terms {
+impl<W: Width> Terms<W> {
     /// Builds the terms for `x`, whose sets and path-only relations are `s` and `f`.
-    pub fn new(x: &Execution, s: &Sets, f: &Fixed) -> Terms {
+    pub fn new(x: &Execution<W>, s: &Sets<W>, f: &Fixed<W>) -> Terms<W> {
         let n = s.n;
-        let all = EventSet::full(n);
-        let base = |label, r: &Relation| Term::base(label, r.clone());
+        let all = EventSet::<W>::full(n);
+        let base = |label, r: &Relation<W>| Term::base(label, r.clone());
         let com = witness::com_terms(x);
         let (rfe, rfi, coe, coi, fre, fri) = (
             com[0].clone(),
@@ -57,7 +57,7 @@ impl Terms {
         let coherence = Term::union(n, coherence);
 
         // bell: carry-dep.
-        let not_srcu_unlock = all - s.srcu_unlock;
+        let not_srcu_unlock = all.clone() - s.srcu_unlock.clone();
         let carry_dep = Term::star(Term::seq(
             n,
             vec![
@@ -65,7 +65,8 @@ impl Terms {
                 rfi.clone(),
             ],
         ));
-        let dep_term = |label, r: &Relation| Term::seq(n, vec![carry_dep.clone(), base(label, r)]);
+        let dep_term =
+            |label, r: &Relation<W>| Term::seq(n, vec![carry_dep.clone(), base(label, r)]);
         let addr = dep_term("addr", &x.addr);
         let data = dep_term("data", &x.data);
         let ctrl = dep_term("ctrl", &x.ctrl);
@@ -76,9 +77,9 @@ impl Terms {
             n,
             vec![
                 po(),
-                Term::id(n, s.ul),
+                Term::id(n, &s.ul),
                 Term::union(n, vec![po(), rf()]),
-                Term::id(n, s.lkr),
+                Term::id(n, &s.lkr),
                 po(),
             ],
         );
@@ -89,71 +90,75 @@ impl Terms {
                 n,
                 vec![
                     po_unlock_lock_po.clone(),
-                    Term::id(n, x.tagged(Tag::AfterUnlockLock)),
+                    Term::id(n, &x.tagged(Tag::AfterUnlockLock)),
                     po(),
                 ],
             ),
-            s.m,
-            s.m,
+            &s.m,
+            &s.m,
         );
         let mut mb_exact = f.mb_static.clone();
         mb_exact.union_with(after_unlock_lock.relation());
         // `[M] ; po? ; [E] ; fencerel(F) ; [M]`: an event of class `E`, then the fence `F`.
-        let after = |e: EventSet, fence: Tag| {
+        let after = |e: &EventSet<W>, fence: Tag| {
             Term::restrict(
                 Term::seq(
                     n,
                     vec![
                         Term::opt(po()),
                         Term::id(n, e),
-                        fencerel(&f.po, x.tagged(fence)),
+                        fencerel(&f.po, &x.tagged(fence)),
                     ],
                 ),
-                s.m,
-                s.m,
+                &s.m,
+                &s.m,
             )
         };
         let before_atomic = Term::restrict(
             Term::seq(
                 n,
                 vec![
-                    fencerel(&f.po, x.tagged(Tag::BeforeAtomic)),
-                    Term::id(n, s.rmw_events),
+                    fencerel(&f.po, &x.tagged(Tag::BeforeAtomic)),
+                    Term::id(n, &s.rmw_events),
                     Term::opt(po()),
                 ],
             ),
-            s.m,
-            s.m,
+            &s.m,
+            &s.m,
         );
         let mb = Term::union(
             n,
             vec![
-                Term::restrict(fencerel(&f.po, s.mb), s.m, s.m),
-                base("po", &f.po.restrict(&s.m, &(s.mb & s.r))),
-                base("po", &f.po.restrict(&(s.mb & s.w), &s.m)),
+                Term::restrict(fencerel(&f.po, &s.mb), &s.m, &s.m),
+                base("po", &f.po.restrict(&s.m, &(s.mb.clone() & s.r.clone()))),
+                base("po", &f.po.restrict(&(s.mb.clone() & s.w.clone()), &s.m)),
                 before_atomic,
-                after(s.rmw_events, Tag::AfterAtomic),
-                after(s.lkw, Tag::AfterSpinlock),
-                after(s.srcu_unlock, Tag::AfterSrcuReadUnlock),
+                after(&s.rmw_events, Tag::AfterAtomic),
+                after(&s.lkw, Tag::AfterSpinlock),
+                after(&s.srcu_unlock, Tag::AfterSrcuReadUnlock),
                 after_unlock_lock,
                 base("mb", &mb_exact),
             ],
         );
         let gp = Term::seq(
             n,
-            vec![po(), Term::id(n, s.sync_rcu | s.sync_srcu), Term::opt(po())],
+            vec![
+                po(),
+                Term::id(n, &(s.sync_rcu.clone() | s.sync_srcu.clone())),
+                Term::opt(po()),
+            ],
         );
         let strong_fence = Term::union(n, vec![mb, gp]);
         let po_rel = base("po-rel", &f.po_rel);
         let acq_po = base("acq-po", &f.acq_po);
-        let wmb = Term::restrict(fencerel(&f.po, x.tagged(Tag::Wmb)), s.w, s.w);
-        let rmb = Term::restrict(fencerel(&f.po, x.tagged(Tag::Rmb)), s.r4rmb, s.r4rmb);
+        let wmb = Term::restrict(fencerel(&f.po, &x.tagged(Tag::Wmb)), &s.w, &s.w);
+        let rmb = Term::restrict(fencerel(&f.po, &x.tagged(Tag::Rmb)), &s.r4rmb, &s.r4rmb);
         let nonrw_fence = Term::union(n, vec![strong_fence.clone(), po_rel.clone(), acq_po]);
         let fence = Term::union(n, vec![nonrw_fence, wmb.clone(), rmb]);
 
         // Preserved program order.
         let dep = Term::union(n, vec![addr.clone(), data]);
-        let rwdep = Term::restrict(Term::union(n, vec![dep.clone(), ctrl]), all, s.w);
+        let rwdep = Term::restrict(Term::union(n, vec![dep.clone(), ctrl]), &all, &s.w);
         let to_w = Term::union(
             n,
             vec![
@@ -162,15 +167,15 @@ impl Terms {
                 fri,
                 Term::seq(
                     n,
-                    vec![Term::restrict(addr.clone(), all, s.plain), wmb.clone()],
+                    vec![Term::restrict(addr.clone(), &all, &s.plain), wmb.clone()],
                 ),
             ],
         );
         let to_r = Term::union(
             n,
             vec![
-                Term::restrict(addr, all, s.r),
-                Term::seq(n, vec![Term::restrict(dep, all, s.marked), rfi.clone()]),
+                Term::restrict(addr, &all, &s.r),
+                Term::seq(n, vec![Term::restrict(dep, &all, &s.marked), rfi.clone()]),
             ],
         );
         let ppo = Term::union(
@@ -184,12 +189,12 @@ impl Terms {
         );
 
         // Propagation.
-        let marked = s.marked;
+        let marked = &s.marked;
         let rmw_sequence = Term::star(Term::seq(n, vec![rf(), base("rmw", &f.rmw)]));
-        let a_cumul = |t: Term| {
+        let a_cumul = |t: Term<W>| {
             Term::seq(
                 n,
-                vec![Term::opt(Term::restrict(rfe.clone(), all, marked)), t],
+                vec![Term::opt(Term::restrict(rfe.clone(), &all, marked)), t],
             )
         };
         let cumul_fence = Term::seq(
@@ -241,7 +246,7 @@ impl Terms {
         );
 
         // RCU.
-        let rb = if (s.sync_rcu | s.sync_srcu).is_empty() {
+        let rb = if s.sync_rcu.is_empty() && s.sync_srcu.is_empty() {
             Term::base("rb", Relation::empty(n))
         } else {
             let link = Term::seq(
@@ -266,8 +271,8 @@ impl Terms {
                 link.relation(),
                 &rcu_rscsi,
                 &srcu_rscsi,
-                s.sync_rcu,
-                s.sync_srcu,
+                s.sync_rcu.clone(),
+                s.sync_srcu.clone(),
                 &f.loc,
             );
             let unlock_lock = || base("rcu-rscs^-1", &rcu_rscsi);
@@ -275,26 +280,26 @@ impl Terms {
             let order = Term::union(
                 n,
                 vec![
-                    Term::id(n, s.sync_rcu | s.sync_srcu),
+                    Term::id(n, &(s.sync_rcu.clone() | s.sync_srcu.clone())),
                     Term::seq(
                         n,
-                        vec![Term::id(n, s.sync_rcu), link.clone(), unlock_lock()],
+                        vec![Term::id(n, &s.sync_rcu), link.clone(), unlock_lock()],
                     ),
                     Term::seq(
                         n,
-                        vec![unlock_lock(), link.clone(), Term::id(n, s.sync_rcu)],
+                        vec![unlock_lock(), link.clone(), Term::id(n, &s.sync_rcu)],
                     ),
                     Term::mask(
                         Term::seq(
                             n,
-                            vec![Term::id(n, s.sync_srcu), link.clone(), s_unlock_lock()],
+                            vec![Term::id(n, &s.sync_srcu), link.clone(), s_unlock_lock()],
                         ),
                         &f.loc,
                     ),
                     Term::mask(
                         Term::seq(
                             n,
-                            vec![s_unlock_lock(), link.clone(), Term::id(n, s.sync_srcu)],
+                            vec![s_unlock_lock(), link.clone(), Term::id(n, &s.sync_srcu)],
                         ),
                         &f.loc,
                     ),
@@ -325,7 +330,7 @@ impl Terms {
 }
 
 /// Why the LKMM rejects `x`, with the cycle behind the first failing check.
-pub fn explain(x: &Execution) -> Option<Violation> {
+pub fn explain<W: Width>(x: &Execution<W>) -> Option<Violation> {
     let s = Sets::new(x);
     let f = Fixed::new(x, &s);
     let check = judge_with(x, &s, &f).rejected_by?;
@@ -352,7 +357,7 @@ pub fn explain(x: &Execution) -> Option<Violation> {
 }
 
 /// The model's key relations over `x`, by name.
-pub fn relations(x: &Execution) -> Vec<(&'static str, Relation)> {
+pub fn relations<W: Width>(x: &Execution<W>) -> Vec<(&'static str, Relation<W>)> {
     let s = Sets::new(x);
     let f = Fixed::new(x, &s);
     let t = Terms::new(x, &s, &f);
@@ -367,7 +372,7 @@ pub fn relations(x: &Execution) -> Vec<(&'static str, Relation)> {
 
 /// `plain-coherence`: a plain access and a communication edge whose reverse the
 /// executes-before and visibility relations hold.
-fn plain_incoherence(x: &Execution, s: &Sets, f: &Fixed) -> Option<Violation> {
+fn plain_incoherence<W: Width>(x: &Execution<W>, s: &Sets<W>, f: &Fixed<W>) -> Option<Violation> {
     let d = Dynamic::new(x, s, f).ok()?;
     let p = PlainRelations::new(s, f, &d);
     let (a, b) = p.incoherent.pairs().next()?;
