@@ -325,8 +325,9 @@ fn nowhere_warning(
 
 /// Parses and lowers the text of one litmus file, in `dialect`, with a user's `macros` if
 /// given and under herd7's variant `S128` if `s128`: the front half of [`check_source`] and
-/// [`explain_source`].
-fn parse_and_lower(
+/// [`explain_source`], for a caller that runs the engine on the [`Program`] itself
+/// (with herd7's locations next to a variable added, which lowering alone does not know).
+pub fn parse_and_lower(
     source: &str,
     dialect: Dialect,
     macros: Option<&Macros>,
