@@ -58,6 +58,9 @@ struct Run {
     rf: Vec<Vec<WriteId>>,
     writes: Vec<u32>,
     regs: Vec<Vec<Value>>,
+    /// The locations no write has reached yet among herd7's locations next to a variable
+    /// (`y+1`), which have no initial write.
+    unwritten: Vec<bool>,
     /// The interleaving did something without meaning; it has no final state.
     bad: bool,
 }
@@ -255,6 +258,7 @@ fn one_interleaving(program: &Arc<Program>, found: &Arc<Mutex<Found>>) {
         rf: vec![Vec::new(); nthreads],
         writes: vec![0; nthreads],
         regs: program.threads.iter().map(|t| t.init.clone()).collect(),
+        unwritten: program.locs.iter().map(|l| l.next_to.is_some()).collect(),
         bad: false,
     }));
     let handles: Vec<_> = (0..nthreads)
@@ -363,6 +367,11 @@ impl ThreadRun<'_> {
             ($e:expr) => {
                 match self.eval($e) {
                     Some(Value::Addr(l)) => l.0 as usize,
+                    // herd7's location next to a variable, when the program has it.
+                    Some(Value::Shifted(base, offset)) => match self.program.adjacent(base, offset) {
+                        Some(l) => l.0 as usize,
+                        None => return Ok(false),
+                    },
                     _ => return Ok(false),
                 }
             };
@@ -510,6 +519,11 @@ impl ThreadRun<'_> {
 
 impl Run {
     fn read(&mut self, thread: usize, l: usize) -> Value {
+        // A read of a location with no initial write, before any write: herd7 finds no
+        // write for it and drops the execution.
+        if self.unwritten[l] {
+            self.bad = true;
+        }
         self.rf[thread].push(self.last[l]);
         self.mem[l]
     }
@@ -518,6 +532,7 @@ impl Run {
         let id = Some((thread, self.writes[thread]));
         self.writes[thread] += 1;
         self.mem[l] = v;
+        self.unwritten[l] = false;
         self.last[l] = id;
         self.co[l].push(id);
     }
