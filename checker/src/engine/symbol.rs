@@ -187,6 +187,8 @@ impl Counter<'_> {
         self.flush(&mut run, Some(&ins.op));
         let index = self.instrs.iter().position(|i| std::ptr::eq(*i, ins))?;
         match &ins.op {
+            // herd7 numbers its instructions with no value of its own.
+            Op::Let { dst, .. } if self.thread.regs[*dst] == crate::front::lower::POI => {}
             Op::Let { val, .. } => {
                 self.expr(val, &mut run);
             }

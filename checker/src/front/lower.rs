@@ -135,6 +135,10 @@ fn sp(s: ast::Span) -> (usize, usize) {
     (s.start, s.end)
 }
 
+/// The name of the register that counts herd7's instructions along a path
+/// ([`ThreadLowering::poi`]): hazmat's bookkeeping, not a value of herd7's.
+pub(crate) const POI: &str = "%poi";
+
 /// The init-block types whose size herd7 knows; it refuses the others, pointers aside.
 const SIZED_TYPES: &[&str] = &[
     "char",
@@ -296,7 +300,7 @@ pub fn lower_with_variant(
             poi: None,
         };
         if macros.is_some_and(crate::front::defs::Macros::numbers_srcu_locks) {
-            lw.poi = Some(lw.cx.reg(i, "%poi"));
+            lw.poi = Some(lw.cx.reg(i, POI));
         }
         let mut code = Vec::new();
         for s in &t.body {
