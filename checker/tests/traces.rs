@@ -627,6 +627,40 @@ fn a_long_thread_is_drawn_with_its_untouched_events_elided() {
     assert!(dot.contains("elided: 18 events"), "{dot}");
 }
 
+/// A final state wider than the drawing is wrapped between its cells, so that the picture
+/// keeps the width of its threads.
+#[test]
+fn a_wide_final_state_is_wrapped_between_its_cells() {
+    let locations: String = (0..20).map(|i| format!("x{i}; ")).collect();
+    let source = long_thread().replace("exists", &format!("locations [{locations}]\nexists"));
+    let m = model("lkmm").expect("lkmm");
+    let explained =
+        explain_source(&source, None, m.as_ref(), &Limits::default()).expect("explains");
+    let (_, g) = explained.graphs.first().expect("one group");
+    let svg = Format::Svg.render(g);
+    assert_eq!(well_formed(&svg), Ok(()));
+    let lines: Vec<&str> = svg
+        .lines()
+        .filter(|l| l.starts_with("<text") && (l.contains("final state:") || l.contains(">  ")))
+        .collect();
+    assert!(lines.len() >= 2, "the state is one line:\n{svg}");
+    assert!(lines[0].contains("final state: "), "{svg}");
+    assert!(lines.iter().any(|l| l.contains("[x19]=1")), "{svg}");
+    // Every line of the state fits in the picture's width (7.8 pixels a character).
+    let width: f64 = svg
+        .split("width=\"")
+        .nth(1)
+        .and_then(|w| w.split('"').next())
+        .and_then(|w| w.parse().ok())
+        .expect("a width");
+    for l in &lines {
+        let text = l.split('>').nth(1).and_then(|t| t.split('<').next()).unwrap_or("");
+        assert!(text.chars().count() as f64 * 7.8 <= width, "{l} wider than {width}");
+    }
+    let full = g.state.chars().count() as f64 * 7.8;
+    assert!(width < full, "the picture is as wide as the unwrapped state ({width})");
+}
+
 /// Explanations, traces and drawings take executions of any size: a release-acquire chain
 /// of 50 threads (151 events, past one word of 128) is forbidden by a cycle through every
 /// thread, and the witness of a value-passing chain of 52 threads (155 events) is drawn in

@@ -14,7 +14,8 @@
 //!   parallel edge; each label sits beside its curve, on the outer side and clear of it
 //!   (at another point of the curve for each parallel edge, so that their labels do not
 //!   stack);
-//! - the title and the final state head the picture.
+//! - the title and the final state head the picture; a final state wider than the drawing
+//!   (and than [`STATE_CHARS`]) is wrapped between its `;`-separated cells.
 //!
 //! Text is monospace and its width estimated from its length; coordinates are printed
 //! with one decimal.
@@ -35,6 +36,8 @@ const HEADER_H: f64 = 56.0;
 const NOTE_H: f64 = 20.0;
 /// The space between two bands of threads.
 const BAND_GAP: f64 = 16.0;
+/// The fewest characters a line of the final state may hold before it wraps.
+const STATE_CHARS: usize = 80;
 
 /// Escapes text for XML character data and attribute values.
 fn escape(s: &str) -> String {
@@ -95,6 +98,24 @@ fn label_width(s: &str) -> f64 {
     s.chars().count() as f64 * CHAR_W
 }
 
+/// `text` in lines of at most `max` characters, broken after the `; ` between two cells of
+/// a state (a cell longer than `max` keeps a line of its own).
+fn wrap_cells(text: &str, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for cell in text.split_inclusive("; ") {
+        if !line.is_empty()
+            && line.trim_end().chars().count() + cell.trim_end().chars().count() > max
+        {
+            lines.push(line.trim_end().to_string());
+            line = String::from("  ");
+        }
+        line.push_str(cell);
+    }
+    lines.push(line.trim_end().to_string());
+    lines
+}
+
 /// The graph as an SVG document, ending with a newline.
 pub fn svg(g: &ExecutionGraph) -> String {
     let bands = g.bands();
@@ -112,14 +133,18 @@ pub fn svg(g: &ExecutionGraph) -> String {
     let width_threads = nthreads as f64 * col_w + (nthreads - 1) as f64 * COL_GAP;
     let width_inits = inits.len().min(BAND) as f64 * (col_w + 16.0);
     let content_w = width_threads.max(width_inits);
-    let header = format!("final state: {}", g.state);
+    let state_chars = ((content_w / CHAR_W) as usize).max(STATE_CHARS);
+    let header = wrap_cells(&format!("final state: {}", g.state), state_chars);
     let width = g
         .notes
         .iter()
-        .chain([&g.title, &header])
+        .chain(header.iter())
+        .chain([&g.title])
         .map(|t| label_width(t) + 2.0 * MARGIN)
         .fold(content_w + 2.0 * MARGIN, f64::max);
-    let top = MARGIN + HEADER_H + NOTE_H * g.notes.len() as f64;
+    // The lines of the final state past its first push the notes and the drawing down.
+    let below_header = NOTE_H * (header.len() - 1) as f64;
+    let top = MARGIN + HEADER_H + below_header + NOTE_H * g.notes.len() as f64;
     // Each band: its thread names, then its rows; the bands one below the other.
     let band_tops: Vec<f64> = bands
         .iter()
@@ -151,19 +176,21 @@ pub fn svg(g: &ExecutionGraph) -> String {
         MARGIN + 12.0,
         escape(&g.title)
     );
-    let _ = writeln!(
-        s,
-        "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-        MARGIN,
-        MARGIN + 32.0,
-        escape(&header)
-    );
+    for (i, line) in header.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            MARGIN,
+            MARGIN + 32.0 + NOTE_H * i as f64,
+            escape(line)
+        );
+    }
     for (i, note) in g.notes.iter().enumerate() {
         let _ = writeln!(
             s,
             "<text x=\"{:.1}\" y=\"{:.1}\" font-style=\"italic\" fill=\"#555555\">{}</text>",
             MARGIN,
-            MARGIN + 52.0 + NOTE_H * i as f64,
+            MARGIN + 52.0 + below_header + NOTE_H * i as f64,
             escape(note)
         );
     }
