@@ -6,6 +6,7 @@
 //! cargo run --release -p hazmat-checker --example oracle -- --model rc11 --cases 20000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --cat c11_partialSC.cat --cases 2000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --cat rc11.cat --no-macros --cases 2000 --out DIR
+//! cargo run --release -p hazmat-checker --example oracle -- --conf OLD-LKMM/linux-kernel.cfg --cases 2000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --vars 5 --without plain,lock,rcu --cases 3000 --out DIR
 //! ```
 //!
@@ -90,11 +91,18 @@ struct Args {
     /// defines.
     #[arg(long)]
     no_macros: bool,
+    /// A configuration file (an older version of the kernel's model, or an edited one:
+    /// `DIR/linux-kernel.cfg`), run by herd7 as `-I DIR -conf NAME` and by hazmat's
+    /// interpreter from the same folder, on programs of the LKMM's vocabulary; `--model`
+    /// and `--cat` are then ignored.
+    #[arg(long)]
+    conf: Option<PathBuf>,
 }
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let (found, vocabulary) = match (&args.cat, args.model.as_str()) {
+        _ if let Some(cfg) = &args.conf => (oracle::Herd7::find_conf(cfg), Config::lkmm()),
         (Some(cat), _) if args.no_macros => (
             oracle::Herd7::find_cat_without_macros(cat),
             Config {

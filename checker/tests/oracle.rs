@@ -15,6 +15,8 @@
 //! reliability chapter).
 //! Without herd7 (`../shared/oracle/herd7` from the workspace root, or `$HAZMAT_ORACLE`)
 //! the test says so and checks nothing.
+//! Older versions of the kernel's model get 40 programs each (`HAZMAT_ORACLE_HISTORY_CASES`,
+//! `HAZMAT_ORACLE_HISTORY_SEED`).
 //! `examples/oracle.rs` runs the same comparison offline on many more programs.
 
 #[path = "common/oracle.rs"]
@@ -65,6 +67,30 @@ fn hazmat_agrees_with_herd7_under_rc11_on_generated_c11_programs() {
         ..Config::c11()
     };
     agree(&herd7, config, cases, "_C11");
+}
+
+/// The same under older versions of the kernel's model (`tests/lkmm-history/`: 2018, 2019
+/// and v6.14, the last before `lkmmv2`), each run by herd7 with its folder's
+/// `linux-kernel.cfg` and by hazmat's interpreter from the same folder, its def file
+/// included: 40 programs a version (`HAZMAT_ORACLE_HISTORY_CASES`).
+#[test]
+fn hazmat_agrees_with_herd7_under_older_kernel_models_on_generated_programs() {
+    let cases = env_u64("HAZMAT_ORACLE_HISTORY_CASES").unwrap_or(40);
+    for version in ["2018", "2019", "v6.14"] {
+        let cfg = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/lkmm-history")
+            .join(version)
+            .join("linux-kernel.cfg");
+        let herd7 = match Herd7::find_conf(&cfg) {
+            Ok(h) => h,
+            Err(why) => {
+                eprintln!("oracle absent: {why}; nothing to check");
+                return;
+            }
+        };
+        assert!(herd7.cat.is_some() && herd7.macros.is_some(), "{version}");
+        agree(&herd7, Config::lkmm(), cases, "_HISTORY");
+    }
 }
 
 /// Draws `cases` programs of `config` from a seed (`HAZMAT_ORACLE{suffix}_SEED`, or the

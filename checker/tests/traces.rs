@@ -654,11 +654,21 @@ fn a_wide_final_state_is_wrapped_between_its_cells() {
         .and_then(|w| w.parse().ok())
         .expect("a width");
     for l in &lines {
-        let text = l.split('>').nth(1).and_then(|t| t.split('<').next()).unwrap_or("");
-        assert!(text.chars().count() as f64 * 7.8 <= width, "{l} wider than {width}");
+        let text = l
+            .split('>')
+            .nth(1)
+            .and_then(|t| t.split('<').next())
+            .unwrap_or("");
+        assert!(
+            text.chars().count() as f64 * 7.8 <= width,
+            "{l} wider than {width}"
+        );
     }
     let full = g.state.chars().count() as f64 * 7.8;
-    assert!(width < full, "the picture is as wide as the unwrapped state ({width})");
+    assert!(
+        width < full,
+        "the picture is as wide as the unwrapped state ({width})"
+    );
 }
 
 /// Explanations, traces and drawings take executions of any size: a release-acquire chain

@@ -47,9 +47,13 @@ pub(crate) struct Herd7 {
     args: Vec<String>,
     /// The model hazmat decides the same programs under.
     pub(crate) hazmat_model: &'static str,
-    /// The cat model hazmat's interpreter runs instead, when herd7 runs a cat file of its
-    /// own library other than `rc11.cat` ([`Herd7::find_c11_cat`]).
+    /// The model hazmat runs instead, when herd7 runs a cat file of its own library other
+    /// than `rc11.cat` ([`Herd7::find_c11_cat`]) or a configuration file of the user's
+    /// ([`Herd7::find_conf`]).
     pub(crate) cat: Option<std::sync::Arc<hazmat_checker::models::cat::CatModel>>,
+    /// The macros of the configuration's def file, when they are not the kernel's current
+    /// ones ([`Herd7::find_conf`]).
+    pub(crate) macros: Option<std::sync::Arc<hazmat_checker::front::defs::Macros>>,
     /// herd7's budget per test, in CPU seconds (its `-timeout`); a test it does not decide
     /// within it is undecided.
     pub(crate) timeout: f64,
@@ -86,6 +90,7 @@ impl Herd7 {
             ],
             hazmat_model: "lkmm",
             cat: None,
+            macros: None,
             timeout: 10.0,
         })
     }
@@ -110,6 +115,7 @@ impl Herd7 {
             ],
             hazmat_model: "rc11",
             cat: None,
+            macros: None,
             timeout: 10.0,
         })
     }
@@ -151,6 +157,54 @@ impl Herd7 {
             h.args.truncate(2);
         }
         h.cat = Some(std::sync::Arc::new(model));
+        Ok(h)
+    }
+
+    /// herd7 with the configuration file `cfg` (`-I DIR -conf NAME`, `DIR` the file's
+    /// folder: an older version of the kernel's model, or an edited one), compared with
+    /// hazmat's interpreter running what the same file chooses from the same folder, with
+    /// hazmat's own library for what the folder lacks; or why either is absent.
+    pub(crate) fn find_conf(cfg: &Path) -> Result<Herd7, String> {
+        use hazmat_checker::models::cat::Library;
+        use hazmat_checker::models::cat::config::{Places, Settings};
+        use hazmat_checker::models::cat::files::Disk;
+        use hazmat_checker::models::choose::{Request, choose};
+        let mut h = Herd7::find_rc11()?;
+        // herd7 runs in a scratch folder, so the folder is named by its whole path.
+        let cfg = &std::fs::canonicalize(cfg).map_err(|e| format!("{}: {e}", cfg.display()))?;
+        let dir = cfg.parent().unwrap_or(Path::new("."));
+        let name = cfg
+            .file_name()
+            .ok_or_else(|| format!("{}: not a file", cfg.display()))?;
+        let mut settings = Settings::default();
+        settings
+            .read_config(&cfg.display().to_string(), &Places::default(), &Disk)
+            .map_err(|e| format!("{}: {e}", cfg.display()))?;
+        let request = Request {
+            interpret: true,
+            ..Request::from_settings(&settings)
+        };
+        let library = Library::new().include(dir);
+        // The choice gives the dialect and the macros; the interpreter's model is loaded
+        // as a value of its own, which the workers share.
+        let choice =
+            choose(&library, &Disk, &request).map_err(|e| format!("{}: {e:?}", cfg.display()))?;
+        let spec = hazmat_checker::models::cat::Spec {
+            cat: request.cat.clone(),
+            bell: request.bell.clone(),
+            variants: request.variants.clone(),
+        };
+        let model = hazmat_checker::models::cat::load(&library, &Disk, &spec)
+            .map_err(|e| e.render().trim_end().to_string())?
+            .in_dialect(choice.dialect);
+        h.args = vec![
+            "-I".into(),
+            dir.display().to_string(),
+            "-conf".into(),
+            name.to_string_lossy().into_owned(),
+        ];
+        h.cat = Some(std::sync::Arc::new(model));
+        h.macros = choice.macros;
         Ok(h)
     }
 
@@ -334,6 +388,17 @@ pub(crate) fn hazmat_with(
     text: &str,
     timeout: Duration,
 ) -> Answer {
+    hazmat_with_macros(model, None, text, timeout)
+}
+
+/// hazmat's answer to the test `text`, its calls read by `macros` (the model's dialect
+/// when none), decided by `model` within `timeout`.
+pub(crate) fn hazmat_with_macros(
+    model: &dyn hazmat_checker::models::model::MemoryModel,
+    macros: Option<&hazmat_checker::front::defs::Macros>,
+    text: &str,
+    timeout: Duration,
+) -> Answer {
     let options = Options {
         limits: Limits {
             max_executions: None,
@@ -345,7 +410,11 @@ pub(crate) fn hazmat_with(
     };
     // A panic is reported as such; no model keeps state that a panic leaves half made.
     let decided = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        check_source(text, model, &options).map(|c| {
+        match macros {
+            Some(m) => hazmat_checker::check_source_with_macros(text, m, model, &options),
+            None => check_source(text, model, &options),
+        }
+        .map(|c| {
             let unknown = c.outcome.unknown.clone();
             (c.herd_text(), unknown)
         })
@@ -599,7 +668,9 @@ pub(crate) fn decide(
         let ours: Vec<Answer> = cases
             .iter()
             .map(|c| match &herd7.cat {
-                Some(m) => hazmat_with(m.as_ref(), &c.text, timeout),
+                Some(m) => {
+                    hazmat_with_macros(m.as_ref(), herd7.macros.as_deref(), &c.text, timeout)
+                }
                 None => hazmat_under(herd7.hazmat_model, &c.text, timeout),
             })
             .collect();
