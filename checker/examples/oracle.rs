@@ -102,7 +102,17 @@ struct Args {
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let (found, vocabulary) = match (&args.cat, args.model.as_str()) {
-        _ if let Some(cfg) = &args.conf => (oracle::Herd7::find_conf(cfg), Config::lkmm()),
+        _ if let Some(cfg) = &args.conf => {
+            let found = oracle::Herd7::find_conf(cfg);
+            let macros = found.as_ref().ok().and_then(|h| h.macros.clone());
+            (
+                found,
+                Config {
+                    macros,
+                    ..Config::lkmm()
+                },
+            )
+        }
         (Some(cat), _) if args.no_macros => (
             oracle::Herd7::find_cat_without_macros(cat),
             Config {

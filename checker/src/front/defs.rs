@@ -152,6 +152,12 @@ impl Macros {
             .or_else(|| (name == LEGACY_ADD_UNLESS.name).then(|| &*LEGACY_ADD_UNLESS))
     }
 
+    /// Whether a call of `name` has a meaning under these macros: one of the file's, or
+    /// herd7's legacy `atomic_add_unless`.
+    pub fn defines(&self, name: &str) -> bool {
+        self.lookup(name).is_some()
+    }
+
     /// The names of the macros, in the file's order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.list.iter().map(|m| m.name.as_str())

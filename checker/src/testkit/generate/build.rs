@@ -32,6 +32,54 @@ impl Sketch {
     pub fn classes(&self) -> BTreeSet<Class> {
         build(self, "generated").1
     }
+
+    /// The names its threads call (`READ_ONCE`, `smp_mb`...).
+    pub fn calls(&self) -> BTreeSet<String> {
+        let mut names = BTreeSet::new();
+        for t in &self.to_test("generated").threads {
+            for s in &t.body {
+                stmt_calls(s, &mut names);
+            }
+        }
+        names
+    }
+}
+
+fn stmt_calls(s: &Stmt, out: &mut BTreeSet<String>) {
+    match &s.kind {
+        StmtKind::Decl { init, .. } => init.iter().for_each(|e| expr_calls(e, out)),
+        StmtKind::Assign { lhs, rhs } => {
+            expr_calls(lhs, out);
+            expr_calls(rhs, out);
+        }
+        StmtKind::Expr(e) => expr_calls(e, out),
+        StmtKind::If { cond, then, els } => {
+            expr_calls(cond, out);
+            stmt_calls(then, out);
+            els.iter().for_each(|e| stmt_calls(e, out));
+        }
+        StmtKind::Block(b) => b.iter().for_each(|s| stmt_calls(s, out)),
+        StmtKind::While { cond, body } => {
+            expr_calls(cond, out);
+            stmt_calls(body, out);
+        }
+        _ => {}
+    }
+}
+
+fn expr_calls(e: &Expr, out: &mut BTreeSet<String>) {
+    match &e.kind {
+        ExprKind::Call { func, args } => {
+            out.insert(func.name.clone());
+            args.iter().for_each(|a| expr_calls(a, out));
+        }
+        ExprKind::Deref(a) | ExprKind::Cast(_, a) => expr_calls(a, out),
+        ExprKind::Binary(_, a, b) => {
+            expr_calls(a, out);
+            expr_calls(b, out);
+        }
+        _ => {}
+    }
 }
 
 /// One thread, written.

@@ -2,6 +2,8 @@
 //! classes left out or asked for.
 
 use super::Class;
+use crate::front::defs::Macros;
+use std::sync::Arc;
 
 /// Which primitives a strategy draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +47,10 @@ pub struct Config {
     /// ([`SketchStmt::size`](super::SketchStmt::size); the last threads lose statements
     /// beyond it), so that tests of many threads stay small.
     pub max_size: usize,
+    /// The macros that must define every call of a program (with [`Vocabulary::Lkmm`]: a
+    /// def file of an older kernel model, which lacks some of today's primitives): a
+    /// sketch calling another name is drawn again.
+    pub macros: Option<Arc<Macros>>,
 }
 
 impl Default for Config {
@@ -62,6 +68,7 @@ impl Default for Config {
             without: Vec::new(),
             with: Vec::new(),
             max_size: usize::MAX,
+            macros: None,
         }
     }
 }
@@ -81,6 +88,7 @@ impl Config {
             without: Vec::new(),
             with: Vec::new(),
             max_size: 9,
+            macros: None,
         }
     }
 
@@ -98,6 +106,7 @@ impl Config {
             without: Vec::new(),
             with: Vec::new(),
             max_size: 8,
+            macros: None,
         }
     }
 

@@ -146,6 +146,7 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
     let max_size = config.max_size.max(1);
     let without = config.without.clone();
     let with = config.with.clone();
+    let macros = config.macros.clone();
     let drawn = (
         vars,
         init,
@@ -172,16 +173,24 @@ pub fn sketch(config: Config) -> impl Strategy<Value = Sketch> {
                 }
             },
         );
-    if without.is_empty() && with.is_empty() {
+    if without.is_empty() && with.is_empty() && macros.is_none() {
         return drawn.boxed();
     }
     // Statements of a class left out are never drawn; a condition or a `locations` clause
-    // of one is drawn again, and so is a sketch without a class asked for.
+    // of one is drawn again, and so is a sketch without a class asked for, or with a call
+    // the macros do not define.
     drawn
-        .prop_filter("a class left out or missing", move |s| {
-            let classes = s.classes();
-            classes.iter().all(|c| !without.contains(c)) && with.iter().all(|c| classes.contains(c))
-        })
+        .prop_filter(
+            "a class left out or missing, or a call undefined",
+            move |s| {
+                let classes = s.classes();
+                classes.iter().all(|c| !without.contains(c))
+                    && with.iter().all(|c| classes.contains(c))
+                    && macros
+                        .as_ref()
+                        .is_none_or(|m| s.calls().iter().all(|name| m.defines(name)))
+            },
+        )
         .boxed()
 }
 
