@@ -16,6 +16,8 @@
 //! workspace root), herd7 through `$HAZMAT_ORACLE` (or `../shared/oracle/herd7`) and its
 //! library through `$HAZMAT_HERDLIB` (or `../shared/oracle/herd`).
 //! Times of one run compare; those of two runs on a shared machine do not.
+//! The example allocates with the `hazmat` binary's allocator, so that its times are the
+//! binary's.
 
 use hazmat_checker::models::cat::config::{Places, Settings};
 use hazmat_checker::models::cat::files::Disk;
@@ -24,6 +26,9 @@ use hazmat_checker::models::model::MemoryModel;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn env_dir(var: &str, default: &str) -> PathBuf {
     std::env::var_os(var).map_or_else(

@@ -16,6 +16,12 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// A test allocates a few hundred small values (the parse, the program, the text written),
+/// which the system allocator makes a fifth of a corpus run's instructions; mimalloc takes
+/// 12 % off the whole (callgrind over `paulmck-luc`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "hazmat",
