@@ -1,8 +1,9 @@
 //! The kernel's memory model at every version it shipped, against herd7.
 //!
 //! `tests/lkmm-history/` holds the model files (`linux-kernel.{cat,bell,def,cfg}`,
-//! `lock.cat`) of each distinct version of the kernel's `tools/memory-model/`, from 2018 to
-//! today (its README gives each file's provenance by blob id).
+//! `lock.cat`) of each distinct version of the kernel's `tools/memory-model/` whose files
+//! could be had exactly, from 2018 to today (its README gives each file's provenance by
+//! blob id, and names the versions missing).
 //! Under each version, hazmat's two command lines (`hazmat check --interpret --conf
 //! linux-kernel.cfg` and `hazmat herd7 -conf linux-kernel.cfg`) must print herd7's whole
 //! output (`Time` aside, compared through `report::read`) for a fixed sample of the shared
