@@ -32,7 +32,8 @@ pub(crate) struct Version {
     pub(crate) dir: PathBuf,
 }
 
-/// Every version, in the order of their names (which is the kernel's order).
+/// Every version, in the order of their names: the kernel's order, but that `2019/` (the
+/// model of mid-2019) sorts before the older `2019-data-race/`.
 pub(crate) fn versions() -> Vec<Version> {
     let mut out: Vec<Version> = std::fs::read_dir(versions_dir())
         .expect("the versions' folder")

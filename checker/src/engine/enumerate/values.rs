@@ -364,13 +364,14 @@ impl<W: Width> Search<'_, W> {
     }
 
     /// Writes the value each access reads or writes into its event, where the final state
-    /// and the model find it.
+    /// and the model find it; and the value an SRCU event of the files before 2023 carries
+    /// (`__srcu{srcu-unlock}(X,Y)` carries `Y`), which `different-values` compares and which
+    /// may be a value read from memory.
     fn store_values(&mut self) {
         for g in self.program.locs.len()..self.exec.events.len() {
             let v = match self.exec.events[g].kind {
                 EventKind::Read => self.read_value(g),
-                EventKind::Write => self.write_value(g),
-                EventKind::Fence => continue,
+                EventKind::Write | EventKind::Fence => self.write_value(g),
             };
             if let Known::Value(v) = v {
                 self.exec.events[g].value = v;
