@@ -69,6 +69,15 @@ pub(crate) enum Builtin {
     Partition,
 }
 
+impl Builtin {
+    /// Whether the builtin reads the events' values, not only its argument: its result may
+    /// change between two executions of the same thread paths, so a run never reuses what
+    /// the run before computed with it.
+    pub(crate) fn reads_values(self) -> bool {
+        matches!(self, Builtin::DifferentValues)
+    }
+}
+
 /// The names provided before the model runs, and what each is.
 pub(crate) const BASE: &[(&str, Base)] = &[
     ("M", Base::Exec("M")),

@@ -102,9 +102,8 @@ pub(super) fn is_empty<W: Width>(v: &Val<W>, _n: usize) -> bool {
 
 /// Whether two values are the same, as far as telling costs little: relations, sets,
 /// events and tags by their contents, everything else by identity.
-/// `different-values` is never the same as itself: it reads the events' values, which
-/// change between two executions of the same thread paths, so an instruction that reads
-/// it is evaluated again for each.
+/// A builtin that reads the events' values (`different-values`) is never the same as
+/// itself, so an instruction that uses it is evaluated again for each execution.
 pub(super) fn identical<W: Width>(a: &Val<W>, b: &Val<W>) -> bool {
     match (a, b) {
         (Val::Empty, Val::Empty) => true,
@@ -116,7 +115,7 @@ pub(super) fn identical<W: Width>(a: &Val<W>, b: &Val<W>) -> bool {
         (Val::Fun(x), Val::Fun(y)) => Rc::ptr_eq(x, y),
         (Val::RecFun(x, i), Val::RecFun(y, j)) => Rc::ptr_eq(x, y) && i == j,
         (Val::Proc(x), Val::Proc(y)) => Rc::ptr_eq(x, y),
-        (Val::Builtin(x), Val::Builtin(y)) => x == y && *x != Builtin::DifferentValues,
+        (Val::Builtin(x), Val::Builtin(y)) => x == y && !x.reads_values(),
         _ => false,
     }
 }
