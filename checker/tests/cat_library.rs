@@ -20,7 +20,7 @@
 //! herd7 runs with its own library, through `$HAZMAT_ORACLE` or `../shared/oracle/herd7`;
 //! without it (or without the corpus) the tests that need it pass having checked nothing,
 //! and say so. `HAZMAT_CAT_LIBRARY_STRIDE` sets the sample of the corpus (every 60th test
-//! of each folder unless set; 1 for all), `HAZMAT_CAT_LIBRARY_GENERATED` the number of
+//! of each folder unless set; 1 for all; never a test herd7 did not decide in its minute), `HAZMAT_CAT_LIBRARY_GENERATED` the number of
 //! generated C11 programs (30 unless set).
 
 #[path = "common/cat_oracle.rs"]
