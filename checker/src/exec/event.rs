@@ -70,6 +70,10 @@ pub enum Tag {
     Rmb,
     /// `smp_wmb()`.
     Wmb,
+    /// herd7's `rb_dep` fence: `smp_read_barrier_depends()` in the kernel's files of 2017,
+    /// `__fence{rb_dep}`, and the fence herd7 puts after the read of `__load{deref}` and
+    /// `__load{lderef}` (`rcu_dereference` and `lockless_dereference` in those files).
+    RbDep,
     /// `barrier()`.
     Barrier,
     /// `rcu_read_lock()`.
@@ -122,7 +126,7 @@ pub enum Tag {
 
 impl Tag {
     /// Every tag, in declaration order.
-    pub const ALL: [Tag; 33] = [
+    pub const ALL: [Tag; 34] = [
         Tag::Init,
         Tag::Once,
         Tag::Release,
@@ -132,6 +136,7 @@ impl Tag {
         Tag::Rmw,
         Tag::Rmb,
         Tag::Wmb,
+        Tag::RbDep,
         Tag::Barrier,
         Tag::RcuLock,
         Tag::RcuUnlock,
@@ -170,6 +175,7 @@ impl Tag {
             Tag::Rmw => "rmw",
             Tag::Rmb => "rmb",
             Tag::Wmb => "wmb",
+            Tag::RbDep => "rb_dep",
             Tag::Barrier => "barrier",
             Tag::RcuLock => "rcu-lock",
             Tag::RcuUnlock => "rcu-unlock",
