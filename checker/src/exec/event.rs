@@ -56,6 +56,11 @@ pub enum Tag {
     Init,
     /// `READ_ONCE`, `WRITE_ONCE`, relaxed RMWs (`'ONCE`).
     Once,
+    /// The read of herd7's `__load{deref}` and `__load{lderef}`: annotated `once` in lower
+    /// case, whatever the model's spelling, so that a bell naming `'once` counts it and one
+    /// naming `'ONCE` does not (see `models::cat`'s sets of annotations); to the native
+    /// models, whose kernel's bell names `'ONCE`, a plain read.
+    DerefOnce,
     /// `smp_store_release` and release RMWs (`'RELEASE`).
     Release,
     /// `smp_load_acquire` and acquire RMWs (`'ACQUIRE`).
@@ -126,9 +131,10 @@ pub enum Tag {
 
 impl Tag {
     /// Every tag, in declaration order.
-    pub const ALL: [Tag; 34] = [
+    pub const ALL: [Tag; 35] = [
         Tag::Init,
         Tag::Once,
+        Tag::DerefOnce,
         Tag::Release,
         Tag::Acquire,
         Tag::Noreturn,
@@ -168,6 +174,7 @@ impl Tag {
         match self {
             Tag::Init => "IW",
             Tag::Once => "once",
+            Tag::DerefOnce => "once",
             Tag::Release => "release",
             Tag::Acquire => "acquire",
             Tag::Noreturn => "noreturn",

@@ -293,14 +293,12 @@ pub(crate) fn is_deref(annotation: &str) -> bool {
     matches!(annotation, "deref" | "lderef")
 }
 
-/// The annotations of the read of `__load{deref}` under a model read as `lkmm`: herd7
-/// annotates it `once`, in lower case, which the models with the `lkmmv2` variant do not
-/// read (their bell names `'ONCE`), so that it is a plain read to them.
-pub(crate) fn deref_read_tags(lkmm: LkmmVersion) -> Tags {
-    match lkmm {
-        LkmmVersion::V1 => Tags::of(&[Tag::Once]),
-        LkmmVersion::V2 => Tags::NONE,
-    }
+/// The annotations of the read of `__load{deref}`: herd7 annotates it `once`, in lower
+/// case whatever the model, which a bell naming `'once` reads (the kernel's before
+/// `lkmmv2`) and one naming `'ONCE` does not (today's, even without its variant), to which
+/// it is a plain read ([`Tag::DerefOnce`]).
+pub(crate) fn deref_read_tags() -> Tags {
+    Tags::of(&[Tag::DerefOnce])
 }
 
 #[cfg(test)]
@@ -353,14 +351,13 @@ mod tests {
     }
 
     /// `__load{deref}` and `__load{lderef}` are a load of their own shape, whose read is
-    /// `once` in lower case: a marked read to the older models, a plain one to those
-    /// that spell it `ONCE`.
+    /// `once` in lower case, whatever the variant.
     #[test]
     fn a_dependent_load_is_a_once_read_and_an_rb_dep_fence() {
-        for (annotation, lkmm, read) in [
-            ("deref", LkmmVersion::V1, Tags::of(&[Tag::Once])),
-            ("lderef", LkmmVersion::V1, Tags::of(&[Tag::Once])),
-            ("deref", LkmmVersion::V2, Tags::NONE),
+        for (annotation, lkmm) in [
+            ("deref", LkmmVersion::V1),
+            ("lderef", LkmmVersion::V1),
+            ("deref", LkmmVersion::V2),
         ] {
             let l = lower(&id("__load"), &[id(annotation)], None, 1, lkmm).expect("lowers");
             assert_eq!(
@@ -371,8 +368,8 @@ mod tests {
                 }
             );
             assert_eq!(l.prim.tags, Tags::NONE);
-            assert_eq!(deref_read_tags(lkmm), read, "{annotation} {lkmm:?}");
         }
+        assert_eq!(deref_read_tags(), Tags::of(&[Tag::DerefOnce]));
         // With another annotation, `deref` is one the event would carry.
         let both = lower(
             &id("__load"),

@@ -1148,7 +1148,7 @@ impl ThreadLowering<'_> {
                         // herd7 annotates the read of `__load{deref}` `once`, in lower case
                         // whatever the model's spelling.
                         tags: if deref {
-                            instruction::deref_read_tags(lkmm)
+                            instruction::deref_read_tags()
                         } else {
                             tags
                         },
