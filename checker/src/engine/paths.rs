@@ -15,6 +15,9 @@
 //! A computed value still depends on the reads it was computed from: `r ^ r` is the
 //! constant 0 with a data dependency on the read of `r`, as in herd7, whose dependencies
 //! follow registers, not values.
+//! herd7's `__load{deref}` is the exception: its read is followed by an `rb_dep` fence
+//! sequenced after it by control, and what uses the value read neither depends on the read
+//! nor follows it or the fence inside the instruction ([`crate::front::program::Op::Load`]).
 //! An operator with no meaning on its operands is not an error here: herd7 reports it only
 //! when an execution it allows needs the value, so the node stays and the enumeration
 //! decides.
@@ -107,7 +110,8 @@ pub(crate) struct PathEvent {
     pub(crate) ctrl_dep: u64,
     /// Reads of the same instruction that this event waits for by control inside it: the
     /// write of a successful `cmpxchg` on its expected value, that of `atomic_add_unless`
-    /// on its limit (herd7's intra-instruction control, which orders but is no `ctrl`).
+    /// on its limit (herd7's intra-instruction control, which orders but is no `ctrl`);
+    /// the `rb_dep` fence of a `__load{deref}` on its read.
     pub(crate) inner: u64,
     /// The herd7 instruction of the event ([`crate::front::program::Instr::stmt`]).
     pub(crate) stmt: u32,
@@ -486,7 +490,12 @@ impl<'a> Walker<'a> {
                     let v = self.sym(&mut st, val, span);
                     st.path.regs[*dst] = v;
                 }
-                Op::Load { dst, addr, tags } => {
+                Op::Load {
+                    dst,
+                    addr,
+                    tags,
+                    deref,
+                } => {
                     return self.fork_addr(
                         st,
                         todo,
@@ -495,7 +504,8 @@ impl<'a> Walker<'a> {
                         span,
                         |w, st, loc, adep| {
                             let r = w.read(st, loc, *tags, adep, span)?;
-                            set(st, *dst, r);
+                            let v = if *deref { rb_dep(st, r, span) } else { r };
+                            set(st, *dst, v);
                             Ok(true)
                         },
                     );
@@ -1193,6 +1203,23 @@ fn fence(st: &mut State, tags: Tags, stmt: u32, span: (usize, usize)) {
         stmt,
         source: span,
     });
+}
+
+/// herd7's `__load{deref}` after its read `r`: an `rb_dep` fence that follows the read
+/// inside the instruction, by control, and the value read as what uses it has it: the
+/// same value, depending on no read (herd7 gives it on by no dependency at all, so what
+/// uses it inside the instruction follows neither the read nor the fence); returns it.
+fn rb_dep(st: &mut State, r: SymId, span: (usize, usize)) -> SymId {
+    let read = match st.path.nodes[r as usize] {
+        Node::Read(k) => 1u64 << k,
+        _ => 0,
+    };
+    let stmt = st.stmt;
+    fence(st, Tags::of(&[Tag::RbDep]), stmt, span);
+    if let Some(e) = st.path.events.last_mut() {
+        e.inner = read;
+    }
+    st.path.push(Node::Alias(r), 0)
 }
 
 /// The fences herd7's `lkmmv1` puts around a fully ordered read-modify-write

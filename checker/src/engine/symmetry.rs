@@ -289,10 +289,16 @@ fn rename_op(op: &Op, f: &mut dyn FnMut(Loc) -> Loc) -> Option<Op> {
             dst: *dst,
             val: v(val)?,
         },
-        Op::Load { dst, addr, tags } => Op::Load {
+        Op::Load {
+            dst,
+            addr,
+            tags,
+            deref,
+        } => Op::Load {
             dst: *dst,
             addr: at(addr)?,
             tags: *tags,
+            deref: *deref,
         },
         Op::Store {
             addr,

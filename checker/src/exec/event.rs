@@ -56,6 +56,11 @@ pub enum Tag {
     Init,
     /// `READ_ONCE`, `WRITE_ONCE`, relaxed RMWs (`'ONCE`).
     Once,
+    /// The read of herd7's `__load{deref}` and `__load{lderef}`: annotated `once` in lower
+    /// case, whatever the model's spelling, so that a bell naming `'once` counts it and one
+    /// naming `'ONCE` does not (see `models::cat`'s sets of annotations); to the native
+    /// models, whose kernel's bell names `'ONCE`, a plain read.
+    DerefOnce,
     /// `smp_store_release` and release RMWs (`'RELEASE`).
     Release,
     /// `smp_load_acquire` and acquire RMWs (`'ACQUIRE`).
@@ -70,6 +75,10 @@ pub enum Tag {
     Rmb,
     /// `smp_wmb()`.
     Wmb,
+    /// herd7's `rb_dep` fence: `smp_read_barrier_depends()` in the kernel's files of 2017,
+    /// `__fence{rb_dep}`, and the fence herd7 puts after the read of `__load{deref}` and
+    /// `__load{lderef}` (`rcu_dereference` and `lockless_dereference` in those files).
+    RbDep,
     /// `barrier()`.
     Barrier,
     /// `rcu_read_lock()`.
@@ -122,9 +131,10 @@ pub enum Tag {
 
 impl Tag {
     /// Every tag, in declaration order.
-    pub const ALL: [Tag; 33] = [
+    pub const ALL: [Tag; 35] = [
         Tag::Init,
         Tag::Once,
+        Tag::DerefOnce,
         Tag::Release,
         Tag::Acquire,
         Tag::Noreturn,
@@ -132,6 +142,7 @@ impl Tag {
         Tag::Rmw,
         Tag::Rmb,
         Tag::Wmb,
+        Tag::RbDep,
         Tag::Barrier,
         Tag::RcuLock,
         Tag::RcuUnlock,
@@ -163,6 +174,7 @@ impl Tag {
         match self {
             Tag::Init => "IW",
             Tag::Once => "once",
+            Tag::DerefOnce => "once",
             Tag::Release => "release",
             Tag::Acquire => "acquire",
             Tag::Noreturn => "noreturn",
@@ -170,6 +182,7 @@ impl Tag {
             Tag::Rmw => "rmw",
             Tag::Rmb => "rmb",
             Tag::Wmb => "wmb",
+            Tag::RbDep => "rb_dep",
             Tag::Barrier => "barrier",
             Tag::RcuLock => "rcu-lock",
             Tag::RcuUnlock => "rcu-unlock",

@@ -17,10 +17,15 @@
 //! 2025 (`__xchg{mb}`), which herd7 reads as its variant says ([`crate::front::variant`],
 //! set by [`Macros::with_lkmm`]), and their SRCU instructions on the structure itself
 //! (`__srcu{srcu-lock}(X)`, `__srcu{srcu-unlock}(X,Y)`, until 2023).
+//! The dependent loads of the files of 2017, `__load{deref}(X)` and `__load{lderef}(X)`
+//! (`rcu_dereference`, `lockless_dereference`), and their fence `__fence{rb_dep}`
+//! (`smp_read_barrier_depends`), read as herd7 reads them (see
+//! [`crate::front::instruction`]).
 //! As herd7 does, a file that defines no `atomic_add_unless` still has it, as the
 //! unannotated `__atomic_add_unless(X,V,W)` (herd7's "legacy" macro).
 
 use crate::exec::event::{Tag, Tags};
+use crate::front::instruction;
 use crate::front::primitive::{self, Primitive, Returns, Shape};
 use crate::front::program::BinOp;
 use crate::front::variant::LkmmVersion;
@@ -323,8 +328,22 @@ impl Macros {
             }
             None => (head.trim(), None),
         };
+        // herd7's dependent load, `__load{deref}(X)` or `__load{lderef}(X)`: a `once` read
+        // and an `rb_dep` fence (see `crate::front::instruction`).
+        let deref_load = prim == "__load" && tag.is_some_and(instruction::is_deref);
         let tags = match tag {
             None => Tags::NONE,
+            Some(_) if deref_load => Tags::NONE,
+            Some(t) if instruction::is_deref(t) => {
+                return Err((
+                    head.find('{').map_or(0, |b| b + 1),
+                    format!(
+                        "herd7 reads `{t}` only on a load, `__load{{{t}}}(X)`, as a `once` \
+                         read and an `rb_dep` fence; here it is an annotation the event would \
+                         carry, which hazmat's events cannot"
+                    ),
+                ));
+            }
             Some(t) => match Tag::ALL.iter().find(|x| x.name().eq_ignore_ascii_case(t)) {
                 Some(x) if !matches!(x, Tag::Init | Tag::Rmw) => Tags::NONE.with(*x),
                 _ => {
@@ -382,8 +401,15 @@ impl Macros {
         Ok(match prim {
             "__load" => {
                 want(1)?;
-                let (x, deref) = param(&args[0])?;
-                (Shape::Load { lvalue: !deref }, tags, vec![x])
+                let (x, star) = param(&args[0])?;
+                (
+                    Shape::Load {
+                        lvalue: !star,
+                        deref: deref_load,
+                    },
+                    tags,
+                    vec![x],
+                )
             }
             "__store" => {
                 want(2)?;
@@ -504,7 +530,9 @@ impl Macros {
                         // `*X` for the location of a load or store that takes the location
                         // itself: the outer macro takes its address.
                         match (&mut shape, k) {
-                            (Shape::Load { lvalue } | Shape::Store { lvalue }, 0) if *lvalue => {
+                            (Shape::Load { lvalue, .. } | Shape::Store { lvalue }, 0)
+                                if *lvalue =>
+                            {
                                 *lvalue = false;
                             }
                             _ => {
@@ -581,7 +609,13 @@ mod tests {
         let add = m.lookup("my_add").expect("defined");
         assert_eq!(add.args, vec![1, 0]);
         let read = m.lookup("my_read").expect("defined");
-        assert_eq!(read.shape, Shape::Load { lvalue: false });
+        assert_eq!(
+            read.shape,
+            Shape::Load {
+                lvalue: false,
+                deref: false
+            }
+        );
         let dec = m.lookup("my_dec_and_test").expect("defined");
         assert!(matches!(
             dec.shape,
@@ -674,6 +708,37 @@ mod tests {
         }
     }
 
+    /// The dependent loads of the kernel's files of 2017 and their fence.
+    #[test]
+    fn the_dependent_loads_read() {
+        let m = Macros::parse(
+            "rcu_dereference(X) __load{deref}(X)\n\
+             lockless_dereference(X) __load{lderef}(X)\n\
+             my_deref(P) rcu_dereference(*P)\n\
+             smp_read_barrier_depends() { __fence{rb_dep}; }\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        for (name, lvalue) in [
+            ("rcu_dereference", true),
+            ("lockless_dereference", true),
+            ("my_deref", false),
+        ] {
+            let d = m.lookup(name).expect("defined");
+            assert_eq!(
+                d.shape,
+                Shape::Load {
+                    lvalue,
+                    deref: true
+                },
+                "{name}"
+            );
+            assert_eq!(d.tags, Tags::NONE, "{name}");
+        }
+        let fence = m.lookup("smp_read_barrier_depends").expect("defined");
+        assert_eq!(fence.shape, Shape::Fence);
+        assert_eq!(fence.tags, Tags::of(&[Tag::RbDep]));
+    }
+
     #[test]
     fn what_hazmat_cannot_express_is_located() {
         for (text, line, column, says) in [
@@ -696,6 +761,12 @@ mod tests {
                 "neither one of herd7's instructions",
             ),
             ("  m(X) __load{ONCE}(Y)\n", 1, 21, "`Y` is not a parameter"),
+            (
+                "m(X,V) { __store{deref}(X,V); }\n",
+                1,
+                18,
+                "only on a load, `__load{deref}(X)`",
+            ),
         ] {
             let e = Macros::parse(text).expect_err(text);
             assert_eq!((e.line, e.column), (line, column), "{text}: {e}");

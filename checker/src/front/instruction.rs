@@ -17,6 +17,15 @@
 //! C11's mutexes (`mtx_lock(m)`, `mtx_unlock(m)`), also words of herd7's grammar, are
 //! refused with what herd7 makes of them ([`c11_mutex`]).
 //!
+//! `__load{deref}(*x)` and `__load{lderef}(*x)` (the `rcu_dereference` and
+//! `lockless_dereference` of the kernel's files of 2017) are herd7's own: not a read so
+//! annotated, but a read annotated `once` (in lower case, whatever the model's spelling)
+//! followed by an `rb_dep` fence, which herd7's C semantics sequence by control inside the
+//! instruction, and whose value carries no `addr`, `data` or `ctrl` dependency on the read
+//! (see [`crate::front::program::Op::Load`]); `deref` with
+//! another annotation, or on another instruction, is an annotation the event would carry,
+//! and refused as any other word.
+//!
 //! hazmat's events carry the kernel's annotations only, which herd7 matches with the names
 //! of the bell file's sets exactly, case included: the kernel's models with the `lkmmv2`
 //! variant spell their accesses and full fence in capitals, as their `linux-kernel.def`
@@ -105,6 +114,23 @@ pub(crate) fn lower(
     n: usize,
     lkmm: LkmmVersion,
 ) -> Result<Lowered, (String, Span)> {
+    if func.name == "__load"
+        && let [a] = annotations
+        && is_deref(&a.name)
+    {
+        return Ok(Lowered {
+            prim: Primitive {
+                name: "",
+                shape: Shape::Load {
+                    lvalue: true,
+                    deref: true,
+                },
+                tags: Tags::NONE,
+                lower: true,
+            },
+            args: (0..n).collect(),
+        });
+    }
     let mut tags = Tags::NONE;
     for a in annotations {
         if let Some(t) = tag(a, lkmm)? {
@@ -122,7 +148,14 @@ pub(crate) fn lower(
     });
     let in_order = (0..n).collect();
     let (shape, tags, args) = match (func.name.as_str(), op) {
-        ("__load", _) => (Shape::Load { lvalue: true }, tags, in_order),
+        ("__load", _) => (
+            Shape::Load {
+                lvalue: true,
+                deref: false,
+            },
+            tags,
+            in_order,
+        ),
         ("__store", _) => (Shape::Store { lvalue: true }, tags, in_order),
         ("__fence", _) => (Shape::Fence, tags, in_order),
         ("__xchg", _) => (Shape::Xchg, rmw, in_order),
@@ -199,6 +232,7 @@ const SPELLED: &[(&str, Tag)] = &[
     ("MB", Tag::Mb),
     ("rmb", Tag::Rmb),
     ("wmb", Tag::Wmb),
+    ("rb_dep", Tag::RbDep),
     ("barrier", Tag::Barrier),
     ("rcu-lock", Tag::RcuLock),
     ("rcu-unlock", Tag::RcuUnlock),
@@ -232,6 +266,17 @@ fn tag(a: &ast::Ident, lkmm: LkmmVersion) -> Result<Option<Tag>, (String, Span)>
     {
         return Ok(None);
     }
+    if is_deref(&a.name) {
+        return Err((
+            format!(
+                "herd7 reads `{0}` alone on a load, `__load{{{0}}}(*x)`, as a `once` read \
+                 and an `rb_dep` fence; here it is an annotation the event would carry, which \
+                 hazmat's events cannot",
+                a.name
+            ),
+            a.span,
+        ));
+    }
     Err((
         format!(
             "hazmat's events carry the kernel's annotations only (`ONCE`, `MB`, `ACQUIRE`, \
@@ -240,6 +285,20 @@ fn tag(a: &ast::Ident, lkmm: LkmmVersion) -> Result<Option<Tag>, (String, Span)>
         ),
         a.span,
     ))
+}
+
+/// Whether herd7 reads the annotation of a `__load` as its dependent load: `deref` or
+/// `lderef`, exactly (herd7 compares the strings).
+pub(crate) fn is_deref(annotation: &str) -> bool {
+    matches!(annotation, "deref" | "lderef")
+}
+
+/// The annotations of the read of `__load{deref}`: herd7 annotates it `once`, in lower
+/// case whatever the model, which a bell naming `'once` reads (the kernel's before
+/// `lkmmv2`) and one naming `'ONCE` does not (today's, even without its variant), to which
+/// it is a plain read ([`Tag::DerefOnce`]).
+pub(crate) fn deref_read_tags() -> Tags {
+    Tags::of(&[Tag::DerefOnce])
 }
 
 #[cfg(test)]
@@ -286,6 +345,46 @@ mod tests {
         let fence =
             lower(&id("__fence"), &[id("rcu-lock")], None, 0, LkmmVersion::V2).expect("lowers");
         assert_eq!(fence.prim.tags, Tags::of(&[Tag::RcuLock]));
+        let rb_dep =
+            lower(&id("__fence"), &[id("rb_dep")], None, 0, LkmmVersion::V2).expect("lowers");
+        assert_eq!(rb_dep.prim.tags, Tags::of(&[Tag::RbDep]));
+    }
+
+    /// `__load{deref}` and `__load{lderef}` are a load of their own shape, whose read is
+    /// `once` in lower case, whatever the variant.
+    #[test]
+    fn a_dependent_load_is_a_once_read_and_an_rb_dep_fence() {
+        for (annotation, lkmm) in [
+            ("deref", LkmmVersion::V1),
+            ("lderef", LkmmVersion::V1),
+            ("deref", LkmmVersion::V2),
+        ] {
+            let l = lower(&id("__load"), &[id(annotation)], None, 1, lkmm).expect("lowers");
+            assert_eq!(
+                l.prim.shape,
+                Shape::Load {
+                    lvalue: true,
+                    deref: true
+                }
+            );
+            assert_eq!(l.prim.tags, Tags::NONE);
+        }
+        assert_eq!(deref_read_tags(), Tags::of(&[Tag::DerefOnce]));
+        // With another annotation, `deref` is one the event would carry.
+        let both = lower(
+            &id("__load"),
+            &[id("deref"), id("once")],
+            None,
+            1,
+            LkmmVersion::V1,
+        );
+        let Err((message, _)) = both else {
+            panic!("__load{{deref,once}} lowers");
+        };
+        assert!(
+            message.contains("annotation the event would carry"),
+            "{message}"
+        );
     }
 
     /// herd7's C11 mutexes, and its spinlock words in the C11 dialect, are refused at the
@@ -320,7 +419,9 @@ mod tests {
     #[test]
     fn what_hazmat_cannot_express_is_refused() {
         for (func, annotation, n, says) in [
-            ("__load", "deref", 1, "not `deref`"),
+            ("__store", "deref", 2, "`__load{deref}(*x)`"),
+            ("__fence", "lderef", 0, "`__load{lderef}(*x)`"),
+            ("__load", "DEREF", 1, "not `DEREF`"),
             ("__xchg", "rlx", 2, "not `rlx`"),
             ("__srcu", "mb", 1, "`__srcu{srcu-lock}(s)`"),
         ] {

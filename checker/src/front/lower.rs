@@ -881,6 +881,7 @@ impl ThreadLowering<'_> {
                         dst: Some(t),
                         addr,
                         tags: Tags::NONE,
+                        deref: false,
                     },
                     span: sp(e.span),
                 });
@@ -1133,7 +1134,7 @@ impl ThreadLowering<'_> {
         };
         let dst = |me: &mut Self| if want_value { Some(me.temp()) } else { None };
         Ok(match prim.shape {
-            Shape::Load { lvalue } => {
+            Shape::Load { lvalue, deref } => {
                 let addr = if lvalue {
                     self.lvalue(name, &args[0], out)?
                 } else {
@@ -1144,7 +1145,14 @@ impl ThreadLowering<'_> {
                     Op::Load {
                         dst: Some(t),
                         addr,
-                        tags,
+                        // herd7 annotates the read of `__load{deref}` `once`, in lower case
+                        // whatever the model's spelling.
+                        tags: if deref {
+                            instruction::deref_read_tags()
+                        } else {
+                            tags
+                        },
+                        deref,
                     },
                     out,
                 );

@@ -24,7 +24,10 @@ use crate::front::program::BinOp;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Shape {
     /// `(X)`: a read of the location; `lvalue` tells whether X is the location or its address.
-    Load { lvalue: bool },
+    /// `deref` marks herd7's `__load{deref}` and `__load{lderef}` (see
+    /// [`crate::front::program::Op::Load`]): a `once` read, then an `rb_dep` fence, the
+    /// value read carrying no dependency.
+    Load { lvalue: bool, deref: bool },
     /// `(X, V)`: a write of V.
     Store { lvalue: bool },
     /// `smp_store_mb(X, V)`: a write of V, then a full fence.
@@ -183,8 +186,14 @@ const fn op(o: BinOp, constant: Option<i64>, returns: Returns) -> Shape {
     }
 }
 
-const LOAD_LV: Shape = Shape::Load { lvalue: true };
-const LOAD_PTR: Shape = Shape::Load { lvalue: false };
+const LOAD_LV: Shape = Shape::Load {
+    lvalue: true,
+    deref: false,
+};
+const LOAD_PTR: Shape = Shape::Load {
+    lvalue: false,
+    deref: false,
+};
 const STORE_LV: Shape = Shape::Store { lvalue: true };
 const STORE_PTR: Shape = Shape::Store { lvalue: false };
 

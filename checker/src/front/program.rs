@@ -520,6 +520,11 @@ pub enum Op {
         addr: Expr,
         /// Annotations of the read event.
         tags: Tags,
+        /// Whether it is herd7's `__load{deref}` or `__load{lderef}`: the read, then an
+        /// `rb_dep` fence that follows it inside the instruction; the value read reaches
+        /// `dst` with no dependency on the read (no `addr`, `data` or `ctrl` from it), and
+        /// what uses it inside the instruction follows neither the read nor the fence.
+        deref: bool,
     },
     /// A write to memory.
     Store {

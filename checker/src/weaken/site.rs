@@ -406,7 +406,7 @@ impl Walk<'_> {
             return false;
         };
         let (read, write, lvalue) = match prim.shape {
-            Shape::Load { lvalue } => (true, false, lvalue),
+            Shape::Load { lvalue, .. } => (true, false, lvalue),
             Shape::Store { lvalue } => (false, true, lvalue),
             Shape::StoreMb => (false, true, true),
             Shape::Fence => return false,

@@ -79,6 +79,7 @@ impl ThreadLowering<'_> {
                         dst: Some(t),
                         addr,
                         tags,
+                        deref: false,
                     },
                     out,
                 );
@@ -140,6 +141,7 @@ impl ThreadLowering<'_> {
                         dst: Some(expected),
                         addr: expected_addr.clone(),
                         tags: Tags::NONE,
+                        deref: false,
                     },
                     out,
                 );

@@ -245,6 +245,7 @@ fn base<W: Width>(
     let annotated = x.set(|e| {
         [
             Tag::Once,
+            Tag::DerefOnce,
             Tag::Release,
             Tag::Acquire,
             Tag::Noreturn,
@@ -369,15 +370,22 @@ fn observed_co<W: Width>(x: &Execution<W>, both: &EventSet<W>) -> Relation<W> {
 }
 
 /// The events of `x` carrying the tag a model names `t` (herd7's annotations, matched
-/// whatever their case, since the kernel's files have written them both ways).
+/// whatever their case, since the kernel's files have written them both ways and the
+/// front end gives an event the tag only where the model reads its spelling), and, for
+/// `once` in lower case exactly, the reads of `__load{deref}`, which herd7 annotates so
+/// whatever the model ([`Tag::DerefOnce`]).
 fn tag_events<W: Width>(x: &Execution<W>, t: &str) -> EventSet<W> {
-    match Tag::ALL
+    let mut set = match Tag::ALL
         .iter()
         .find(|tag| tag.name().eq_ignore_ascii_case(t))
     {
         Some(tag) => x.tagged(*tag),
         None => EventSet::EMPTY,
+    };
+    if t == Tag::DerefOnce.name() {
+        set.union_with(&x.tagged(Tag::DerefOnce));
     }
+    set
 }
 
 impl CatModel {
