@@ -877,6 +877,7 @@ fn thin_air_names_through_compare_exchanges_are_herd7s() {
         "c11-cas-thin-air-symbol-name.litmus",
         "c11-cas-thin-air-name-counts-failure-first.litmus",
         "c11-cas-thin-air-name-after-success.litmus",
+        "c11-cas-thin-air-name-of-a-reader.litmus",
     ]
     .iter()
     .map(|f| dir.join(f))

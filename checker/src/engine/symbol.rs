@@ -53,7 +53,8 @@
 //! registers first, memory second.
 //! In the out-of-thin-air cycles of the conformance corpus, the representative that this
 //! leaves is the value with the highest number among the cycle's reads and the register
-//! reads that copy them into the cycle's writes, and that is the name taken here.
+//! reads that copy them into the cycle's writes, and that is the name taken here (for the
+//! reads off the cycle that read its value too, which herd7 puts in the same class).
 //! FIXME: herd7's union-find is by rank, so in general the representative depends on the
 //! order of its equations rather than on the numbers; register copies other than a
 //! store's value (`r2 = r1;`, a condition on the value) are not counted either.
