@@ -202,9 +202,10 @@ pub fn check_source(
 }
 
 /// `checked` with a warning where a final state shows a value out of thin air (`S<n>`)
-/// whose name hazmat could not take from herd7's numbering ([`engine::symbol`] does not
-/// replay it through a compare-exchange, `cmpxchg`, `atomic_add_unless`, a lock or SRCU):
-/// the states and counts are herd7's, the name may not be.
+/// whose name hazmat may not take from herd7's numbering: at the first instruction through
+/// which [`engine::symbol`] does not replay it (a `while` loop's unrolling, the result of an
+/// instruction with two outcomes used inside an expression): the states and counts are
+/// herd7's, the name may not be.
 fn with_symbol_name_warning(mut checked: Checked) -> Checked {
     let shows_symbol = checked
         .outcome
@@ -215,20 +216,7 @@ fn with_symbol_name_warning(mut checked: Checked) -> Checked {
     if !shows_symbol {
         return checked;
     }
-    let unnamed = |op: &Op| {
-        matches!(
-            op,
-            Op::CompareExchange { .. }
-                | Op::Cmpxchg { .. }
-                | Op::AddUnless { .. }
-                | Op::Lock { .. }
-                | Op::Unlock { .. }
-                | Op::Trylock { .. }
-                | Op::IsLocked { .. }
-                | Op::SyncSrcu { .. }
-        )
-    };
-    if let Some((start, end)) = checked.program.first_instr(unnamed) {
+    if let Some((start, end)) = engine::symbol::unreplayed(&checked.program) {
         checked.warnings.push(Warning {
             message: "a final state shows a value out of thin air (`S` and a number): herd7 \
                       names it by the count of fresh values its C front end keeps, which \

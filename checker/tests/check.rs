@@ -553,3 +553,28 @@ fn an_access_through_a_missing_parameter_says_what_to_add() {
           = note: if `flag` is a shared variable, add `int *flag` to P1's parameters"#]]
     .assert_eq(&error(&alone));
 }
+
+/// A value out of thin air prints under herd7's name through a `cmpxchg` whose result a
+/// statement copies to a register, with no warning; where the result is used inside an
+/// expression, whose rest herd7 evaluates once per outcome in an order hazmat does not
+/// replay, the warning says the name may differ, at that instruction.
+#[test]
+fn thin_air_names_are_warned_of_only_where_not_replayed() {
+    let test = |p1: &str| {
+        format!(
+            "C t\n{{}}\nP0(int *y, int *z) {{ int r0; r0 = *y; WRITE_ONCE(*z, r0); }}\n\
+             P1(int *y, int *z, int *a) {{ int r0; int r1; {p1} WRITE_ONCE(*y, r0); }}\n\
+             exists (0:r0=0)\n"
+        )
+    };
+    let copied = test("r1 = cmpxchg(a, 0, 1); r0 = READ_ONCE(*z);");
+    assert!(text(&run("lkmm", &copied)).contains("0:r0=S17;"));
+    assert_eq!(warnings("lkmm", &copied), "");
+    let inside = test("if (cmpxchg(a, 0, 1) == 0) r0 = READ_ONCE(*z);");
+    let warned = warnings("lkmm", &inside);
+    assert!(
+        warned.contains("hazmat does not replay through this instruction"),
+        "{warned}"
+    );
+    assert!(warned.contains("cmpxchg(a, 0, 1)"), "{warned}");
+}

@@ -132,7 +132,10 @@ pub(crate) struct Path {
     pub(crate) regs: Vec<SymId>,
     /// The number of reads.
     pub(crate) reads: u32,
-    /// The way taken at each `if` on an unknown value, in program order.
+    /// The way taken at each `if` on an unknown value, and at each instruction with two
+    /// outcomes (a compare-exchange, `cmpxchg` or `atomic_add_unless` that succeeds, a
+    /// `spin_trylock` that takes the lock, a `spin_is_locked` that sees it locked), in
+    /// program order: [`crate::engine::symbol`] names herd7's values by it.
     pub(crate) branches: Vec<bool>,
     /// Per event, herd7's number for its unsolved symbol (see [`crate::engine::symbol`]): for a
     /// read, its own; for a write, that of the register read giving its value; 0 for
@@ -597,6 +600,7 @@ impl<'a> Walker<'a> {
                                 } else {
                                     tags.failed
                                 };
+                                st.path.branches.push(success);
                                 let r = w.read(st, loc, read_tags, adep, span)?;
                                 let eq = w.bin(st, BinOp::Eq, r, exp, span);
                                 if !w.assume(st, eq, success, Assumption::Rmw) {
@@ -644,6 +648,7 @@ impl<'a> Walker<'a> {
                             span,
                             |w, st, loc, adep| {
                                 let tags = if succeeds { *success } else { *failure };
+                                st.path.branches.push(succeeds);
                                 let r = w.read(st, loc, tags, adep, span)?;
                                 // herd7 runs the whole exchange after the read of the
                                 // expected value, inside the instruction.
@@ -699,6 +704,7 @@ impl<'a> Walker<'a> {
                                 } else {
                                     tags.failed
                                 };
+                                st.path.branches.push(success);
                                 let r = w.read(st, loc, read_tags, adep, span)?;
                                 let ne = w.bin(st, BinOp::Ne, r, unless, span);
                                 if !w.assume(st, ne, success, Assumption::Rmw) {
@@ -766,6 +772,7 @@ impl<'a> Walker<'a> {
                             Access::Update,
                             span,
                             |w, st, loc, adep| {
+                                st.path.branches.push(success);
                                 let read = if success {
                                     if !w.lock(st, loc, adep, span)? {
                                         return Ok(false);
@@ -801,6 +808,7 @@ impl<'a> Walker<'a> {
                                 if !locked && st.held.contains(&loc) {
                                     st.path.breaks_lock_axiom = true;
                                 }
+                                st.path.branches.push(locked);
                                 let tag = if locked { Tag::Rl } else { Tag::Ru };
                                 let r = w.read(st, loc, Tags::of(&[tag]), adep, span)?;
                                 // The result depends on the read, as herd7's does.

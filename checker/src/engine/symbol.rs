@@ -21,37 +21,111 @@
 //!   first, so a temporary's read is counted where the statement uses it);
 //! - an `if` on an unknown value evaluates its condition, then the whole `then` branch,
 //!   then the whole `else` branch, and then the rest of the code once per way through the
-//!   `if`: first the ways through `else`, then those through `then`.
+//!   `if`: first the ways through `else`, then those through `then`; an `if` on a value
+//!   herd7 knows (a constant, the result of a compare-exchange) runs one branch; an `if`
+//!   on a register assigned a constant is one herd7 does not know (it reads the register
+//!   as a fresh value), so it evaluates both branches, and hazmat keeps the way taken.
+//!
+//! herd7 evaluates an instruction with two outcomes as one alternative of two monads,
+//! each evaluating the instruction's operands itself, the first before the second; the
+//! statement then yields the two outcomes in an order its binds decide, and the rest of
+//! the code runs once per outcome in that order (each of herd7's binds lists its results in
+//! the reverse of the order it made them; a sequence of statements reverses them once
+//! more, and the `if` around a branch once more):
+//! - C11's compare-exchange (`ECas` in herd7's C semantics): the expected value's address,
+//!   the object's, the plain read of the expected value; then the failure: the read, and
+//!   for a strong exchange its comparison with the expected value (`neqT`); then the
+//!   success: the desired value, and an RMW whose read is the expected value itself. The
+//!   rest runs after the failure first.
+//! - `cmpxchg` (`linux_cmpexch_ok`, then `linux_cmpexch_no`): the success evaluates the
+//!   address, the expected value, the new one and reads; the failure evaluates the
+//!   address and the expected value again, reads, and compares. The rest runs after the
+//!   failure first.
+//! - `atomic_add_unless` (`linux_add_unless_ok`, then `_no`): the success evaluates the
+//!   address, the operand and the limit, reads, adds and compares; the failure evaluates
+//!   the address and the limit again and reads. The rest runs after the failure first.
+//! - `spin_trylock` and `spin_is_locked` evaluate the address once, then make events with
+//!   no value; the rest runs after the success (the locked read) first. `spin_lock`,
+//!   `spin_unlock`, `synchronize_srcu` and the SRCU events evaluate their address (and
+//!   the value an unlock carries) and make events with no fresh value.
 //!
 //! herd7 then solves the equations that reads-from gives in two rounds of union-find,
 //! registers first, memory second.
 //! In the out-of-thin-air cycles of the conformance corpus, the representative that this
 //! leaves is the value with the highest number among the cycle's reads and the register
-//! reads that copy them into the cycle's writes, and that is the name taken here.
+//! reads that copy them into the cycle's writes, and that is the name taken here (for the
+//! reads off the cycle that read its value too, which herd7 puts in the same class).
 //! FIXME: herd7's union-find is by rank, so in general the representative depends on the
 //! order of its equations rather than on the numbers; register copies other than a
 //! store's value (`r2 = r1;`, a condition on the value) are not counted either.
 //!
-//! Programs with `cmpxchg`, `atomic_add_unless`, spinlocks or SRCU, whose herd7 semantics
-//! allocate values in ways not replayed here, or with an `if` on a constant, get no names:
-//! their symbols keep hazmat's own numbering (the event of the read).
+//! Programs whose numbering is not replayed get no names, and their symbols keep hazmat's
+//! own numbering (the event of the read): a `while` loop's unrolling, and the result of an
+//! instruction with two outcomes used inside an expression (`if (cmpxchg(...))`), where
+//! herd7 evaluates the rest of the statement once per outcome. [`unreplayed`] says where,
+//! for the warning beside such a name.
 
-use crate::engine::paths::Path;
-use crate::front::program::{Expr, Instr, Op, Program, Reg, RmwWrite, ThreadCode};
+use crate::engine::paths::{Path, truth};
+use crate::exec::event::Value;
+use crate::front::program::{
+    BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, ThreadCode, apply_binary, apply_unary,
+};
 use std::collections::HashMap;
 
 /// One way through a thread as herd7 evaluates it.
 #[derive(Clone, Debug, Default)]
 struct Run {
-    /// The way taken at each `if` on an unknown value, in program order.
+    /// The way taken at each `if` on an unknown value and at each instruction with two
+    /// outcomes, in program order (as [`Path::branches`]).
     branches: Vec<bool>,
-    /// herd7's number of each read, in the order of the path's reads (0: not yet counted).
+    /// herd7's number of each read, in the order of the path's reads (0: not yet counted,
+    /// or a lock's read, which has no value).
     reads: Vec<u32>,
     /// For each write, herd7's number of the register read that gives its value, or 0.
     writes: Vec<u32>,
     /// Hoisted reads not yet counted: the temporary, the instruction, its read's index.
     pending: Vec<(Reg, usize, usize)>,
+    /// The registers whose value hazmat knows on this way, and whether herd7 knows it too
+    /// when the register is a temporary (herd7 reads a named register as a fresh value).
+    known: Vec<(Reg, Value, bool)>,
 }
+
+impl Run {
+    fn known(&self, r: Reg) -> Option<(Value, bool)> {
+        self.known
+            .iter()
+            .find(|k| k.0 == r)
+            .map(|&(_, v, herd)| (v, herd))
+    }
+
+    fn set(&mut self, r: Reg, value: Option<Value>, herd: bool) {
+        self.known.retain(|k| k.0 != r);
+        if let Some(v) = value {
+            self.known.push((r, v, herd));
+        }
+    }
+
+    fn forget(&mut self, r: Option<Reg>) {
+        if let Some(r) = r {
+            self.set(r, None, false);
+        }
+    }
+}
+
+/// What evaluating an expression gave.
+#[derive(Clone, Copy, Debug)]
+struct Eval {
+    /// Whether herd7 does not know its value when it evaluates it.
+    unknown: bool,
+    /// herd7's number of the register read it is, if it is one.
+    copy: Option<u32>,
+    /// Its value, when hazmat knows it on this way.
+    value: Option<Value>,
+}
+
+/// The instruction (its index among the thread's, flattened) whose numbering is not
+/// replayed.
+type Replay<T> = Result<T, usize>;
 
 struct Counter<'a> {
     thread: &'a ThreadCode,
@@ -60,9 +134,9 @@ struct Counter<'a> {
     next: u32,
 }
 
-/// Sets [`Path::herd`] on every path of every thread, when herd7's numbering of the
-/// program can be replayed.
-pub(crate) fn name(program: &Program, per_thread: &mut [Vec<Path>]) {
+/// herd7's ways through each thread, or the source of the first instruction whose
+/// numbering is not replayed.
+fn replay(program: &Program) -> Result<Vec<Vec<Run>>, (usize, usize)> {
     let mut next = 0;
     let mut runs = Vec::with_capacity(program.threads.len());
     for t in &program.threads {
@@ -72,12 +146,28 @@ pub(crate) fn name(program: &Program, per_thread: &mut [Vec<Path>]) {
             next,
         };
         flatten(&t.code, &mut counter.instrs);
-        let Some(r) = counter.block(&t.code, Run::default()) else {
-            return;
-        };
+        let r = counter
+            .block(&t.code, Run::default())
+            .map_err(|i| counter.instrs[i].span)?;
         next = counter.next;
         runs.push(r);
     }
+    Ok(runs)
+}
+
+/// The source of the first instruction through which herd7's numbering of fresh values
+/// is not replayed, if any: a value out of thin air may then print under another name
+/// than herd7's.
+pub(crate) fn unreplayed(program: &Program) -> Option<(usize, usize)> {
+    replay(program).err()
+}
+
+/// Sets [`Path::herd`] on every path of every thread, when herd7's numbering of the
+/// program can be replayed.
+pub(crate) fn name(program: &Program, per_thread: &mut [Vec<Path>]) {
+    let Ok(runs) = replay(program) else {
+        return;
+    };
     for (paths, runs) in per_thread.iter_mut().zip(&runs) {
         let by_way: HashMap<&[bool], &Run> = runs.iter().map(|r| (&r.branches[..], r)).collect();
         for path in paths.iter_mut() {
@@ -138,8 +228,40 @@ fn operands(op: &Op) -> Vec<&Expr> {
         Op::Rmw { addr, write, .. } => match write {
             RmwWrite::Set(e) | RmwWrite::Apply(_, e) => vec![addr, e],
         },
+        Op::Cmpxchg {
+            addr,
+            expected,
+            new,
+            ..
+        } => vec![addr, expected, new],
+        Op::CompareExchange {
+            addr,
+            expected,
+            desired,
+            ..
+        } => vec![addr, expected, desired],
+        Op::AddUnless {
+            addr, add, unless, ..
+        } => vec![addr, add, unless],
+        Op::Lock { addr }
+        | Op::Unlock { addr }
+        | Op::Trylock { addr, .. }
+        | Op::IsLocked { addr, .. }
+        | Op::SyncSrcu { addr } => vec![addr],
+        Op::Srcu { addr, value, .. } => vec![addr, value],
         Op::If { cond, .. } => vec![cond],
-        _ => Vec::new(),
+        Op::Fence { .. } | Op::Cutoff => Vec::new(),
+    }
+}
+
+/// Whether `op` is the write-back of a failed C11 compare-exchange, or the `if` around it.
+fn is_write_back(op: &Op) -> bool {
+    match op {
+        Op::Store { write_back, .. } => *write_back,
+        Op::If { then, els, .. } => {
+            els.is_empty() && matches!(&then[..], [i] if is_write_back(&i.op))
+        }
+        _ => false,
     }
 }
 
@@ -153,19 +275,18 @@ impl Counter<'_> {
         self.thread.regs[r].starts_with('%')
     }
 
-    /// The ways through `code` from `run`, in herd7's order; `None` when the code uses
-    /// what this module does not replay.
-    fn block(&mut self, code: &[Instr], run: Run) -> Option<Vec<Run>> {
+    /// The ways through `code` from `run`, in herd7's order.
+    fn block(&mut self, code: &[Instr], run: Run) -> Replay<Vec<Run>> {
         let Some((first, rest)) = code.split_first() else {
             let mut run = run;
             self.flush(&mut run, None);
-            return Some(vec![run]);
+            return Ok(vec![run]);
         };
         let mut all = Vec::new();
         for r in self.instr(first, run)? {
             all.extend(self.block(rest, r)?);
         }
-        Some(all)
+        Ok(all)
     }
 
     /// Counts the pending reads that `op` does not use: herd7 evaluated their statements
@@ -183,14 +304,52 @@ impl Counter<'_> {
         }
     }
 
-    fn instr(&mut self, ins: &Instr, mut run: Run) -> Option<Vec<Run>> {
+    /// `Err(index)` unless the result `dst` of the instruction `index` is only copied to a
+    /// register as a statement of its own (`r = cmpxchg(...);`) or written back by a failed
+    /// compare-exchange: herd7 evaluates the rest of a statement once per outcome, in an
+    /// order not replayed here.
+    fn only_copied(&self, dst: Option<Reg>, index: usize) -> Replay<()> {
+        let Some(t) = dst else {
+            return Ok(());
+        };
+        for (i, ins) in self.instrs.iter().enumerate() {
+            let copied = matches!(&ins.op, Op::Let { val: Expr::Reg(r), .. } if *r == t);
+            if i != index
+                && !copied
+                && !is_write_back(&ins.op)
+                && operands(&ins.op).iter().any(|e| mentions(e, t))
+            {
+                return Err(index);
+            }
+        }
+        Ok(())
+    }
+
+    /// `Err(index)` when an operand of instruction `index` uses a read still pending:
+    /// herd7 evaluates the operands of an instruction with two outcomes once per outcome,
+    /// and would make that read twice.
+    fn no_pending(&self, run: &Run, index: usize) -> Replay<()> {
+        let op = &self.instrs[index].op;
+        let uses = |r: Reg| operands(op).iter().any(|e| mentions(e, r));
+        if run.pending.iter().any(|p| uses(p.0)) {
+            return Err(index);
+        }
+        Ok(())
+    }
+
+    fn instr(&mut self, ins: &Instr, mut run: Run) -> Replay<Vec<Run>> {
         self.flush(&mut run, Some(&ins.op));
-        let index = self.instrs.iter().position(|i| std::ptr::eq(*i, ins))?;
+        let index = self
+            .instrs
+            .iter()
+            .position(|i| std::ptr::eq(*i, ins))
+            .expect("the instruction is the thread's");
         match &ins.op {
             // herd7 numbers its instructions with no value of its own.
             Op::Let { dst, .. } if self.thread.regs[*dst] == crate::front::lower::POI => {}
-            Op::Let { val, .. } => {
-                self.expr(val, &mut run);
+            Op::Let { dst, val } => {
+                let e = self.expr(val, &mut run);
+                run.set(*dst, e.value, !e.unknown);
             }
             Op::Load { dst, .. } | Op::Rmw { dst, .. } => {
                 let k = run.reads.len();
@@ -198,54 +357,252 @@ impl Counter<'_> {
                 if matches!(ins.op, Op::Rmw { .. }) {
                     run.writes.push(0);
                 }
+                run.forget(*dst);
                 match dst {
                     Some(t) if self.is_temp(*t) => run.pending.push((*t, index, k)),
                     _ => self.deferred(&mut run, index, k),
                 }
             }
+            // herd7 writes the value read back at the expected address, evaluated already.
+            Op::Store {
+                write_back: true, ..
+            } => run.writes.push(0),
             Op::Store { addr, val, .. } => {
                 self.expr(addr, &mut run);
-                let copy = self.expr(val, &mut run).1;
+                let copy = self.expr(val, &mut run).copy;
                 run.writes.push(copy.unwrap_or(0));
             }
             Op::Fence { .. } => {}
-            // A lock or an unlock evaluates its address and makes its events without values.
-            Op::Lock { addr } | Op::Unlock { addr } => {
+            // A lock evaluates its address and makes its events with no value (a read and
+            // a write); an unlock, a write; `synchronize_srcu`, an event neither.
+            Op::Lock { addr } => {
+                self.expr(addr, &mut run);
+                run.reads.push(0);
+                run.writes.push(0);
+            }
+            Op::Unlock { addr } => {
+                self.expr(addr, &mut run);
+                run.writes.push(0);
+            }
+            Op::SyncSrcu { addr } => {
                 self.expr(addr, &mut run);
             }
-            Op::If { cond, then, els } => {
-                let (unknown, _) = self.expr(cond, &mut run);
-                if !unknown {
-                    return None;
+            // The address, then the value the event carries: a constant of herd7's for a
+            // lock, which the register receives.
+            Op::Srcu {
+                dst, addr, value, ..
+            } => {
+                self.expr(addr, &mut run);
+                let v = self.expr(value, &mut run);
+                if let Some(d) = dst {
+                    run.set(*d, v.value, !v.unknown);
                 }
-                // herd7 tests `e != 0` unless the condition is a comparison.
-                if !matches!(
-                    cond,
-                    Expr::Binary(
-                        crate::front::program::BinOp::Eq
-                            | crate::front::program::BinOp::Ne
-                            | crate::front::program::BinOp::Lt
-                            | crate::front::program::BinOp::Le
-                            | crate::front::program::BinOp::Gt
-                            | crate::front::program::BinOp::Ge,
-                        _,
-                        _
-                    )
-                ) {
+            }
+            Op::CompareExchange { .. }
+            | Op::Cmpxchg { .. }
+            | Op::AddUnless { .. }
+            | Op::Trylock { .. }
+            | Op::IsLocked { .. } => return self.two_ways(index, run),
+            Op::If { cond, then, els } => return self.branch(index, cond, then, els, run),
+            Op::Cutoff => return Err(index),
+        }
+        Ok(vec![run])
+    }
+
+    /// An `if`: herd7 evaluates its condition, tested as `e != 0` unless it is a
+    /// comparison; a condition it knows runs one branch, one it does not know runs the
+    /// whole `then` branch, then the whole `else` branch.
+    fn branch(
+        &mut self,
+        index: usize,
+        cond: &Expr,
+        then: &[Instr],
+        els: &[Instr],
+        mut run: Run,
+    ) -> Replay<Vec<Run>> {
+        let e = self.expr(cond, &mut run);
+        let comparison = matches!(cond, Expr::Binary(op, ..) if op.is_comparison());
+        let value = if comparison {
+            e.value
+        } else {
+            e.value
+                .and_then(|v| apply_binary(BinOp::Ne, v, Value::Int(0)))
+        };
+        if !e.unknown {
+            let Some(v) = value else {
+                return Err(index);
+            };
+            return self.block(if truth(v) { then } else { els }, run);
+        }
+        if !comparison {
+            self.fresh();
+        }
+        // A condition hazmat knows (on a register assigned a constant) makes no branch of
+        // hazmat's: herd7 still evaluates both, and the way taken is the one kept.
+        let mut taken = run.clone();
+        let mut not_taken = run;
+        if value.is_none() {
+            taken.branches.push(true);
+            not_taken.branches.push(false);
+        }
+        let taken = self.block(then, taken)?;
+        let not_taken = self.block(els, not_taken)?;
+        Ok(match value {
+            Some(v) if truth(v) => taken,
+            Some(_) => not_taken,
+            None => not_taken.into_iter().chain(taken).collect(),
+        })
+    }
+
+    /// An instruction with two outcomes. herd7 evaluates both as one alternative, the
+    /// first then the second, each evaluating the instruction's operands itself; then
+    /// the rest of the code once per outcome, in the order the alternative's results come
+    /// out of the statement (see the module's notes).
+    fn two_ways(&mut self, index: usize, run: Run) -> Replay<Vec<Run>> {
+        self.no_pending_except_expected(&run, index)?;
+        let way = |run: &Run, b: bool| {
+            let mut r = run.clone();
+            r.branches.push(b);
+            r
+        };
+        let int = |b: bool| Some(Value::Int(b as i64));
+        match &self.instrs[index].op {
+            Op::Cmpxchg {
+                dst,
+                addr,
+                expected,
+                new,
+                ..
+            } => {
+                self.only_copied(*dst, index)?;
+                // Success: the address, the expected value, the new one, the read.
+                let mut ok = way(&run, true);
+                self.expr(addr, &mut ok);
+                self.expr(expected, &mut ok);
+                let copy = self.expr(new, &mut ok).copy;
+                ok.reads.push(self.fresh());
+                ok.writes.push(copy.unwrap_or(0));
+                ok.forget(*dst);
+                // Failure: the address, the expected value, the read, their comparison.
+                let mut no = way(&run, false);
+                self.expr(addr, &mut no);
+                self.expr(expected, &mut no);
+                no.reads.push(self.fresh());
+                self.fresh();
+                no.forget(*dst);
+                Ok(vec![no, ok])
+            }
+            Op::AddUnless {
+                dst,
+                addr,
+                add,
+                unless,
+                ..
+            } => {
+                self.only_copied(*dst, index)?;
+                // Success: the address, the operand, the limit, the read, the sum, the
+                // comparison with the limit.
+                let mut ok = way(&run, true);
+                self.expr(addr, &mut ok);
+                self.expr(add, &mut ok);
+                self.expr(unless, &mut ok);
+                ok.reads.push(self.fresh());
+                self.fresh();
+                self.fresh();
+                ok.writes.push(0);
+                // Failure: the address, the limit, the read.
+                let mut no = way(&run, false);
+                self.expr(addr, &mut no);
+                self.expr(unless, &mut no);
+                no.reads.push(self.fresh());
+                if let Some(d) = dst {
+                    ok.set(*d, int(true), true);
+                    no.set(*d, int(false), true);
+                }
+                Ok(vec![no, ok])
+            }
+            // The address, once, then events with no value: a lock's read and write, or
+            // the failed attempt's read; a locked or an unlocked read.
+            Op::Trylock { dst, addr } | Op::IsLocked { dst, addr } => {
+                self.only_copied(*dst, index)?;
+                let mut run = run;
+                self.expr(addr, &mut run);
+                let lock = matches!(self.instrs[index].op, Op::Trylock { .. });
+                let mut yes = way(&run, true);
+                yes.reads.push(0);
+                if lock {
+                    yes.writes.push(0);
+                }
+                let mut no = way(&run, false);
+                no.reads.push(0);
+                if let Some(d) = dst {
+                    yes.set(*d, int(true), true);
+                    no.set(*d, int(false), true);
+                }
+                Ok(vec![yes, no])
+            }
+            Op::CompareExchange {
+                ok,
+                old,
+                addr,
+                expected,
+                desired,
+                strong,
+                ..
+            } => {
+                self.only_copied(Some(*ok), index)?;
+                self.only_copied(Some(*old), index)?;
+                // The expected value's plain read, which lowering puts first.
+                let mut run = run;
+                let pending = match expected {
+                    Expr::Reg(t) => run.pending.iter().position(|p| p.0 == *t),
+                    _ => None,
+                };
+                let Some(p) = pending else {
+                    return Err(index);
+                };
+                let (_, load, k) = run.pending.remove(p);
+                let Op::Load { addr: exp_addr, .. } = &self.instrs[load].op else {
+                    return Err(index);
+                };
+                // The expected value's address, the object's, the expected value.
+                self.expr(exp_addr, &mut run);
+                self.expr(addr, &mut run);
+                let exp = self.fresh();
+                run.reads[k] = exp;
+                // Failure: the read, and its comparison with the expected value when the
+                // exchange is strong.
+                let mut no = way(&run, false);
+                no.reads.push(self.fresh());
+                if *strong {
                     self.fresh();
                 }
-                let mut taken = run.clone();
-                taken.branches.push(true);
-                let mut not_taken = run;
-                not_taken.branches.push(false);
-                let taken = self.block(then, taken)?;
-                let mut ways = self.block(els, not_taken)?;
-                ways.extend(taken);
-                return Some(ways);
+                // Success: the desired value; the read is of the expected value.
+                let mut yes = way(&run, true);
+                let copy = self.expr(desired, &mut yes).copy;
+                yes.reads.push(exp);
+                yes.writes.push(copy.unwrap_or(0));
+                no.set(*ok, int(false), true);
+                yes.set(*ok, int(true), true);
+                no.forget(Some(*old));
+                yes.forget(Some(*old));
+                Ok(vec![no, yes])
             }
-            _ => return None,
+            _ => Err(index),
         }
-        Some(vec![run])
+    }
+
+    /// As [`Counter::no_pending`], but a compare-exchange's expected value, whose plain read
+    /// lowering hoists before it, is its own.
+    fn no_pending_except_expected(&self, run: &Run, index: usize) -> Replay<()> {
+        if let Op::CompareExchange { addr, desired, .. } = &self.instrs[index].op {
+            let uses = |r: Reg| mentions(addr, r) || mentions(desired, r);
+            if run.pending.iter().any(|p| uses(p.0)) {
+                return Err(index);
+            }
+            return Ok(());
+        }
+        self.no_pending(run, index)
     }
 
     /// Counts the values of read `k`, made by the load or RMW `self.instrs[ins]`.
@@ -274,37 +631,65 @@ impl Counter<'_> {
         }
     }
 
-    /// Counts the values `e` creates; returns whether its value is unknown to herd7 when
-    /// evaluated, and the number of the register read it is, if it is one.
-    fn expr(&mut self, e: &Expr, run: &mut Run) -> (bool, Option<u32>) {
+    /// Counts the values `e` creates.
+    fn expr(&mut self, e: &Expr, run: &mut Run) -> Eval {
         match e {
-            Expr::Const(crate::exec::event::Value::Addr(_)) => {
+            Expr::Const(v @ Value::Addr(_)) => {
                 // FIXME: `&x` lowers as a parameter does, and is counted as one.
-                (true, Some(self.fresh()))
+                Eval {
+                    unknown: true,
+                    copy: Some(self.fresh()),
+                    value: Some(*v),
+                }
             }
-            Expr::Const(_) => (false, None),
+            Expr::Const(v) => Eval {
+                unknown: false,
+                copy: None,
+                value: Some(*v),
+            },
             Expr::Reg(r) if self.is_temp(*r) => {
                 if let Some(i) = run.pending.iter().position(|p| p.0 == *r) {
                     let (_, ins, k) = run.pending.remove(i);
                     self.deferred(run, ins, k);
                 }
-                (true, None)
+                let known = run.known(*r);
+                Eval {
+                    unknown: !known.is_some_and(|(_, herd)| herd),
+                    copy: None,
+                    value: known.map(|(v, _)| v),
+                }
             }
-            Expr::Reg(_) => (true, Some(self.fresh())),
-            Expr::Unary(_, a) => {
-                let (unknown, _) = self.expr(a, run);
+            Expr::Reg(r) => Eval {
+                unknown: true,
+                copy: Some(self.fresh()),
+                value: run.known(*r).map(|(v, _)| v),
+            },
+            Expr::Unary(op, a) => {
+                let x = self.expr(a, run);
+                if x.unknown {
+                    self.fresh();
+                }
+                Eval {
+                    unknown: x.unknown,
+                    copy: None,
+                    value: x.value.and_then(|v| apply_unary(*op, v)),
+                }
+            }
+            Expr::Binary(op, a, b) => {
+                let x = self.expr(a, run);
+                let y = self.expr(b, run);
+                let unknown = x.unknown || y.unknown;
                 if unknown {
                     self.fresh();
                 }
-                (unknown, None)
-            }
-            Expr::Binary(_, a, b) => {
-                let (ua, _) = self.expr(a, run);
-                let (ub, _) = self.expr(b, run);
-                if ua || ub {
-                    self.fresh();
+                Eval {
+                    unknown,
+                    copy: None,
+                    value: x
+                        .value
+                        .zip(y.value)
+                        .and_then(|(v, w)| apply_binary(*op, v, w)),
                 }
-                (ua || ub, None)
             }
         }
     }
@@ -377,11 +762,40 @@ mod tests {
     }
 
     #[test]
-    fn programs_with_primitives_not_replayed_get_no_names() {
+    fn a_lock_counts_its_address_and_its_events_have_no_value() {
         let t = named(
             "C t\n{}\nP0(spinlock_t *l, int *x) { int r1; spin_lock(l); r1 = READ_ONCE(*x); \
              spin_unlock(l); }\nexists (0:r1=1)\n",
         );
+        // l (1), x (2), *x (3), l (4); the lock's read has no value.
+        assert_eq!(numbers(&t[0][0]), (vec![0, 3], vec![0, 0]));
+    }
+
+    #[test]
+    fn a_compare_exchange_counts_its_failure_then_its_success() {
+        let t = named(
+            "C t\n{}\nP0(atomic_int *x, int *e) { int r0; \
+             r0 = atomic_compare_exchange_strong_explicit(x, e, 2, memory_order_relaxed, \
+             memory_order_relaxed); r0 = *x; }\nexists (0:r0=1)\n",
+        );
+        // e (1), x (2), *e (3); failure: *x (4), the comparison (5); success: nothing;
+        // after the failure: x (6), *x (7); after the success: x (8), *x (9).
+        let by_way: Vec<_> = t[0]
+            .iter()
+            .map(|p| (p.branches.clone(), numbers(p)))
+            .collect();
+        assert!(by_way.contains(&(vec![false], (vec![3, 4, 7], vec![0]))));
+        assert!(by_way.contains(&(vec![true], (vec![3, 3, 9], vec![0]))));
+    }
+
+    #[test]
+    fn a_two_way_result_inside_an_expression_is_not_replayed() {
+        let source = "C t\n{}\nP0(int *x) { int r0; if (cmpxchg(x, 0, 1) == 0) \
+                      { r0 = READ_ONCE(*x); } }\nexists (0:r0=1)\n";
+        let t = named(source);
         assert!(t[0].iter().all(|p| p.herd.is_empty()));
+        let test = hazmat_litmus::parse(source).expect("parses");
+        let program = crate::front::lower::lower(&test).expect("lowers");
+        assert!(unreplayed(&program).is_some());
     }
 }

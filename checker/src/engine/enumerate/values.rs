@@ -262,6 +262,31 @@ impl<W: Width> Search<'_, W> {
             self.known[g] = Known::Value(Value::Sym(g as u32));
             symbols.push(g);
         }
+        // A read of a cycle's value that is not on the cycle can come first and get a
+        // symbol of its own; herd7's union-find puts it in the cycle's class, so it takes
+        // the cycle's symbol (and its name is the class's).
+        let mut i = 0;
+        while i < symbols.len() {
+            let g = symbols[i];
+            let w = self.rf_src[g];
+            let cycle = match w {
+                NONE => None,
+                w => match self.write_value(w) {
+                    Known::Value(Value::Sym(h)) if h as usize != g => Some(h),
+                    _ => None,
+                },
+            };
+            let Some(h) = cycle else {
+                i += 1;
+                continue;
+            };
+            for k in self.known.iter_mut() {
+                if *k == Known::Value(Value::Sym(g as u32)) {
+                    *k = Known::Value(Value::Sym(h));
+                }
+            }
+            symbols.remove(i);
+        }
         // Every value a path computes must be solved, as herd7 solves every equation:
         // the assumptions first, then every node.
         let mut unsolved = false;
