@@ -4,6 +4,10 @@
 //! `{RELEASE}`, `{MB}`... of `linux-kernel.def`, the lock and SRCU classes of `lock.cat`
 //! and `linux-kernel.bell`) as a small set of [`Tag`]s, so that every model reads the same
 //! event and picks the tags it gives meaning to.
+//! An annotation keeps the spelling its macro or test wrote, since herd7 puts an event in a
+//! bell's set only when the set's name is spelled as the annotation exactly: `ONCE` and
+//! `once` are two tags ([`Tag::Once`], [`Tag::OnceLower`]), and an annotation in another
+//! case (`Once`, `RMB`), which no kernel's bell names, is no tag.
 //! Values and locations are resolved: an event knows the location it touches and the value
 //! it reads or writes in the execution at hand.
 
@@ -56,11 +60,20 @@ pub enum Tag {
     Init,
     /// `READ_ONCE`, `WRITE_ONCE`, relaxed RMWs (`'ONCE`).
     Once,
-    /// The read of herd7's `__load{deref}` and `__load{lderef}`: annotated `once` in lower
-    /// case, whatever the model's spelling, so that a bell naming `'once` counts it and one
-    /// naming `'ONCE` does not (see `models::cat`'s sets of annotations); to the native
-    /// models, whose kernel's bell names `'ONCE`, a plain read.
-    DerefOnce,
+    /// `once` spelled in lower case, as the kernel's files before 2025 write it, as herd7
+    /// annotates the read of `__load{deref}` and `__load{lderef}` and the events of a
+    /// read-modify-write without the `lkmmv2` variant: a bell naming `'once` counts it, one
+    /// naming `'ONCE` does not (see [`Tag::spelling`]); to the native models, whose
+    /// kernel's bell names `'ONCE`, a plain access.
+    OnceLower,
+    /// `release` in lower case (see [`Tag::OnceLower`]).
+    ReleaseLower,
+    /// `acquire` in lower case (see [`Tag::OnceLower`]).
+    AcquireLower,
+    /// `noreturn` in lower case (see [`Tag::OnceLower`]).
+    NoreturnLower,
+    /// `mb` in lower case (see [`Tag::OnceLower`]).
+    MbLower,
     /// `smp_store_release` and release RMWs (`'RELEASE`).
     Release,
     /// `smp_load_acquire` and acquire RMWs (`'ACQUIRE`).
@@ -131,10 +144,14 @@ pub enum Tag {
 
 impl Tag {
     /// Every tag, in declaration order.
-    pub const ALL: [Tag; 35] = [
+    pub const ALL: [Tag; 39] = [
         Tag::Init,
         Tag::Once,
-        Tag::DerefOnce,
+        Tag::OnceLower,
+        Tag::ReleaseLower,
+        Tag::AcquireLower,
+        Tag::NoreturnLower,
+        Tag::MbLower,
         Tag::Release,
         Tag::Acquire,
         Tag::Noreturn,
@@ -174,7 +191,11 @@ impl Tag {
         match self {
             Tag::Init => "IW",
             Tag::Once => "once",
-            Tag::DerefOnce => "once",
+            Tag::OnceLower => "once",
+            Tag::ReleaseLower => "release",
+            Tag::AcquireLower => "acquire",
+            Tag::NoreturnLower => "noreturn",
+            Tag::MbLower => "mb",
             Tag::Release => "release",
             Tag::Acquire => "acquire",
             Tag::Noreturn => "noreturn",
@@ -207,6 +228,60 @@ impl Tag {
             Tag::Rel => "rel",
             Tag::AcqRel => "acq_rel",
             Tag::SeqCst => "sc",
+        }
+    }
+
+    /// The annotation herd7 gives an event with the tag, spelled exactly as a bell names
+    /// its set (herd7 compares the strings, case included): the kernel's current spelling
+    /// (`ONCE`, `MB`, `rmb`, `rcu-lock`...) or, for the [`Tag::OnceLower`] family, the
+    /// older lower-case one; `None` for what is not an annotation (`IW`, `RMW`, the lock
+    /// classes, C11's orders).
+    pub fn spelling(self) -> Option<&'static str> {
+        Some(match self {
+            Tag::Once => "ONCE",
+            Tag::Release => "RELEASE",
+            Tag::Acquire => "ACQUIRE",
+            Tag::Noreturn => "NORETURN",
+            Tag::Mb => "MB",
+            Tag::OnceLower
+            | Tag::ReleaseLower
+            | Tag::AcquireLower
+            | Tag::NoreturnLower
+            | Tag::MbLower
+            | Tag::Rmb
+            | Tag::Wmb
+            | Tag::RbDep
+            | Tag::Barrier
+            | Tag::RcuLock
+            | Tag::RcuUnlock
+            | Tag::SyncRcu
+            | Tag::BeforeAtomic
+            | Tag::AfterAtomic
+            | Tag::AfterSpinlock
+            | Tag::AfterUnlockLock
+            | Tag::AfterSrcuReadUnlock
+            | Tag::SrcuLock
+            | Tag::SrcuUnlock
+            | Tag::SyncSrcu => self.name(),
+            _ => return None,
+        })
+    }
+
+    /// The tag of an annotation spelled `a` exactly (see [`Tag::spelling`]).
+    pub fn spelled(a: &str) -> Option<Tag> {
+        Tag::ALL.into_iter().find(|t| t.spelling() == Some(a))
+    }
+
+    /// The same annotation in the kernel's current spelling: [`Tag::Once`] for
+    /// [`Tag::OnceLower`] and so on; any other tag is itself.
+    pub fn current(self) -> Tag {
+        match self {
+            Tag::OnceLower => Tag::Once,
+            Tag::ReleaseLower => Tag::Release,
+            Tag::AcquireLower => Tag::Acquire,
+            Tag::NoreturnLower => Tag::Noreturn,
+            Tag::MbLower => Tag::Mb,
+            t => t,
         }
     }
 

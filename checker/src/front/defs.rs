@@ -267,19 +267,22 @@ impl Macros {
                     let (fence_shape, fence_tags, _) = self
                         .instruction(fence, params, None)
                         .map_err(|(o, m)| (offset(fence) + o, m))?;
-                    let once = Tags::NONE.with(Tag::Once);
-                    let mb = Tags::NONE.with(Tag::Mb);
+                    // The store and the fence spelled alike: `ONCE` and `MB`, or `once` and
+                    // `mb` (the fence takes the store's spelling, see `front::lower`).
+                    let spelled = |once: Tag, mb: Tag| {
+                        tags == Tags::NONE.with(once) && fence_tags == Tags::NONE.with(mb)
+                    };
                     if shape == (Shape::Store { lvalue: true })
-                        && tags == once
                         && fence_shape == Shape::Fence
-                        && fence_tags == mb
+                        && (spelled(Tag::Once, Tag::Mb) || spelled(Tag::OnceLower, Tag::MbLower))
                     {
                         Ok((Shape::StoreMb, tags, args))
                     } else {
                         Err((
                             offset(store),
                             "hazmat takes a block of two instructions only as a once store \
-                             to the location then a full fence (`smp_store_mb`)"
+                             to the location then a full fence, spelled alike \
+                             (`smp_store_mb`)"
                                 .to_string(),
                         ))
                     }
@@ -344,9 +347,12 @@ impl Macros {
                     ),
                 ));
             }
-            Some(t) => match Tag::ALL.iter().find(|x| x.name().eq_ignore_ascii_case(t)) {
-                Some(x) if !matches!(x, Tag::Init | Tag::Rmw) => Tags::NONE.with(*x),
-                _ => {
+            // The annotation as spelled: `ONCE` and `once` are two (herd7 matches a bell's
+            // names exactly), and `Once` one no kernel's bell names.
+            Some(t) => match instruction::annotation(t) {
+                Ok(Some(x)) => Tags::NONE.with(x),
+                Ok(None) => Tags::NONE,
+                Err(()) => {
                     return Err((
                         head.find('{').map_or(0, |b| b + 1),
                         format!(

@@ -26,18 +26,18 @@
 //! another annotation, or on another instruction, is an annotation the event would carry,
 //! and refused as any other word.
 //!
-//! hazmat's events carry the kernel's annotations only, which herd7 matches with the names
-//! of the bell file's sets exactly, case included: the kernel's models with the `lkmmv2`
-//! variant spell their accesses and full fence in capitals, as their `linux-kernel.def`
-//! does (`ONCE`, `MB`, `rmb`, `rcu-lock`), the older ones in lower case (`once`, `mb`).
-//! The same word in another case is an annotation the model does not read, and leaves the
-//! event untagged; any other word, a C11 order among them (herd7 would give such an event
-//! the annotation, not the order), is refused with its place.
+//! hazmat's events carry the kernel's annotations only, spelled as written, which herd7
+//! matches with the names of the bell file's sets exactly, case included, whatever the
+//! variant: the kernel's current files spell their accesses and full fence in capitals
+//! (`ONCE`, `MB`, `rmb`, `rcu-lock`), the older ones in lower case (`once`, `mb`), and an
+//! event keeps the one written ([`Tag::Once`] or [`Tag::OnceLower`]).
+//! The same word in another case (`Once`, `RMB`) is an annotation no kernel's model reads,
+//! and leaves the event untagged; any other word, a C11 order among them (herd7 would give
+//! such an event the annotation, not the order), is refused with its place.
 
 use crate::exec::event::{Tag, Tags};
 use crate::front::primitive::{Primitive, Returns, Shape};
 use crate::front::program::BinOp;
-use crate::front::variant::LkmmVersion;
 use hazmat_litmus::ast::{self, AtomicOp, Span};
 
 /// An instruction lowered to a shape of the primitive table: the primitive, and for each
@@ -106,13 +106,12 @@ pub(crate) fn c11_mutex(name: &str) -> Option<String> {
 }
 
 /// The instruction `func{annotations}(args)`, with `op` its operator if it has one and
-/// `n` arguments besides, for a model of the kernel read as `lkmm`.
+/// `n` arguments besides.
 pub(crate) fn lower(
     func: &ast::Ident,
     annotations: &[ast::Ident],
     op: Option<AtomicOp>,
     n: usize,
-    lkmm: LkmmVersion,
 ) -> Result<Lowered, (String, Span)> {
     if func.name == "__load"
         && let [a] = annotations
@@ -133,7 +132,7 @@ pub(crate) fn lower(
     }
     let mut tags = Tags::NONE;
     for a in annotations {
-        if let Some(t) = tag(a, lkmm)? {
+        if let Some(t) = tag(a)? {
             tags = tags.with(t);
         }
     }
@@ -220,51 +219,29 @@ pub(crate) fn lower(
     })
 }
 
-/// The kernel's annotations as the `linux-kernel.def` of the `lkmmv2` models spells them,
-/// which are the names their `linux-kernel.bell` gives its sets: herd7 matches an
-/// annotation with a name exactly, case included (`MB` is the bell's `'MB`, `mb` is not).
-/// The older models spell every one in lower case.
-const SPELLED: &[(&str, Tag)] = &[
-    ("ONCE", Tag::Once),
-    ("RELEASE", Tag::Release),
-    ("ACQUIRE", Tag::Acquire),
-    ("NORETURN", Tag::Noreturn),
-    ("MB", Tag::Mb),
-    ("rmb", Tag::Rmb),
-    ("wmb", Tag::Wmb),
-    ("rb_dep", Tag::RbDep),
-    ("barrier", Tag::Barrier),
-    ("rcu-lock", Tag::RcuLock),
-    ("rcu-unlock", Tag::RcuUnlock),
-    ("sync-rcu", Tag::SyncRcu),
-    ("before-atomic", Tag::BeforeAtomic),
-    ("after-atomic", Tag::AfterAtomic),
-    ("after-spinlock", Tag::AfterSpinlock),
-    ("after-unlock-lock", Tag::AfterUnlockLock),
-    ("after-srcu-read-unlock", Tag::AfterSrcuReadUnlock),
-    ("srcu-lock", Tag::SrcuLock),
-    ("srcu-unlock", Tag::SrcuUnlock),
-    ("sync-srcu", Tag::SyncSrcu),
-];
-
-/// The tag of an annotation under a model read as `lkmm`: the kernel's annotation spelled
-/// as that model's bell names it (see [`SPELLED`]); `None` for one of them in another case
-/// (`mb` under the current model, `MB` under an older one), which herd7 keeps as an
-/// annotation that the model does not read, as hazmat's untagged event is; an error for
-/// any other word.
-fn tag(a: &ast::Ident, lkmm: LkmmVersion) -> Result<Option<Tag>, (String, Span)> {
-    let spelled = |name: &str| match lkmm {
-        LkmmVersion::V2 => name == a.name,
-        LkmmVersion::V1 => name.to_ascii_lowercase() == a.name,
-    };
-    if let Some((_, t)) = SPELLED.iter().find(|(name, _)| spelled(name)) {
-        return Ok(Some(*t));
+/// The tag of an annotation written `name`: the kernel's annotation so spelled exactly
+/// ([`Tag::spelled`]: `ONCE`, `once`, `rmb`...), whatever the model's variant, since the
+/// bell, not the variant, says which spelling it reads; `None` for one of them in another
+/// case (`Once`, `RMB`), an annotation that no kernel's bell names and herd7 keeps, as
+/// hazmat's untagged event is; `Err(())` for any other word.
+pub(crate) fn annotation(name: &str) -> Result<Option<Tag>, ()> {
+    if let Some(t) = Tag::spelled(name) {
+        return Ok(Some(t));
     }
-    if SPELLED
+    if Tag::ALL
         .iter()
-        .any(|(name, _)| name.eq_ignore_ascii_case(&a.name))
+        .filter_map(|t| t.spelling())
+        .any(|s| s.eq_ignore_ascii_case(name))
     {
         return Ok(None);
+    }
+    Err(())
+}
+
+/// The tag of an annotation ([`annotation`]), or an error for any other word.
+fn tag(a: &ast::Ident) -> Result<Option<Tag>, (String, Span)> {
+    if let Ok(t) = annotation(&a.name) {
+        return Ok(t);
     }
     if is_deref(&a.name) {
         return Err((
@@ -296,9 +273,9 @@ pub(crate) fn is_deref(annotation: &str) -> bool {
 /// The annotations of the read of `__load{deref}`: herd7 annotates it `once`, in lower
 /// case whatever the model, which a bell naming `'once` reads (the kernel's before
 /// `lkmmv2`) and one naming `'ONCE` does not (today's, even without its variant), to which
-/// it is a plain read ([`Tag::DerefOnce`]).
+/// it is a plain read ([`Tag::OnceLower`]).
 pub(crate) fn deref_read_tags() -> Tags {
-    Tags::of(&[Tag::DerefOnce])
+    Tags::of(&[Tag::OnceLower])
 }
 
 #[cfg(test)]
@@ -311,42 +288,32 @@ mod tests {
 
     #[test]
     fn instructions_lower_as_the_kernels_macros_that_expand_to_them() {
-        let unless = lower(
-            &id("__atomic_add_unless"),
-            &[id("MB")],
-            None,
-            3,
-            LkmmVersion::V2,
-        )
-        .expect("lowers");
+        let unless = lower(&id("__atomic_add_unless"), &[id("MB")], None, 3).expect("lowers");
         assert_eq!(unless.prim.shape, Shape::AddUnless);
         assert_eq!(unless.prim.tags, Tags::of(&[Tag::Rmw, Tag::Mb]));
-        // In another case, an annotation the kernel's model does not read: lower case under
-        // the current model, capitals under an older one.
-        let lower_case = lower(&id("__xchg"), &[id("mb")], None, 2, LkmmVersion::V2);
-        assert_eq!(lower_case.expect("lowers").prim.tags, Tags::of(&[Tag::Rmw]));
-        let older = lower(&id("__xchg"), &[id("mb")], None, 2, LkmmVersion::V1);
+        // Each spelling is its own annotation, whatever the variant; another case is one
+        // no kernel's model reads.
+        let lower_case = lower(&id("__xchg"), &[id("mb")], None, 2);
         assert_eq!(
-            older.expect("lowers").prim.tags,
-            Tags::of(&[Tag::Rmw, Tag::Mb])
+            lower_case.expect("lowers").prim.tags,
+            Tags::of(&[Tag::Rmw, Tag::MbLower])
         );
-        let capitals = lower(&id("__load"), &[id("ONCE")], None, 1, LkmmVersion::V1);
+        let mixed = lower(&id("__load"), &[id("Once")], None, 1);
+        assert_eq!(mixed.expect("lowers").prim.tags, Tags::NONE);
+        let capitals = lower(&id("__fence"), &[id("RMB")], None, 0);
         assert_eq!(capitals.expect("lowers").prim.tags, Tags::NONE);
         let add = lower(
             &id("__atomic_op"),
             &[id("NORETURN")],
             Some(AtomicOp::Add),
             2,
-            LkmmVersion::V2,
         )
         .expect("lowers");
         assert_eq!(add.args, vec![1, 0]);
         assert_eq!(add.prim.tags, Tags::of(&[Tag::Rmw, Tag::Noreturn]));
-        let fence =
-            lower(&id("__fence"), &[id("rcu-lock")], None, 0, LkmmVersion::V2).expect("lowers");
+        let fence = lower(&id("__fence"), &[id("rcu-lock")], None, 0).expect("lowers");
         assert_eq!(fence.prim.tags, Tags::of(&[Tag::RcuLock]));
-        let rb_dep =
-            lower(&id("__fence"), &[id("rb_dep")], None, 0, LkmmVersion::V2).expect("lowers");
+        let rb_dep = lower(&id("__fence"), &[id("rb_dep")], None, 0).expect("lowers");
         assert_eq!(rb_dep.prim.tags, Tags::of(&[Tag::RbDep]));
     }
 
@@ -354,12 +321,8 @@ mod tests {
     /// `once` in lower case, whatever the variant.
     #[test]
     fn a_dependent_load_is_a_once_read_and_an_rb_dep_fence() {
-        for (annotation, lkmm) in [
-            ("deref", LkmmVersion::V1),
-            ("lderef", LkmmVersion::V1),
-            ("deref", LkmmVersion::V2),
-        ] {
-            let l = lower(&id("__load"), &[id(annotation)], None, 1, lkmm).expect("lowers");
+        for annotation in ["deref", "lderef"] {
+            let l = lower(&id("__load"), &[id(annotation)], None, 1).expect("lowers");
             assert_eq!(
                 l.prim.shape,
                 Shape::Load {
@@ -369,15 +332,9 @@ mod tests {
             );
             assert_eq!(l.prim.tags, Tags::NONE);
         }
-        assert_eq!(deref_read_tags(), Tags::of(&[Tag::DerefOnce]));
+        assert_eq!(deref_read_tags(), Tags::of(&[Tag::OnceLower]));
         // With another annotation, `deref` is one the event would carry.
-        let both = lower(
-            &id("__load"),
-            &[id("deref"), id("once")],
-            None,
-            1,
-            LkmmVersion::V1,
-        );
+        let both = lower(&id("__load"), &[id("deref"), id("once")], None, 1);
         let Err((message, _)) = both else {
             panic!("__load{{deref,once}} lowers");
         };
@@ -425,8 +382,7 @@ mod tests {
             ("__xchg", "rlx", 2, "not `rlx`"),
             ("__srcu", "mb", 1, "`__srcu{srcu-lock}(s)`"),
         ] {
-            let Err((message, _)) = lower(&id(func), &[id(annotation)], None, n, LkmmVersion::V2)
-            else {
+            let Err((message, _)) = lower(&id(func), &[id(annotation)], None, n) else {
                 panic!("{func}{{{annotation}}} lowers");
             };
             assert!(message.contains(says), "{message}");

@@ -1067,8 +1067,7 @@ impl ThreadLowering<'_> {
         else {
             return err("not an instruction", e.span);
         };
-        let lkmm = self.macros.map_or(LkmmVersion::V2, |m| m.lkmm);
-        let lowered = instruction::lower(func, annotations, *op, args.len(), lkmm)
+        let lowered = instruction::lower(func, annotations, *op, args.len())
             .or_else(|(message, span)| err(message, span))?;
         let ordered: Vec<ast::Expr> = lowered.args.iter().map(|&i| args[i].clone()).collect();
         self.apply(
@@ -1183,8 +1182,13 @@ impl ThreadLowering<'_> {
                     // the fence.
                     self.begin();
                     out.push(Instr {
+                        // The full fence, spelled as the store's annotation is.
                         op: Op::Fence {
-                            tags: Tags::of(&[Tag::Mb]),
+                            tags: Tags::of(&[if tags.has(Tag::OnceLower) {
+                                Tag::MbLower
+                            } else {
+                                Tag::Mb
+                            }]),
                         },
                         span: span2,
                         stmt: self.stmt,

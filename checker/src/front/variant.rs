@@ -18,7 +18,9 @@
 //!   `noreturn`, its write `once`, whatever its annotation.
 //!
 //! herd7 compares annotations as strings, so `{MB}` is not `mb` to `lkmmv1`: a macro file
-//! in capitals run without `lkmmv2` gets `once` events and no fences.
+//! in capitals run without `lkmmv2` gets `once` events and no fences. The annotations
+//! `lkmmv1` gives are its own, in lower case ([`Tag::OnceLower`], [`Tag::MbLower`]...),
+//! which a bell spelling its sets in capitals does not read.
 //! The events of both readings belong to herd7's `RMW` set ([`Tag::Rmw`]).
 
 use crate::exec::event::{Tag, Tags};
@@ -69,14 +71,16 @@ pub(crate) fn rmw_tags(lkmm: LkmmVersion, kind: RmwKind, tags: Tags, lower: bool
     if lkmm == LkmmVersion::V2 {
         return RmwTags::uniform(tags);
     }
+    // herd7's own annotations, in lower case, and the instruction's own where it keeps
+    // them, which it knows only spelled in lower case.
     let is = |t: Tag| lower && tags.has(t);
-    let once = rmw.with(Tag::Once);
-    let mb = Some(Tags::of(&[Tag::Mb]));
+    let once = rmw.with(Tag::OnceLower);
+    let mb = Some(Tags::of(&[Tag::MbLower]));
     match kind {
         RmwKind::NoReturn => RmwTags {
-            read: rmw.with(Tag::Noreturn),
+            read: rmw.with(Tag::NoreturnLower),
             write: once,
-            failed: rmw.with(Tag::Noreturn),
+            failed: rmw.with(Tag::NoreturnLower),
             fence: None,
         },
         RmwKind::AddUnless => RmwTags {
@@ -86,18 +90,18 @@ pub(crate) fn rmw_tags(lkmm: LkmmVersion, kind: RmwKind, tags: Tags, lower: bool
             fence: mb,
         },
         RmwKind::Ordered => RmwTags {
-            read: if is(Tag::Acquire) {
-                rmw.with(Tag::Acquire)
+            read: if is(Tag::AcquireLower) {
+                rmw.with(Tag::AcquireLower)
             } else {
                 once
             },
-            write: if is(Tag::Release) {
-                rmw.with(Tag::Release)
+            write: if is(Tag::ReleaseLower) {
+                rmw.with(Tag::ReleaseLower)
             } else {
                 once
             },
             failed: once,
-            fence: if is(Tag::Mb) { mb } else { None },
+            fence: if is(Tag::MbLower) { mb } else { None },
         },
     }
 }
@@ -122,11 +126,11 @@ mod tests {
         let mb = rmw_tags(
             LkmmVersion::V1,
             RmwKind::Ordered,
-            Tags::of(&[Tag::Mb]),
+            Tags::of(&[Tag::MbLower]),
             true,
         );
-        assert_eq!(mb.fence, Some(Tags::of(&[Tag::Mb])));
-        assert_eq!(mb.read, Tags::of(&[Tag::Rmw, Tag::Once]));
+        assert_eq!(mb.fence, Some(Tags::of(&[Tag::MbLower])));
+        assert_eq!(mb.read, Tags::of(&[Tag::Rmw, Tag::OnceLower]));
         let upper = rmw_tags(
             LkmmVersion::V1,
             RmwKind::Ordered,
@@ -137,14 +141,14 @@ mod tests {
         let acq = rmw_tags(
             LkmmVersion::V1,
             RmwKind::Ordered,
-            Tags::of(&[Tag::Acquire]),
+            Tags::of(&[Tag::AcquireLower]),
             true,
         );
-        assert_eq!(acq.read, Tags::of(&[Tag::Rmw, Tag::Acquire]));
-        assert_eq!(acq.write, Tags::of(&[Tag::Rmw, Tag::Once]));
-        assert_eq!(acq.failed, Tags::of(&[Tag::Rmw, Tag::Once]));
+        assert_eq!(acq.read, Tags::of(&[Tag::Rmw, Tag::AcquireLower]));
+        assert_eq!(acq.write, Tags::of(&[Tag::Rmw, Tag::OnceLower]));
+        assert_eq!(acq.failed, Tags::of(&[Tag::Rmw, Tag::OnceLower]));
         let add = rmw_tags(LkmmVersion::V1, RmwKind::AddUnless, Tags::NONE, true);
-        assert_eq!(add.fence, Some(Tags::of(&[Tag::Mb])));
+        assert_eq!(add.fence, Some(Tags::of(&[Tag::MbLower])));
         let v2 = rmw_tags(
             LkmmVersion::V2,
             RmwKind::Ordered,

@@ -207,9 +207,11 @@ pub fn has_plain_access(program: &Program) -> bool {
             _ => false,
         })
     }
+    // The lower-case annotations are the older models' spelling, which the native
+    // model's bell does not read: plain to it.
     fn marked(tags: crate::exec::event::Tags) -> bool {
         tags.iter()
-            .any(|t| !matches!(t, Tag::Init | Tag::Rmw | Tag::Noreturn))
+            .any(|t| !matches!(t, Tag::Init | Tag::Rmw | Tag::Noreturn) && t.current() == t)
     }
     program.threads.iter().any(|t| plain(&t.code))
 }

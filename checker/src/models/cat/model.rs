@@ -245,11 +245,15 @@ fn base<W: Width>(
     let annotated = x.set(|e| {
         [
             Tag::Once,
-            Tag::DerefOnce,
             Tag::Release,
             Tag::Acquire,
             Tag::Noreturn,
             Tag::Mb,
+            Tag::OnceLower,
+            Tag::ReleaseLower,
+            Tag::AcquireLower,
+            Tag::NoreturnLower,
+            Tag::MbLower,
         ]
         .iter()
         .any(|t| e.has(*t))
@@ -369,23 +373,21 @@ fn observed_co<W: Width>(x: &Execution<W>, both: &EventSet<W>) -> Relation<W> {
     ww.union(&rw).union(&wr).union(&rr)
 }
 
-/// The events of `x` carrying the tag a model names `t` (herd7's annotations, matched
-/// whatever their case, since the kernel's files have written them both ways and the
-/// front end gives an event the tag only where the model reads its spelling), and, for
-/// `once` in lower case exactly, the reads of `__load{deref}`, which herd7 annotates so
-/// whatever the model ([`Tag::DerefOnce`]).
+/// The events of `x` carrying the tag a model names `t`: for herd7's annotations, those
+/// spelled `t` exactly, case included, as herd7 compares them (`'ONCE` is not `'once`, see
+/// [`Tag::spelling`]); for its other sets (`IW`, `RMW`, the lock classes, C11's orders),
+/// the tag of that name whatever its case.
 fn tag_events<W: Width>(x: &Execution<W>, t: &str) -> EventSet<W> {
-    let mut set = match Tag::ALL
+    if let Some(tag) = Tag::spelled(t) {
+        return x.tagged(tag);
+    }
+    match Tag::ALL
         .iter()
-        .find(|tag| tag.name().eq_ignore_ascii_case(t))
+        .find(|tag| tag.spelling().is_none() && tag.name().eq_ignore_ascii_case(t))
     {
         Some(tag) => x.tagged(*tag),
         None => EventSet::EMPTY,
-    };
-    if t == Tag::DerefOnce.name() {
-        set.union_with(&x.tagged(Tag::DerefOnce));
     }
-    set
 }
 
 impl CatModel {
