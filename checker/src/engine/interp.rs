@@ -236,6 +236,15 @@ fn refuse_unsupported(program: &Program) -> Result<(), RunError> {
                         span: i.span,
                     });
                 }
+                Op::Load { deref: true, .. } => {
+                    return Err(RunError {
+                        message: "the shuttle engine runs an instruction's accesses in \
+                                  order, and herd7 orders nothing after the read of a \
+                                  dependent load (`__load{deref}`) inside its instruction"
+                            .into(),
+                        span: i.span,
+                    });
+                }
                 _ => continue,
             };
             return Err(RunError {
