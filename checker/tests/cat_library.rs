@@ -32,12 +32,14 @@ mod env;
 #[path = "common/untimed.rs"]
 mod untimed;
 
-use cat_oracle::{Answer, ModelFiles, compare, corpus_sample, run_hazmat, run_herd7};
+use cat_oracle::{Answer, ModelFiles, compare, corpus_sample, run_hazmat_with, run_herd7};
 use hazmat_checker::front::c11::Dialect;
+use hazmat_checker::front::defs::Macros;
 use hazmat_checker::models::cat::ast::{Binding, Exp, Instr, Model, Pattern};
 use hazmat_checker::models::cat::config::{Places, Settings};
 use hazmat_checker::models::cat::files::{BUILTIN, Disk};
 use hazmat_checker::models::cat::{Library, parse};
+use hazmat_checker::models::choose::{Kind, Request, choose};
 use hazmat_checker::models::model::MemoryModel;
 use rayon::prelude::*;
 use std::collections::BTreeSet;
@@ -226,6 +228,17 @@ fn disagreements(
     theirs: &[Answer],
     models: &[(&str, &dyn MemoryModel)],
 ) -> Vec<String> {
+    disagreements_with(label, files, theirs, models, None)
+}
+
+/// [`disagreements`] with the tests' calls read by `macros`, a version's own macro file.
+fn disagreements_with(
+    label: &str,
+    files: &[PathBuf],
+    theirs: &[Answer],
+    models: &[(&str, &dyn MemoryModel)],
+    macros: Option<&Macros>,
+) -> Vec<String> {
     let timeout = Duration::from_secs(30);
     models
         .iter()
@@ -234,7 +247,7 @@ fn disagreements(
                 .par_iter()
                 .zip(theirs)
                 .filter_map(|(f, t)| {
-                    compare(&run_hazmat(*m, f, timeout), t)
+                    compare(&run_hazmat_with(*m, macros, f, timeout), t)
                         .map(|d| format!("{label} ({way}) on {}: {d}", f.display()))
                 })
                 .collect::<Vec<_>>()
@@ -571,17 +584,21 @@ fn the_kernels_models_agree_with_herd7_on_hazmats_library() {
             variants: s.variants.clone(),
         };
         let theirs = run_herd7(&herd7, &model, &files, 10.0);
-        let load = |library: &Library| {
-            model
-                .load_from(library)
-                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        // As `hazmat check --interpret --conf` chooses: the version's cat and bell, and
+        // its own macro file, whose annotations' spelling its bell reads.
+        let request = Request {
+            interpret: true,
+            ..Request::from_settings(&s)
         };
-        let ours = load(&Library::new().include(dir));
-        problems.extend(disagreements(
+        let chosen = choose(&Library::new().include(dir), &Disk, &request)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", dir.display()));
+        assert_eq!(chosen.kind, Kind::Interpreted, "{}", dir.display());
+        problems.extend(disagreements_with(
             &dir.display().to_string(),
             &files,
             &theirs,
-            &[("hazmat's library", &ours as &dyn MemoryModel)],
+            &[("hazmat's library", chosen.model.as_ref())],
+            chosen.macros.as_deref(),
         ));
     }
     assert!(

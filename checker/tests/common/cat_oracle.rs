@@ -9,6 +9,7 @@
 
 #![allow(dead_code, reason = "each includer uses part of the module")]
 
+use hazmat_checker::front::defs::Macros;
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::{CatModel, Library, Spec, load};
 use hazmat_checker::models::model::MemoryModel;
@@ -163,6 +164,16 @@ pub(crate) fn run_herd7(
 
 /// hazmat's answer for one file under `model`.
 pub(crate) fn run_hazmat(model: &dyn MemoryModel, file: &Path, timeout: Duration) -> Answer {
+    run_hazmat_with(model, None, file, timeout)
+}
+
+/// [`run_hazmat`] with the calls read by `macros`, a user's macro file, when given.
+pub(crate) fn run_hazmat_with(
+    model: &dyn MemoryModel,
+    macros: Option<&Macros>,
+    file: &Path,
+    timeout: Duration,
+) -> Answer {
     let Ok(source) = std::fs::read_to_string(file) else {
         return Answer::Error("unreadable".into());
     };
@@ -175,7 +186,11 @@ pub(crate) fn run_hazmat(model: &dyn MemoryModel, file: &Path, timeout: Duration
         speedcheck: false,
         ..Default::default()
     };
-    match hazmat_checker::check_source(&source, model, &options) {
+    let checked = match macros {
+        Some(m) => hazmat_checker::check_source_with_macros(&source, m, model, &options),
+        None => hazmat_checker::check_source(&source, model, &options),
+    };
+    match checked {
         Ok(c) if c.outcome.unknown.is_some() => Answer::Timeout,
         Ok(c) => {
             let text = without_time(&c.herd_text());
