@@ -227,7 +227,7 @@ fn a_macro_hazmat_cannot_express_is_located_in_its_file() {
     let dir = temp_dir("bad");
     std::fs::write(
         dir.join("bad.def"),
-        "// mine\nREAD_ONCE(X) __load{once}(X)\nodd(X) __load{weird}(X)\n",
+        "// mine\nREAD_ONCE(X) __load{once}(X)\nodd(X) __frob{once}(X)\n",
     )
     .expect("a def file");
     std::fs::write(dir.join("p.cat"), "\"p\"\nacyclic po as p\n").expect("a model");
@@ -243,7 +243,7 @@ fn a_macro_hazmat_cannot_express_is_located_in_its_file() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("bad.def:3:15: error: hazmat's events have no annotation `weird`"),
+        stderr.contains("bad.def:3:8: error: `__frob` is neither one of herd7's instructions"),
         "{stderr}"
     );
 }

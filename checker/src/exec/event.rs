@@ -6,8 +6,10 @@
 //! event and picks the tags it gives meaning to.
 //! An annotation keeps the spelling its macro or test wrote, since herd7 puts an event in a
 //! bell's set only when the set's name is spelled as the annotation exactly: `ONCE` and
-//! `once` are two tags ([`Tag::Once`], [`Tag::OnceLower`]), and an annotation in another
-//! case (`Once`, `RMB`), which no kernel's bell names, is no tag.
+//! `once` are two tags ([`Tag::Once`], [`Tag::OnceLower`]).
+//! Any other word a macro or test writes as an annotation (`Once`, `RMB`, `foo`), which
+//! herd7 keeps as it keeps the kernel's, is an annotation of its own ([`Tags::other`]):
+//! a bell that names it reads it, and every other model sees a plain access.
 //! Values and locations are resolved: an event knows the location it touches and the value
 //! it reads or writes in the execution at hand.
 
@@ -301,9 +303,27 @@ impl Tag {
     }
 }
 
-/// A set of [`Tag`]s.
+/// A set of [`Tag`]s, and of the other annotations of [`Tags::other`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Tags(u64);
+
+/// The first bit of the annotations that are no [`Tag`] ([`Tags::other`]).
+const FIRST_OTHER: usize = Tag::ALL.len();
+
+/// How many annotations other than the kernel's one run of hazmat can carry: the bits of
+/// [`Tags`] that no [`Tag`] takes.
+pub const MAX_OTHER_ANNOTATIONS: usize = 64 - FIRST_OTHER;
+
+/// The words of the annotations that are no [`Tag`], in the order they were first met:
+/// the one at index `i` is bit `FIRST_OTHER + i` of a [`Tags`].
+static OTHER_WORDS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+
+/// The words met so far (a poisoned lock still holds a sound list: each push is whole).
+fn other_words() -> std::sync::MutexGuard<'static, Vec<&'static str>> {
+    OTHER_WORDS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 impl Tags {
     /// No tag.
@@ -339,6 +359,55 @@ impl Tags {
         self.0 == 0
     }
 
+    /// The set of the annotation written `word`, whatever the word: the kernel's annotation
+    /// so spelled ([`Tag::spelled`]), or an annotation of its own, which herd7 keeps on
+    /// the event as it keeps the kernel's and a bell naming the word exactly reads
+    /// ([`Tags::named`]). `None` when the run has met [`MAX_OTHER_ANNOTATIONS`] such words
+    /// already.
+    pub fn other(word: &str) -> Option<Tags> {
+        if let Some(t) = Tag::spelled(word) {
+            return Some(Tags::NONE.with(t));
+        }
+        let mut words = other_words();
+        let i = match words.iter().position(|w| *w == word) {
+            Some(i) => i,
+            None if words.len() < MAX_OTHER_ANNOTATIONS => {
+                words.push(Box::leak(word.to_owned().into_boxed_str()));
+                words.len() - 1
+            }
+            None => return None,
+        };
+        Some(Tags(1 << (FIRST_OTHER + i)))
+    }
+
+    /// The annotation that is no [`Tag`] spelled `word` exactly, as a set of one, if an
+    /// event of this run was given it ([`Tags::other`]); no tag otherwise.
+    pub fn named(word: &str) -> Tags {
+        match other_words().iter().position(|w| *w == word) {
+            Some(i) => Tags(1 << (FIRST_OTHER + i)),
+            None => Tags::NONE,
+        }
+    }
+
+    /// Whether the set holds every annotation of `other`.
+    pub fn contains(self, other: Tags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Whether the set holds an annotation that is no [`Tag`] ([`Tags::other`]).
+    pub fn has_other(self) -> bool {
+        self.0 >> FIRST_OTHER != 0
+    }
+
+    /// The words of the set's annotations that are no [`Tag`], in the order they were met.
+    pub fn other_words(self) -> Vec<&'static str> {
+        let words = other_words();
+        (0..words.len())
+            .filter(|i| self.0 >> (FIRST_OTHER + i) & 1 == 1)
+            .map(|i| words[i])
+            .collect()
+    }
+
     /// Whether the set holds one of `lock.cat`'s classes of lock events (LKR, LKW, UL, LF,
     /// RL or RU).
     pub fn is_lock(self) -> bool {
@@ -347,7 +416,8 @@ impl Tags {
             .any(|t| self.has(*t))
     }
 
-    /// The tags in the set, in declaration order.
+    /// The tags in the set, in declaration order (without its other annotations, see
+    /// [`Tags::other_words`]).
     pub fn iter(self) -> impl Iterator<Item = Tag> {
         Tag::ALL.into_iter().filter(move |t| self.has(*t))
     }
@@ -355,7 +425,10 @@ impl Tags {
 
 impl fmt::Debug for Tags {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter().map(Tag::name)).finish()
+        f.debug_set()
+            .entries(self.iter().map(Tag::name))
+            .entries(self.other_words())
+            .finish()
     }
 }
 

@@ -127,7 +127,7 @@ impl Macros {
                     // `atomic_set` and `atomic_set_release` call the store's macro.
                     cost: match p.shape {
                         _ if primitive::gives_value(p.shape) => 0,
-                        Shape::StoreMb => 3,
+                        Shape::StoreMb { .. } => 3,
                         _ if matches!(p.name, "atomic_set" | "atomic_set_release") => 3,
                         _ => 2,
                     },
@@ -267,29 +267,22 @@ impl Macros {
                     let (fence_shape, fence_tags, _) = self
                         .instruction(fence, params, None)
                         .map_err(|(o, m)| (offset(fence) + o, m))?;
-                    // The store and the fence spelled alike: `ONCE` and `MB`, or `once` and
-                    // `mb` (the fence takes the store's spelling, see `front::lower`).
-                    let spelled = |once: Tag, mb: Tag| {
-                        tags == Tags::NONE.with(once) && fence_tags == Tags::NONE.with(mb)
-                    };
-                    if shape == (Shape::Store { lvalue: true })
-                        && fence_shape == Shape::Fence
-                        && (spelled(Tag::Once, Tag::Mb) || spelled(Tag::OnceLower, Tag::MbLower))
-                    {
-                        Ok((Shape::StoreMb, tags, args))
+                    // A store to the location then a fence (`smp_store_mb`), each with the
+                    // annotations written.
+                    if shape == (Shape::Store { lvalue: true }) && fence_shape == Shape::Fence {
+                        Ok((Shape::StoreMb { fence: fence_tags }, tags, args))
                     } else {
                         Err((
                             offset(store),
-                            "hazmat takes a block of two instructions only as a once store \
-                             to the location then a full fence, spelled alike \
-                             (`smp_store_mb`)"
+                            "hazmat takes a block of two instructions only as a store to the \
+                             location then a fence (`smp_store_mb`)"
                                 .to_string(),
                         ))
                     }
                 }
                 _ => Err((
                     lead,
-                    "hazmat takes a block of one instruction, or of a store and a full fence"
+                    "hazmat takes a block of one instruction, or of a store and a fence"
                         .to_string(),
                 )),
             };
@@ -337,31 +330,11 @@ impl Macros {
         let tags = match tag {
             None => Tags::NONE,
             Some(_) if deref_load => Tags::NONE,
-            Some(t) if instruction::is_deref(t) => {
-                return Err((
-                    head.find('{').map_or(0, |b| b + 1),
-                    format!(
-                        "herd7 reads `{t}` only on a load, `__load{{{t}}}(X)`, as a `once` \
-                         read and an `rb_dep` fence; here it is an annotation the event would \
-                         carry, which hazmat's events cannot"
-                    ),
-                ));
-            }
             // The annotation as spelled: `ONCE` and `once` are two (herd7 matches a bell's
-            // names exactly), and `Once` one no kernel's bell names.
-            Some(t) => match instruction::annotation(t) {
-                Ok(Some(x)) => Tags::NONE.with(x),
-                Ok(None) => Tags::NONE,
-                Err(()) => {
-                    return Err((
-                        head.find('{').map_or(0, |b| b + 1),
-                        format!(
-                            "hazmat's events have no annotation `{t}`: a macro may use the \
-                             kernel's annotations only"
-                        ),
-                    ));
-                }
-            },
+            // names exactly), and any other word one of its own.
+            Some(t) => {
+                instruction::annotation(t).map_err(|m| (head.find('{').map_or(0, |b| b + 1), m))?
+            }
         };
         let param = |a: &str| -> Result<(usize, bool), (usize, String)> {
             let (deref, name) = match a.strip_prefix('*') {
@@ -745,20 +718,41 @@ mod tests {
         assert_eq!(fence.tags, Tags::of(&[Tag::RbDep]));
     }
 
+    /// Any word is an annotation, kept as written, as herd7 keeps it: a bell that names
+    /// it reads it.
+    #[test]
+    fn a_macro_file_may_use_words_of_its_own() {
+        let m = Macros::parse(
+            "READ_ONCE(X) __load{Once}(X)\n\
+             smp_store_mb(X,V) { __store{Once}(X,V); __fence{Full}; }\n\
+             odd(X,V) { __store{deref}(X,V); }\n",
+        )
+        .expect("parses");
+        let once = Tags::other("Once").expect("room for a word");
+        let read = m.lookup("READ_ONCE").expect("defined");
+        assert_eq!(read.tags, once);
+        let store_mb = m.lookup("smp_store_mb").expect("defined");
+        assert_eq!(
+            store_mb.shape,
+            Shape::StoreMb {
+                fence: Tags::other("Full").expect("room for a word")
+            }
+        );
+        assert_eq!(store_mb.tags, once);
+        // `deref` is herd7's dependent load on a load alone; elsewhere, a word as any other.
+        let odd = m.lookup("odd").expect("defined");
+        assert_eq!(odd.tags, Tags::other("deref").expect("room for a word"));
+        assert!(odd.tags.has_other() && Tags::named("deref") == odd.tags);
+    }
+
     #[test]
     fn what_hazmat_cannot_express_is_located() {
         for (text, line, column, says) in [
             (
-                "ok(X) __load{ONCE}(X)\nbad(X) __load{weird}(X)\n",
+                "ok(X) __load{ONCE}(X)\nbad(X,V) { __fence{MB}; __store{ONCE}(X,V); }\n",
                 2,
-                15,
-                "no annotation `weird`",
-            ),
-            (
-                "m(X,V) { __store{ONCE}(X,V); __fence{RMB}; }\n",
-                1,
-                10,
-                "then a full fence",
+                12,
+                "a store to the location then a fence",
             ),
             (
                 "m(X) __frob(X)\n",
@@ -768,10 +762,10 @@ mod tests {
             ),
             ("  m(X) __load{ONCE}(Y)\n", 1, 21, "`Y` is not a parameter"),
             (
-                "m(X,V) { __store{deref}(X,V); }\n",
+                "m(X) { __fence{MB}; __fence{MB}; __fence{MB}; }\n",
                 1,
-                18,
-                "only on a load, `__load{deref}(X)`",
+                6,
+                "a block of one instruction, or of a store and a fence",
             ),
         ] {
             let e = Macros::parse(text).expect_err(text);

@@ -22,18 +22,18 @@
 //! annotated, but a read annotated `once` (in lower case, whatever the model's spelling)
 //! followed by an `rb_dep` fence, which herd7's C semantics sequence by control inside the
 //! instruction, and whose value carries no `addr`, `data` or `ctrl` dependency on the read
-//! (see [`crate::front::program::Op::Load`]); `deref` with
-//! another annotation, or on another instruction, is an annotation the event would carry,
-//! and refused as any other word.
+//! (see [`crate::front::program::Op::Load`]); `deref` with another annotation, or on
+//! another instruction, is an annotation the event carries, as any other word.
 //!
-//! hazmat's events carry the kernel's annotations only, spelled as written, which herd7
-//! matches with the names of the bell file's sets exactly, case included, whatever the
-//! variant: the kernel's current files spell their accesses and full fence in capitals
-//! (`ONCE`, `MB`, `rmb`, `rcu-lock`), the older ones in lower case (`once`, `mb`), and an
-//! event keeps the one written ([`Tag::Once`] or [`Tag::OnceLower`]).
-//! The same word in another case (`Once`, `RMB`) is an annotation no kernel's model reads,
-//! and leaves the event untagged; any other word, a C11 order among them (herd7 would give
-//! such an event the annotation, not the order), is refused with its place.
+//! An event carries the annotations written, spelled as written, which herd7 matches with
+//! the names of the bell file's sets exactly, case included, whatever the variant: the
+//! kernel's current files spell their accesses and full fence in capitals (`ONCE`, `MB`,
+//! `rmb`, `rcu-lock`), the older ones in lower case (`once`, `mb`), and an event keeps the
+//! one written ([`Tag::Once`] or [`Tag::OnceLower`]).
+//! Any other word (the same in another case, `Once`, `RMB`, a word of a user's own model,
+//! a C11 order, to which herd7 gives the annotation, not the order) is an annotation of its
+//! own ([`Tags::other`]): a bell that names it reads it, and to every other model the
+//! access is plain.
 
 use crate::exec::event::{Tag, Tags};
 use crate::front::primitive::{Primitive, Returns, Shape};
@@ -132,9 +132,7 @@ pub(crate) fn lower(
     }
     let mut tags = Tags::NONE;
     for a in annotations {
-        if let Some(t) = tag(a)? {
-            tags = tags.with(t);
-        }
+        tags = Tags::from_bits(tags.bits() | tag(a)?.bits());
     }
     let rmw = tags.with(Tag::Rmw);
     let op = op.map(|o| match o {
@@ -219,49 +217,25 @@ pub(crate) fn lower(
     })
 }
 
-/// The tag of an annotation written `name`: the kernel's annotation so spelled exactly
-/// ([`Tag::spelled`]: `ONCE`, `once`, `rmb`...), whatever the model's variant, since the
-/// bell, not the variant, says which spelling it reads; `None` for one of them in another
-/// case (`Once`, `RMB`), an annotation that no kernel's bell names and herd7 keeps, as
-/// hazmat's untagged event is; `Err(())` for any other word.
-pub(crate) fn annotation(name: &str) -> Result<Option<Tag>, ()> {
-    if let Some(t) = Tag::spelled(name) {
-        return Ok(Some(t));
-    }
-    if Tag::ALL
-        .iter()
-        .filter_map(|t| t.spelling())
-        .any(|s| s.eq_ignore_ascii_case(name))
-    {
-        return Ok(None);
-    }
-    Err(())
+/// The annotation written `name`, as herd7 keeps it on the event: the kernel's annotation
+/// so spelled exactly ([`Tag::spelled`]: `ONCE`, `once`, `rmb`...), whatever the model's
+/// variant, since the bell, not the variant, says which spelling it reads; any other word
+/// (`Once`, `RMB`, `foo`) is an annotation of its own, which a bell naming it exactly reads
+/// and every other model takes for none ([`Tags::other`]). An error says why hazmat
+/// cannot carry it.
+pub(crate) fn annotation(name: &str) -> Result<Tags, String> {
+    Tags::other(name).ok_or_else(|| {
+        format!(
+            "hazmat carries at most {} annotations besides the kernel's in one run, and \
+             `{name}` would be one more",
+            crate::exec::event::MAX_OTHER_ANNOTATIONS
+        )
+    })
 }
 
-/// The tag of an annotation ([`annotation`]), or an error for any other word.
-fn tag(a: &ast::Ident) -> Result<Option<Tag>, (String, Span)> {
-    if let Ok(t) = annotation(&a.name) {
-        return Ok(t);
-    }
-    if is_deref(&a.name) {
-        return Err((
-            format!(
-                "herd7 reads `{0}` alone on a load, `__load{{{0}}}(*x)`, as a `once` read \
-                 and an `rb_dep` fence; here it is an annotation the event would carry, which \
-                 hazmat's events cannot",
-                a.name
-            ),
-            a.span,
-        ));
-    }
-    Err((
-        format!(
-            "hazmat's events carry the kernel's annotations only (`ONCE`, `MB`, `ACQUIRE`, \
-             `RELEASE`, `NORETURN`, `rmb`, `wmb`, `rcu-lock`, ...), not `{}`",
-            a.name
-        ),
-        a.span,
-    ))
+/// The annotation `a` ([`annotation`]), or the error at its place.
+fn tag(a: &ast::Ident) -> Result<Tags, (String, Span)> {
+    annotation(&a.name).map_err(|m| (m, a.span))
 }
 
 /// Whether herd7 reads the annotation of a `__load` as its dependent load: `deref` or
@@ -298,10 +272,13 @@ mod tests {
             lower_case.expect("lowers").prim.tags,
             Tags::of(&[Tag::Rmw, Tag::MbLower])
         );
+        // Another word is an annotation of its own, which only a bell naming it reads.
         let mixed = lower(&id("__load"), &[id("Once")], None, 1);
-        assert_eq!(mixed.expect("lowers").prim.tags, Tags::NONE);
+        let once = Tags::other("Once").expect("room for a word");
+        assert_eq!(mixed.expect("lowers").prim.tags, once);
+        assert!(!once.has(Tag::Once) && !once.has(Tag::OnceLower) && once.has_other());
         let capitals = lower(&id("__fence"), &[id("RMB")], None, 0);
-        assert_eq!(capitals.expect("lowers").prim.tags, Tags::NONE);
+        assert_eq!(capitals.expect("lowers").prim.tags.other_words(), ["RMB"]);
         let add = lower(
             &id("__atomic_op"),
             &[id("NORETURN")],
@@ -333,15 +310,17 @@ mod tests {
             assert_eq!(l.prim.tags, Tags::NONE);
         }
         assert_eq!(deref_read_tags(), Tags::of(&[Tag::OnceLower]));
-        // With another annotation, `deref` is one the event would carry.
-        let both = lower(&id("__load"), &[id("deref"), id("once")], None, 1);
-        let Err((message, _)) = both else {
-            panic!("__load{{deref,once}} lowers");
-        };
-        assert!(
-            message.contains("annotation the event would carry"),
-            "{message}"
+        // With another annotation, `deref` is one the event carries, as any word.
+        let both = lower(&id("__load"), &[id("deref"), id("once")], None, 1).expect("lowers");
+        assert_eq!(
+            both.prim.shape,
+            Shape::Load {
+                lvalue: true,
+                deref: false
+            }
         );
+        assert!(both.prim.tags.has(Tag::OnceLower));
+        assert_eq!(both.prim.tags.other_words(), ["deref"]);
     }
 
     /// herd7's C11 mutexes, and its spinlock words in the C11 dialect, are refused at the
@@ -376,11 +355,14 @@ mod tests {
     #[test]
     fn what_hazmat_cannot_express_is_refused() {
         for (func, annotation, n, says) in [
-            ("__store", "deref", 2, "`__load{deref}(*x)`"),
-            ("__fence", "lderef", 0, "`__load{lderef}(*x)`"),
-            ("__load", "DEREF", 1, "not `DEREF`"),
-            ("__xchg", "rlx", 2, "not `rlx`"),
             ("__srcu", "mb", 1, "`__srcu{srcu-lock}(s)`"),
+            ("__srcu", "srcu_lock", 1, "`__srcu{srcu-lock}(s)`"),
+            (
+                "__frob",
+                "once",
+                1,
+                "not one of herd7's internal instructions",
+            ),
         ] {
             let Err((message, _)) = lower(&id(func), &[id(annotation)], None, n) else {
                 panic!("{func}{{{annotation}}} lowers");

@@ -35,7 +35,7 @@
 //! C11's `_explicit` primitives, compare-exchanges and fences are words of herd7's grammar,
 //! known in both.
 
-use crate::exec::event::{Loc, Tag, Tags, Value};
+use crate::exec::event::{Loc, Tags, Value};
 use crate::front::c11;
 pub use crate::front::c11::Dialect;
 use crate::front::instruction;
@@ -1157,7 +1157,7 @@ impl ThreadLowering<'_> {
                 );
                 Some(Expr::Reg(t))
             }
-            Shape::Store { .. } | Shape::StoreMb => {
+            Shape::Store { .. } | Shape::StoreMb { .. } => {
                 let lvalue = match prim.shape {
                     Shape::Store { lvalue } => lvalue,
                     _ => true,
@@ -1177,19 +1177,12 @@ impl ThreadLowering<'_> {
                     },
                     out,
                 );
-                if prim.shape == Shape::StoreMb {
+                if let Shape::StoreMb { fence } = prim.shape {
                     // `smp_store_mb` is two instructions in herd7's macros: the store, then
                     // the fence.
                     self.begin();
                     out.push(Instr {
-                        // The full fence, spelled as the store's annotation is.
-                        op: Op::Fence {
-                            tags: Tags::of(&[if tags.has(Tag::OnceLower) {
-                                Tag::MbLower
-                            } else {
-                                Tag::Mb
-                            }]),
-                        },
+                        op: Op::Fence { tags: fence },
                         span: span2,
                         stmt: self.stmt,
                     });
@@ -1386,6 +1379,7 @@ fn binop(op: ast::BinaryOp) -> BinOp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::event::Tag;
     use crate::front::program::RmwTags;
 
     /// In the C11 dialect the forms without `_explicit` are sequentially consistent and

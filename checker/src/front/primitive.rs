@@ -30,8 +30,9 @@ pub(crate) enum Shape {
     Load { lvalue: bool, deref: bool },
     /// `(X, V)`: a write of V.
     Store { lvalue: bool },
-    /// `smp_store_mb(X, V)`: a write of V, then a full fence.
-    StoreMb,
+    /// `smp_store_mb(X, V)`: a write of V, then a fence annotated `fence` (a full fence,
+    /// in the kernel's files; a macro file's block of a store and a fence).
+    StoreMb { fence: Tags },
     /// `()`: a fence.
     Fence,
     /// `(X, V)`: exchange; returns the old value.
@@ -107,7 +108,7 @@ pub(crate) fn arity(shape: Shape) -> usize {
         | Shape::IsLocked
         | Shape::SyncSrcu
         | Shape::SrcuLock => 1,
-        Shape::Store { .. } | Shape::StoreMb | Shape::Xchg | Shape::SrcuUnlock => 2,
+        Shape::Store { .. } | Shape::StoreMb { .. } | Shape::Xchg | Shape::SrcuUnlock => 2,
         Shape::Op { constant, .. } => {
             if constant.is_some() {
                 1
@@ -132,7 +133,7 @@ pub(crate) fn gives_value(shape: Shape) -> bool {
         | Shape::SrcuLock => true,
         Shape::Op { returns, .. } => returns != Returns::Nothing,
         Shape::Store { .. }
-        | Shape::StoreMb
+        | Shape::StoreMb { .. }
         | Shape::Fence
         | Shape::Lock
         | Shape::Unlock
@@ -210,7 +211,13 @@ const TABLE: &[Primitive] = &[
     p("smp_load_acquire", LOAD_PTR, ACQUIRE),
     p("rcu_assign_pointer", STORE_LV, RELEASE),
     p("rcu_dereference", LOAD_LV, ONCE),
-    p("smp_store_mb", Shape::StoreMb, ONCE),
+    p(
+        "smp_store_mb",
+        Shape::StoreMb {
+            fence: tags1(Tag::Mb),
+        },
+        ONCE,
+    ),
     // Fences
     p("smp_mb", Shape::Fence, tags1(Tag::Mb)),
     p("smp_rmb", Shape::Fence, tags1(Tag::Rmb)),

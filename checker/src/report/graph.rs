@@ -215,6 +215,7 @@ pub fn event_text(p: &Program, x: &AnyExecution, e: usize) -> String {
         .iter()
         .filter(|t| !matches!(t, Tag::Init | Tag::Once))
         .map(Tag::name)
+        .chain(ev.tags.other_words())
         .collect();
     match ev.kind {
         EventKind::Fence => {

@@ -408,7 +408,7 @@ impl Walk<'_> {
         let (read, write, lvalue) = match prim.shape {
             Shape::Load { lvalue, .. } => (true, false, lvalue),
             Shape::Store { lvalue } => (false, true, lvalue),
-            Shape::StoreMb => (false, true, true),
+            Shape::StoreMb { .. } => (false, true, true),
             Shape::Fence => return false,
             _ => (true, true, false),
         };

@@ -18,7 +18,7 @@ use super::eval::{EvalError, Go, Kept, Machine, Val, World};
 use super::merge::Merge;
 use super::source::Files;
 use super::stage;
-use crate::exec::event::{EventKind, Tag};
+use crate::exec::event::{EventKind, Tag, Tags};
 use crate::exec::execution::Execution;
 use crate::exec::relation::{EventSet, Relation, Width};
 use crate::front::c11::Dialect;
@@ -257,6 +257,7 @@ fn base<W: Width>(
         ]
         .iter()
         .any(|t| e.has(*t))
+            || e.tags.has_other()
             || e.kind == EventKind::Fence
     });
     // herd7's atomic accesses (its C front end's `A`): C11's accesses with an order, its
@@ -375,11 +376,16 @@ fn observed_co<W: Width>(x: &Execution<W>, both: &EventSet<W>) -> Relation<W> {
 
 /// The events of `x` carrying the tag a model names `t`: for herd7's annotations, those
 /// spelled `t` exactly, case included, as herd7 compares them (`'ONCE` is not `'once`, see
-/// [`Tag::spelling`]); for its other sets (`IW`, `RMW`, the lock classes, C11's orders),
-/// the tag of that name whatever its case.
+/// [`Tag::spelling`]), a word of the user's own among them ([`Tags::named`]); for its other
+/// sets (`IW`, `RMW`, the lock classes, C11's orders), the tag of that name whatever its
+/// case.
 fn tag_events<W: Width>(x: &Execution<W>, t: &str) -> EventSet<W> {
     if let Some(tag) = Tag::spelled(t) {
         return x.tagged(tag);
+    }
+    let other = Tags::named(t);
+    if other != Tags::NONE {
+        return x.set(|e| e.tags.contains(other));
     }
     match Tag::ALL
         .iter()
