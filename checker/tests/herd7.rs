@@ -215,6 +215,25 @@ fn errors_are_worded_and_coded_as_herd7_words_and_codes_them() {
         "{}",
         text(&bad.stderr)
     );
+    // herd7 names a test without the `.litmus` suffix its header may give, so `C t.litmus`
+    // and `C t` are one test, and another hash for it is an error.
+    std::fs::write(
+        dir.join("a.litmus"),
+        "C t.litmus\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n",
+    )
+    .expect("test file");
+    std::fs::write(
+        dir.join("b.litmus"),
+        "C t\n{}\nP0(int *x) { WRITE_ONCE(*x, 2); }\nexists (x=2)\n",
+    )
+    .expect("test file");
+    let twice = herd7(&["-conf", "linux-kernel.cfg", "a.litmus", "b.litmus"]);
+    assert_eq!(twice.status.code(), Some(0));
+    assert_eq!(
+        text(&twice.stderr),
+        "Warning: File \"b.litmus\": Different hashes for test t (previous file a.litmus) \
+         (User error)\n"
+    );
     let version = herd7(&["-version"]);
     assert_eq!(version.status.code(), Some(0));
     assert!(text(&version.stdout).starts_with("7.58, Rev: hazmat "));

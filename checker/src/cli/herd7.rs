@@ -541,7 +541,14 @@ fn run_one(
         ));
     }
     let hash = hazmat_litmus::herd_hash(&test, &source);
-    let name = test.name.name.clone();
+    // The name as herd7 keeps it, without a `.litmus` suffix (as the report prints it), so
+    // that `C t.litmus` and `C t` are one test to it.
+    let name = test
+        .name
+        .name
+        .strip_suffix(".litmus")
+        .unwrap_or(&test.name.name)
+        .to_string();
     if let Some((h, first)) = seen.get(&name) {
         if *h == hash {
             return One {
