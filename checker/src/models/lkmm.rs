@@ -59,7 +59,7 @@ use std::collections::BTreeMap;
 use crate::exec::event::{Event, EventKind, Loc, Tag, Tags};
 use crate::exec::execution::{AnyExecution, Execution};
 use crate::exec::relation::{EventSet, Relation, Width, Words};
-use crate::models::model::{JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
+use crate::models::model::{Judge, Judgement, MemoryModel, Pairs, as_pairs};
 
 mod dynamic;
 mod fixed;
@@ -116,11 +116,13 @@ pub const FLAGS: [&str; 14] = [
     "data-race",
 ];
 
-impl<W: Width> JudgeAt<W> for Lkmm {
+crate::models::model::judge_at_every_width!(Lkmm);
+
+impl Judge for Lkmm {
     /// Judges `execution`, reusing this thread's last skeleton (the path-only [`Sets`] and
     /// [`Fixed`]) when the execution has the same events, `po` and `rmw`, as consecutive
     /// candidates of one combination of paths do.
-    fn judge(&self, execution: &Execution<W>) -> Judgement {
+    fn judge_any<W: Width>(&self, execution: &Execution<W>) -> Judgement {
         SKELETON.with(|cell| {
             let mut cached = cell.borrow_mut();
             let reuse = cached

@@ -46,6 +46,9 @@ pub struct Completion<'a, W: Width = Words<1>> {
 }
 
 /// How a model judges the executions of one width: `W` words of 128 events.
+///
+/// A model writes [`Judge`] once, generic over the width, and [`judge_at_every_width!`]
+/// makes it this trait at each width the engine uses.
 pub trait JudgeAt<W: Width> {
     /// Judges one complete execution.
     fn judge(&self, execution: &Execution<W>) -> Judgement;
@@ -63,9 +66,27 @@ pub trait JudgeAt<W: Width> {
         pco: &Relation<W>,
         deadline: Option<Instant>,
         each: &mut dyn FnMut(Completion<'_, W>) -> bool,
+    ) -> Result<(), String>;
+}
+
+/// A model's judgement at any width, written once: [`JudgeAt`] at each width calls it
+/// ([`judge_at_every_width!`]).
+pub trait Judge {
+    /// Judges one complete execution ([`JudgeAt::judge`]).
+    fn judge_any<W: Width>(&self, execution: &Execution<W>) -> Judgement;
+
+    /// The completions of `execution` the model allows ([`JudgeAt::completions`]): for a
+    /// model that does not complete candidates, the execution itself when it allows it.
+    fn completions_any<W: Width>(
+        &self,
+        execution: &Execution<W>,
+        final_writes: EventSet<W>,
+        pco: &Relation<W>,
+        deadline: Option<Instant>,
+        each: &mut dyn FnMut(Completion<'_, W>) -> bool,
     ) -> Result<(), String> {
         let _ = (final_writes, pco, deadline);
-        let judgement = self.judge(execution);
+        let judgement = self.judge_any(execution);
         if judgement.allowed() {
             each(Completion {
                 co: &execution.co,
@@ -76,6 +97,60 @@ pub trait JudgeAt<W: Width> {
         Ok(())
     }
 }
+
+/// Makes a model's [`Judge`] its [`JudgeAt`] at each width of
+/// [`crate::exec::relation::WIDTHS`], by methods of one width each that are never inlined.
+///
+/// So the judging code (a cat model's interpreter, the native LKMM...) is compiled once,
+/// in this crate: a program that makes a `dyn MemoryModel` of the model (a test, an
+/// example) calls these methods, where a generic `impl<W> JudgeAt<W>` would have it
+/// compile its own copy of all that code at every width.
+macro_rules! judge_at_every_width {
+    ($model:ty) => {
+        $crate::models::model::judge_at_every_width!(
+            $model;
+            $crate::exec::relation::Words<1>,
+            $crate::exec::relation::Words<2>,
+            $crate::exec::relation::Words<4>,
+            $crate::exec::relation::Words<8>,
+            $crate::exec::relation::Growable
+        );
+    };
+    ($model:ty; $($w:ty),*) => {
+        $(
+            impl $crate::models::model::JudgeAt<$w> for $model {
+                #[inline(never)]
+                fn judge(
+                    &self,
+                    execution: &$crate::exec::execution::Execution<$w>,
+                ) -> $crate::models::model::Judgement {
+                    $crate::models::model::Judge::judge_any(self, execution)
+                }
+
+                #[inline(never)]
+                fn completions(
+                    &self,
+                    execution: &$crate::exec::execution::Execution<$w>,
+                    final_writes: $crate::exec::relation::EventSet<$w>,
+                    pco: &$crate::exec::relation::Relation<$w>,
+                    deadline: Option<std::time::Instant>,
+                    each: &mut dyn FnMut($crate::models::model::Completion<'_, $w>) -> bool,
+                ) -> Result<(), String> {
+                    $crate::models::model::Judge::completions_any(
+                        self,
+                        execution,
+                        final_writes,
+                        pco,
+                        deadline,
+                        each,
+                    )
+                }
+            }
+        )*
+    };
+}
+
+pub(crate) use judge_at_every_width;
 
 /// A memory model: a strategy the enumeration consults for each candidate execution.
 ///

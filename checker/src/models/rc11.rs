@@ -31,7 +31,7 @@ use crate::exec::event::Tag;
 use crate::exec::execution::{AnyExecution, Execution};
 use crate::exec::relation::{EventSet, Growable, Relation, Width, Words};
 use crate::exec::witness::{self, Term, Violation};
-use crate::models::model::{JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
+use crate::models::model::{Judge, JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
 
 /// The flag of an execution whose behaviour is undefined (a data race), as herd7 prints
 /// it: the one a model's `undefined_unless` raises.
@@ -207,8 +207,10 @@ fn races<W: Width>(x: &Execution<W>, hb: &Relation<W>, atomic: EventSet<W>) -> b
     !cnf.is_empty()
 }
 
-impl<W: Width> JudgeAt<W> for Rc11 {
-    fn judge(&self, x: &Execution<W>) -> Judgement {
+crate::models::model::judge_at_every_width!(Rc11);
+
+impl Judge for Rc11 {
+    fn judge_any<W: Width>(&self, x: &Execution<W>) -> Judgement {
         let t = terms(x);
         let hb_eco = t.hb.union(&t.hb.seq(&t.eco));
         let rejected_by = if !hb_eco.is_irreflexive() {

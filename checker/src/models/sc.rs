@@ -14,7 +14,7 @@
 use crate::exec::execution::{AnyExecution, Execution};
 use crate::exec::relation::{Growable, Relation, Width};
 use crate::exec::witness::{self, Term, Violation};
-use crate::models::model::{JudgeAt, Judgement, MemoryModel};
+use crate::models::model::{Judge, JudgeAt, Judgement, MemoryModel};
 
 /// The sequential-consistency model.
 #[derive(Clone, Copy, Debug, Default)]
@@ -28,8 +28,10 @@ pub(crate) fn atomicity_holds<W: Width>(x: &Execution<W>, fr: &Relation<W>) -> b
     x.rmw.inter(&fre.seq(&coe)).is_empty()
 }
 
-impl<W: Width> JudgeAt<W> for Sc {
-    fn judge(&self, x: &Execution<W>) -> Judgement {
+crate::models::model::judge_at_every_width!(Sc);
+
+impl Judge for Sc {
+    fn judge_any<W: Width>(&self, x: &Execution<W>) -> Judgement {
         let fr = x.fr();
         let mut order = x.po.union(&x.rf);
         order.union_with(&x.co);

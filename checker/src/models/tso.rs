@@ -23,15 +23,17 @@ use crate::exec::event::{EventKind, Tag};
 use crate::exec::execution::{AnyExecution, Execution};
 use crate::exec::relation::{Growable, Relation, Width};
 use crate::exec::witness::{self, Term, Violation};
-use crate::models::model::{JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
+use crate::models::model::{Judge, JudgeAt, Judgement, MemoryModel, Pairs, as_pairs};
 use crate::models::sc::atomicity_holds;
 
 /// The x86-TSO model.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tso;
 
-impl<W: Width> JudgeAt<W> for Tso {
-    fn judge(&self, x: &Execution<W>) -> Judgement {
+crate::models::model::judge_at_every_width!(Tso);
+
+impl Judge for Tso {
+    fn judge_any<W: Width>(&self, x: &Execution<W>) -> Judgement {
         let fr = x.fr();
         let mut com = x.rf.union(&x.co);
         com.union_with(&fr);

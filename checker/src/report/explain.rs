@@ -23,7 +23,7 @@ use crate::exec::execution::{AnyExecution, Execution};
 use crate::exec::relation::Width;
 use crate::exec::witness::Violation;
 use crate::front::program::{Cell, Program, Prop, Quantifier};
-use crate::models::model::{self, JudgeAt, Judgement, MemoryModel, Pairs};
+use crate::models::model::{self, Judge, Judgement, MemoryModel, Pairs};
 use crate::report::graph::{ExecutionGraph, event_text};
 use crate::report::trace::{self, Shown};
 use crate::report::write::condition_text;
@@ -34,8 +34,10 @@ use std::fmt::Write as _;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AllCandidates;
 
-impl<W: Width> JudgeAt<W> for AllCandidates {
-    fn judge(&self, _: &Execution<W>) -> Judgement {
+crate::models::model::judge_at_every_width!(AllCandidates);
+
+impl Judge for AllCandidates {
+    fn judge_any<W: Width>(&self, _: &Execution<W>) -> Judgement {
         Judgement::default()
     }
 }

@@ -22,7 +22,7 @@ use crate::exec::event::{EventKind, Tag, Tags};
 use crate::exec::execution::Execution;
 use crate::exec::relation::{EventSet, Relation, Width};
 use crate::front::c11::Dialect;
-use crate::models::model::{Completion, JudgeAt, Judgement, MemoryModel};
+use crate::models::model::{Completion, Judge, Judgement, MemoryModel};
 
 /// A model compiled from its cat files.
 #[derive(Debug)]
@@ -490,10 +490,12 @@ impl CatModel {
     }
 }
 
-impl<W: Width> JudgeAt<W> for CatModel {
+crate::models::model::judge_at_every_width!(CatModel);
+
+impl Judge for CatModel {
     /// Judges a complete execution as the native models are judged: allowed when some
     /// completion of it passes, with the flags of the first.
-    fn judge(&self, execution: &Execution<W>) -> Judgement {
+    fn judge_any<W: Width>(&self, execution: &Execution<W>) -> Judgement {
         let n = execution.len();
         let mut found = None;
         let r = self.run(
@@ -515,7 +517,7 @@ impl<W: Width> JudgeAt<W> for CatModel {
         }
     }
 
-    fn completions(
+    fn completions_any<W: Width>(
         &self,
         execution: &Execution<W>,
         final_writes: EventSet<W>,

@@ -7,6 +7,7 @@ use super::flags::{
 };
 use super::*;
 use crate::exec::event::{Loc, Tags, Value};
+use crate::models::model::JudgeAt;
 
 /// A hand-built execution: events in creation order, po by thread.
 struct Builder {
