@@ -6,6 +6,7 @@ use hazmat_checker::engine::enumerate::Limits;
 use hazmat_checker::models::model::MemoryModel;
 use hazmat_checker::testkit::generate::{self, Config};
 use hazmat_checker::{Checked, Options, check_source, model, testkit::harness::litmus_files};
+use rayon::prelude::*;
 
 #[path = "common/env.rs"]
 mod env;
@@ -220,10 +221,6 @@ fn symmetric_programs_are_answered_alike_with_images_counted_and_built() {
     let native = |m: &'static str| (m, model(m).expect("a native model"));
     let kernel = [native("lkmm"), native("sc"), native("tso")];
     let c11 = [native("rc11")];
-    let mut programs = 0;
-    let mut used = 0;
-    let mut slow = 0;
-    let mut runs = 0;
     // Small programs, since copies of a thread add to them and every execution is built.
     let small = |c: Config| Config {
         max_threads: 3,
@@ -231,27 +228,37 @@ fn symmetric_programs_are_answered_alike_with_images_counted_and_built() {
         max_size: 5,
         ..c
     };
+    // Per seed: programs, runs that counted images, runs over the cap, runs; on every core.
+    let mut tally = [0u64; 4];
     for (config, models) in [
         (small(Config::lkmm()), &kernel[..]),
         (small(Config::c11()), &c11[..]),
     ] {
-        for s in seed..seed + cases {
-            let generated = generate::from_seed(s, config.clone()).to_test(&format!("S{s}"));
-            for text in symmetric(&hazmat_litmus::print(&generated), s) {
-                programs += 1;
-                for (name, m) in models {
-                    // A few programs have too many candidates to build in full in a test.
-                    runs += 1;
-                    let Some((with, without, images)) = both(&text, m.as_ref(), Some(CAP)) else {
-                        slow += 1;
-                        continue;
-                    };
-                    assert_eq!(with, without, "seed {s} under {name}:\n{text}");
-                    used += u64::from(images > 0);
+        let seen = (seed..seed + cases)
+            .into_par_iter()
+            .map(|s| {
+                let mut t = [0u64; 4];
+                let generated = generate::from_seed(s, config.clone()).to_test(&format!("S{s}"));
+                for text in symmetric(&hazmat_litmus::print(&generated), s) {
+                    t[0] += 1;
+                    for (name, m) in models {
+                        // A few programs have too many candidates to build in full in a test.
+                        t[3] += 1;
+                        let Some((with, without, images)) = both(&text, m.as_ref(), Some(CAP))
+                        else {
+                            t[2] += 1;
+                            continue;
+                        };
+                        assert_eq!(with, without, "seed {s} under {name}:\n{text}");
+                        t[1] += u64::from(images > 0);
+                    }
                 }
-            }
-        }
+                t
+            })
+            .reduce(|| [0; 4], |a, b| std::array::from_fn(|i| a[i] + b[i]));
+        tally = std::array::from_fn(|i| tally[i] + seen[i]);
     }
+    let [programs, used, slow, runs] = tally;
     eprintln!(
         "{programs} symmetric programs; {used} runs counted images, {slow} had over {CAP} candidates"
     );
