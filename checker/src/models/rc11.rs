@@ -41,14 +41,15 @@ pub use crate::models::model::UNDEFINED;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Rc11;
 
-/// The relations of RC11 over one execution.
+/// The relations of RC11 over one execution that its coherence and atomicity checks read:
+/// the first the judgement computes, before [`psc`] and `sb | rf`, which it computes only
+/// for an execution that passes them.
 struct Terms<W: Width = Words<1>> {
+    orders: Orders<W>,
     hb: Relation<W>,
     eco: Relation<W>,
     myrmw: Relation<W>,
     rb: Relation<W>,
-    psc: Relation<W>,
-    sb_rf: Relation<W>,
 }
 
 /// The event sets of the C11 orders.
@@ -100,44 +101,52 @@ fn happens_before<W: Width>(x: &Execution<W>, o: &Orders<W>, myrmw: &Relation<W>
 
 fn terms<W: Width>(x: &Execution<W>) -> Terms<W> {
     let n = x.len();
-    let o = orders(x);
-    let fences = x.fences();
-    let sb = &x.po;
-    let loc = x.loc();
+    let orders = orders(x);
     let mut myrmw = Relation::id_on(n, &x.tagged(Tag::Rmw));
     myrmw.union_with(&x.rmw);
-    let hb = happens_before(x, &o, &myrmw);
-    let mo = &x.co;
+    let hb = happens_before(x, &orders, &myrmw);
     let rb = x.fr().minus(&Relation::identity(n));
-    let mut eco = x.rf.union(mo);
+    let mut eco = x.rf.union(&x.co);
     eco.union_with(&rb);
     let eco = eco.plus();
+    Terms {
+        orders,
+        hb,
+        eco,
+        myrmw,
+        rb,
+    }
+}
+
+/// `psc = pscb | pscf`, the order the SC accesses and fences must agree with: empty (and
+/// not computed) when the execution has none.
+fn psc<W: Width>(x: &Execution<W>, t: &Terms<W>) -> Relation<W> {
+    let n = x.len();
+    let o = &t.orders;
+    if o.sc.is_empty() {
+        return Relation::empty(n);
+    }
+    let sc_fences = x.fences().inter(o.sc.clone());
+    let (sb, hb, loc, mo) = (&x.po, &t.hb, x.loc(), &x.co);
     // scb = sb | sbl; hb; sbl | hbl | mo | rb
     let sbl = sb.minus(&loc);
-    let mut scb = sb.union(&sbl.seq(&hb).seq(&sbl));
+    let mut scb = sb.union(&sbl.seq(hb).seq(&sbl));
     scb.union_with(&hb.inter(&loc));
     scb.union_with(mo);
-    scb.union_with(&rb);
+    scb.union_with(&t.rb);
     // pscb = ([SC] | [F & SC]; hb?); scb; ([SC] | hb?; [F & SC])
-    let sc_fences = fences.inter(o.sc.clone());
     let mut left = Relation::id_on(n, &o.sc);
     left.union_with(&hb.restrict_domain(&sc_fences));
     let mut right = Relation::id_on(n, &o.sc);
     right.union_with(&hb.restrict_range(&sc_fences));
     let mut psc = left.seq(&scb).seq(&right);
     // pscf = [F & SC]; (hb | hb; eco; hb); [F & SC]
-    let mut between = hb.union(&hb.seq(&eco).seq(&hb));
-    between = between.restrict(&sc_fences, &sc_fences);
-    psc.union_with(&between);
-    let sb_rf = sb.union(&x.rf);
-    Terms {
-        hb,
-        eco,
-        myrmw,
-        rb,
-        psc,
-        sb_rf,
+    if !sc_fences.is_empty() {
+        let mut between = hb.union(&hb.seq(&t.eco).seq(hb));
+        between = between.restrict(&sc_fences, &sc_fences);
+        psc.union_with(&between);
     }
+    psc
 }
 
 /// `hb = (sb | sw)+` as a term whose witness shows the steps it is made of: `sb`, and each
@@ -219,15 +228,15 @@ impl Judge for Rc11 {
             Some("coherencermw")
         } else if !t.myrmw.inter(&t.rb.seq(&x.co)).is_empty() {
             Some("atomicity")
-        } else if !t.psc.is_acyclic() {
+        } else if !psc(x, &t).is_acyclic() {
             Some("SC")
-        } else if !t.sb_rf.is_acyclic() {
+        } else if !x.po.union(&x.rf).is_acyclic() {
             Some("no-thin-air")
         } else {
             None
         };
         let mut flags = Vec::new();
-        if rejected_by.is_none() && races(x, &t.hb, orders(x).atomic) {
+        if rejected_by.is_none() && races(x, &t.hb, t.orders.atomic.clone()) {
             flags.push(UNDEFINED);
         }
         Judgement { rejected_by, flags }
@@ -265,7 +274,7 @@ impl MemoryModel for Rc11 {
                 ),
             ),
             "atomicity" => witness::atomicity("atomicity", x, &x.rmw),
-            "SC" => Violation::acyclic("SC", "psc", &Term::base("psc", t.psc.clone())),
+            "SC" => Violation::acyclic("SC", "psc", &Term::base("psc", psc(x, &t))),
             _ => {
                 let parts = vec![
                     Term::base("sb", x.po.clone()),
@@ -278,6 +287,7 @@ impl MemoryModel for Rc11 {
 
     fn relations(&self, x: &AnyExecution) -> Vec<(&'static str, Pairs)> {
         let t = terms(x);
-        as_pairs(vec![("hb", t.hb), ("eco", t.eco), ("psc", t.psc)])
+        let psc = psc(x, &t);
+        as_pairs(vec![("hb", t.hb), ("eco", t.eco), ("psc", psc)])
     }
 }
