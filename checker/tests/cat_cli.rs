@@ -209,3 +209,66 @@ fn with_c11_macros_a_model_sees_one_event_per_read_modify_write() {
         assert_eq!(j["verdict"], "Sometimes", "{cat}: {j}");
     }
 }
+
+/// herd7's `annot` set, as its C front end fills it: the accesses and fences that carry an
+/// annotation (`WRITE_ONCE`, `smp_mb()`, a word of one's own), not a plain access, not a
+/// C11 fence (which carries a memory order), not the SRCU event of `synchronize_srcu()`
+/// on its structure. hazmat put every fence in it, the C11 fence and the SRCU event
+/// included. The flags are herd7 7.58's on the same files.
+#[test]
+fn herd7s_annot_set_holds_the_annotated_accesses_and_fences() {
+    let model = temp_file(
+        "annot.cat",
+        "\"annot\"\nflag ~empty (annot & F) as annotated-fence\n\
+         flag ~empty (annot & M) as annotated-access\n\
+         flag ~empty (annot \\ (F | M)) as annotated-other\n",
+    );
+    let flags = |macros: Option<&str>, name: &str, body: &str| -> Vec<String> {
+        let test = temp_file(
+            &format!("{name}.litmus"),
+            &format!("C {name}\n{{}}\n{body}\nexists (x=1)\n"),
+        );
+        let mut args = vec!["check", "--json", "--cat", s(&model)];
+        if let Some(m) = macros {
+            args.extend(["--macros", m]);
+        }
+        args.push(s(&test));
+        let out = hazmat(&args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stdout}");
+        let j: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
+        let mut f: Vec<String> = j["flags"]
+            .as_array()
+            .expect("flags")
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_string())
+            .collect();
+        f.sort();
+        f
+    };
+    assert_eq!(
+        flags(None, "plain-mb", "P0(int *x) { *x = 1; smp_mb(); }"),
+        ["annotated-fence"]
+    );
+    assert_eq!(
+        flags(
+            None,
+            "once-srcu",
+            "P0(int *x, struct srcu_struct *s) { WRITE_ONCE(*x, 1); synchronize_srcu(s); }"
+        ),
+        ["annotated-access"]
+    );
+    assert_eq!(
+        flags(None, "own-word", "P0(int *x) { __store{mine}(*x, 1); }"),
+        ["annotated-access"]
+    );
+    assert!(
+        flags(
+            Some("c11.def"),
+            "c11-fence",
+            "P0(atomic_int *x) { atomic_store_explicit(x, 1, memory_order_relaxed); \
+             atomic_thread_fence(memory_order_seq_cst); }"
+        )
+        .is_empty()
+    );
+}

@@ -258,7 +258,11 @@ fn base<W: Width>(
         .iter()
         .any(|t| e.has(*t))
             || e.tags.has_other()
+            // herd7's fences carry an annotation, but a C11 fence a memory order, and an
+            // SRCU event on a structure is not a fence to it.
             || e.kind == EventKind::Fence
+                && e.loc.is_none()
+                && !e.tags.iter().any(Tag::is_c11_order)
     });
     // herd7's atomic accesses (its C front end's `A`): C11's accesses with an order, its
     // read-modify-writes among them; not the reads and writes of the kernel's
