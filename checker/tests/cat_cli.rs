@@ -272,3 +272,45 @@ fn herd7s_annot_set_holds_the_annotated_accesses_and_fences() {
         .is_empty()
     );
 }
+
+/// herd7's `NA` is every event that is not a C11 atomic access (fences, lock events and
+/// initial writes included), and its `LS` holds only successful C11 mutex locks, which the
+/// kernel's `spin_lock()` is not. hazmat had `NA` as the memory accesses only and `LS` as
+/// the spinlock's events. The flags are herd7 7.58's on the same files.
+#[test]
+fn herd7s_na_and_ls_sets_are_filled_as_herd7_fills_them() {
+    let model = temp_file(
+        "na-ls.cat",
+        "\"na-ls\"\nflag ~empty (NA & F) as na-fence\nflag ~empty (NA & LK) as na-lock\n\
+         flag ~empty (NA & IW) as na-init\nflag ~empty LS as ls\nflag ~empty LK as lk\n",
+    );
+    let flags = |name: &str, body: &str| -> Vec<String> {
+        let test = temp_file(
+            &format!("{name}.litmus"),
+            &format!("C {name}\n{{}}\n{body}\nexists (x=1)\n"),
+        );
+        let out = hazmat(&["check", "--json", "--cat", s(&model), s(&test)]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stdout}");
+        let j: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
+        let mut f: Vec<String> = j["flags"]
+            .as_array()
+            .expect("flags")
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_string())
+            .collect();
+        f.sort();
+        f
+    };
+    assert_eq!(
+        flags("na-mb", "P0(int *x) { *x = 1; smp_mb(); }"),
+        ["na-fence", "na-init"]
+    );
+    assert_eq!(
+        flags(
+            "na-lock",
+            "P0(spinlock_t *l, int *x) { spin_lock(l); WRITE_ONCE(*x, 1); spin_unlock(l); }"
+        ),
+        ["lk", "na-init", "na-lock"]
+    );
+}

@@ -300,7 +300,9 @@ fn base<W: Width>(
                             "F" => Val::Set(f.clone()),
                             "IW" => Val::Set(tagged(Tag::Init)),
                             "RMW" => Val::Set(rmw_set.clone()),
-                            "LK" | "LS" => Val::Set(tagged(Tag::Lkr) | tagged(Tag::Lkw)),
+                            "LK" => Val::Set(tagged(Tag::Lkr) | tagged(Tag::Lkw)),
+                            // herd7's successful C11 mutex locks: hazmat has none.
+                            "LS" => Val::Set(EventSet::EMPTY),
                             "LKR" => Val::Set(tagged(Tag::Lkr)),
                             "LKW" => Val::Set(tagged(Tag::Lkw)),
                             "LF" => Val::Set(tagged(Tag::Lf)),
@@ -314,7 +316,9 @@ fn base<W: Width>(
                             "RLX" => Val::Set(tagged(Tag::Rlx)),
                             "CON" => Val::Set(tagged(Tag::Con)),
                             "A" => Val::Set(atomic(&m)),
-                            "NA" => Val::Set(m.clone() - atomic(&m)),
+                            // Every event but the atomic accesses: fences and lock events
+                            // included, as herd7 fills it.
+                            "NA" => Val::Set(EventSet::full(n) - atomic(&m)),
                             "annot" => Val::Set(annotated.clone()),
                             "id" => Val::Rel(std::rc::Rc::new(Relation::identity(n))),
                             "loc" => Val::Rel(std::rc::Rc::new(x.loc())),
