@@ -314,3 +314,53 @@ fn herd7s_na_and_ls_sets_are_filled_as_herd7_fills_them() {
         ["lk", "na-init", "na-lock"]
     );
 }
+
+/// Every set herd7's C front end gives a model, met with every kind of event, in both
+/// dialects: the flags of `tests/cat-sets/probe.cat` on each litmus file there are herd7
+/// 7.58's (`FILE.flags`). This found `annot` holding C11 fences and missing the SRCU
+/// read and write of today's macro file, `NA` without fences and lock events, and `LS`
+/// holding the spinlock's events.
+#[test]
+fn the_sets_a_model_reads_are_herd7s() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cat-sets");
+    let kernel_def = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/lkmm-history/v6.15-lkmmv2/linux-kernel.def");
+    let probe = dir.join("probe.cat");
+    let files = hazmat_checker::testkit::harness::litmus_files(&dir);
+    assert!(files.len() >= 7, "{} litmus files", files.len());
+    for file in files {
+        let name = file
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let macros = if name.starts_with('c') {
+            "c11.def".to_string()
+        } else {
+            s(&kernel_def).to_string()
+        };
+        let out = hazmat(&[
+            "check",
+            "--json",
+            "--cat",
+            s(&probe),
+            "--macros",
+            &macros,
+            s(&file),
+        ]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stdout}");
+        let j: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
+        let mut ours: Vec<String> = j["flags"]
+            .as_array()
+            .expect("flags")
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_string())
+            .collect();
+        ours.sort();
+        let expected =
+            std::fs::read_to_string(dir.join(format!("{name}.flags"))).expect("herd7's flags");
+        let theirs: Vec<&str> = expected.lines().collect();
+        assert_eq!(ours, theirs, "{name}");
+    }
+}

@@ -242,27 +242,15 @@ fn base<W: Width>(
     // herd7's fences: not its SRCU events on a structure, which have a location.
     let f = x.set(|e| e.kind == EventKind::Fence && e.loc.is_none());
     let rmw_set = tagged(Tag::Rmw);
-    let annotated = x.set(|e| {
-        [
-            Tag::Once,
-            Tag::Release,
-            Tag::Acquire,
-            Tag::Noreturn,
-            Tag::Mb,
-            Tag::OnceLower,
-            Tag::ReleaseLower,
-            Tag::AcquireLower,
-            Tag::NoreturnLower,
-            Tag::MbLower,
-        ]
-        .iter()
-        .any(|t| e.has(*t))
-            || e.tags.has_other()
-            // herd7's fences carry an annotation, but a C11 fence a memory order, and an
-            // SRCU event on a structure is not a fence to it.
-            || e.kind == EventKind::Fence
-                && e.loc.is_none()
-                && !e.tags.iter().any(Tag::is_c11_order)
+    // herd7's `annot`: the accesses and fences whose annotation list is not empty (an
+    // annotation, not a C11 memory order or a lock's or SRCU structure's own action).
+    let annotated = x.set(|e| match e.kind {
+        EventKind::Read | EventKind::Write => {
+            e.tags.iter().any(|t| t.spelling().is_some()) || e.tags.has_other()
+        }
+        // A C11 fence carries a memory order, and an SRCU event on a structure is not a
+        // fence to herd7.
+        EventKind::Fence => e.loc.is_none() && !e.tags.iter().any(Tag::is_c11_order),
     });
     // herd7's atomic accesses (its C front end's `A`): C11's accesses with an order, its
     // read-modify-writes among them; not the reads and writes of the kernel's
