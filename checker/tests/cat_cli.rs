@@ -315,9 +315,10 @@ fn herd7s_na_and_ls_sets_are_filled_as_herd7_fills_them() {
     );
 }
 
-/// Every set herd7's C front end gives a model, met with every kind of event, in both
-/// dialects: the flags of `tests/cat-sets/probe.cat` on each litmus file there are herd7
-/// 7.58's (`FILE.flags`). This found `annot` holding C11 fences and missing the SRCU
+/// Every set herd7's C front end gives a model, met with every kind of event, and every
+/// relation, between every two kinds, in both dialects: the flags of
+/// `tests/cat-sets/probe.cat` and `relations.cat` on each litmus file there are herd7
+/// 7.58's (`FILE.flags`, `FILE.relations`). This found `annot` holding C11 fences and missing the SRCU
 /// read and write of today's macro file, `NA` without fences and lock events, and `LS`
 /// holding the spinlock's events.
 #[test]
@@ -325,10 +326,19 @@ fn the_sets_a_model_reads_are_herd7s() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cat-sets");
     let kernel_def = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/lkmm-history/v6.15-lkmmv2/linux-kernel.def");
-    let probe = dir.join("probe.cat");
     let files = hazmat_checker::testkit::harness::litmus_files(&dir);
-    assert!(files.len() >= 7, "{} litmus files", files.len());
-    for file in files {
+    assert!(files.len() >= 8, "{} litmus files", files.len());
+    for (probe, kind) in [("probe.cat", "flags"), ("relations.cat", "relations")] {
+        let probe = dir.join(probe);
+        for file in &files {
+            compare_flags(&dir, &kernel_def, &probe, kind, file);
+        }
+    }
+}
+
+/// hazmat's flags of the model `probe` on `file` against herd7's in `FILE.kind`.
+fn compare_flags(dir: &Path, kernel_def: &Path, probe: &Path, kind: &str, file: &Path) {
+    {
         let name = file
             .file_stem()
             .unwrap_or_default()
@@ -337,16 +347,16 @@ fn the_sets_a_model_reads_are_herd7s() {
         let macros = if name.starts_with('c') {
             "c11.def".to_string()
         } else {
-            s(&kernel_def).to_string()
+            s(kernel_def).to_string()
         };
         let out = hazmat(&[
             "check",
             "--json",
             "--cat",
-            s(&probe),
+            s(probe),
             "--macros",
             &macros,
-            s(&file),
+            s(file),
         ]);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{name}: {stdout}");
@@ -359,8 +369,8 @@ fn the_sets_a_model_reads_are_herd7s() {
             .collect();
         ours.sort();
         let expected =
-            std::fs::read_to_string(dir.join(format!("{name}.flags"))).expect("herd7's flags");
+            std::fs::read_to_string(dir.join(format!("{name}.{kind}"))).expect("herd7's flags");
         let theirs: Vec<&str> = expected.lines().collect();
-        assert_eq!(ours, theirs, "{name}");
+        assert_eq!(ours, theirs, "{name}.{kind}");
     }
 }
