@@ -28,6 +28,35 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap_or_default()
 }
 
+/// The flags `hazmat check --json --cat model [--macros macros] file` raises, sorted.
+fn flags_raised(model: &Path, macros: Option<&str>, file: &Path) -> Vec<String> {
+    let mut args = vec!["check", "--json", "--cat", s(model)];
+    if let Some(m) = macros {
+        args.extend(["--macros", m]);
+    }
+    args.push(s(file));
+    let out = hazmat(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}: {stdout}", file.display());
+    let j: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
+    let mut flags: Vec<String> = j["flags"]
+        .as_array()
+        .expect("flags")
+        .iter()
+        .map(|v| v.as_str().unwrap_or_default().to_string())
+        .collect();
+    flags.sort();
+    flags
+}
+
+/// A test file named `name` of the threads `body`, whose condition asks for `x=1`.
+fn test_of(name: &str, body: &str) -> PathBuf {
+    temp_file(
+        &format!("{name}.litmus"),
+        &format!("C {name}\n{{}}\n{body}\nexists (x=1)\n"),
+    )
+}
+
 const SB: &str = "C SB
 {}
 P0(int *x, int *y) { int r0; WRITE_ONCE(*x, 1); r0 = READ_ONCE(*y); }
@@ -223,28 +252,8 @@ fn herd7s_annot_set_holds_the_annotated_accesses_and_fences() {
          flag ~empty (annot & M) as annotated-access\n\
          flag ~empty (annot \\ (F | M)) as annotated-other\n",
     );
-    let flags = |macros: Option<&str>, name: &str, body: &str| -> Vec<String> {
-        let test = temp_file(
-            &format!("{name}.litmus"),
-            &format!("C {name}\n{{}}\n{body}\nexists (x=1)\n"),
-        );
-        let mut args = vec!["check", "--json", "--cat", s(&model)];
-        if let Some(m) = macros {
-            args.extend(["--macros", m]);
-        }
-        args.push(s(&test));
-        let out = hazmat(&args);
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{name}: {stdout}");
-        let j: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
-        let mut f: Vec<String> = j["flags"]
-            .as_array()
-            .expect("flags")
-            .iter()
-            .map(|v| v.as_str().unwrap_or_default().to_string())
-            .collect();
-        f.sort();
-        f
+    let flags = |macros: Option<&str>, name: &str, body: &str| {
+        flags_raised(&model, macros, &test_of(name, body))
     };
     assert_eq!(
         flags(None, "plain-mb", "P0(int *x) { *x = 1; smp_mb(); }"),
@@ -284,24 +293,7 @@ fn herd7s_na_and_ls_sets_are_filled_as_herd7_fills_them() {
         "\"na-ls\"\nflag ~empty (NA & F) as na-fence\nflag ~empty (NA & LK) as na-lock\n\
          flag ~empty (NA & IW) as na-init\nflag ~empty LS as ls\nflag ~empty LK as lk\n",
     );
-    let flags = |name: &str, body: &str| -> Vec<String> {
-        let test = temp_file(
-            &format!("{name}.litmus"),
-            &format!("C {name}\n{{}}\n{body}\nexists (x=1)\n"),
-        );
-        let out = hazmat(&["check", "--json", "--cat", s(&model), s(&test)]);
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{name}: {stdout}");
-        let j: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
-        let mut f: Vec<String> = j["flags"]
-            .as_array()
-            .expect("flags")
-            .iter()
-            .map(|v| v.as_str().unwrap_or_default().to_string())
-            .collect();
-        f.sort();
-        f
-    };
+    let flags = |name: &str, body: &str| flags_raised(&model, None, &test_of(name, body));
     assert_eq!(
         flags("na-mb", "P0(int *x) { *x = 1; smp_mb(); }"),
         ["na-fence", "na-init"]
@@ -338,39 +330,19 @@ fn the_sets_a_model_reads_are_herd7s() {
 
 /// hazmat's flags of the model `probe` on `file` against herd7's in `FILE.kind`.
 fn compare_flags(dir: &Path, kernel_def: &Path, probe: &Path, kind: &str, file: &Path) {
-    {
-        let name = file
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .to_string();
-        let macros = if name.starts_with('c') {
-            "c11.def".to_string()
-        } else {
-            s(kernel_def).to_string()
-        };
-        let out = hazmat(&[
-            "check",
-            "--json",
-            "--cat",
-            s(probe),
-            "--macros",
-            &macros,
-            s(file),
-        ]);
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{name}: {stdout}");
-        let j: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
-        let mut ours: Vec<String> = j["flags"]
-            .as_array()
-            .expect("flags")
-            .iter()
-            .map(|v| v.as_str().unwrap_or_default().to_string())
-            .collect();
-        ours.sort();
-        let expected =
-            std::fs::read_to_string(dir.join(format!("{name}.{kind}"))).expect("herd7's flags");
-        let theirs: Vec<&str> = expected.lines().collect();
-        assert_eq!(ours, theirs, "{name}.{kind}");
-    }
+    let name = file
+        .file_stem()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_string();
+    let macros = if name.starts_with('c') {
+        "c11.def"
+    } else {
+        s(kernel_def)
+    };
+    let ours = flags_raised(probe, Some(macros), file);
+    let expected =
+        std::fs::read_to_string(dir.join(format!("{name}.{kind}"))).expect("herd7's flags");
+    let theirs: Vec<&str> = expected.lines().collect();
+    assert_eq!(ours, theirs, "{name}.{kind}");
 }
