@@ -243,8 +243,9 @@ fn with_thin_air_warning(mut checked: Checked, model: &dyn MemoryModel) -> Check
             message: format!(
                 "{} candidate execution(s) were left out because their values go round a \
                  cycle hazmat cannot solve; herd7 solves some such cycles through a \
-                 compare-exchange's expected value, and this model may allow them, so the \
-                 counts may be smaller than herd7's",
+                 compare-exchange's expected value, and this model may allow them, so \
+                 hazmat may find fewer executions and final states than herd7, and another \
+                 verdict",
                 checked.outcome.stats.removed.unsolvable
             ),
             span: Span::new(start, end),
