@@ -817,35 +817,19 @@ fn c11_models_interpreted_agree_with_herd7() {
             .expect("a scratch file");
         files.push(file);
     }
-    let timeout = std::time::Duration::from_secs(30);
-    let mut problems = Vec::new();
     let mut decided = 0;
-    for cat in [
-        "c11_orig.cat",
-        "c11_partialSC.cat",
-        "c11_simp.cat",
-        "simple-c11.cat",
-    ] {
-        let model = ModelFiles {
-            dir: herdlib.clone(),
-            cat: cat.into(),
-            bell: None,
-            macros: Some("c11.def".into()),
-            variants: Vec::new(),
-        };
-        let theirs = run_herd7(&herd7, &model, &files, 10.0);
-        let ours = model
-            .load(&herdlib)
-            .unwrap_or_else(|e| panic!("{cat} loads: {e}"))
-            .in_dialect(hazmat_checker::front::lower::Dialect::C11);
-        for (f, t) in files.iter().zip(&theirs) {
-            decided += usize::from(matches!(t, Answer::Decided(..)));
-            let answer = run_hazmat(&ours, f, timeout);
-            if let Some(d) = compare(&answer, t) {
-                problems.push(format!("{cat} on {}: {d}", f.display()));
-            }
-        }
-    }
+    let problems = c11_models_against_herd7(
+        &herd7,
+        &herdlib,
+        &[
+            "c11_orig.cat",
+            "c11_partialSC.cat",
+            "c11_simp.cat",
+            "simple-c11.cat",
+        ],
+        &files,
+        |t| decided += usize::from(matches!(t, Answer::Decided(..))),
+    );
     // The generated programs stay where they were written when one of them disagrees.
     if problems
         .iter()
@@ -859,6 +843,48 @@ fn c11_models_interpreted_agree_with_herd7() {
         files.len() * 4
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// herd7's library model `cat` of the C11 dialect with `c11.def`, as herd7 runs it: its
+/// files, and hazmat's model of them in the C11 dialect.
+fn c11_model(herdlib: &Path, cat: &str) -> (ModelFiles, CatModel) {
+    let files = ModelFiles {
+        dir: herdlib.to_path_buf(),
+        cat: cat.into(),
+        bell: None,
+        macros: Some("c11.def".into()),
+        variants: Vec::new(),
+    };
+    let model = files
+        .load(herdlib)
+        .unwrap_or_else(|e| panic!("{cat} loads: {e}"))
+        .in_dialect(hazmat_checker::front::lower::Dialect::C11);
+    (files, model)
+}
+
+/// Each of herd7's C11 models `cats` on `files`, herd7 (10 s a file) against hazmat (30
+/// s): the differences, each naming the model and the file; `each` sees herd7's answer of
+/// every run.
+fn c11_models_against_herd7(
+    herd7: &Path,
+    herdlib: &Path,
+    cats: &[&str],
+    files: &[PathBuf],
+    mut each: impl FnMut(&Answer),
+) -> Vec<String> {
+    let timeout = std::time::Duration::from_secs(30);
+    let mut problems = Vec::new();
+    for cat in cats {
+        let (model, ours) = c11_model(herdlib, cat);
+        let theirs = run_herd7(herd7, &model, files, 10.0);
+        for (f, t) in files.iter().zip(&theirs) {
+            each(t);
+            if let Some(d) = compare(&run_hazmat(&ours, f, timeout), t) {
+                problems.push(format!("{cat} on {}: {d}", f.display()));
+            }
+        }
+    }
+    problems
 }
 
 /// A value out of thin air prints under herd7's name under the C11 models that allow one,
@@ -882,36 +908,23 @@ fn thin_air_names_through_compare_exchanges_are_herd7s() {
     .iter()
     .map(|f| dir.join(f))
     .collect();
-    let timeout = std::time::Duration::from_secs(30);
-    let mut problems = Vec::new();
     let mut symbols = 0;
-    for cat in [
-        "c11_cos.cat",
-        "c11_partialSC.cat",
-        "c11_orig.cat",
-        "c11_simp.cat",
-    ] {
-        let model = ModelFiles {
-            dir: herdlib.clone(),
-            cat: cat.into(),
-            bell: None,
-            macros: Some("c11.def".into()),
-            variants: Vec::new(),
-        };
-        let theirs = run_herd7(&herd7, &model, &files, 10.0);
-        let ours = model
-            .load(&herdlib)
-            .unwrap_or_else(|e| panic!("{cat} loads: {e}"))
-            .in_dialect(hazmat_checker::front::lower::Dialect::C11);
-        for (f, t) in files.iter().zip(&theirs) {
+    let problems = c11_models_against_herd7(
+        &herd7,
+        &herdlib,
+        &[
+            "c11_cos.cat",
+            "c11_partialSC.cat",
+            "c11_orig.cat",
+            "c11_simp.cat",
+        ],
+        &files,
+        |t| {
             if let Answer::Decided(text, _) = t {
                 symbols += usize::from(text.contains("=S"));
             }
-            if let Some(d) = compare(&run_hazmat(&ours, f, timeout), t) {
-                problems.push(format!("{cat} on {}: {d}", f.display()));
-            }
-        }
-    }
+        },
+    );
     assert!(
         symbols >= 3,
         "herd7 shows a value out of thin air on {symbols} runs"
@@ -934,16 +947,7 @@ fn dropped_thin_air_candidates_are_warned_of_under_c11_models() {
     let source = std::fs::read_to_string(&file).expect("the regression");
     let options = hazmat_checker::Options::default();
     for (cat, warned) in [("c11_partialSC.cat", true), ("rc11.cat", false)] {
-        let model = ModelFiles {
-            dir: herdlib.clone(),
-            cat: cat.into(),
-            bell: None,
-            macros: Some("c11.def".into()),
-            variants: Vec::new(),
-        }
-        .load(&herdlib)
-        .expect("the model loads")
-        .in_dialect(hazmat_checker::front::lower::Dialect::C11);
+        let (_, model) = c11_model(&herdlib, cat);
         let checked =
             hazmat_checker::check_source(&source, &model, &options).expect("the test runs");
         let warning = checked.warnings.iter().find(|w| {

@@ -143,6 +143,15 @@ pub struct Test {
 }
 
 impl Test {
+    /// The name as herd7 keeps it: the header's, without a `.litmus` suffix, so that
+    /// `C t.litmus` and `C t` name one test.
+    pub fn herd7_name(&self) -> &str {
+        self.name
+            .name
+            .strip_suffix(".litmus")
+            .unwrap_or(&self.name.name)
+    }
+
     /// The expectation for `model` (`None`: the kernel's plain `Result:` line, the LKMM one).
     pub fn expectation(&self, model: Option<&str>) -> Option<&Expectation> {
         self.expectations

@@ -541,14 +541,8 @@ fn run_one(
         ));
     }
     let hash = hazmat_litmus::herd_hash(&test, &source);
-    // The name as herd7 keeps it, without a `.litmus` suffix (as the report prints it), so
-    // that `C t.litmus` and `C t` are one test to it.
-    let name = test
-        .name
-        .name
-        .strip_suffix(".litmus")
-        .unwrap_or(&test.name.name)
-        .to_string();
+    // The name as herd7 keeps it, as the report prints it.
+    let name = test.herd7_name().to_string();
     if let Some((h, first)) = seen.get(&name) {
         if *h == hash {
             return One {

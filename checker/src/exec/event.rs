@@ -8,7 +8,7 @@
 //! bell's set only when the set's name is spelled as the annotation exactly: `ONCE` and
 //! `once` are two tags ([`Tag::Once`], [`Tag::OnceLower`]).
 //! Any other word a macro or test writes as an annotation (`Once`, `RMB`, `foo`), which
-//! herd7 keeps as it keeps the kernel's, is an annotation of its own ([`Tags::other`]):
+//! herd7 keeps as it keeps the kernel's, is an annotation of its own ([`Tags::annotation`]):
 //! a bell that names it reads it, and every other model sees a plain access.
 //! Values and locations are resolved: an event knows the location it touches and the value
 //! it reads or writes in the execution at hand.
@@ -303,11 +303,11 @@ impl Tag {
     }
 }
 
-/// A set of [`Tag`]s, and of the other annotations of [`Tags::other`].
+/// A set of [`Tag`]s, and of the other annotations of [`Tags::annotation`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Tags(u64);
 
-/// The first bit of the annotations that are no [`Tag`] ([`Tags::other`]).
+/// The first bit of the annotations that are no [`Tag`] ([`Tags::annotation`]).
 const FIRST_OTHER: usize = Tag::ALL.len();
 
 /// How many annotations other than the kernel's one run of hazmat can carry: the bits of
@@ -319,7 +319,7 @@ pub const MAX_OTHER_ANNOTATIONS: usize = 64 - FIRST_OTHER;
 static OTHER_WORDS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
 
 /// The words met so far (a poisoned lock still holds a sound list: each push is whole).
-fn other_words() -> std::sync::MutexGuard<'static, Vec<&'static str>> {
+fn words_met() -> std::sync::MutexGuard<'static, Vec<&'static str>> {
     OTHER_WORDS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -364,11 +364,11 @@ impl Tags {
     /// the event as it keeps the kernel's and a bell naming the word exactly reads
     /// ([`Tags::named`]). `None` when the run has met [`MAX_OTHER_ANNOTATIONS`] such words
     /// already.
-    pub fn other(word: &str) -> Option<Tags> {
+    pub fn annotation(word: &str) -> Option<Tags> {
         if let Some(t) = Tag::spelled(word) {
             return Some(Tags::NONE.with(t));
         }
-        let mut words = other_words();
+        let mut words = words_met();
         let i = match words.iter().position(|w| *w == word) {
             Some(i) => i,
             None if words.len() < MAX_OTHER_ANNOTATIONS => {
@@ -381,9 +381,9 @@ impl Tags {
     }
 
     /// The annotation that is no [`Tag`] spelled `word` exactly, as a set of one, if an
-    /// event of this run was given it ([`Tags::other`]); no tag otherwise.
+    /// event of this run was given it ([`Tags::annotation`]); no tag otherwise.
     pub fn named(word: &str) -> Tags {
-        match other_words().iter().position(|w| *w == word) {
+        match words_met().iter().position(|w| *w == word) {
             Some(i) => Tags(1 << (FIRST_OTHER + i)),
             None => Tags::NONE,
         }
@@ -394,14 +394,14 @@ impl Tags {
         self.0 & other.0 == other.0
     }
 
-    /// Whether the set holds an annotation that is no [`Tag`] ([`Tags::other`]).
+    /// Whether the set holds an annotation that is no [`Tag`] ([`Tags::annotation`]).
     pub fn has_other(self) -> bool {
         self.0 >> FIRST_OTHER != 0
     }
 
     /// The words of the set's annotations that are no [`Tag`], in the order they were met.
     pub fn other_words(self) -> Vec<&'static str> {
-        let words = other_words();
+        let words = words_met();
         (0..words.len())
             .filter(|i| self.0 >> (FIRST_OTHER + i) & 1 == 1)
             .map(|i| words[i])

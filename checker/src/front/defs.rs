@@ -728,20 +728,23 @@ mod tests {
              odd(X,V) { __store{deref}(X,V); }\n",
         )
         .expect("parses");
-        let once = Tags::other("Once").expect("room for a word");
+        let once = Tags::annotation("Once").expect("room for a word");
         let read = m.lookup("READ_ONCE").expect("defined");
         assert_eq!(read.tags, once);
         let store_mb = m.lookup("smp_store_mb").expect("defined");
         assert_eq!(
             store_mb.shape,
             Shape::StoreMb {
-                fence: Tags::other("Full").expect("room for a word")
+                fence: Tags::annotation("Full").expect("room for a word")
             }
         );
         assert_eq!(store_mb.tags, once);
         // `deref` is herd7's dependent load on a load alone; elsewhere, a word as any other.
         let odd = m.lookup("odd").expect("defined");
-        assert_eq!(odd.tags, Tags::other("deref").expect("room for a word"));
+        assert_eq!(
+            odd.tags,
+            Tags::annotation("deref").expect("room for a word")
+        );
         assert!(odd.tags.has_other() && Tags::named("deref") == odd.tags);
     }
 

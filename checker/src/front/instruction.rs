@@ -32,7 +32,7 @@
 //! one written ([`Tag::Once`] or [`Tag::OnceLower`]).
 //! Any other word (the same in another case, `Once`, `RMB`, a word of a user's own model,
 //! a C11 order, to which herd7 gives the annotation, not the order) is an annotation of its
-//! own ([`Tags::other`]): a bell that names it reads it, and to every other model the
+//! own ([`Tags::annotation`]): a bell that names it reads it, and to every other model the
 //! access is plain.
 
 use crate::exec::event::{Tag, Tags};
@@ -221,10 +221,10 @@ pub(crate) fn lower(
 /// so spelled exactly ([`Tag::spelled`]: `ONCE`, `once`, `rmb`...), whatever the model's
 /// variant, since the bell, not the variant, says which spelling it reads; any other word
 /// (`Once`, `RMB`, `foo`) is an annotation of its own, which a bell naming it exactly reads
-/// and every other model takes for none ([`Tags::other`]). An error says why hazmat
+/// and every other model takes for none ([`Tags::annotation`]). An error says why hazmat
 /// cannot carry it.
 pub(crate) fn annotation(name: &str) -> Result<Tags, String> {
-    Tags::other(name).ok_or_else(|| {
+    Tags::annotation(name).ok_or_else(|| {
         format!(
             "hazmat carries at most {} annotations besides the kernel's in one run, and \
              `{name}` would be one more",
@@ -274,7 +274,7 @@ mod tests {
         );
         // Another word is an annotation of its own, which only a bell naming it reads.
         let mixed = lower(&id("__load"), &[id("Once")], None, 1);
-        let once = Tags::other("Once").expect("room for a word");
+        let once = Tags::annotation("Once").expect("room for a word");
         assert_eq!(mixed.expect("lowers").prim.tags, once);
         assert!(!once.has(Tag::Once) && !once.has(Tag::OnceLower) && once.has_other());
         let capitals = lower(&id("__fence"), &[id("RMB")], None, 0);

@@ -415,13 +415,7 @@ pub fn lower_with_variant(
     shown.sort_by_key(key);
     shown.dedup();
     let program = Program {
-        // herd7 drops a `.litmus` suffix from the name the header gives.
-        name: test
-            .name
-            .name
-            .strip_suffix(".litmus")
-            .unwrap_or(&test.name.name)
-            .to_string(),
+        name: test.herd7_name().to_string(),
         locs: cx.locs,
         threads: cx.threads,
         shown,

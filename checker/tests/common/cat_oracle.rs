@@ -249,6 +249,14 @@ pub(crate) fn test_name(file: &Path) -> String {
         .unwrap_or(name)
 }
 
+/// herd7's answer as a file's `.expected` keeps it (`file` names the file in a panic).
+pub(crate) fn kept_answer(file: &Path, expected: &str) -> Answer {
+    match read::parse(expected) {
+        Ok(s) => Answer::Decided(without_time(expected), s),
+        Err(e) => panic!("{}.expected: {e}", file.display()),
+    }
+}
+
 /// A text without its `Time` line, and without trailing blank lines.
 pub(crate) fn without_time(text: &str) -> String {
     let mut out: String = text
