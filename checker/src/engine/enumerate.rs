@@ -383,6 +383,12 @@ struct Search<'a, W: Width> {
     origin: Vec<Option<(usize, usize)>>,
     rf_src: Vec<usize>,
     known: Vec<Known>,
+    /// How many choices of reads-from (and reads known without a write) are made, and for
+    /// each such depth whether the values as they stand were found to meet the paths'
+    /// constraints: a stage after a coherence stage meets the same values again (unless
+    /// the look-ahead, which reads coherence, is on).
+    rf_depth: usize,
+    values_checked: Vec<bool>,
     stages: Vec<Stage>,
     /// The stage at which values are solved: after every choice.
     first_co: usize,

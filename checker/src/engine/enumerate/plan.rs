@@ -244,6 +244,8 @@ impl<'a, W: Width> Search<'a, W> {
             origin,
             rf_src: vec![NONE; n],
             known: vec![Known::Unknown; n],
+            rf_depth: 0,
+            values_checked: vec![false; n + 1],
             stages: Vec::new(),
             first_co: 0,
             stats: Stats::default(),

@@ -74,6 +74,7 @@ impl<W: Width> Search<'_, W> {
         // the model prunes nothing on its way there.
         if i > 0 && i < self.stages.len() && self.prune {
             if i < self.first_co
+                && (self.lookahead || !self.values_checked[self.rf_depth])
                 && let Err(why) = self.constraints_hold()
             {
                 self.stats.count(why);
@@ -173,11 +174,26 @@ impl<W: Width> Search<'_, W> {
     fn set_rf(&mut self, r: usize, w: usize) {
         self.exec.rf.add(w, r);
         self.rf_src[r] = w;
+        self.values_change();
     }
 
     fn unset_rf(&mut self, r: usize, w: usize) {
         self.exec.rf.remove(w, r);
         self.rf_src[r] = NONE;
+        self.values_restored();
+    }
+
+    /// One more read's value is chosen: the values are not checked yet.
+    fn values_change(&mut self) {
+        self.rf_depth += 1;
+        self.values_checked[self.rf_depth] = false;
+    }
+
+    /// The last choice of [`values_change`](Self::values_change) is undone: the values
+    /// are as they were, and so is what was found of them. Choices are undone in the
+    /// reverse order of their making, or all at once.
+    fn values_restored(&mut self) {
+        self.rf_depth -= 1;
     }
 
     fn co(
@@ -341,7 +357,9 @@ impl<W: Width> Search<'_, W> {
         if c.candidates.is_empty() && self.escapes_by_write {
             self.phantom += 1;
             self.known_reads.insert(c.read);
+            self.values_change();
             let r = self.rf_lock_reads(i, reads, j + 1, visit);
+            self.values_restored();
             self.known_reads.remove(c.read);
             self.phantom -= 1;
             return r;

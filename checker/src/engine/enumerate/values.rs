@@ -168,7 +168,9 @@ impl<W: Width> Search<'_, W> {
         // herd7 stops on a write at no location before it applies the filter, so while a
         // path of the combination writes there, the filter cuts nothing: the complete
         // candidate ([`solve`](Self::solve)) meets the write first.
-        self.props_hold(!self.escapes_by_write)
+        self.props_hold(!self.escapes_by_write)?;
+        self.values_checked[self.rf_depth] = true;
+        Ok(())
     }
 
     /// The filter (when `filter` is set) and the goal, as far as the registers they read
