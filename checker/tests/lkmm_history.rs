@@ -78,30 +78,44 @@ fn every_version_agrees_with_herd7_on_the_sample() {
         files.retain(|f| quick.contains(f));
     }
     let runner = runner(herd7);
-    let mut failures = Vec::new();
-    for version in chosen() {
-        let start = std::time::Instant::now();
-        let tally = history::compare_version(&runner, &version, &files);
-        eprintln!(
-            "{}: {} tests (every {stride}th): {} decided by herd7, {} refused by both, {} not \
-             decided by herd7 in {}s (skipped); {} disagreements, in {:.1?}",
-            version.name,
-            files.len(),
-            tally.decided,
-            tally.refused,
-            tally.undecided,
-            runner.timeout,
-            tally.disagreements.len(),
-            start.elapsed()
-        );
-        for (file, tool, d) in tally.disagreements {
-            failures.push(format!(
-                "{}: {} ({}): {d}",
+    // The versions on every core: each runs herd7 and hazmat one file after the other.
+    use rayon::prelude::*;
+    let reports: Vec<(String, Vec<String>)> = chosen()
+        .into_par_iter()
+        .map(|version| {
+            let start = std::time::Instant::now();
+            let tally = history::compare_version(&runner, &version, &files);
+            let line = format!(
+                "{}: {} tests (every {stride}th): {} decided by herd7, {} refused by both, {} \
+                 not decided by herd7 in {}s (skipped); {} disagreements, in {:.1?}",
                 version.name,
-                file.strip_prefix(&root).unwrap_or(&file).display(),
-                tool.name()
-            ));
-        }
+                files.len(),
+                tally.decided,
+                tally.refused,
+                tally.undecided,
+                runner.timeout,
+                tally.disagreements.len(),
+                start.elapsed()
+            );
+            let failures = tally
+                .disagreements
+                .into_iter()
+                .map(|(file, tool, d)| {
+                    format!(
+                        "{}: {} ({}): {d}",
+                        version.name,
+                        file.strip_prefix(&root).unwrap_or(&file).display(),
+                        tool.name()
+                    )
+                })
+                .collect();
+            (line, failures)
+        })
+        .collect();
+    let mut failures = Vec::new();
+    for (line, f) in reports {
+        eprintln!("{line}");
+        failures.extend(f);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -36,13 +36,14 @@ fn options(every_stage: bool) -> Options {
     }
 }
 
-/// The output of `text` under `m`, judging where it pays and at every stage.
+/// The output of `text` under `m`, judging where it pays and at every stage (the two on
+/// two cores: one generated program takes most of the test's time).
 fn both(text: &str, m: &dyn hazmat_checker::models::model::MemoryModel) -> (String, String) {
     let run = |every_stage| match check_source(text, m, &options(every_stage)) {
         Ok(c) => herd_text(&c),
         Err(e) => format!("error: {e}"),
     };
-    (run(false), run(true))
+    rayon::join(|| run(false), || run(true))
 }
 
 /// Every shipped litmus file, and the kernel's documentation tests when the shared corpus

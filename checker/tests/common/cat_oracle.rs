@@ -99,7 +99,8 @@ pub(crate) enum Answer {
 }
 
 /// herd7's answers for `files` under `model`, running it on batches of files whose test
-/// names differ, `timeout` seconds of CPU each.
+/// names differ, `timeout` seconds of CPU each, as many batches at once as there are
+/// cores.
 pub(crate) fn run_herd7(
     herd7: &Path,
     model: &ModelFiles,
@@ -107,59 +108,98 @@ pub(crate) fn run_herd7(
     timeout: f64,
 ) -> Vec<Answer> {
     let names: Vec<String> = files.iter().map(|f| test_name(f)).collect();
-    let mut answers = vec![Answer::Timeout; files.len()];
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    // Batches of at most 50 files, and small enough for every core to get one.
+    let most = files.len().div_ceil(jobs).clamp(1, 50);
+    let mut batches: Vec<Vec<usize>> = Vec::new();
     let mut todo: Vec<usize> = (0..files.len()).collect();
     while !todo.is_empty() {
         // One batch: the first file of each name not yet run.
         let mut batch: Vec<usize> = Vec::new();
         let mut rest = Vec::new();
         for i in todo {
-            if batch.len() < 50 && !batch.iter().any(|&j| names[j] == names[i]) {
+            if batch.len() < most && !batch.iter().any(|&j| names[j] == names[i]) {
                 batch.push(i);
             } else {
                 rest.push(i);
             }
         }
         todo = rest;
-        let out = Command::new(herd7)
-            .arg("-timeout")
-            .arg(format!("{timeout}"))
-            .args(model.herd7_args())
-            .args(batch.iter().map(|&i| &files[i]))
-            .output();
-        let Ok(out) = out else {
-            for &i in &batch {
-                answers[i] = Answer::Error("herd7 does not start".into());
-            }
-            continue;
-        };
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let blocks: BTreeMap<String, String> = read::blocks(&stdout).into_iter().collect();
-        for &i in &batch {
-            answers[i] = match blocks.get(&names[i]) {
-                Some(text) => match read::parse(text) {
-                    Ok(s) => Answer::Decided(without_time(text), s),
-                    Err(e) => Answer::Error(format!("herd7's output unread: {e}")),
-                },
-                // herd7 prints nothing at all for a test that runs out of its `-timeout`.
-                None if stderr.trim().is_empty()
-                    || stderr.contains("Timeout")
-                    || stderr.contains("timeout") =>
-                {
-                    Answer::Timeout
-                }
-                None => Answer::Error(
-                    stderr
-                        .lines()
-                        .find(|l| !l.starts_with("Warning"))
-                        .unwrap_or("herd7 printed nothing")
-                        .to_string(),
-                ),
-            };
-        }
+        batches.push(batch);
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let answered: Vec<(usize, Answer)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(batch) = batches.get(b) else {
+                            return mine;
+                        };
+                        let answers = herd7_batch(herd7, model, files, &names, batch, timeout);
+                        mine.extend(batch.iter().copied().zip(answers));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a herd7 worker"))
+            .collect()
+    });
+    let mut answers = vec![Answer::Timeout; files.len()];
+    for (i, a) in answered {
+        answers[i] = a;
     }
     answers
+}
+
+/// herd7's answers for the files `batch` names, in one run.
+fn herd7_batch(
+    herd7: &Path,
+    model: &ModelFiles,
+    files: &[PathBuf],
+    names: &[String],
+    batch: &[usize],
+    timeout: f64,
+) -> Vec<Answer> {
+    let out = Command::new(herd7)
+        .arg("-timeout")
+        .arg(format!("{timeout}"))
+        .args(model.herd7_args())
+        .args(batch.iter().map(|&i| &files[i]))
+        .output();
+    let Ok(out) = out else {
+        return vec![Answer::Error("herd7 does not start".into()); batch.len()];
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let blocks: BTreeMap<String, String> = read::blocks(&stdout).into_iter().collect();
+    batch
+        .iter()
+        .map(|&i| match blocks.get(&names[i]) {
+            Some(text) => match read::parse(text) {
+                Ok(s) => Answer::Decided(without_time(text), s),
+                Err(e) => Answer::Error(format!("herd7's output unread: {e}")),
+            },
+            // herd7 prints nothing at all for a test that runs out of its `-timeout`.
+            None if stderr.trim().is_empty()
+                || stderr.contains("Timeout")
+                || stderr.contains("timeout") =>
+            {
+                Answer::Timeout
+            }
+            None => Answer::Error(
+                stderr
+                    .lines()
+                    .find(|l| !l.starts_with("Warning"))
+                    .unwrap_or("herd7 printed nothing")
+                    .to_string(),
+            ),
+        })
+        .collect()
 }
 
 /// hazmat's answer for one file under `model`.

@@ -3,8 +3,6 @@
 //! RC11. Included by the tests that hold two ways of deciding to the same answer
 //! (`#[path]`).
 
-#![allow(dead_code, reason = "each includer uses part of the module")]
-
 use hazmat_checker::models::model::MemoryModel;
 use hazmat_checker::testkit::generate::{self, Config};
 
@@ -18,45 +16,26 @@ pub(crate) fn for_each(
     seed: u64,
     f: impl Fn(u64, &str, &str, &dyn MemoryModel) + Sync,
 ) -> u64 {
-    run(cases, seed, true, f)
-}
-
-/// [`for_each`] one program after the other, for a test whose runs use the cores
-/// themselves.
-pub(crate) fn for_each_in_turn(
-    cases: u64,
-    seed: u64,
-    f: impl Fn(u64, &str, &str, &dyn MemoryModel) + Sync,
-) -> u64 {
-    run(cases, seed, false, f)
-}
-
-fn run(
-    cases: u64,
-    seed: u64,
-    parallel: bool,
-    f: impl Fn(u64, &str, &str, &dyn MemoryModel) + Sync,
-) -> u64 {
     use rayon::prelude::*;
     let native = |m: &'static str| (m, hazmat_checker::model(m).expect("a native model"));
     let kernel = [native("lkmm"), native("sc"), native("tso")];
     let c11 = [native("rc11")];
-    let mut calls = 0;
-    for (config, models) in [(Config::lkmm(), &kernel[..]), (Config::c11(), &c11[..])] {
-        let one = |s: u64| {
-            let name = format!("G{s}");
-            let program = generate::from_seed(s, config.clone()).to_test(&name);
-            let text = hazmat_litmus::print(&program);
-            for (m, model) in models {
-                f(s, &text, m, model.as_ref());
-            }
-            models.len() as u64
-        };
-        calls += if parallel {
-            (seed..seed + cases).into_par_iter().map(one).sum::<u64>()
-        } else {
-            (seed..seed + cases).map(one).sum::<u64>()
-        };
-    }
-    calls
+    let vocabularies = [(Config::lkmm(), &kernel[..]), (Config::c11(), &c11[..])];
+    // One piece of work per program and model, both vocabularies in one pool: a program
+    // that takes long under each model takes no longer than under one.
+    let work: Vec<(usize, u64, usize)> = vocabularies
+        .iter()
+        .enumerate()
+        .flat_map(|(v, (_, models))| {
+            (seed..seed + cases).flat_map(move |s| (0..models.len()).map(move |m| (v, s, m)))
+        })
+        .collect();
+    work.into_par_iter()
+        .map(|(v, s, m)| {
+            let (config, models) = &vocabularies[v];
+            let program = generate::from_seed(s, config.clone()).to_test(&format!("G{s}"));
+            let (name, model) = &models[m];
+            f(s, &hazmat_litmus::print(&program), name, model.as_ref());
+        })
+        .count() as u64
 }
