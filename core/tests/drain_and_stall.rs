@@ -89,8 +89,15 @@ fn hotaddr(drain_assist: bool, budget: Duration) -> (bool, Stats, Stats) {
         while flags.started.load(SeqCst) < hammers {
             thread::yield_now();
         }
+        // The scenario is a waiter on the hot address: a `synchronize` whose self-scan
+        // finds no hammer holding it (each may be between two guards, or not scheduled, on
+        // a loaded machine) returns at once and is no waiter, so it is asked again.
         let before = domain.stats();
-        domain.synchronize(src.load(Relaxed));
+        let mut after = before.clone();
+        while after.waiters_enqueued == before.waiters_enqueued && flags.running.load(SeqCst) {
+            domain.synchronize(src.load(Relaxed));
+            after = domain.stats();
+        }
         let still_running = flags.running.load(SeqCst);
         let after = domain.stats();
         flags.stop.store(true, Relaxed);
