@@ -383,12 +383,23 @@ struct Search<'a, W: Width> {
     origin: Vec<Option<(usize, usize)>>,
     rf_src: Vec<usize>,
     known: Vec<Known>,
+    /// The value of each operator node of each thread's path (`node_base[t] + sym`), once
+    /// computed to a value since `known` was last cleared: a value depends only on reads
+    /// already known, so it stays true until they are forgotten.
+    node_values: Vec<Option<Value>>,
+    node_base: Vec<usize>,
     /// How many choices of reads-from (and reads known without a write) are made, and for
     /// each such depth whether the values as they stand were found to meet the paths'
     /// constraints: a stage after a coherence stage meets the same values again (unless
     /// the look-ahead, which reads coherence, is on).
     rf_depth: usize,
     values_checked: Vec<bool>,
+    /// Per constraint of each path (`constraint_base[t] + c`), the depth of reads-from at
+    /// which its value was found to meet it, or `usize::MAX`: a value known stays known as
+    /// reads-from grows, so a constraint met at some depth is met below it, until that
+    /// choice is undone.
+    met_at: Vec<usize>,
+    constraint_base: Vec<usize>,
     stages: Vec<Stage>,
     /// The stage at which values are solved: after every choice.
     first_co: usize,

@@ -233,6 +233,24 @@ impl<'a, W: Width> Search<'a, W> {
                 .all(|p| p.cutoff.is_none() && p.escape.is_none());
         let escapes_by_write = paths.iter().any(|p| p.escape.is_some_and(|e| !e.read));
         let adaptive = limits.max_executions.is_none() && paths.iter().all(|p| p.escape.is_none());
+        let constraint_base: Vec<usize> = paths
+            .iter()
+            .scan(0, |next, p| {
+                let base = *next;
+                *next += p.constraints.len();
+                Some(base)
+            })
+            .collect();
+        let constraints = paths.iter().map(|p| p.constraints.len()).sum();
+        let node_base: Vec<usize> = paths
+            .iter()
+            .scan(0, |next, p| {
+                let base = *next;
+                *next += p.nodes.len();
+                Some(base)
+            })
+            .collect();
+        let nodes = paths.iter().map(|p| p.nodes.len()).sum();
         let mut search = Search {
             program,
             judge,
@@ -244,8 +262,12 @@ impl<'a, W: Width> Search<'a, W> {
             origin,
             rf_src: vec![NONE; n],
             known: vec![Known::Unknown; n],
+            node_values: vec![None; nodes],
+            node_base,
             rf_depth: 0,
             values_checked: vec![false; n + 1],
+            met_at: vec![usize::MAX; constraints],
+            constraint_base,
             stages: Vec::new(),
             first_co: 0,
             stats: Stats::default(),

@@ -194,6 +194,11 @@ impl<W: Width> Search<'_, W> {
     /// reverse order of their making, or all at once.
     fn values_restored(&mut self) {
         self.rf_depth -= 1;
+        let depth = self.rf_depth;
+        self.met_at
+            .iter_mut()
+            .filter(|d| **d > depth)
+            .for_each(|d| *d = usize::MAX);
     }
 
     fn co(

@@ -66,6 +66,12 @@ pub(super) fn kleene<F: FnMut(Cell, &Operand) -> Option<bool>>(
 }
 
 impl<W: Width> Search<'_, W> {
+    /// Forgets every value computed: reads-from changed.
+    fn forget_values(&mut self) {
+        self.known.fill(Known::Unknown);
+        self.node_values.fill(None);
+    }
+
     /// The value of global read `r`, solving through rf as far as rf is chosen.
     fn read_value(&mut self, r: usize) -> Known {
         match self.known[r] {
@@ -107,18 +113,40 @@ impl<W: Width> Search<'_, W> {
                 self.read_value(g)
             }
             Node::Alias(s) => self.eval(t, s),
-            Node::Un(op, a) => {
-                let x = self.eval(t, a);
-                self.apply(t, sym, x, Known::Value(Value::Int(0)), |x, _| {
+            Node::Un(op, a) => self.remembered(t, sym, |s| {
+                let x = s.eval(t, a);
+                s.apply(t, sym, x, Known::Value(Value::Int(0)), |x, _| {
                     herd_unary(op, x)
                 })
-            }
-            Node::Bin(op, a, b) => {
-                let x = self.eval(t, a);
-                let y = self.eval(t, b);
-                self.apply(t, sym, x, y, |x, y| herd_binary(op, x, y))
-            }
+            }),
+            Node::Bin(op, a, b) => self.remembered(t, sym, |s| {
+                let x = s.eval(t, a);
+                let y = s.eval(t, b);
+                s.apply(t, sym, x, y, |x, y| herd_binary(op, x, y))
+            }),
         }
+    }
+
+    /// The value of operator node `sym` of thread `t`'s path, computed by `compute` unless
+    /// it was computed to a value before (solving a candidate computes every node, each
+    /// through the nodes under it). Only values are kept: every read under one is known
+    /// and stays so, where another answer (a cycle met through a read being computed) can
+    /// depend on where the computation started.
+    fn remembered(
+        &mut self,
+        t: usize,
+        sym: paths::SymId,
+        compute: impl FnOnce(&mut Self) -> Known,
+    ) -> Known {
+        let at = self.node_base[t] + sym as usize;
+        if let Some(v) = self.node_values[at] {
+            return Known::Value(v);
+        }
+        let k = compute(self);
+        if let Known::Value(v) = k {
+            self.node_values[at] = Some(v);
+        }
+        k
     }
 
     /// Combines the values of an operator's operands: an illegal operand makes an illegal
@@ -154,14 +182,19 @@ impl<W: Width> Search<'_, W> {
     /// Values still unknown, or not known yet to be illegal or unsolvable, cut nothing:
     /// only the complete candidate ([`solve`](Self::solve)) decides those.
     pub(super) fn constraints_hold(&mut self) -> Result<(), Why> {
-        self.known.iter_mut().for_each(|k| *k = Known::Unknown);
+        self.forget_values();
         for t in 0..self.paths.len() {
             for c in 0..self.paths[t].constraints.len() {
+                let at = self.constraint_base[t] + c;
+                if self.met_at[at] <= self.rf_depth {
+                    continue;
+                }
                 let con = self.paths[t].constraints[c];
-                if let Known::Value(v) = self.eval(t, con.sym)
-                    && truth(v) != con.truth
-                {
-                    return Err(Why::Assumption(con.kind));
+                if let Known::Value(v) = self.eval(t, con.sym) {
+                    if truth(v) != con.truth {
+                        return Err(Why::Assumption(con.kind));
+                    }
+                    self.met_at[at] = self.rf_depth;
                 }
             }
         }
@@ -241,7 +274,7 @@ impl<W: Width> Search<'_, W> {
     /// first; then an operator with no meaning is an error if the model allows the
     /// candidate ([`Search::bad`]); then a value herd7 cannot solve removes it.
     pub(super) fn solve(&mut self) -> Result<(), Why> {
-        self.known.iter_mut().for_each(|k| *k = Known::Unknown);
+        self.forget_values();
         self.bad = None;
         let nlocs = self.program.locs.len();
         // Values that depend only on themselves stay unsolved symbols, as in herd7: the
@@ -261,6 +294,7 @@ impl<W: Width> Search<'_, W> {
                     *k = Known::Unknown;
                 }
             }
+            self.node_values.fill(None);
             self.known[g] = Known::Value(Value::Sym(g as u32));
             symbols.push(g);
         }
@@ -287,6 +321,7 @@ impl<W: Width> Search<'_, W> {
                     *k = Known::Value(Value::Sym(h));
                 }
             }
+            self.node_values.fill(None);
             symbols.remove(i);
         }
         // Every value a path computes must be solved, as herd7 solves every equation:
@@ -476,6 +511,7 @@ impl<W: Width> Search<'_, W> {
                 *k = Known::Value(Value::Sym(n));
             }
         }
+        self.node_values.fill(None);
     }
 
     pub(super) fn final_value(&self, cell: Cell) -> Value {
