@@ -172,6 +172,84 @@ fn the_kernels_cfg_runs_the_native_model_unless_interpret_is_given() {
     }
 }
 
+/// A bell tag named as a set herd7 gives every model (`'M`) replaces that set, as in
+/// herd7, which warns on every execution: hazmat warns once, at the `enum`, and answers as
+/// herd7 7.58 does (its flags below). The kernel's own bell draws no such warning.
+#[test]
+fn a_bell_tag_named_as_a_set_of_every_model_replaces_it_with_a_warning() {
+    let bell = temp_file(
+        "own-sets.bell",
+        "\"a bell whose tag names a set herd7 gives every model\"\n\
+         enum Accesses = 'once || 'M\ninstructions R[Accesses]\ninstructions W[Accesses]\n",
+    );
+    let cat = temp_file(
+        "own-sets.cat",
+        "\"reads M\"\nflag ~empty (W \\ M) as writes-outside-M\n\
+         flag ~empty (R \\ M) as reads-outside-M\nflag ~empty (M & Once) as once-inside-M\n",
+    );
+    let test = temp_file(
+        "own-sets.litmus",
+        "C own-sets\n{}\nP0(int *x, int *y) { int r0; __store{M}(*x, 1); r0 = __load{once}(*y); }\n\
+         exists (0:r0=0)\n",
+    );
+    let out = hazmat(&[
+        "check",
+        "--interpret",
+        "--bell",
+        s(&bell),
+        "--cat",
+        s(&cat),
+        s(&test),
+    ]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // herd7 7.58: `Flag writes-outside-M`, `Flag reads-outside-M`, no `once-inside-M`.
+    let flags: Vec<&str> = stdout.lines().filter(|l| l.starts_with("Flag ")).collect();
+    assert_eq!(
+        flags,
+        ["Flag reads-outside-M", "Flag writes-outside-M"],
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Observation own-sets Always 1 0"),
+        "{stdout}"
+    );
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].starts_with(&format!(
+            "{}:2:1: warning: the tag `'M` of `enum Accesses`",
+            s(&bell)
+        )),
+        "{stderr}"
+    );
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lkmm-history/v6.15-lkmmv2");
+    let sb = temp_file("sb-own-sets.litmus", SB);
+    let out = hazmat(&[
+        "check",
+        "--interpret",
+        "-I",
+        s(&kernel),
+        "--conf",
+        "linux-kernel.cfg",
+        s(&sb),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("warning: the tag"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// herd7's model library, beside the oracle, when present.
 fn herdlib() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracle/herd");

@@ -449,6 +449,9 @@ fn choose_model(args: &Args) -> Result<(Choice, Option<String>), Refusal> {
         )),
         ChooseError::Load(e) => Refusal::plain(e.render().trim_end().to_string()),
     })?;
+    for warning in choice.model.warnings() {
+        eprintln!("{warning}");
+    }
     Ok((choice, missing))
 }
 

@@ -146,6 +146,9 @@ impl ModelArgs {
             ),
             ChooseError::Load(e) => e.render().trim_end().to_string(),
         })?;
+        for warning in choice.model.warnings() {
+            eprintln!("{warning}");
+        }
         Ok(Chosen {
             model: choice.model,
             kind: choice.kind,

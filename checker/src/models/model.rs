@@ -182,6 +182,13 @@ pub trait MemoryModel:
         false
     }
 
+    /// What the model's files do that is most likely a mistake, though herd7 runs them too,
+    /// each as `file:line:col: warning: ...`: the command lines print them once, before
+    /// the first test (herd7 prints its own warning again for every execution).
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Whether every relation this model checks only grows when pairs are added to `rf` and
     /// `co`, so that a check failing on a partial execution fails on all its completions.
     fn monotone(&self) -> bool {

@@ -329,6 +329,9 @@ pub(crate) struct Code {
     /// The slot each top-level name has at the end of the model (where `co` and `rf` are
     /// read from).
     pub(crate) finals: HashMap<String, Slot>,
+    /// What the model does that is most likely a mistake, though herd7 runs it (and warns):
+    /// each message and where.
+    pub(crate) warnings: Vec<(String, Span)>,
     /// For each top-level instruction whose value may change between executions of the
     /// same thread paths, the global slots it reads that may change (see
     /// [`super::stage`]): a run that finds them as the run before it left them need not
@@ -357,6 +360,7 @@ pub(crate) fn compile(
         variants,
         includes,
         tag_sets: Vec::new(),
+        warnings: Vec::new(),
         depth: 0,
         including: Vec::new(),
     };
@@ -374,6 +378,7 @@ pub(crate) fn compile(
         globals: cx.globals,
         tag_sets: cx.tag_sets,
         finals,
+        warnings: cx.warnings,
         inputs: Vec::new(),
     })
 }
@@ -404,6 +409,7 @@ struct Compiler<'a> {
     variants: &'a [String],
     includes: &'a mut dyn Includes,
     tag_sets: Vec<(Slot, Arc<str>)>,
+    warnings: Vec<(String, Span)>,
     depth: usize,
     including: Vec<String>,
 }
@@ -609,12 +615,24 @@ impl Compiler<'_> {
                 let arg = self.exp(arg)?;
                 out.push(Ins::Call(f, arg, *span));
             }
-            Instr::Enum { name, tags, .. } => {
+            Instr::Enum { name, tags, span } => {
                 let tags: Vec<Arc<str>> = tags.iter().map(|t| Arc::from(t.as_str())).collect();
                 // herd7 gives each tag `'t` the set of events carrying it, named `t` with
                 // its first letter in capitals (`'rcu-lock` gives `Rcu-lock`).
                 for t in &tags {
                     let set = capitalise(t);
+                    if BASE.iter().any(|(base, _)| *base == set) {
+                        self.warnings.push((
+                            format!(
+                                "the tag `'{t}` of `enum {name}` gives the set `{set}`, which \
+                                 replaces the set of that name herd7 gives every model: the \
+                                 model's `{set}` holds only the events tagged `'{t}` (herd7 \
+                                 warns too: redefining key '{set}' in cat interpreter initial \
+                                 environment)"
+                            ),
+                            *span,
+                        ));
+                    }
                     let slot = self.bind(&set);
                     self.tag_sets.push((slot, t.clone()));
                 }

@@ -531,6 +531,20 @@ impl MemoryModel for CatModel {
         self.name
     }
 
+    fn warnings(&self) -> Vec<String> {
+        self.code
+            .warnings
+            .iter()
+            .map(|(message, span)| match self.files.get(span.file) {
+                Some(file) => {
+                    let (line, col) = hazmat_litmus::ast::line_col(&file.text, span.start as usize);
+                    format!("{}:{line}:{col}: warning: {message}", file.name)
+                }
+                None => format!("warning: {message}"),
+            })
+            .collect()
+    }
+
     fn dialect(&self) -> Dialect {
         self.dialect
     }
