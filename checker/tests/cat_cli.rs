@@ -250,6 +250,72 @@ fn a_bell_tag_named_as_a_set_of_every_model_replaces_it_with_a_warning() {
     );
 }
 
+/// The fence words of the kernel's macro files of 2017 (`__fence{rcu_read_lock}`,
+/// `__fence{sync}`, written with underscores and named by a bell's `enum`) are
+/// annotations like any other, as herd7 reads them: the output is herd7 7.58's, line for
+/// line (`Time` aside).
+#[test]
+fn the_fence_words_of_2017_are_annotations() {
+    let def = temp_file(
+        "k17.def",
+        "rcu_read_lock() { __fence{rcu_read_lock}; }\n\
+         rcu_read_unlock() { __fence{rcu_read_unlock}; }\n\
+         synchronize_rcu() { __fence{sync}; }\n\
+         READ_ONCE(X) __load{once}(X)\nWRITE_ONCE(X,V) { __store{once}(X,V); }\n",
+    );
+    let bell = temp_file(
+        "k17.bell",
+        "\"k17\"\nenum Accesses = 'once\ninstructions R[Accesses]\ninstructions W[Accesses]\n\
+         enum Barriers = 'rcu_read_lock || 'rcu_read_unlock || 'sync\ninstructions F[Barriers]\n",
+    );
+    let cat = temp_file(
+        "k17.cat",
+        "\"k17\"\nflag ~empty Rcu_read_lock as has-lock\nflag ~empty Sync as has-sync\n\
+         flag ~empty (Rcu_read_unlock & Sync) as unlock-is-sync\n",
+    );
+    let test = temp_file(
+        "k17.litmus",
+        "C k17\n{}\n\
+         P0(int *x, int *y) { int r0; rcu_read_lock(); r0 = READ_ONCE(*x); rcu_read_unlock(); }\n\
+         P1(int *x) { WRITE_ONCE(*x, 1); synchronize_rcu(); }\nexists (0:r0=1)\n",
+    );
+    let out = hazmat(&[
+        "check",
+        "--interpret",
+        "--macros",
+        s(&def),
+        "--bell",
+        s(&bell),
+        "--cat",
+        s(&cat),
+        s(&test),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("Time ")).collect();
+    let herd7 = [
+        "Test k17 Allowed",
+        "States 2",
+        "0:r0=0;",
+        "0:r0=1;",
+        "Ok",
+        "Witnesses",
+        "Positive: 1 Negative: 1",
+        "Flag has-lock",
+        "Flag has-sync",
+        "Condition exists (0:r0=1)",
+        "Observation k17 Sometimes 1 1",
+        "Hash=b2cd74b67b023e060e45006c30469d5f",
+        "",
+    ];
+    assert_eq!(ours, herd7, "{stdout}");
+}
+
 /// herd7's model library, beside the oracle, when present.
 fn herdlib() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracle/herd");
