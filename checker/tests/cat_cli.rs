@@ -250,6 +250,72 @@ fn a_bell_tag_named_as_a_set_of_every_model_replaces_it_with_a_warning() {
     );
 }
 
+/// The sets a bell's tags give, as herd7 7.58 gives them: only to the tags an
+/// `instructions` line lists (a tag only its `enum` names has none: herd7 stops with
+/// `unbound var: Q`); and of two tags whose sets have one name (`'once`, `'Once`), the set
+/// holds the events of the tag last in byte order, whichever is declared first (herd7
+/// builds the sets from its sorted set of annotations), with a warning.
+#[test]
+fn a_bells_tag_sets_are_herd7s() {
+    let test = temp_file(
+        "tag-sets.litmus",
+        "C tag-sets\n{}\n\
+         P0(int *x, int *y) { int r0; __store{Once}(*x, 1); r0 = __load{once}(*y); r0 = __load{p}(*x); }\n\
+         exists (0:r0=0)\n",
+    );
+    let run = |bell: &str, cat: &str| {
+        let bell = temp_file("tag-sets.bell", bell);
+        let cat = temp_file("tag-sets.cat", cat);
+        let out = hazmat(&[
+            "check",
+            "--interpret",
+            "--bell",
+            s(&bell),
+            "--cat",
+            s(&cat),
+            s(&test),
+        ]);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let flags = |stdout: &str| -> Vec<String> {
+        stdout
+            .lines()
+            .filter(|l| l.starts_with("Flag "))
+            .map(str::to_string)
+            .collect()
+    };
+    let once =
+        "\"once\"\nflag ~empty (W & Once) as w-in-Once\nflag ~empty (R & Once) as r-in-Once\n";
+    for order in ["'once || 'Once", "'Once || 'once"] {
+        let bell = format!(
+            "\"tags\"\nenum Acc = {order} || 'p\ninstructions R[Acc]\ninstructions W[Acc]\n"
+        );
+        let (code, stdout, stderr) = run(&bell, once);
+        assert_eq!(code, Some(0), "{stderr}");
+        // herd7 7.58, either order: `Flag r-in-Once` alone.
+        assert_eq!(flags(&stdout), ["Flag r-in-Once"], "{order}: {stdout}");
+        assert!(
+            stderr.contains("warning: the tags")
+                && stderr.contains("holds the events tagged `'once`"),
+            "{order}: {stderr}"
+        );
+    }
+    let unlisted = "\"tags\"\nenum Acc = 'once || 'p || 'q\ninstructions R[{'once, 'p}]\n";
+    let (code, stdout, _) = run(unlisted, "\"p\"\nflag ~empty P as p-nonempty\n");
+    assert_eq!(code, Some(0));
+    assert_eq!(flags(&stdout), ["Flag p-nonempty"], "{stdout}");
+    let (code, stdout, stderr) = run(unlisted, "\"q\"\nflag ~empty Q as q-nonempty\n");
+    assert_ne!(code, Some(0), "{stdout}");
+    assert!(
+        stderr.contains("tag-sets.cat:2:13: error: `Q` is not defined"),
+        "{stderr}"
+    );
+}
+
 /// The fence words of the kernel's macro files of 2017 (`__fence{rcu_read_lock}`,
 /// `__fence{sync}`, written with underscores and named by a bell's `enum`) are
 /// annotations like any other, as herd7 reads them: the output is herd7 7.58's, line for

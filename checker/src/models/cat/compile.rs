@@ -360,10 +360,12 @@ pub(crate) fn compile(
         variants,
         includes,
         tag_sets: Vec::new(),
+        declared: None,
         warnings: Vec::new(),
         depth: 0,
         including: Vec::new(),
     };
+    cx.declared = declared_tags(models, &|c| cx.variant(c));
     for (k, (name, _)) in BASE.iter().enumerate() {
         let slot = cx.global(name);
         debug_assert_eq!(slot, Slot::Global(k));
@@ -381,6 +383,71 @@ pub(crate) fn compile(
         warnings: cx.warnings,
         inputs: Vec::new(),
     })
+}
+
+/// The tags the `instructions` and `default` declarations of `models` list, as herd7
+/// collects them (its bell's `all_events`), following the branches `variant` takes; `None`
+/// when one lists something other than tags, sets of them, enums and their unions, which
+/// only a run could evaluate (then every tag of every `enum` gets its set).
+fn declared_tags(
+    models: &[&ast::Model],
+    variant: &dyn Fn(&VariantCond) -> bool,
+) -> Option<std::collections::HashSet<String>> {
+    fn walk(
+        instrs: &[Instr],
+        variant: &dyn Fn(&VariantCond) -> bool,
+        enums: &mut HashMap<String, Vec<String>>,
+        declared: &mut std::collections::HashSet<String>,
+    ) -> Option<()> {
+        for i in instrs {
+            match i {
+                Instr::Enum { name, tags, .. } => {
+                    enums.insert(name.clone(), tags.clone());
+                }
+                Instr::Events { args, .. } => {
+                    for a in args {
+                        tags_of(a, enums, declared)?;
+                    }
+                }
+                Instr::IfVariant {
+                    cond, then, els, ..
+                } => walk(
+                    if variant(cond) { then } else { els },
+                    variant,
+                    enums,
+                    declared,
+                )?,
+                _ => {}
+            }
+        }
+        Some(())
+    }
+    fn tags_of(
+        e: &Exp,
+        enums: &HashMap<String, Vec<String>>,
+        out: &mut std::collections::HashSet<String>,
+    ) -> Option<()> {
+        match e {
+            Exp::Tag(t, _) => {
+                out.insert(t.clone());
+            }
+            Exp::Var(name, _) => out.extend(enums.get(name)?.iter().cloned()),
+            Exp::Set(items, _) | Exp::Op(Op2::Union, items, _) => {
+                for item in items {
+                    tags_of(item, enums, out)?;
+                }
+            }
+            Exp::Empty(_) => {}
+            _ => return None,
+        }
+        Some(())
+    }
+    let mut enums = HashMap::new();
+    let mut declared = std::collections::HashSet::new();
+    for m in models {
+        walk(&m.instrs, variant, &mut enums, &mut declared)?;
+    }
+    Some(declared)
 }
 
 /// The names visible at one level: a map from name to slot.
@@ -409,6 +476,9 @@ struct Compiler<'a> {
     variants: &'a [String],
     includes: &'a mut dyn Includes,
     tag_sets: Vec<(Slot, Arc<str>)>,
+    /// The tags an `instructions` (or `default`) declaration lists: herd7 gives a set only
+    /// to those. `None` when a declaration lists something only a run could evaluate.
+    declared: Option<std::collections::HashSet<String>>,
     warnings: Vec<(String, Span)>,
     depth: usize,
     including: Vec<String>,
@@ -621,6 +691,15 @@ impl Compiler<'_> {
                 // its first letter in capitals (`'rcu-lock` gives `Rcu-lock`).
                 for t in &tags {
                     let set = capitalise(t);
+                    // herd7 names the events of the tags that `instructions` lines list;
+                    // a tag no line lists has no set (`unbound var` in herd7 too).
+                    if self
+                        .declared
+                        .as_ref()
+                        .is_some_and(|d| !d.contains(t.as_ref()))
+                    {
+                        continue;
+                    }
                     if BASE.iter().any(|(base, _)| *base == set) {
                         self.warnings.push((
                             format!(
@@ -632,6 +711,30 @@ impl Compiler<'_> {
                             ),
                             *span,
                         ));
+                    }
+                    // Two tags spelled apart whose sets have one name (`'once`, `'Once`):
+                    // herd7 keeps the set of the tag last in byte order, wherever each is
+                    // declared (it builds the sets from its sorted set of annotations).
+                    if let Some((_, other)) = self
+                        .tag_sets
+                        .iter()
+                        .rev()
+                        .find(|(_, u)| u != t && capitalise(u) == set)
+                    {
+                        let (kept, lost) = if other > t { (other, t) } else { (t, other) };
+                        self.warnings.push((
+                            format!(
+                                "the tags `'{other}` and `'{t}` both give the set `{set}`: as in \
+                                 herd7, it holds the events tagged `'{kept}` (the tag last in \
+                                 byte order) and no set holds those tagged `'{lost}` (herd7 \
+                                 warns too: redefining key '{set}' in cat interpreter initial \
+                                 environment)"
+                            ),
+                            *span,
+                        ));
+                        if kept != t {
+                            continue;
+                        }
                     }
                     let slot = self.bind(&set);
                     self.tag_sets.push((slot, t.clone()));
