@@ -542,8 +542,9 @@ fn edited_lkmm_agrees_with_herd7() {
 #[test]
 fn a_fixpoint_sees_the_values_of_the_bindings_before_it() {
     use hazmat_checker::models::cat::files::InMemory;
+    // The tags' sets come from a bell's `instructions`, as in herd7.
+    let bell = "\"sections\"\nenum Barriers = 'rcu-lock || 'rcu-unlock\ninstructions F[Barriers]\n";
     let model = r#""sections"
-enum Barriers = 'rcu-lock || 'rcu-unlock
 let rscs = let rec
       ul = Rcu-lock \ domain(matched)
   and uu = Rcu-unlock \ range(matched)
@@ -560,9 +561,12 @@ flag ~empty Rcu-lock \ domain(rscs) as unmatched
 P0(int *x) { rcu_read_lock(); WRITE_ONCE(*x, 1); rcu_read_unlock(); rcu_read_lock(); rcu_read_unlock(); }
 exists (x=1)
 ";
-    let fs = InMemory::new().with("sections.cat", model);
+    let fs = InMemory::new()
+        .with("sections.cat", model)
+        .with("sections.bell", bell);
     let spec = Spec {
         cat: "sections.cat".into(),
+        bell: Some("sections.bell".into()),
         ..Spec::default()
     };
     let m = load(&Library::new(), &fs, &spec).unwrap_or_else(|e| panic!("{}", e.render()));

@@ -347,9 +347,11 @@ pub(crate) trait Includes {
 }
 
 /// Compiles `models` (a prelude first, then the model), in order, as one program, with
-/// `variants` set; the caller stages it ([`super::stage::stage`]) before it runs.
+/// `variants` set; `bell` is the index of the bell file among them, if there is one; the
+/// caller stages the program ([`super::stage::stage`]) before it runs.
 pub(crate) fn compile(
     models: &[&ast::Model],
+    bell: Option<usize>,
     variants: &[String],
     includes: &mut dyn Includes,
 ) -> Result<Code, CompileError> {
@@ -365,7 +367,12 @@ pub(crate) fn compile(
         depth: 0,
         including: Vec::new(),
     };
-    cx.declared = declared_tags(models, &|c| cx.variant(c));
+    let bell: Vec<&ast::Model> = bell
+        .and_then(|b| models.get(b))
+        .copied()
+        .into_iter()
+        .collect();
+    cx.declared = declared_tags(&bell, &|c| cx.variant(c));
     for (k, (name, _)) in BASE.iter().enumerate() {
         let slot = cx.global(name);
         debug_assert_eq!(slot, Slot::Global(k));
@@ -385,10 +392,11 @@ pub(crate) fn compile(
     })
 }
 
-/// The tags the `instructions` and `default` declarations of `models` list, as herd7
-/// collects them (its bell's `all_events`), following the branches `variant` takes; `None`
-/// when one lists something other than tags, sets of them, enums and their unions, which
-/// only a run could evaluate (then every tag of every `enum` gets its set).
+/// The tags the `instructions` and `default` declarations of `models` (the bell file, or
+/// none) list, as herd7 collects them (its bell's `all_events`: those of a cat file give no
+/// set), following the branches `variant` takes; `None` when one lists something other
+/// than tags, sets of them, enums and their unions, which only a run could evaluate (then
+/// every tag of every `enum` gets its set).
 fn declared_tags(
     models: &[&ast::Model],
     variant: &dyn Fn(&VariantCond) -> bool,

@@ -94,6 +94,8 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
         }
     }
     let mut order: Vec<Arc<ast::Model>> = Vec::new();
+    // The prelude, then the bell file if there is one, then the cat file.
+    let bell_at = bell.map(|_| 1);
     for f in [Some(prelude), bell, Some(cat)].into_iter().flatten() {
         let model = loaded.model(f).cloned().unwrap_or_else(|| ast::Model {
             title: None,
@@ -109,9 +111,11 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
     };
     let models: Vec<&ast::Model> = order.iter().map(|m| &**m).collect();
     let mut code =
-        compile::compile(&models, &spec.variants, &mut includes).map_err(|e| LoadError {
-            error: located(&files, &e),
-            files: files.clone(),
+        compile::compile(&models, bell_at, &spec.variants, &mut includes).map_err(|e| {
+            LoadError {
+                error: located(&files, &e),
+                files: files.clone(),
+            }
         })?;
     stage::stage(&mut code);
     let title = order
