@@ -314,6 +314,19 @@ fn a_bells_tag_sets_are_herd7s() {
         stderr.contains("tag-sets.cat:2:13: error: `Q` is not defined"),
         "{stderr}"
     );
+    // A cat file's own `enum` and `instructions` give no set either (herd7 7.58: `unbound
+    // var: P`).
+    let cat = temp_file(
+        "tag-sets-alone.cat",
+        "\"alone\"\nenum Acc = 'p\ninstructions R[Acc]\nflag ~empty P as p-nonempty\n",
+    );
+    let out = hazmat(&["check", "--interpret", "--cat", s(&cat), s(&test)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stderr.contains("tag-sets-alone.cat:4:13: error: `P` is not defined"),
+        "{stderr}"
+    );
 }
 
 /// The fence words of the kernel's macro files of 2017 (`__fence{rcu_read_lock}`,
