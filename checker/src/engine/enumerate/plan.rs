@@ -233,24 +233,8 @@ impl<'a, W: Width> Search<'a, W> {
                 .all(|p| p.cutoff.is_none() && p.escape.is_none());
         let escapes_by_write = paths.iter().any(|p| p.escape.is_some_and(|e| !e.read));
         let adaptive = limits.max_executions.is_none() && paths.iter().all(|p| p.escape.is_none());
-        let constraint_base: Vec<usize> = paths
-            .iter()
-            .scan(0, |next, p| {
-                let base = *next;
-                *next += p.constraints.len();
-                Some(base)
-            })
-            .collect();
-        let constraints = paths.iter().map(|p| p.constraints.len()).sum();
-        let node_base: Vec<usize> = paths
-            .iter()
-            .scan(0, |next, p| {
-                let base = *next;
-                *next += p.nodes.len();
-                Some(base)
-            })
-            .collect();
-        let nodes = paths.iter().map(|p| p.nodes.len()).sum();
+        let (constraint_base, constraints) = offsets(paths.iter().map(|p| p.constraints.len()));
+        let (node_base, nodes) = offsets(paths.iter().map(|p| p.nodes.len()));
         let mut search = Search {
             program,
             judge,
@@ -620,4 +604,18 @@ fn same_thread_before<W: Width>(po: &Relation<W>, writes: &[usize]) -> Vec<u64> 
                 .fold(0u64, |m, (p, _)| m | 1 << p)
         })
         .collect()
+}
+
+/// Where each of a run of lists of `lens` starts when they are laid end to end, and their
+/// total length.
+fn offsets(lens: impl Iterator<Item = usize>) -> (Vec<usize>, usize) {
+    let mut total = 0;
+    let starts = lens
+        .map(|len| {
+            let start = total;
+            total += len;
+            start
+        })
+        .collect();
+    (starts, total)
 }
