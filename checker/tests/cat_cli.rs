@@ -311,7 +311,10 @@ fn a_bells_tag_sets_are_herd7s() {
     let (code, stdout, stderr) = run(unlisted, "\"q\"\nflag ~empty Q as q-nonempty\n");
     assert_ne!(code, Some(0), "{stdout}");
     assert!(
-        stderr.contains("tag-sets.cat:2:13: error: `Q` is not defined"),
+        stderr.contains(
+            "tag-sets.cat:2:13: error: `Q` is not defined: the tag `'q` of `enum Acc` gives it \
+             only if an `instructions` (or `default`) line of the bell file lists the tag"
+        ),
         "{stderr}"
     );
     // A cat file's own `enum` and `instructions` give no set either (herd7 7.58: `unbound

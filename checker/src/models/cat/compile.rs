@@ -210,7 +210,8 @@ pub(crate) enum Expr {
     Tag(Arc<str>),
     /// A variable.
     Var(Slot),
-    /// A name bound nowhere: an error when evaluated (which `try` catches).
+    /// A name bound nowhere: an error when evaluated (which `try` catches), with its
+    /// message ("`X` is not defined", and why, when a tag could have given the set).
     Unbound(Arc<str>, Span),
     /// A unary operator.
     Op1(Op1, Box<Expr>, Span),
@@ -363,6 +364,7 @@ pub(crate) fn compile(
         includes,
         tag_sets: Vec::new(),
         declared: None,
+        unlisted: HashMap::new(),
         warnings: Vec::new(),
         depth: 0,
         including: Vec::new(),
@@ -487,6 +489,9 @@ struct Compiler<'a> {
     /// The tags an `instructions` (or `default`) declaration lists: herd7 gives a set only
     /// to those. `None` when a declaration lists something only a run could evaluate.
     declared: Option<std::collections::HashSet<String>>,
+    /// The sets the tags of `enum`s would have given but for `declared`: the set's name,
+    /// the tag and its `enum`.
+    unlisted: HashMap<String, (Arc<str>, String)>,
     warnings: Vec<(String, Span)>,
     depth: usize,
     including: Vec<String>,
@@ -497,6 +502,18 @@ struct Compiler<'a> {
 const MAX_DEPTH: usize = 512;
 
 impl Compiler<'_> {
+    /// The message of a use of `name`, bound nowhere.
+    fn unbound(&self, name: &str) -> Arc<str> {
+        let why = match self.unlisted.get(name) {
+            Some((tag, en)) => format!(
+                ": the tag `'{tag}` of `enum {en}` gives it only if an `instructions` (or \
+                 `default`) line of the bell file lists the tag, as in herd7"
+            ),
+            None => String::new(),
+        };
+        Arc::from(format!("`{name}` is not defined{why}"))
+    }
+
     fn global(&mut self, name: &str) -> Slot {
         let slot = Slot::Global(self.globals);
         self.globals += 1;
@@ -688,7 +705,7 @@ impl Compiler<'_> {
             } => {
                 let f = match self.lookup(name) {
                     Some(slot) => Expr::Var(slot),
-                    None => Expr::Unbound(Arc::from(name.as_str()), *span),
+                    None => Expr::Unbound(self.unbound(name), *span),
                 };
                 let arg = self.exp(arg)?;
                 out.push(Ins::Call(f, arg, *span));
@@ -706,6 +723,7 @@ impl Compiler<'_> {
                         .as_ref()
                         .is_some_and(|d| !d.contains(t.as_ref()))
                     {
+                        self.unlisted.insert(set, (t.clone(), name.clone()));
                         continue;
                     }
                     if BASE.iter().any(|(base, _)| *base == set) {
@@ -929,7 +947,7 @@ impl Compiler<'_> {
             Exp::Tag(t, _) => Expr::Tag(Arc::from(t.as_str())),
             Exp::Var(n, span) => match self.lookup(n) {
                 Some(slot) => Expr::Var(slot),
-                None => Expr::Unbound(Arc::from(n.as_str()), *span),
+                None => Expr::Unbound(self.unbound(n), *span),
             },
             Exp::Op1(op, a, span) => Expr::Op1(*op, Box::new(self.exp(a)?), *span),
             Exp::Op(op, args, span) => Expr::Op(

@@ -98,7 +98,7 @@ impl<'a, W: Width> Machine<'a, W> {
             Expr::Universe => Val::Set(EventSet::full(n)),
             Expr::Tag(t) => Val::Tag(t.clone()),
             Expr::Var(slot) => self.get(*slot, frame),
-            Expr::Unbound(name, span) => return fail(format!("`{name}` is not defined"), *span),
+            Expr::Unbound(message, span) => return fail(message.to_string(), *span),
             Expr::Op1(op, a, span) => {
                 self.count(*span)?;
                 let a = self.eval(a, frame)?;
