@@ -49,6 +49,25 @@ fn flags_raised(model: &Path, macros: Option<&str>, file: &Path) -> Vec<String> 
     flags
 }
 
+/// `hazmat check --interpret` with `options` (the model's files) on `test`: its exit
+/// code, standard output and standard error.
+fn interpret(options: &[&str], test: &Path) -> (Option<i32>, String, String) {
+    let mut args = vec!["check", "--interpret"];
+    args.extend_from_slice(options);
+    args.push(s(test));
+    let out = hazmat(&args);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The `Flag` lines of herd7's output, in order.
+fn flag_lines(stdout: &str) -> Vec<&str> {
+    stdout.lines().filter(|l| l.starts_with("Flag ")).collect()
+}
+
 /// A test file named `name` of the threads `body`, whose condition asks for `x=1`.
 fn test_of(name: &str, body: &str) -> PathBuf {
     temp_file(
@@ -192,24 +211,11 @@ fn a_bell_tag_named_as_a_set_of_every_model_replaces_it_with_a_warning() {
         "C own-sets\n{}\nP0(int *x, int *y) { int r0; __store{M}(*x, 1); r0 = __load{once}(*y); }\n\
          exists (0:r0=0)\n",
     );
-    let out = hazmat(&[
-        "check",
-        "--interpret",
-        "--bell",
-        s(&bell),
-        "--cat",
-        s(&cat),
-        s(&test),
-    ]);
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let (code, stdout, stderr) = interpret(&["--bell", s(&bell), "--cat", s(&cat)], &test);
+    assert_eq!(code, Some(0), "{stderr}");
     // herd7 7.58: `Flag writes-outside-M`, `Flag reads-outside-M`, no `once-inside-M`.
-    let flags: Vec<&str> = stdout.lines().filter(|l| l.starts_with("Flag ")).collect();
     assert_eq!(
-        flags,
+        flag_lines(&stdout),
         ["Flag reads-outside-M", "Flag writes-outside-M"],
         "{stdout}"
     );
@@ -228,26 +234,9 @@ fn a_bell_tag_named_as_a_set_of_every_model_replaces_it_with_a_warning() {
     );
     let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lkmm-history/v6.15-lkmmv2");
     let sb = temp_file("sb-own-sets.litmus", SB);
-    let out = hazmat(&[
-        "check",
-        "--interpret",
-        "-I",
-        s(&kernel),
-        "--conf",
-        "linux-kernel.cfg",
-        s(&sb),
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        !String::from_utf8_lossy(&out.stderr).contains("warning: the tag"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, _, stderr) = interpret(&["-I", s(&kernel), "--conf", "linux-kernel.cfg"], &sb);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("warning: the tag"), "{stderr}");
 }
 
 /// The sets a bell's tags give, as herd7 7.58 gives them: only to the tags an
@@ -266,27 +255,7 @@ fn a_bells_tag_sets_are_herd7s() {
     let run = |bell: &str, cat: &str| {
         let bell = temp_file("tag-sets.bell", bell);
         let cat = temp_file("tag-sets.cat", cat);
-        let out = hazmat(&[
-            "check",
-            "--interpret",
-            "--bell",
-            s(&bell),
-            "--cat",
-            s(&cat),
-            s(&test),
-        ]);
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).to_string(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
-    let flags = |stdout: &str| -> Vec<String> {
-        stdout
-            .lines()
-            .filter(|l| l.starts_with("Flag "))
-            .map(str::to_string)
-            .collect()
+        interpret(&["--bell", s(&bell), "--cat", s(&cat)], &test)
     };
     let once =
         "\"once\"\nflag ~empty (W & Once) as w-in-Once\nflag ~empty (R & Once) as r-in-Once\n";
@@ -297,7 +266,7 @@ fn a_bells_tag_sets_are_herd7s() {
         let (code, stdout, stderr) = run(&bell, once);
         assert_eq!(code, Some(0), "{stderr}");
         // herd7 7.58, either order: `Flag r-in-Once` alone.
-        assert_eq!(flags(&stdout), ["Flag r-in-Once"], "{order}: {stdout}");
+        assert_eq!(flag_lines(&stdout), ["Flag r-in-Once"], "{order}: {stdout}");
         assert!(
             stderr.contains("warning: the tags")
                 && stderr.contains("holds the events tagged `'once`"),
@@ -307,7 +276,7 @@ fn a_bells_tag_sets_are_herd7s() {
     let unlisted = "\"tags\"\nenum Acc = 'once || 'p || 'q\ninstructions R[{'once, 'p}]\n";
     let (code, stdout, _) = run(unlisted, "\"p\"\nflag ~empty P as p-nonempty\n");
     assert_eq!(code, Some(0));
-    assert_eq!(flags(&stdout), ["Flag p-nonempty"], "{stdout}");
+    assert_eq!(flag_lines(&stdout), ["Flag p-nonempty"], "{stdout}");
     let (code, stdout, stderr) = run(unlisted, "\"q\"\nflag ~empty Q as q-nonempty\n");
     assert_ne!(code, Some(0), "{stdout}");
     assert!(
@@ -323,9 +292,8 @@ fn a_bells_tag_sets_are_herd7s() {
         "tag-sets-alone.cat",
         "\"alone\"\nenum Acc = 'p\ninstructions R[Acc]\nflag ~empty P as p-nonempty\n",
     );
-    let out = hazmat(&["check", "--interpret", "--cat", s(&cat), s(&test)]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_ne!(out.status.code(), Some(0));
+    let (code, _, stderr) = interpret(&["--cat", s(&cat)], &test);
+    assert_ne!(code, Some(0));
     assert!(
         stderr.contains("tag-sets-alone.cat:4:13: error: `P` is not defined"),
         "{stderr}"
@@ -361,24 +329,11 @@ fn the_fence_words_of_2017_are_annotations() {
          P0(int *x, int *y) { int r0; rcu_read_lock(); r0 = READ_ONCE(*x); rcu_read_unlock(); }\n\
          P1(int *x) { WRITE_ONCE(*x, 1); synchronize_rcu(); }\nexists (0:r0=1)\n",
     );
-    let out = hazmat(&[
-        "check",
-        "--interpret",
-        "--macros",
-        s(&def),
-        "--bell",
-        s(&bell),
-        "--cat",
-        s(&cat),
-        s(&test),
-    ]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (code, stdout, stderr) = interpret(
+        &["--macros", s(&def), "--bell", s(&bell), "--cat", s(&cat)],
+        &test,
     );
+    assert_eq!(code, Some(0), "{stderr}");
     let ours: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("Time ")).collect();
     let herd7 = [
         "Test k17 Allowed",

@@ -17,7 +17,7 @@
 //! taken out of what they do not, to be computed once for every execution of those paths.
 
 use super::ast::{self, Cond, Exp, Instr, Op1, Op2, Pattern, Role, Span, Test, VariantCond};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Why a model cannot be compiled, and where.
@@ -369,12 +369,9 @@ pub(crate) fn compile(
         depth: 0,
         including: Vec::new(),
     };
-    let bell: Vec<&ast::Model> = bell
-        .and_then(|b| models.get(b))
-        .copied()
-        .into_iter()
-        .collect();
-    cx.declared = declared_tags(&bell, &|c| cx.variant(c));
+    cx.declared = declared_tags(bell.and_then(|b| models.get(b).copied()), &|c| {
+        cx.variant(c)
+    });
     for (k, (name, _)) in BASE.iter().enumerate() {
         let slot = cx.global(name);
         debug_assert_eq!(slot, Slot::Global(k));
@@ -394,20 +391,20 @@ pub(crate) fn compile(
     })
 }
 
-/// The tags the `instructions` and `default` declarations of `models` (the bell file, or
-/// none) list, as herd7 collects them (its bell's `all_events`: those of a cat file give no
-/// set), following the branches `variant` takes; `None` when one lists something other
+/// The tags the `instructions` and `default` declarations of the bell file list (none
+/// without one), as herd7 collects them (its bell's `all_events`: those of a cat file give
+/// no set), following the branches `variant` takes; `None` when one lists something other
 /// than tags, sets of them, enums and their unions, which only a run could evaluate (then
 /// every tag of every `enum` gets its set).
 fn declared_tags(
-    models: &[&ast::Model],
+    bell: Option<&ast::Model>,
     variant: &dyn Fn(&VariantCond) -> bool,
-) -> Option<std::collections::HashSet<String>> {
+) -> Option<HashSet<String>> {
     fn walk(
         instrs: &[Instr],
         variant: &dyn Fn(&VariantCond) -> bool,
         enums: &mut HashMap<String, Vec<String>>,
-        declared: &mut std::collections::HashSet<String>,
+        declared: &mut HashSet<String>,
     ) -> Option<()> {
         for i in instrs {
             match i {
@@ -435,7 +432,7 @@ fn declared_tags(
     fn tags_of(
         e: &Exp,
         enums: &HashMap<String, Vec<String>>,
-        out: &mut std::collections::HashSet<String>,
+        out: &mut HashSet<String>,
     ) -> Option<()> {
         match e {
             Exp::Tag(t, _) => {
@@ -452,10 +449,9 @@ fn declared_tags(
         }
         Some(())
     }
-    let mut enums = HashMap::new();
-    let mut declared = std::collections::HashSet::new();
-    for m in models {
-        walk(&m.instrs, variant, &mut enums, &mut declared)?;
+    let mut declared = HashSet::new();
+    if let Some(bell) = bell {
+        walk(&bell.instrs, variant, &mut HashMap::new(), &mut declared)?;
     }
     Some(declared)
 }
@@ -488,7 +484,7 @@ struct Compiler<'a> {
     tag_sets: Vec<(Slot, Arc<str>)>,
     /// The tags an `instructions` (or `default`) declaration lists: herd7 gives a set only
     /// to those. `None` when a declaration lists something only a run could evaluate.
-    declared: Option<std::collections::HashSet<String>>,
+    declared: Option<HashSet<String>>,
     /// The sets the tags of `enum`s would have given but for `declared`: the set's name,
     /// the tag and its `enum`.
     unlisted: HashMap<String, (Arc<str>, String)>,
