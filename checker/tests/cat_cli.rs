@@ -129,6 +129,37 @@ fn a_name_defined_nowhere_is_located_when_the_model_runs() {
     assert!(stderr.contains("^^^"), "{stderr}");
 }
 
+/// A name herd7 gives every model that hazmat does not compute (`iico_data`, the data
+/// flow inside one of herd7's instructions) is refused where the answer needs it, with
+/// what it is, even under `try`, whose `with` branch would be another answer than
+/// herd7's; where only an unneeded binding reads it, the model runs, as in herd7.
+#[test]
+fn a_name_herd7_gives_that_hazmat_does_not_compute_is_refused_even_under_try() {
+    let test = temp_file("sb-iico.litmus", SB);
+    let model = temp_file(
+        "iico.cat",
+        "\"iico\"\nlet d = try iico_data with 0\nacyclic po | d as x\n",
+    );
+    let out = hazmat(&["check", "--cat", s(&model), s(&test)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "iico.cat:2:13: error: `iico_data` is herd7's data flow inside one instruction: \
+             herd7 gives it to every model, hazmat does not compute it"
+        ),
+        "{stderr}"
+    );
+    let unneeded = temp_file(
+        "iico-unneeded.cat",
+        "\"iico\"\nlet d = try iico_data with 0\nlet e = d | po\nacyclic po as x\n",
+    );
+    let out = hazmat(&["check", "--cat", s(&unneeded), s(&test)]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("Sometimes 1 3"), "{stdout}");
+}
+
 #[test]
 fn a_missing_include_names_where_it_was_looked_for() {
     let test = temp_file("sb4.litmus", SB);
@@ -501,7 +532,11 @@ fn the_sets_a_model_reads_are_herd7s() {
         .join("tests/lkmm-history/v6.15-lkmmv2/linux-kernel.def");
     let files = hazmat_checker::testkit::harness::litmus_files(&dir);
     assert!(files.len() >= 8, "{} litmus files", files.len());
-    for (probe, kind) in [("probe.cat", "flags"), ("relations.cat", "relations")] {
+    for (probe, kind) in [
+        ("probe.cat", "flags"),
+        ("relations.cat", "relations"),
+        ("others.cat", "others"),
+    ] {
         let probe = dir.join(probe);
         for file in &files {
             compare_flags(&dir, &kernel_def, &probe, kind, file);

@@ -121,6 +121,26 @@ pub(crate) const BASE: &[(&str, Base)] = &[
     ("amo", Base::Exec("rmw")),
     ("pco", Base::Exec("pco")),
     ("sm", Base::Exec("sm")),
+    // herd7's name for the same relation.
+    ("si", Base::Exec("sm")),
+    // What herd7 gives every model and leaves empty on a C test, whatever its dialect
+    // (held to herd7 7.58 over the conformance corpus and C11 tests): speculation,
+    // spurious and implicit accesses, branch and register events, and the relations of
+    // instruction semantics C has none of.
+    ("SPEC", Base::Exec("none")),
+    ("SPURIOUS", Base::Exec("none")),
+    ("NExp", Base::Exec("none")),
+    ("BCC", Base::Exec("none")),
+    ("PRED", Base::Exec("none")),
+    ("Rreg", Base::Exec("none")),
+    ("Wreg", Base::Exec("none")),
+    ("aligned", Base::Exec("none")),
+    ("iico_order", Base::Exec("none")),
+    ("partial_po", Base::Exec("none")),
+    ("success", Base::Exec("none")),
+    ("tst", Base::Exec("none")),
+    // The events that are not speculated: every memory event.
+    ("EXEC", Base::Exec("M")),
     ("domain", Base::Builtin(Builtin::Domain)),
     ("range", Base::Builtin(Builtin::Range)),
     ("fencerel", Base::Builtin(Builtin::Fencerel)),
@@ -131,6 +151,100 @@ pub(crate) const BASE: &[(&str, Base)] = &[
     ("different-values", Base::Builtin(Builtin::DifferentValues)),
     ("tag2events", Base::Builtin(Builtin::Tag2Events)),
     ("tag2instrs", Base::Builtin(Builtin::Tag2Events)),
+];
+
+/// The names herd7 gives every model a value that hazmat does not compute, with what each
+/// is: relations of herd7's own translation of a test into events (the data flow inside
+/// an instruction, register reads-from, the instances of an instruction), and the
+/// primitives of other architectures' models. A model that reads one is refused where it
+/// reads it, even under `try`, which would otherwise answer with its `with` branch where
+/// herd7 answers with the value.
+pub(crate) const UNCOMPUTED: &[(&str, &str)] = &[
+    ("iico_data", "herd7's data flow inside one instruction"),
+    ("iico_ctrl", "herd7's control flow inside one instruction"),
+    ("rf-reg", "herd7's reads-from through registers"),
+    ("depend", "herd7's dependencies through registers"),
+    (
+        "control",
+        "herd7's control dependencies of its event structure",
+    ),
+    (
+        "equiv-spec",
+        "herd7's classes of events equivalent under speculation",
+    ),
+    (
+        "same-instr",
+        "herd7's relation of the events of one instruction",
+    ),
+    (
+        "same-static",
+        "herd7's relation of the events of one static instruction",
+    ),
+    (
+        "same-instance",
+        "herd7's relation of the events of one instruction instance",
+    ),
+    (
+        "same-low-order-bits",
+        "herd7's relation of the accesses whose addresses share their low-order bits",
+    ),
+    ("DATA", "herd7's set of the events on a data port"),
+    ("NDATA", "herd7's set of the events on no data port"),
+    (
+        "AMO",
+        "herd7's set of an assembly's atomic memory operations (on a C test herd7 7.58 stops with an internal error)",
+    ),
+    (
+        "at-least-one-writable",
+        "a primitive of herd7's page-table models",
+    ),
+    ("oa-changes", "a primitive of herd7's page-table models"),
+    ("same-oa", "a primitive of herd7's page-table models"),
+    (
+        "fromto",
+        "herd7's primitive over the program order between two events",
+    ),
+    (
+        "lift",
+        "herd7's primitive lifting a relation to classes of events",
+    ),
+    (
+        "delift",
+        "herd7's primitive lowering a relation between classes to events",
+    ),
+    (
+        "deliftinter",
+        "herd7's primitive lowering a relation between classes to events",
+    ),
+    ("bisimulation", "herd7's primitive of bisimilar events"),
+    (
+        "tag2scope",
+        "herd7's primitive of the scope trees of GPU tests",
+    ),
+    (
+        "tag2level",
+        "herd7's primitive of the scope trees of GPU tests",
+    ),
+    (
+        "tag2fenced",
+        "herd7's primitive of the events a tagged fence separates",
+    ),
+    (
+        "loc2events",
+        "herd7's primitive of the events at a location",
+    ),
+    (
+        "fail",
+        "herd7's primitive that stops a model with its argument",
+    ),
+    (
+        "inter_transitive",
+        "herd7's primitive over transitive relations",
+    ),
+    (
+        "as_transitive",
+        "herd7's primitive over transitive relations",
+    ),
 ];
 
 /// Where a compiled variable reads its value.
@@ -210,9 +324,11 @@ pub(crate) enum Expr {
     Tag(Arc<str>),
     /// A variable.
     Var(Slot),
-    /// A name bound nowhere: an error when evaluated (which `try` catches), with its
-    /// message ("`X` is not defined", and why, when a tag could have given the set).
-    Unbound(Arc<str>, Span),
+    /// A name bound nowhere: an error when evaluated, with its message ("`X` is not
+    /// defined", and why, when a tag could have given the set), and whether `try` catches
+    /// it: not for a name herd7 gives every model a value that hazmat does not compute
+    /// ([`UNCOMPUTED`]).
+    Unbound(Arc<str>, Span, bool),
     /// A unary operator.
     Op1(Op1, Box<Expr>, Span),
     /// A binary operator over two or more operands.
@@ -248,8 +364,10 @@ pub(crate) enum Expr {
         /// Where it is written.
         span: Span,
     },
-    /// `try e with e2`.
-    Try(Box<Expr>, Box<Expr>),
+    /// `try e with e2`; with `true`, it catches every error, even a name hazmat does not
+    /// compute (see [`Expr::Unbound`]): the wrapping of a binding only drawings read
+    /// (see [`super::stage`]).
+    Try(Box<Expr>, Box<Expr>, bool),
     /// `if cond then e1 else e2`.
     If(Box<CondIr>, Box<Expr>, Box<Expr>),
 }
@@ -498,8 +616,15 @@ struct Compiler<'a> {
 const MAX_DEPTH: usize = 512;
 
 impl Compiler<'_> {
-    /// The message of a use of `name`, bound nowhere.
-    fn unbound(&self, name: &str) -> Arc<str> {
+    /// The message of a use of `name`, bound nowhere, and whether `try` catches it.
+    fn unbound(&self, name: &str) -> (Arc<str>, bool) {
+        if let Some((_, what)) = UNCOMPUTED.iter().find(|(n, _)| *n == name) {
+            let message = format!(
+                "`{name}` is {what}: herd7 gives it to every model, hazmat does not compute \
+                 it, so it cannot run a model that reads it (not even under `try`)"
+            );
+            return (Arc::from(message), false);
+        }
         let why = match self.unlisted.get(name) {
             Some((tag, en)) => format!(
                 ": the tag `'{tag}` of `enum {en}` gives it only if an `instructions` (or \
@@ -507,7 +632,7 @@ impl Compiler<'_> {
             ),
             None => String::new(),
         };
-        Arc::from(format!("`{name}` is not defined{why}"))
+        (Arc::from(format!("`{name}` is not defined{why}")), true)
     }
 
     fn global(&mut self, name: &str) -> Slot {
@@ -701,7 +826,10 @@ impl Compiler<'_> {
             } => {
                 let f = match self.lookup(name) {
                     Some(slot) => Expr::Var(slot),
-                    None => Expr::Unbound(self.unbound(name), *span),
+                    None => {
+                        let (message, caught) = self.unbound(name);
+                        Expr::Unbound(message, *span, caught)
+                    }
                 };
                 let arg = self.exp(arg)?;
                 out.push(Ins::Call(f, arg, *span));
@@ -943,7 +1071,10 @@ impl Compiler<'_> {
             Exp::Tag(t, _) => Expr::Tag(Arc::from(t.as_str())),
             Exp::Var(n, span) => match self.lookup(n) {
                 Some(slot) => Expr::Var(slot),
-                None => Expr::Unbound(self.unbound(n), *span),
+                None => {
+                    let (message, caught) = self.unbound(n);
+                    Expr::Unbound(message, *span, caught)
+                }
             },
             Exp::Op1(op, a, span) => Expr::Op1(*op, Box::new(self.exp(a)?), *span),
             Exp::Op(op, args, span) => Expr::Op(
@@ -1032,7 +1163,7 @@ impl Compiler<'_> {
                     span: *span,
                 }
             }
-            Exp::Try(a, b, _) => Expr::Try(Box::new(self.exp(a)?), Box::new(self.exp(b)?)),
+            Exp::Try(a, b, _) => Expr::Try(Box::new(self.exp(a)?), Box::new(self.exp(b)?), false),
             Exp::If(c, a, b, _) => {
                 let c = match &**c {
                     Cond::Eq(x, y) => CondIr::Eq(self.exp(x)?, self.exp(y)?),

@@ -51,12 +51,19 @@ pub struct EvalError {
     pub message: String,
     /// Where.
     pub span: Span,
+    /// Whether `try` lets it through: a name herd7 gives a value hazmat does not compute
+    /// (see [`Expr::Unbound`]), where catching it would answer with the `with` branch
+    /// when herd7 answers with the value.
+    ///
+    /// [`Expr::Unbound`]: crate::models::cat::compile::Expr::Unbound
+    pub(crate) uncaught: bool,
 }
 
 fn fail<T>(message: impl Into<String>, span: Span) -> Result<T, EvalError> {
     Err(EvalError {
         message: message.into(),
         span,
+        uncaught: false,
     })
 }
 

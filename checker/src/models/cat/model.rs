@@ -324,7 +324,8 @@ fn base<W: Width>(
                             // herd7's same-access relation of mixed-size tests: in C, every access is
                             // one event, so it relates each memory event to itself.
                             "sm" => Val::Rel(std::rc::Rc::new(Relation::id_on(n, &m))),
-                            // `B` (branch events), `amo`: none in C's events.
+                            // `B` (branch events), `amo` and what `BASE` calls `none`:
+                            // nothing in C's events.
                             _ => Val::Empty,
                         }
                     }
@@ -447,6 +448,7 @@ impl CatModel {
                         _ => Err(EvalError {
                             message: "the model's `co` or `rf` is not a relation".into(),
                             span: Span::default(),
+                            uncaught: false,
                         }),
                     },
                     _ => Ok(Relation::empty(n)),

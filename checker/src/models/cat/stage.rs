@@ -38,7 +38,7 @@ pub(crate) fn stage(code: &mut Code) {
             stage.dynamic[*i] = false;
         }
     }
-    skip_unused_unbound(code);
+    skip_unneeded(code);
     let instrs = std::mem::take(&mut code.instrs);
     let mut out = Vec::with_capacity(instrs.len());
     for ins in instrs {
@@ -214,7 +214,7 @@ impl Stage {
             Expr::Op(_, args, _) | Expr::Tuple(args) | Expr::Set(args, _) => {
                 self.all_fixed(args.iter())
             }
-            Expr::App(f, a, _) | Expr::Try(f, a) => self.all_fixed([&**f, &**a]),
+            Expr::App(f, a, _) | Expr::Try(f, a, _) => self.all_fixed([&**f, &**a]),
             Expr::Let(bindings, body) => {
                 for (p, e) in bindings {
                     let fixed = self.fixed(e);
@@ -398,45 +398,87 @@ fn worth_hoisting(e: &Expr) -> bool {
     )
 }
 
-/// herd7 evaluates a binding only when something uses its value, so a name defined
-/// nowhere is an error only where it is needed: herd7's `c11_cos.cat` binds
-/// `coi = coi`, which nothing reads.
-/// A top-level binding that names an undefined variable and that no instruction, function,
-/// procedure or `show` reads, nor the enumeration (`co`, `rf`), is bound to the empty
-/// value instead, which nothing can observe; every other undefined name stays an error
-/// where it is evaluated.
-fn skip_unused_unbound(code: &mut Code) {
-    let mut read = Vec::new();
-    for ins in &code.instrs {
-        ins_reads(ins, &mut read);
-    }
-    for name in ["co", "rf"] {
-        if let Some(Slot::Global(i)) = code.finals.get(name) {
-            read.push(*i);
-        }
-    }
-    for ins in &mut code.instrs {
+/// herd7 evaluates a binding only when something uses its value (its `let` is lazy), so
+/// what a binding nothing needs would compute never happens: herd7's `c11_cos.cat` binds
+/// `coi = coi`, and its `enumerations.cat` reads sets no C test has, in bindings only
+/// other unneeded bindings read.
+/// A top-level binding is needed when an instruction other than an unneeded binding (a
+/// check, a `with`, a procedure, a needed binding, a function a needed binding holds)
+/// reads it, or the enumeration does (`co`, `rf`); the others, found by a fixpoint, are
+/// bound to the empty value instead, which nothing can observe, so an undefined name, a
+/// type error or a cost in them is herd7's nothing, not an error.
+/// A binding only a `show` needs is evaluated for the drawings, where herd7 drops what
+/// fails to evaluate: its errors give the empty value.
+fn skip_unneeded(code: &mut Code) {
+    let answer = needed(code, false);
+    let drawn = needed(code, true);
+    for (k, ins) in code.instrs.iter_mut().enumerate() {
         if let Ins::Let(bindings, _) = ins {
-            for (p, e) in bindings.iter_mut() {
-                let unused = pattern_slots(p)
-                    .iter()
-                    .all(|s| matches!(s, Slot::Global(i) if !read.contains(i)));
-                if unused && has_unbound(e) {
+            for (j, (_, e)) in bindings.iter_mut().enumerate() {
+                if !drawn[k][j] {
                     *e = Expr::Empty;
+                } else if !answer[k][j] {
+                    let inner = std::mem::replace(e, Expr::Empty);
+                    *e = Expr::Try(Box::new(inner), Box::new(Expr::Empty), true);
                 }
             }
         }
     }
 }
 
-/// Whether `e` names an undefined variable, outside function bodies.
-fn has_unbound(e: &Expr) -> bool {
-    if let Expr::Unbound(..) = e {
-        return true;
+/// For each top-level binding of `code`, by instruction and place in it, whether the
+/// answer (or, with `shows`, the answer or a `show`) needs its value.
+fn needed(code: &Code, shows: bool) -> Vec<Vec<bool>> {
+    let mut needed: Vec<Vec<bool>> = code
+        .instrs
+        .iter()
+        .map(|ins| match ins {
+            Ins::Let(bindings, _) => vec![true; bindings.len()],
+            _ => Vec::new(),
+        })
+        .collect();
+    loop {
+        let mut read = Vec::new();
+        for name in ["co", "rf"] {
+            if let Some(Slot::Global(i)) = code.finals.get(name) {
+                read.push(*i);
+            }
+        }
+        for (ins, needed) in code.instrs.iter().zip(&needed) {
+            match ins {
+                Ins::Let(bindings, _) => bindings
+                    .iter()
+                    .zip(needed)
+                    .filter(|(_, n)| **n)
+                    .for_each(|((_, e), _)| reads_captured(e, &mut read)),
+                Ins::Show(..) | Ins::ShowAs(..) if !shows => {}
+                _ => ins_reads(ins, &mut read),
+            }
+        }
+        let mut is_read = vec![false; code.globals];
+        for i in read {
+            if let Some(r) = is_read.get_mut(i) {
+                *r = true;
+            }
+        }
+        let mut changed = false;
+        for (ins, needed) in code.instrs.iter().zip(&mut needed) {
+            if let Ins::Let(bindings, _) = ins {
+                for ((p, _), n) in bindings.iter().zip(needed.iter_mut()) {
+                    let unread = pattern_slots(p).iter().all(
+                        |s| matches!(s, Slot::Global(i) if !is_read.get(*i).copied().unwrap_or(false)),
+                    );
+                    if *n && unread {
+                        *n = false;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            return needed;
+        }
     }
-    let mut found = false;
-    each_child(e, &mut |c| found |= has_unbound(c));
-    found
 }
 
 /// Every global slot `e` reads, at any depth, with what its functions capture.
@@ -624,7 +666,7 @@ fn each_child<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
         | Expr::Fun(_) => {}
         Expr::Op1(_, a, _) => f(a),
         Expr::Op(_, args, _) | Expr::Tuple(args) | Expr::Set(args, _) => args.iter().for_each(f),
-        Expr::App(a, b, _) | Expr::Try(a, b) => {
+        Expr::App(a, b, _) | Expr::Try(a, b, _) => {
             f(a);
             f(b);
         }
@@ -714,6 +756,31 @@ mod tests {
         assert_eq!(bound("c"), Some(false));
     }
 
+    /// A binding nothing needs is never evaluated, as herd7's lazy `let` never evaluates
+    /// it, however many unneeded bindings read it; one only a `show` reads is evaluated for
+    /// the drawings, its errors giving the empty value.
+    #[test]
+    fn what_no_answer_needs_is_not_evaluated() {
+        let code = staged(
+            "let a = zz\nlet b = a ; po\nlet c = yy | po\nlet d = po\nshow c\nacyclic d as x\n",
+        );
+        let bound = |name: &str| match binding(&code, name).0 {
+            Ins::Let(b, _) => b
+                .iter()
+                .find(|(p, _)| pattern_slots(p) == [Slot::Global(slot(&code, name))])
+                .map(|(_, e)| match e {
+                    Expr::Empty => "skipped",
+                    Expr::Try(_, _, true) => "for drawings",
+                    _ => "evaluated",
+                }),
+            _ => None,
+        };
+        assert_eq!(bound("a"), Some("skipped"));
+        assert_eq!(bound("b"), Some("skipped"));
+        assert_eq!(bound("c"), Some("for drawings"));
+        assert_eq!(bound("d"), Some("evaluated"));
+    }
+
     /// The slot `name` has at the end of the model.
     fn slot(code: &Code, name: &str) -> usize {
         match code.finals.get(name) {
@@ -753,7 +820,9 @@ mod tests {
 
     #[test]
     fn what_the_paths_fix_is_fixed_and_what_reads_from_changes_is_not() {
-        let code = staged("\"t\"\nlet a = [R] ; po ; [W]\nlet b = a | rf\nlet c = b ; po\n");
+        let code = staged(
+            "\"t\"\nlet a = [R] ; po ; [W]\nlet b = a | rf\nlet c = b ; po\nacyclic c as x\n",
+        );
         assert!(fixed(binding(&code, "a").0));
         assert!(!fixed(binding(&code, "b").0));
         assert!(!fixed(binding(&code, "c").0));
@@ -761,7 +830,8 @@ mod tests {
 
     #[test]
     fn the_fixed_terms_of_a_dynamic_binding_are_computed_once() {
-        let code = staged("\"t\"\nlet mb = ([M] ; po ; [W]) | (rf ; [R]) | (po & loc)\n");
+        let code =
+            staged("\"t\"\nlet mb = ([M] ; po ; [W]) | (rf ; [R]) | (po & loc)\nacyclic mb as x\n");
         let (mb, hoisted) = binding(&code, "mb");
         assert!(!fixed(mb));
         // `[M] ; po ; [W]` and `po & loc` move out; `[R]` stays, to restrict `rf` in place.
@@ -770,8 +840,9 @@ mod tests {
 
     #[test]
     fn a_name_bound_inside_a_fixed_binding_is_kept_with_it() {
-        let code =
-            staged("\"t\"\nlet f = let rec g x = x | (x ; po) in fun y -> g (y)\nlet h = f (rf)\n");
+        let code = staged(
+            "\"t\"\nlet f = let rec g x = x | (x ; po) in fun y -> g (y)\nlet h = f (rf)\nacyclic h as x\n",
+        );
         let (f, _) = binding(&code, "f");
         let Ins::Let(_, Some(slots)) = f else {
             panic!("`f` is not fixed: {f:#?}");
@@ -783,9 +854,9 @@ mod tests {
     #[test]
     fn nothing_moves_out_of_a_branch_a_try_or_a_function() {
         for model in [
-            "\"t\"\nlet a = if rf = 0 then [W] ; po else 0\n",
-            "\"t\"\nlet a = try (domain(po) | rf) with 0\n",
-            "\"t\"\nlet a = let k = fun x -> ([W] ; po) | x in k(rf)\n",
+            "\"t\"\nlet a = if rf = 0 then [W] ; po else 0\nacyclic a as x\n",
+            "\"t\"\nlet a = try (domain(po) | rf) with 0\nacyclic a as x\n",
+            "\"t\"\nlet a = let k = fun x -> ([W] ; po) | x in k(rf)\nacyclic a as x\n",
         ] {
             let code = staged(model);
             let (a, hoisted) = binding(&code, "a");

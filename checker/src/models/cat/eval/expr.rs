@@ -98,7 +98,13 @@ impl<'a, W: Width> Machine<'a, W> {
             Expr::Universe => Val::Set(EventSet::full(n)),
             Expr::Tag(t) => Val::Tag(t.clone()),
             Expr::Var(slot) => self.get(*slot, frame),
-            Expr::Unbound(message, span) => return fail(message.to_string(), *span),
+            Expr::Unbound(message, span, caught) => {
+                return Err(EvalError {
+                    message: message.to_string(),
+                    span: *span,
+                    uncaught: !caught,
+                });
+            }
             Expr::Op1(op, a, span) => {
                 self.count(*span)?;
                 let a = self.eval(a, frame)?;
@@ -226,8 +232,9 @@ impl<'a, W: Width> Machine<'a, W> {
                     }
                 }
             }
-            Expr::Try(a, b) => match self.eval(a, frame) {
+            Expr::Try(a, b, all) => match self.eval(a, frame) {
                 Ok(v) => v,
+                Err(e) if e.uncaught && !all => return Err(e),
                 Err(_) => self.eval(b, frame)?,
             },
             Expr::If(c, a, b) => {
