@@ -562,3 +562,81 @@ fn compare_flags(dir: &Path, kernel_def: &Path, probe: &Path, kind: &str, file: 
     let theirs: Vec<&str> = expected.lines().collect();
     assert_eq!(ours, theirs, "{name}.{kind}");
 }
+
+/// A variant is read as herd7 reads it, on the command line and in a model's `if`: in any
+/// case and by any of its names (`back` is `backcompat`, `LKMMv2` is `lkmmv2`, `t07` is
+/// `T07`); a name none of herd7's variants has is unset, with a warning at the `if`, as
+/// herd7 warns; herd7's flags of 7.58 on the model below, held line for line.
+#[test]
+fn a_variant_is_read_by_any_of_its_names_as_herd7_reads_it() {
+    let test = temp_file("sb-variants.litmus", SB);
+    let model = temp_file(
+        "variants.cat",
+        "\"variants\"\n\
+         if \"backcompat\" flag ~empty po as set-backcompat end\n\
+         if \"LKMMv2\" flag ~empty po as set-lkmmv2 end\n\
+         if \"frob\" flag ~empty po as set-frob end\n\
+         let x = if \"T07\" then po else 0\n\
+         flag ~empty x as set-t07\n",
+    );
+    let run = |variant: &str| {
+        let macros = "checker/tests/lkmm-history/v6.15-lkmmv2/linux-kernel.def";
+        let out = hazmat(&[
+            "herd7",
+            "-macros",
+            macros,
+            "-model",
+            s(&model),
+            "-variant",
+            variant,
+            s(&test),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{variant}");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let flags: Vec<String> = flag_lines(&stdout).iter().map(|l| l.to_string()).collect();
+        (flags, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (flags, stderr) = run("back,lkmmv2,t07");
+    assert_eq!(
+        flags,
+        ["Flag set-backcompat", "Flag set-lkmmv2", "Flag set-t07"]
+    );
+    assert!(
+        stderr.contains("variants.cat:4:1: warning: \"frob\" is none of herd7's variants"),
+        "{stderr}"
+    );
+    let (flags, _) = run("BackCompat");
+    assert_eq!(flags, ["Flag set-backcompat"]);
+}
+
+/// The variants under which herd7 7.58 answers a C test in a way hazmat does not follow
+/// (`mixed`: no execution at all; `deps`: no `addr`, `data`, `ctrl`; `vmsa`, `kvm`,
+/// `morello`: an internal error) are refused by name on both command lines, and the names
+/// herd7 refuses (`weakpredicated`, which its own list shows, and `dic`) are herd7's error.
+#[test]
+fn the_variants_hazmat_does_not_follow_are_refused_by_name() {
+    let test = temp_file("sb-refused-variants.litmus", SB);
+    let conf = "checker/tests/lkmm-history/v6.15-lkmmv2/linux-kernel.cfg";
+    for variant in ["mixed", "deps", "kvm", "Morello"] {
+        let out = hazmat(&["herd7", "-conf", conf, "-variant", variant, s(&test)]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{variant}");
+        assert!(
+            stderr.contains(&format!("-variant {variant} is not supported by hazmat"))
+                && stderr.contains("herd7 7.58"),
+            "{variant}: {stderr}"
+        );
+        let out = hazmat(&["check", "--conf", conf, "--variant", variant, s(&test)]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{variant}");
+        assert!(stderr.contains("herd7 7.58"), "{variant}: {stderr}");
+    }
+    for variant in ["weakpredicated", "dic"] {
+        let out = hazmat(&["herd7", "-conf", conf, "-variant", variant, s(&test)]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("tag {variant} for -variant is wrong")),
+            "{variant}: {stderr}"
+        );
+    }
+}

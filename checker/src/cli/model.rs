@@ -117,8 +117,13 @@ impl ModelArgs {
             }
         }
         for v in &self.variant {
-            if let Err(Refusal::Variant(m)) = settings.apply("variant", v) {
-                return Err(format!("hazmat: error: --variant: {m}"));
+            match settings.apply("variant", v) {
+                Ok(()) => {}
+                Err(Refusal::Variant(m)) => return Err(format!("hazmat: error: --variant: {m}")),
+                Err(Refusal::Unsupported(why)) => {
+                    return Err(format!("hazmat: error: --variant {v}: {why}"));
+                }
+                Err(e) => return Err(format!("hazmat: error: --variant {v}: {e:?}")),
             }
         }
         if settings.model.is_none() {

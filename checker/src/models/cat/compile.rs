@@ -913,8 +913,12 @@ impl Compiler<'_> {
                 out.push(Ins::WithFrom(slot, set, *span));
             }
             Instr::IfVariant {
-                cond, then, els, ..
+                cond,
+                then,
+                els,
+                span,
             } => {
+                self.warn_unknown_variants(cond, *span);
                 let branch = if self.variant(cond) { then } else { els };
                 self.instrs(branch, out)?;
             }
@@ -945,12 +949,39 @@ impl Compiler<'_> {
         Ok(())
     }
 
+    /// Whether `c` holds: a variant is named as herd7 reads it (any case, any of its
+    /// names: `"back"` is `backcompat`), and one herd7 does not know is unset.
     fn variant(&self, c: &VariantCond) -> bool {
         match c {
-            VariantCond::Is(v) => self.variants.iter().any(|x| x == v),
+            VariantCond::Is(v) => crate::models::cat::config::keys::variant(v)
+                .is_some_and(|v| self.variants.contains(&v)),
             VariantCond::Not(c) => !self.variant(c),
             VariantCond::And(a, b) => self.variant(a) && self.variant(b),
             VariantCond::Or(a, b) => self.variant(a) || self.variant(b),
+        }
+    }
+
+    /// Warns of each name in `c` that is none of herd7's variants, which herd7 takes as
+    /// unset with a warning of its own.
+    fn warn_unknown_variants(&mut self, c: &VariantCond, span: Span) {
+        match c {
+            VariantCond::Is(v) => {
+                if crate::models::cat::config::keys::variant(v).is_none() {
+                    self.warnings.push((
+                        format!(
+                            "\"{v}\" is none of herd7's variants, so it is never set and the \
+                             condition reads it as unset (herd7 warns too: non-existent \
+                             variant \"{v}\", assumed unset)"
+                        ),
+                        span,
+                    ));
+                }
+            }
+            VariantCond::Not(c) => self.warn_unknown_variants(c, span),
+            VariantCond::And(a, b) | VariantCond::Or(a, b) => {
+                self.warn_unknown_variants(a, span);
+                self.warn_unknown_variants(b, span);
+            }
         }
     }
 
@@ -1164,7 +1195,10 @@ impl Compiler<'_> {
                 }
             }
             Exp::Try(a, b, _) => Expr::Try(Box::new(self.exp(a)?), Box::new(self.exp(b)?), false),
-            Exp::If(c, a, b, _) => {
+            Exp::If(c, a, b, span) => {
+                if let Cond::Variant(v) = &**c {
+                    self.warn_unknown_variants(v, *span);
+                }
                 let c = match &**c {
                     Cond::Eq(x, y) => CondIr::Eq(self.exp(x)?, self.exp(y)?),
                     Cond::Subset(x, y) => CondIr::Subset(self.exp(x)?, self.exp(y)?),

@@ -292,9 +292,13 @@ impl Settings {
             "macros" => self.macros = Some(value.to_string()),
             "include" => self.includes.push(value.to_string()),
             "variant" => {
-                for tag in value.split(',') {
-                    if !self.variants.iter().any(|t| t == tag) {
-                        self.variants.push(tag.to_string());
+                // By the name hazmat keeps for each, whatever name herd7 was given.
+                for tag in value.split(',').filter_map(keys::variant) {
+                    if let Some((_, why)) = keys::REFUSED_VARIANTS.iter().find(|(v, _)| *v == tag) {
+                        return refuse(why);
+                    }
+                    if !self.variants.contains(&tag) {
+                        self.variants.push(tag);
                     }
                 }
             }

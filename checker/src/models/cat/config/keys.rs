@@ -141,13 +141,127 @@ pub const VARIANTS: &[&str] = &[
     "oota",
 ];
 
-/// Whether `tag` is one of herd7's variants (`T` and two digits standing for
-/// `T[0-9][0-9]`).
-pub fn is_variant(tag: &str) -> bool {
-    let numbered =
-        tag.len() == 3 && tag.starts_with('T') && tag[1..].bytes().all(|b| b.is_ascii_digit());
-    numbered || (VARIANTS.contains(&tag) && tag != "T[0-9][0-9]")
+/// herd7's names of one variant each (its `Variant.parse`, with the precisions and
+/// fault handlings it reads there too), after it lowers the case: the first name of each
+/// group is the one hazmat keeps. `dic` and `idc` are not among them: herd7 refuses them,
+/// as it refuses `weakpredicated`, which its list of variants shows.
+const NAMES: &[&[&str]] = &[
+    &["success"],
+    &["instr"],
+    &["specialx0", "amox0", "x0"],
+    &["normw"],
+    &["acqrelasfence"],
+    &["backcompat", "back"],
+    &["fullscdepend", "scdepend"],
+    &["splittedrmw"],
+    &["switchdepscwrite"],
+    &["switchdepscresult"],
+    &["lrscdiffok"],
+    &["mixed"],
+    &["unaligned"],
+    &["dontcheckmixed"],
+    &["notweakpredicated", "notweakpred"],
+    &["lkmmv1"],
+    &["lkmmv2"],
+    &["memtag", "tagmem", "mte"],
+    &["cutoff"],
+    &["morello"],
+    &["neon"],
+    &["sve"],
+    &["sme"],
+    &["deps"],
+    &["instances", "instance"],
+    &["vmsa", "kvm"],
+    &["ets"],
+    &["ets2"],
+    &["ets3"],
+    &["exs"],
+    &["eis"],
+    &["eos"],
+    &["noptebranch", "nobranch"],
+    &["pte2", "pte-squared"],
+    &["phantomonload"],
+    &["optrfrmw"],
+    &["constrainedunpredictable", "cu"],
+    &["exp"],
+    &["self", "ifetch"],
+    &["cos-opt"],
+    &["test"],
+    &["asl"],
+    &["asl_aarch64", "aslaarch64", "asl+aarch64"],
+    &["aslv0", "asl0", "asl_0"],
+    &["aslv1", "asl1", "asl_1"],
+    &["asltype+warn"],
+    &["asltype+silence"],
+    &["asltype+check"],
+    &["asl+experimental", "asl+exp"],
+    &["asl+aarch64+udf"],
+    &["s128"],
+    &["strict"],
+    &["warn"],
+    &["telechat"],
+    &["nv2"],
+    &["oldsolver"],
+    &["oota"],
+    &["handled", "imprecise"],
+    &["fatal", "precise"],
+    &["faulttonext", "skip"],
+    &["synchronous", "sync"],
+    &["asynchronous", "async"],
+    &["asymmetric", "asym"],
+];
+
+/// The variant herd7 reads `tag` as, by the name hazmat keeps for it: herd7 lowers the
+/// case and takes its other names (`back` is `backcompat`, `LKMMv2` is `lkmmv2`), `t`
+/// and two digits, and `sve:N` and `sme:N` with a number; `None` for a name herd7 refuses.
+pub fn variant(tag: &str) -> Option<String> {
+    let lower = tag.to_ascii_lowercase();
+    if let Some(group) = NAMES.iter().find(|g| g.contains(&lower.as_str())) {
+        return Some(group[0].to_string());
+    }
+    let b = lower.as_bytes();
+    let numbered = b.len() == 3 && b[0] == b't' && b[1..].iter().all(u8::is_ascii_digit);
+    let length = vector_length(&lower).is_some_and(|(_, n)| valid_length(n));
+    (numbered || length).then_some(lower)
 }
+
+/// The vector length of `sve:N` or `sme:N`, with the name of its extension.
+fn vector_length(lower: &str) -> Option<(&'static str, i64)> {
+    [("sve:", "SVE"), ("sme:", "SME")]
+        .iter()
+        .find_map(|(p, name)| Some((*name, lower.strip_prefix(p)?.parse::<i64>().ok()?)))
+}
+
+/// Whether herd7 takes `n` for a vector length.
+fn valid_length(n: i64) -> bool {
+    (128..=2048).contains(&n) && n % 128 == 0
+}
+
+/// Whether `tag` is one of herd7's variants, by any of its names.
+pub fn is_variant(tag: &str) -> bool {
+    variant(tag).is_some()
+}
+
+/// herd7's variants that hazmat refuses, by the name it keeps for each, and why: each
+/// changes what herd7 7.58 answers on a C test in a way hazmat does not follow.
+pub const REFUSED_VARIANTS: &[(&str, &str)] = &[
+    (
+        "mixed",
+        "under the variant `mixed`, herd7 7.58 finds no execution of any C test (`States 0`)",
+    ),
+    (
+        "deps",
+        "under the variant `deps`, herd7 7.58 gives a model no `addr`, `data` nor `ctrl`",
+    ),
+    (
+        "vmsa",
+        "under the variant `vmsa` (or `kvm`), herd7 7.58 stops with an internal error on a C test",
+    ),
+    (
+        "morello",
+        "under the variant `morello`, herd7 7.58 stops with an internal error on a C test",
+    ),
+];
 
 /// herd7's `show` tags.
 pub const SHOW: &[&str] = &["prop", "all", "neg", "cond", "none", "wit"];
@@ -415,6 +529,12 @@ pub fn value_error(key: &Key, value: &str) -> Option<String> {
 /// The first variant of a `variant` value herd7 does not know, and its message.
 pub fn variant_error(option: &str, value: &str) -> Option<String> {
     let bad = value.split(',').find(|t| !is_variant(t))?;
+    if let Some((name, n)) = vector_length(&bad.to_ascii_lowercase()) {
+        return Some(format!(
+            "Constant {n} is not a valid {name} vector length (multiple of 128 between 128 and \
+             2048)"
+        ));
+    }
     Some(format!(
         "tag {bad} for {option} is wrong, allowed tags are {}",
         VARIANTS.join(",")
