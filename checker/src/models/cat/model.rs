@@ -147,7 +147,7 @@ impl<W: Width> Paths<W> {
 /// What judging an execution of width `W` leaves for the next: the values of its fixed
 /// bindings, what they depend on, and herd7's view of the execution, for a model in the
 /// C11 dialect.
-type Left<W> = (Paths<W>, Kept<W>, Option<Merge<W>>);
+type Left<W> = (Paths<W>, Option<Kept<W>>, Option<Merge<W>>);
 
 thread_local! {
     /// What the last execution this thread judged left ([`Left`], at that execution's
@@ -158,21 +158,25 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
-/// Takes what the last execution this thread judged left, if it had width `W`.
-fn take_left<W: Width>() -> Option<Left<W>> {
+/// Takes what the last execution this thread judged left, if it had width `W`: boxed, so
+/// that taking and keeping it moves a pointer, not its relations.
+fn take_left<W: Width>() -> Option<Box<Left<W>>> {
     KEPT.with(|k| {
         k.borrow_mut()
             .as_mut()?
-            .downcast_mut::<Option<Left<W>>>()?
+            .downcast_mut::<Option<Box<Left<W>>>>()?
             .take()
     })
 }
 
 /// Keeps what an execution of width `W` left, for the next execution this thread judges.
-fn keep_left<W: Width>(left: Left<W>) {
+fn keep_left<W: Width>(left: Box<Left<W>>) {
     KEPT.with(|k| {
         let mut k = k.borrow_mut();
-        match k.as_mut().and_then(|b| b.downcast_mut::<Option<Left<W>>>()) {
+        match k
+            .as_mut()
+            .and_then(|b| b.downcast_mut::<Option<Box<Left<W>>>>())
+        {
             Some(slot) => *slot = Some(left),
             None => *k = Some(Box::new(Some(left))),
         }
@@ -404,12 +408,20 @@ impl CatModel {
         deadline: Option<std::time::Instant>,
         each: &mut dyn FnMut(Completion<'_, W>) -> bool,
     ) -> Result<(), EvalError> {
-        let (key, kept, mut merge) = match take_left::<W>() {
-            Some((paths, kept, merge)) if paths.matches(self.id, x) => (paths, Some(kept), merge),
-            _ => (Paths::of(self.id, x), None, Merge::of(x)),
+        let (mut left, kept) = match take_left::<W>() {
+            Some(mut left) if left.0.matches(self.id, x) => {
+                let kept = left.1.take();
+                (left, kept)
+            }
+            Some(mut left) => {
+                *left = (Paths::of(self.id, x), None, Merge::of(x));
+                (left, None)
+            }
+            None => (Box::new((Paths::of(self.id, x), None, Merge::of(x))), None),
         };
+        let merge = &mut left.2;
         // What the model sees: `x`, or herd7's view of it.
-        if let Some(m) = &mut merge {
+        if let Some(m) = merge {
             m.set_rf(&x.rf);
         }
         let mapped;
@@ -479,7 +491,8 @@ impl CatModel {
             }
         });
         let kept = machine.into_kept();
-        keep_left((key, kept, merge));
+        left.1 = Some(kept);
+        keep_left(left);
         r?;
         match error {
             Some(e) => Err(e),
