@@ -665,9 +665,18 @@ impl<'a> Walker<'a> {
                                     w.write(st, loc, tags, desired, adep, Partner::Exchange, span);
                                     set_inner(st, exp);
                                 }
-                                // The result is a constant of the path, on which nothing
-                                // depends.
-                                let res = st.path.push(Node::Const(Value::Int(succeeds as i64)), 0);
+                                // The result is a constant of the path; herd7 makes what
+                                // depends on a success's result depend on the exchange's
+                                // read (`ctrl`, `data`, `addr` from the read-modify-write),
+                                // and on a failure's on nothing.
+                                let taint = if succeeds {
+                                    st.path.taint[r as usize]
+                                } else {
+                                    0
+                                };
+                                let res = st
+                                    .path
+                                    .push(Node::Const(Value::Int(succeeds as i64)), taint);
                                 set(st, Some(*ok), res);
                                 // The write-back of a failure, which lowering puts after,
                                 // follows both reads.

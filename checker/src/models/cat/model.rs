@@ -328,8 +328,10 @@ fn base<W: Width>(
                             // herd7's same-access relation of mixed-size tests: in C, every access is
                             // one event, so it relates each memory event to itself.
                             "sm" => Val::Rel(std::rc::Rc::new(Relation::id_on(n, &m))),
-                            // `B` (branch events), `amo` and what `BASE` calls `none`:
-                            // nothing in C's events.
+                            // What `BASE` gives no events or no pairs on a C test.
+                            "no-events" => Val::Set(EventSet::EMPTY),
+                            "no-pairs" => Val::Rel(std::rc::Rc::new(Relation::empty(n))),
+                            // `B` (branch events): none in C's events.
                             _ => Val::Empty,
                         }
                     }
