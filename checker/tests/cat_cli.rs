@@ -640,3 +640,42 @@ fn the_variants_hazmat_does_not_follow_are_refused_by_name() {
         );
     }
 }
+
+/// herd7's universe `_` (and `~0`, the complement of its empty value) is every event or
+/// every pair of events, whichever the operation that meets it reads: a relation beside
+/// `po`, under `;`, `*`, `^-1` and the checks, a set under `domain` and beside sets. The
+/// flags are herd7 7.58's on this model and test.
+#[test]
+fn the_universe_is_a_set_or_a_relation_as_herd7_reads_it() {
+    let test = temp_file("sb-universe.litmus", SB);
+    let model = temp_file(
+        "universe.cat",
+        "\"universe\"\n\
+         flag ~empty (po & _) as inter-is-po\n\
+         flag ~empty ((_ \\ po) & po) as minus-po-has-po\n\
+         flag ~empty ((_ \\ po) & (R * W)) as minus-po-has-rw\n\
+         flag ~empty (_ ; po) as seq\n\
+         flag ~acyclic (~0) as complement-of-0-cyclic\n\
+         flag ~empty ((_*) \\ _) as star-beyond\n\
+         flag ~empty (domain(_) \\ M) as domain-beyond-m\n\
+         flag ~empty ((po | _) \\ (_ * _)) as union-beyond-product\n\
+         flag ~empty (~_) as complement-of-universe\n\
+         flag ~empty (_ \\ (W | R | F)) as universe-set-beyond\n\
+         flag ~irreflexive (_^-1) as inverse-reflexive\n",
+    );
+    let macros = "checker/tests/lkmm-history/v6.15-lkmmv2/linux-kernel.def";
+    let out = hazmat(&["herd7", "-macros", macros, "-model", s(&model), s(&test)]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_eq!(
+        flag_lines(&stdout),
+        [
+            "Flag complement-of-0-cyclic",
+            "Flag inter-is-po",
+            "Flag inverse-reflexive",
+            "Flag minus-po-has-rw",
+            "Flag seq",
+        ],
+        "{stdout}"
+    );
+}

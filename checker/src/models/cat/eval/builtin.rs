@@ -20,6 +20,8 @@ impl<'a, W: Width> Machine<'a, W> {
         let n = self.world.n;
         let x = self.world.exec;
         Ok(match b {
+            // herd7's domain and range of the universe are the universe.
+            Builtin::Domain | Builtin::Range if matches!(arg, Val::Universe) => Val::Universe,
             Builtin::Domain => Val::Set(self.rel(&arg, span)?.domain()),
             Builtin::Range => Val::Set(self.rel(&arg, span)?.range()),
             Builtin::Fencerel => {

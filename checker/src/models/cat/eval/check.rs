@@ -74,6 +74,7 @@ impl<'a, W: Width> Machine<'a, W> {
         Ok(match test {
             Test::Empty => match v {
                 Val::Empty | Val::Set(_) | Val::Rel(_) | Val::Values(_) => is_empty(v, n),
+                Val::Universe => n == 0,
                 _ => {
                     return fail(
                         format!("`empty` needs a set or a relation, not {}", v.kind()),

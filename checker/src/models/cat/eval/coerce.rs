@@ -16,6 +16,10 @@ impl<'a, W: Width> Machine<'a, W> {
         match v {
             Val::Rel(r) => Ok(r.clone()),
             Val::Empty => Ok(self.empty_rel.clone()),
+            Val::Universe => {
+                let all = EventSet::full(self.world.n);
+                Ok(Rc::new(Relation::cartesian(self.world.n, &all, &all)))
+            }
             Val::Values(vs) => {
                 // A set of pairs is a relation.
                 let mut r = Relation::empty(self.world.n);
@@ -33,6 +37,7 @@ impl<'a, W: Width> Machine<'a, W> {
         match v {
             Val::Set(s) => Ok(s.clone()),
             Val::Empty => Ok(EventSet::EMPTY),
+            Val::Universe => Ok(EventSet::full(self.world.n)),
             Val::Event(e) => Ok(EventSet::singleton(*e)),
             Val::Values(vs) => {
                 let mut s = EventSet::EMPTY;

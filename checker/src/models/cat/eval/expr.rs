@@ -92,10 +92,9 @@ impl<'a, W: Width> Machine<'a, W> {
     }
 
     pub(super) fn eval(&mut self, e: &Expr, frame: &mut Frame<'_, W>) -> Result<Val<W>, EvalError> {
-        let n = self.world.n;
         Ok(match e {
             Expr::Empty => Val::Empty,
-            Expr::Universe => Val::Set(EventSet::full(n)),
+            Expr::Universe => Val::Universe,
             Expr::Tag(t) => Val::Tag(t.clone()),
             Expr::Var(slot) => self.get(*slot, frame),
             Expr::Unbound(message, span, caught) => {

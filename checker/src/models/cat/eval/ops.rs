@@ -14,7 +14,9 @@ impl<'a, W: Width> Machine<'a, W> {
         Ok(match op {
             Op1::Comp => match a {
                 Val::Set(s) => Val::Set(EventSet::full(n).minus(s)),
-                Val::Empty => Val::Set(EventSet::full(n)),
+                // herd7's complement of `0` is its universe, and the universe's `0`.
+                Val::Empty => Val::Universe,
+                Val::Universe => Val::Empty,
                 Val::Rel(r) => {
                     let full = Relation::cartesian(n, &EventSet::full(n), &EventSet::full(n));
                     Val::Rel(Rc::new(full.minus(&r)))
@@ -29,6 +31,10 @@ impl<'a, W: Width> Machine<'a, W> {
             Op1::ToId => {
                 let s = self.set_of(&a, span)?;
                 Val::Rel(Rc::new(Relation::id_on(n, &s)))
+            }
+            // The universe is its own closures and inverse, as in herd7.
+            Op1::Plus | Op1::Star | Op1::Opt | Op1::Inv if matches!(a, Val::Universe) => {
+                Val::Universe
             }
             Op1::Plus | Op1::Star | Op1::Opt | Op1::Inv => {
                 let r = self.rel(&a, span)?;
@@ -124,6 +130,7 @@ impl<'a, W: Width> Machine<'a, W> {
                         }
                     }
                     (x, Val::Empty) => Val::Values(Rc::new(vec![x])),
+                    (_, Val::Universe) => Val::Universe,
                     (x, s) => {
                         return fail(
                             format!("`++` cannot add {} to {}", x.kind(), s.kind()),
@@ -159,6 +166,27 @@ impl<'a, W: Width> Machine<'a, W> {
             (a, Val::Empty) => match op {
                 Op2::Inter => Val::Empty,
                 _ => a,
+            },
+            // The universe is the whole of what it meets: the union is the universe, the
+            // intersection the other operand; taking something from it takes it from
+            // every event or every pair, whichever the other operand holds.
+            (Val::Universe, b) => match op {
+                Op2::Union => Val::Universe,
+                Op2::Inter => b,
+                _ => match b {
+                    Val::Universe => Val::Empty,
+                    Val::Set(y) => Val::Set(EventSet::full(n).minus(y)),
+                    b => {
+                        let all = self.rel(&Val::Universe, span)?;
+                        let y = self.rel(&b, span)?;
+                        Val::Rel(Rc::new(all.minus(&y)))
+                    }
+                },
+            },
+            (a, Val::Universe) => match op {
+                Op2::Union => Val::Universe,
+                Op2::Inter => a,
+                _ => Val::Empty,
             },
             (Val::Set(x), Val::Set(y)) => Val::Set(match op {
                 Op2::Union => x.union(y),

@@ -16,6 +16,9 @@ use std::sync::Arc;
 pub(crate) enum Val<W: Width = Words<1>> {
     /// `0` or `{}`.
     Empty,
+    /// `_` (or `~0`): herd7's universe, every event or every pair of events, whichever
+    /// the operation it meets reads.
+    Universe,
     /// One event (an element of a set of events).
     Event(usize),
     /// A set of events.
@@ -60,6 +63,7 @@ impl<W: Width> Val<W> {
     pub(super) fn kind(&self) -> &'static str {
         match self {
             Val::Empty => "an empty set",
+            Val::Universe => "the universe `_`",
             Val::Event(_) => "an event",
             Val::Set(_) => "a set of events",
             Val::Rel(_) => "a relation",
@@ -75,6 +79,7 @@ impl<W: Width> Val<W> {
     pub(super) fn same(&self, other: &Val<W>, n: usize) -> bool {
         match (self, other) {
             (Val::Empty, v) | (v, Val::Empty) => is_empty(v, n),
+            (Val::Universe, Val::Universe) => true,
             (Val::Event(a), Val::Event(b)) => a == b,
             (Val::Set(a), Val::Set(b)) => a == b,
             (Val::Rel(a), Val::Rel(b)) => a == b,
@@ -106,7 +111,7 @@ pub(super) fn is_empty<W: Width>(v: &Val<W>, _n: usize) -> bool {
 /// itself, so an instruction that uses it is evaluated again for each execution.
 pub(super) fn identical<W: Width>(a: &Val<W>, b: &Val<W>) -> bool {
     match (a, b) {
-        (Val::Empty, Val::Empty) => true,
+        (Val::Empty, Val::Empty) | (Val::Universe, Val::Universe) => true,
         (Val::Event(x), Val::Event(y)) => x == y,
         (Val::Set(x), Val::Set(y)) => x == y,
         (Val::Rel(x), Val::Rel(y)) => Rc::ptr_eq(x, y) || x == y,
