@@ -140,9 +140,8 @@ fn a_name_herd7_gives_that_hazmat_does_not_compute_is_refused_even_under_try() {
         "iico.cat",
         "\"iico\"\nlet d = try iico_data with 0\nacyclic po | d as x\n",
     );
-    let out = hazmat(&["check", "--cat", s(&model), s(&test)]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let (code, _, stderr) = interpret(&["--cat", s(&model)], &test);
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains(
             "iico.cat:2:13: error: `iico_data` is herd7's data flow inside one instruction: \
@@ -154,9 +153,8 @@ fn a_name_herd7_gives_that_hazmat_does_not_compute_is_refused_even_under_try() {
         "iico-unneeded.cat",
         "\"iico\"\nlet d = try iico_data with 0\nlet e = d | po\nacyclic po as x\n",
     );
-    let out = hazmat(&["check", "--cat", s(&unneeded), s(&test)]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let (code, stdout, _) = interpret(&["--cat", s(&unneeded)], &test);
+    assert_eq!(code, Some(0), "{stdout}");
     assert!(stdout.contains("Sometimes 1 3"), "{stdout}");
 }
 

@@ -17,6 +17,7 @@
 //! taken out of what they do not, to be computed once for every execution of those paths.
 
 use super::ast::{self, Cond, Exp, Instr, Op1, Op2, Pattern, Role, Span, Test, VariantCond};
+use super::config::keys;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -954,8 +955,7 @@ impl Compiler<'_> {
     /// names: `"back"` is `backcompat`), and one herd7 does not know is unset.
     fn variant(&self, c: &VariantCond) -> bool {
         match c {
-            VariantCond::Is(v) => crate::models::cat::config::keys::variant(v)
-                .is_some_and(|v| self.variants.contains(&v)),
+            VariantCond::Is(v) => keys::variant(v).is_some_and(|v| self.variants.contains(&v)),
             VariantCond::Not(c) => !self.variant(c),
             VariantCond::And(a, b) => self.variant(a) && self.variant(b),
             VariantCond::Or(a, b) => self.variant(a) || self.variant(b),
@@ -967,7 +967,7 @@ impl Compiler<'_> {
     fn warn_unknown_variants(&mut self, c: &VariantCond, span: Span) {
         match c {
             VariantCond::Is(v) => {
-                if crate::models::cat::config::keys::variant(v).is_none() {
+                if keys::variant(v).is_none() {
                     self.warnings.push((
                         format!(
                             "\"{v}\" is none of herd7's variants, so it is never set and the \
