@@ -354,29 +354,6 @@ fn reads_and_writes<W: Width>(x: &Execution<W>, both: &EventSet<W>) -> (EventSet
     (r, w)
 }
 
-/// The coherence order that `x`'s program order and reads-from already show, between its
-/// ordinary (not lock) accesses: herd7 adds it to the `pco` it gives the model (the
-/// `obsco` of herd7's `cos-ok-opt.cat`), so that the coherence orders a model generates
-/// all respect it.
-///
-/// `ww`: two writes in program order; `rw`: the write a read reads from before a write
-/// po-after the read; `wr`: a write before the write a po-later read reads from; `rr`:
-/// the writes two reads in program order read from.
-///
-/// `both` are the events that are both read and write, as in [`base`].
-fn observed_co<W: Width>(x: &Execution<W>, both: &EventSet<W>) -> Relation<W> {
-    let n = x.len();
-    let (r, w) = reads_and_writes(x, both);
-    let po_loc = x.po.inter(&x.loc());
-    let invrf = x.rf.inverse();
-    let id = Relation::identity(n);
-    let ww = po_loc.restrict(&w, &w);
-    let rw = x.rf.seq(&po_loc.restrict(&r, &w));
-    let wr = po_loc.restrict(&w, &r).seq(&invrf).minus(&id);
-    let rr = x.rf.seq(&po_loc.restrict(&r, &r)).seq(&invrf).minus(&id);
-    ww.union(&rw).union(&wr).union(&rr)
-}
-
 /// The events of `x` carrying the tag a model names `t`: for herd7's annotations, those
 /// spelled `t` exactly, case included, as herd7 compares them (`'ONCE` is not `'once`, see
 /// [`Tag::spelling`]), a word of the user's own among them ([`Tags::named`]); for its other
@@ -440,13 +417,7 @@ impl CatModel {
         let world = World {
             exec: view,
             n: view.len(),
-            base: base(
-                view,
-                &both,
-                fw,
-                &pco.union(&observed_co(view, &both)),
-                kept.is_none(),
-            ),
+            base: base(view, &both, fw, pco, kept.is_none()),
             tag_events: &tags,
             both,
         };
