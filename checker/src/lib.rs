@@ -163,6 +163,10 @@ pub struct Checked {
     pub program: Program,
     /// What herd7 reads otherwise than the test probably means (see [`Warning`]).
     pub warnings: Vec<Warning>,
+    /// Where hazmat's answer may not be herd7's (executions left out for values hazmat
+    /// cannot solve, names of values out of thin air): every command shows them, `hazmat
+    /// herd7` too, where the warnings above wait for `-v`.
+    pub doubts: Vec<Warning>,
     /// What the enumeration found.
     pub outcome: Outcome,
     /// herd7's digest of the test, printed as `Hash=` ([`hazmat_litmus::herd_hash()`]).
@@ -217,7 +221,7 @@ fn with_symbol_name_warning(mut checked: Checked) -> Checked {
         return checked;
     }
     if let Some((start, end)) = engine::symbol::unreplayed(&checked.program) {
-        checked.warnings.push(Warning {
+        checked.doubts.push(Warning {
             message: "a final state shows a value out of thin air (`S` and a number): herd7 \
                       names it by the count of fresh values its C front end keeps, which \
                       hazmat does not replay through this instruction, so the name may differ \
@@ -239,7 +243,7 @@ fn with_thin_air_warning(mut checked: Checked, model: &dyn MemoryModel) -> Check
     }
     let compare_exchange = |op: &Op| matches!(op, Op::CompareExchange { .. });
     if let Some((start, end)) = checked.program.first_instr(compare_exchange) {
-        checked.warnings.push(Warning {
+        checked.doubts.push(Warning {
             message: format!(
                 "{} candidate execution(s) were left out because their values go round a \
                  cycle hazmat cannot solve; herd7 solves some such cycles through a \
@@ -366,6 +370,7 @@ fn check_source_with(
         test,
         program,
         warnings,
+        doubts: Vec::new(),
         outcome,
         hash,
         elapsed: start.elapsed(),

@@ -424,11 +424,12 @@ exists (0:r0=0 /\\ 1:r0=0)
     assert_eq!(c.outcome.verdict(), hazmat_checker::Verdict::Always);
 }
 
-/// The warnings of a check, rendered, for `t.litmus`.
+/// The warnings of a check (its doubts among them), rendered, for `t.litmus`.
 fn warnings(model_name: &str, source: &str) -> String {
-    run(model_name, source)
-        .warnings
+    let c = run(model_name, source);
+    c.warnings
         .iter()
+        .chain(&c.doubts)
         .map(|w| w.render("t.litmus", source))
         .collect()
 }

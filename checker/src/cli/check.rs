@@ -257,6 +257,7 @@ fn check_file(
     result.warnings = checked
         .warnings
         .iter()
+        .chain(&checked.doubts)
         .map(|w| w.render(&file, &source).trim_end().to_string())
         .collect();
     let o = &checked.outcome;

@@ -601,11 +601,15 @@ fn run_one(
     };
     let out = checked.herd_text_in(radix);
     let mut err = String::new();
-    if settings.verbose > 0 {
-        for w in &checked.warnings {
-            err.push_str(w.render(file, &source).trim_end());
-            err.push('\n');
-        }
+    // Where the answer may not be herd7's is said whatever `-v`; the rest waits for it.
+    let shown = if settings.verbose > 0 {
+        &checked.warnings[..]
+    } else {
+        &[]
+    };
+    for w in shown.iter().chain(&checked.doubts) {
+        err.push_str(w.render(file, &source).trim_end());
+        err.push('\n');
     }
     if checked.outcome.stats.removed.cutoff > 0 {
         err.push_str(&format!(
