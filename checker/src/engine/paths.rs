@@ -782,17 +782,20 @@ impl<'a> Walker<'a> {
                             span,
                             |w, st, loc, adep| {
                                 st.path.branches.push(success);
-                                let read = if success {
+                                // herd7 gives the result of a failure a dependency on its
+                                // `LF` event, and the lock taken none (its `1` is the
+                                // value of the whole lock, read and write, whose output
+                                // is no event).
+                                let taint = if success {
                                     if !w.lock(st, loc, adep, span)? {
                                         return Ok(false);
                                     }
-                                    st.path.events.len() - 2
+                                    0
                                 } else {
                                     w.read(st, loc, Tags::of(&[Tag::Lf]), adep, span)?;
-                                    st.path.events.len() - 1
+                                    let failure = st.path.events.len() - 1;
+                                    st.path.events[failure].read.map_or(0, |k| 1u64 << k)
                                 };
-                                // The result depends on the lock's read, as herd7's does.
-                                let taint = st.path.events[read].read.map_or(0, |k| 1u64 << k);
                                 let res =
                                     st.path.push(Node::Const(Value::Int(success as i64)), taint);
                                 set(st, *dst, res);
