@@ -3,18 +3,20 @@
 //! their outputs must agree, or both must refuse the model (at the same place, when herd7
 //! names one).
 //!
-//! A model ([`model`]) includes herd7's `cos.cat` (so that `co`, `fr` and their parts
-//! come from the library, hazmat's or herd7's), binds a few relations, sometimes a
-//! function of one or two arguments, a recursive binding, two mutually recursive ones
-//! and a binding under an `if` on a variant, then raises a dozen flags (`~empty`,
-//! `~acyclic`, `~irreflexive` over relations and sets) and sometimes makes a check that
-//! cuts executions. Its expressions are drawn over the names herd7 gives every model on a
-//! C test, in one of two [`Dialect`]s (the kernel's sets, its bell's tags, or herd7's C11
-//! ones), the standard library's functions (`fencerel`, `toid`, `udr`, `imply`,
-//! `nodetour`, `singlestep`) and local bindings (`let t = ... in`). The universe `_` and
-//! `~0` appear where a set or a relation is read, as herd7's polymorphic universe; a few
-//! postfix operators are written after a complement without parentheses, which herd7's
-//! grammar refuses, so that the two tools' syntax errors are compared too.
+//! A model ([`model`]) includes herd7's `cos.cat` (so that `co`, `fr` and their parts come
+//! from the library, hazmat's or herd7's), binds a few relations, sometimes a function of
+//! one or two arguments, a recursive binding, two mutually recursive ones and a binding
+//! under an `if` on a variant or a `try`, sometimes calls a procedure that raises two
+//! flags, sometimes shows a relation, then raises a dozen flags (`~empty`, `~acyclic`,
+//! `~irreflexive` over relations and sets, now and then un-negated) and sometimes makes a
+//! check that cuts executions (`acyclic`, `irreflexive`, `empty`, `undefined_unless`,
+//! `assert`). Its expressions are drawn over the names herd7 gives every model on a C test,
+//! in one of two [`Dialect`]s (the kernel's sets, its bell's tags, or herd7's C11 ones),
+//! the standard library's functions (`fencerel`, `toid`, `udr`, `imply`, `nodetour`,
+//! `singlestep`) and local bindings (`let t = ... in`). The universe `_` and `~0` appear
+//! where a set or a relation is read, as herd7's polymorphic universe; a few postfix
+//! operators are written after a complement without parentheses, which herd7's grammar
+//! refuses, so that the two tools' syntax errors are compared too.
 //!
 //! The same seed and dialect give the same model.
 
@@ -323,6 +325,13 @@ pub fn model(seed: u64, dialect: Dialect) -> String {
         );
         d.relations.extend(["ea".into(), "eb".into()]);
     }
+    if d.rng.chance(0.2) {
+        // A binding whose evaluation may fail (a set where a relation is read, say), and
+        // what `try` gives instead.
+        let (a, b) = (d.relation(2), d.relation(1));
+        let _ = writeln!(out, "let tr = try {} with {}", a.operand(), b.operand());
+        d.relations.push("tr".into());
+    }
     if d.rng.chance(0.4) {
         let s = d.set(2);
         let v = d.rng.pick(VARIANTS);
@@ -331,9 +340,26 @@ pub fn model(seed: u64, dialect: Dialect) -> String {
         let _ = writeln!(out, "let hv = if \"{v}\" then [sv] else {}", r.operand());
         d.relations.push("hv".into());
     }
+    if d.rng.chance(0.3) {
+        let r = d.relation(2);
+        let _ = writeln!(
+            out,
+            "procedure pr(a, b) =\n  flag ~empty (a & b) as in-both\n  flag ~acyclic (a | {}) as pr-cycle\nend",
+            r.operand()
+        );
+        let (a, b) = (d.relation(2), d.relation(2));
+        let _ = writeln!(out, "call pr({}, {})", a.text, b.text);
+    }
+    if d.rng.chance(0.2) {
+        let _ = writeln!(out, "show {} as shown", d.relation(2).operand());
+    }
     for i in 0..12 {
         let k = d.rng.below(100);
-        let line = if k < 50 {
+        let line = if k < 3 {
+            // A flag that is raised when its check holds.
+            let check = d.rng.pick(&["empty", "acyclic", "irreflexive"]);
+            format!("flag {check} {} as f{i}", d.relation(2).operand())
+        } else if k < 50 {
             format!("flag ~empty {} as f{i}", d.relation(4).operand())
         } else if k < 70 {
             format!("flag ~empty {} as f{i}", d.set(3).operand())
@@ -345,7 +371,16 @@ pub fn model(seed: u64, dialect: Dialect) -> String {
         let _ = writeln!(out, "{line}");
     }
     if d.rng.chance(0.5) {
-        let check = d.rng.pick(&["acyclic", "irreflexive", "empty"]);
+        let check = d.rng.pick(&[
+            "acyclic",
+            "irreflexive",
+            "empty",
+            "acyclic",
+            "irreflexive",
+            "empty",
+            "undefined_unless empty",
+            "assert acyclic",
+        ]);
         let _ = writeln!(out, "{check} {} as cut", d.relation(2).operand());
     }
     out
