@@ -68,6 +68,22 @@ fn flag_lines(stdout: &str) -> Vec<&str> {
     stdout.lines().filter(|l| l.starts_with("Flag ")).collect()
 }
 
+/// `hazmat herd7` running `model` under `variant` on `tests`, with the kernel's macros.
+fn herd7_kernel_macros(model: &Path, variant: &str, tests: &[&Path]) -> Output {
+    let macros = "checker/tests/lkmm-history/v6.15-lkmmv2/linux-kernel.def";
+    let mut args = vec![
+        "herd7",
+        "-macros",
+        macros,
+        "-model",
+        s(model),
+        "-variant",
+        variant,
+    ];
+    args.extend(tests.iter().map(|t| s(t)));
+    hazmat(&args)
+}
+
 /// A test file named `name` of the threads `body`, whose condition asks for `x=1`.
 fn test_of(name: &str, body: &str) -> PathBuf {
     temp_file(
@@ -578,17 +594,7 @@ fn a_variant_is_read_by_any_of_its_names_as_herd7_reads_it() {
          flag ~empty x as set-t07\n",
     );
     let run = |variant: &str| {
-        let macros = "checker/tests/lkmm-history/v6.15-lkmmv2/linux-kernel.def";
-        let out = hazmat(&[
-            "herd7",
-            "-macros",
-            macros,
-            "-model",
-            s(&model),
-            "-variant",
-            variant,
-            s(&test),
-        ]);
+        let out = herd7_kernel_macros(&model, variant, &[&test]);
         assert_eq!(out.status.code(), Some(0), "{variant}");
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         let flags: Vec<String> = flag_lines(&stdout).iter().map(|l| l.to_string()).collect();
@@ -709,19 +715,8 @@ fn pco_is_herd7s_initial_and_final_writes_only() {
          flag ~empty (pco & po) as pco-in-po\n\
          flag ~empty (pco & (IW * W)) as pco-from-init\n",
     );
-    let macros = "checker/tests/lkmm-history/v6.15-lkmmv2/linux-kernel.def";
     for variant in ["cos-opt", "lkmmv2"] {
-        let out = hazmat(&[
-            "herd7",
-            "-macros",
-            macros,
-            "-model",
-            s(&model),
-            "-variant",
-            variant,
-            s(&corr),
-            s(&corw),
-        ]);
+        let out = herd7_kernel_macros(&model, variant, &[&corr, &corw]);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{stdout}");
         let lines: Vec<&str> = stdout

@@ -242,11 +242,11 @@ fn renamed(ours: &Answer, theirs: &Answer) -> bool {
     a.contains("=S") && unnamed(a) == unnamed(b)
 }
 
-/// `n` generated programs of `config`, written into `dir`: what no corpus holds (loops,
-/// locks and RCU in any mix, in the kernel's vocabulary; every order on every C11
-/// operation).
-fn programs(dir: &Path, config: &Config, n: u64) -> Vec<PathBuf> {
-    (1..=n)
+/// `HAZMAT_GENERATED_MODELS_PROGRAMS` (8 unless set) generated programs of `config`,
+/// written into `dir`: what no corpus holds (loops, locks and RCU in any mix, in the
+/// kernel's vocabulary; every order on every C11 operation).
+fn programs(dir: &Path, config: &Config) -> Vec<PathBuf> {
+    (1..=env::number("HAZMAT_GENERATED_MODELS_PROGRAMS", 8u64))
         .map(|seed| {
             let name = format!("P{seed:04}");
             let sketch = generate::from_seed(seed, config.clone());
@@ -312,11 +312,7 @@ fn generated_kernel_models_agree_with_herd7() {
         max_size: 7,
         ..Config::lkmm()
     };
-    files.extend(programs(
-        &dir,
-        &config,
-        env::number("HAZMAT_GENERATED_MODELS_PROGRAMS", 8),
-    ));
+    files.extend(programs(&dir, &config));
     let seeds = seeds();
     let tally = run(
         Dialect::Kernel,
@@ -358,11 +354,7 @@ fn generated_c11_models_agree_with_herd7() {
         max_size: 6,
         ..Config::c11()
     };
-    files.extend(programs(
-        &dir,
-        &config,
-        env::number("HAZMAT_GENERATED_MODELS_PROGRAMS", 8),
-    ));
+    files.extend(programs(&dir, &config));
     let seeds = seeds();
     let tally = run(Dialect::C11, &dir, None, "c11.def", seeds.clone(), &files);
     judge("C11", &tally, seeds.count());
