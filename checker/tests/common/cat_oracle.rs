@@ -194,13 +194,18 @@ fn herd7_batch(
             {
                 Answer::Timeout
             }
-            None => Answer::Error(
-                stderr
-                    .lines()
-                    .find(|l| !l.starts_with("Warning"))
-                    .unwrap_or("herd7 printed nothing")
-                    .to_string(),
-            ),
+            // herd7's refusal of one test is a warning naming it; of the model, an error.
+            None => {
+                let named = format!("File \"{}\"", files[i].display());
+                Answer::Error(
+                    stderr
+                        .lines()
+                        .find(|l| l.contains(&named))
+                        .or_else(|| stderr.lines().find(|l| !l.starts_with("Warning")))
+                        .unwrap_or("herd7 printed nothing")
+                        .to_string(),
+                )
+            }
         })
         .collect()
 }
