@@ -5,18 +5,20 @@
 //!
 //! A model ([`model`]) includes herd7's `cos.cat` (so that `co`, `fr` and their parts come
 //! from the library, hazmat's or herd7's), binds a few relations, sometimes a function of
-//! one or two arguments, a recursive binding, two mutually recursive ones and a binding
-//! under an `if` on a variant or a `try`, sometimes calls a procedure that raises two
-//! flags, sometimes shows a relation, then raises a dozen flags (`~empty`, `~acyclic`,
-//! `~irreflexive` over relations and sets, now and then un-negated) and sometimes makes a
-//! check that cuts executions (`acyclic`, `irreflexive`, `empty`, `undefined_unless`,
-//! `assert`). Its expressions are drawn over the names herd7 gives every model on a C test,
-//! in one of two [`Dialect`]s (the kernel's sets, its bell's tags, or herd7's C11 ones),
-//! the standard library's functions (`fencerel`, `toid`, `udr`, `imply`, `nodetour`,
-//! `singlestep`) and local bindings (`let t = ... in`). The universe `_` and `~0` appear
-//! where a set or a relation is read, as herd7's polymorphic universe; a few postfix
-//! operators are written after a complement without parentheses, which herd7's grammar
-//! refuses, so that the two tools' syntax errors are compared too.
+//! one or two arguments, a function written as a value (`fun x -> ...`), two bindings made
+//! at once (`let a = ... and b = ...`), a recursive binding, two mutually recursive ones
+//! and a binding under an `if` on a variant or a `try`, sometimes herd7's `filters.cat`,
+//! sometimes calls a procedure that raises two flags, sometimes shows a relation, then
+//! raises a dozen flags (`~empty`, `~acyclic`, `~irreflexive` over relations and sets, now
+//! and then un-negated) and sometimes makes a check that cuts executions (`acyclic`,
+//! `irreflexive`, `empty`, `undefined_unless`, `assert`). Its expressions are drawn over
+//! the names herd7 gives every model on a C test, in one of two [`Dialect`]s (the kernel's
+//! sets, its bell's tags, or herd7's C11 ones), the standard library's functions
+//! (`fencerel`, `toid`, `udr`, `imply`, `nodetour`, `singlestep`) and local bindings (`let
+//! t = ... in`). The universe `_` and `~0` appear where a set or a relation is read, as
+//! herd7's polymorphic universe; a few postfix operators are written after a complement
+//! without parentheses, which herd7's grammar refuses, so that the two tools' syntax errors
+//! are compared too.
 //!
 //! The same seed and dialect give the same model.
 
@@ -286,6 +288,13 @@ pub fn model(seed: u64, dialect: Dialect) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "\"generated {seed}\"");
     let _ = writeln!(out, "include \"cos.cat\"");
+    if d.rng.chance(0.15) {
+        // herd7's filters: `WW`, `noid`, and its own `A` and `P`.
+        let _ = writeln!(out, "include \"filters.cat\"");
+        d.relations
+            .extend(["WW(po)".into(), "noid(rf)".into(), "atom".into()]);
+        d.sets.push("P".into());
+    }
     let mut lets = Vec::new();
     for i in 0..1 + d.rng.below(4) {
         let e = d.relation(3);
@@ -324,6 +333,19 @@ pub fn model(seed: u64, dialect: Dialect) -> String {
             b.operand()
         );
         d.relations.extend(["ea".into(), "eb".into()]);
+    }
+    if d.rng.chance(0.2) {
+        // A function written as a value, and two bindings made at once.
+        let (a, b, c) = (d.relation(2), d.relation(2), d.relation(1));
+        let _ = writeln!(
+            out,
+            "let fl = fun x -> (x ; {}) \\ {}",
+            a.operand(),
+            b.operand()
+        );
+        let arg = lets[d.rng.below(lets.len())].clone();
+        let _ = writeln!(out, "let b1 = fl({arg}) and b2 = {}", c.text);
+        d.relations.extend(["b1".into(), "b2".into()]);
     }
     if d.rng.chance(0.2) {
         // A binding whose evaluation may fail (a set where a relation is read, say), and
