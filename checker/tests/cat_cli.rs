@@ -745,3 +745,34 @@ fn pco_is_herd7s_initial_and_final_writes_only() {
         );
     }
 }
+
+/// A local binding in a function's body of what changes from one execution to the next
+/// (`let t1 = rf in t1`) is evaluated on each execution: it had been taken for a fixed
+/// value, kept from the first execution of the same thread paths (found by generated
+/// models). herd7 7.58 raises none of these flags on these tests.
+#[test]
+fn a_local_binding_in_a_function_is_evaluated_on_each_execution() {
+    let corr = temp_file(
+        "corr-local.litmus",
+        "C CoRR-local\n{}\n\
+         P0(int *x) { WRITE_ONCE(*x, 1); }\n\
+         P1(int *x) { int r0; int r1; r0 = READ_ONCE(*x); r1 = READ_ONCE(*x); }\n\
+         exists (1:r0=1 /\\ 1:r1=0)\n",
+    );
+    let model = temp_file(
+        "local.cat",
+        "\"local bindings in functions\"\n\
+         include \"cos.cat\"\n\
+         let k1(a) = (let t1 = rf in t1)\n\
+         let k2(a) = (a ; (let t1 = rfe in t1))\n\
+         let k3(a) = (let rec t1 = rf | (t1 ; rf) in t1)\n\
+         flag ~empty (k1(po) \\ rf) as k1-is-not-rf\n\
+         flag ~empty (k2(_) \\ (_ ; rfe)) as k2-is-not-seq\n\
+         flag ~empty (k3(po) \\ rf+) as k3-is-not-rf-plus\n",
+    );
+    let out = herd7_kernel_macros(&model, "lkmmv2", &[&corr]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("Observation CoRR-local"), "{stdout}");
+    assert_eq!(flag_lines(&stdout), Vec::<&str>::new(), "{stdout}");
+}

@@ -215,24 +215,32 @@ impl Stage {
                 self.all_fixed(args.iter())
             }
             Expr::App(f, a, _) | Expr::Try(f, a, _) => self.all_fixed([&**f, &**a]),
+            // A name bound in a function's frame is read as fixed (a parameter is, its
+            // argument being judged at the call), so a binding there of what is not fixed
+            // makes the whole expression not fixed: `let t = rf in t` in a function body
+            // had been taken for fixed, and its value kept from an earlier execution.
             Expr::Let(bindings, body) => {
+                let mut dynamic_local = false;
                 for (p, e) in bindings {
                     let fixed = self.fixed(e);
-                    self.mark(pattern_slots(p), !fixed);
+                    let slots = pattern_slots(p);
+                    dynamic_local |= !fixed && slots.iter().any(is_local);
+                    self.mark(slots, !fixed);
                 }
-                self.fixed(body)
+                self.fixed(body) && !dynamic_local
             }
             Expr::LetRecFuns(group, slots, body) => {
                 let fixed = self.all_fixed(group.iter().map(|c| &c.body));
                 self.mark(slots.iter().copied(), !fixed);
-                self.fixed(body)
+                self.fixed(body) && (fixed || !slots.iter().any(is_local))
             }
             Expr::LetRecValues(values, body, _) => {
                 let slots: Vec<Slot> = values.iter().map(|(s, _)| *s).collect();
                 self.mark(slots.iter().copied(), false);
                 let fixed = self.all_fixed(values.iter().map(|(_, e)| e));
+                let dynamic_local = !fixed && slots.iter().any(is_local);
                 self.mark(slots, !fixed);
-                self.fixed(body)
+                self.fixed(body) && !dynamic_local
             }
             Expr::Fun(code) => self.fixed(&code.body),
             Expr::MatchTag(x, clauses, default, _) => self.all_fixed(
@@ -549,6 +557,11 @@ fn ins_reads(ins: &Ins, out: &mut Vec<usize>) {
 }
 
 /// The global slots of a pattern.
+/// Whether a slot is a function frame's, not a global.
+fn is_local(s: &Slot) -> bool {
+    !matches!(s, Slot::Global(_))
+}
+
 fn pattern_slots(p: &Pat) -> Vec<Slot> {
     match p {
         Pat::One(s) => s.iter().copied().collect(),
