@@ -68,6 +68,19 @@ fn flag_lines(stdout: &str) -> Vec<&str> {
     stdout.lines().filter(|l| l.starts_with("Flag ")).collect()
 }
 
+/// A coherence test of two reads of one write (CoRR), named `name`.
+fn corr(name: &str) -> PathBuf {
+    temp_file(
+        &format!("{name}.litmus"),
+        &format!(
+            "C {name}\n{{}}\n\
+             P0(int *x) {{ WRITE_ONCE(*x, 1); }}\n\
+             P1(int *x) {{ int r0; int r1; r0 = READ_ONCE(*x); r1 = READ_ONCE(*x); }}\n\
+             exists (1:r0=1 /\\ 1:r1=0)\n"
+        ),
+    )
+}
+
 /// `hazmat herd7` running `model` under `variant` on `tests`, with the kernel's macros.
 fn herd7_kernel_macros(model: &Path, variant: &str, tests: &[&Path]) -> Output {
     let macros = "checker/tests/lkmm-history/v6.15-lkmmv2/linux-kernel.def";
@@ -692,13 +705,7 @@ fn the_universe_is_a_set_or_a_relation_as_herd7_reads_it() {
 /// and lost those executions). The outputs are herd7 7.58's on this model and these tests.
 #[test]
 fn pco_is_herd7s_initial_and_final_writes_only() {
-    let corr = temp_file(
-        "corr-pco.litmus",
-        "C CoRR-pco\n{}\n\
-         P0(int *x) { WRITE_ONCE(*x, 1); }\n\
-         P1(int *x) { int r0; int r1; r0 = READ_ONCE(*x); r1 = READ_ONCE(*x); }\n\
-         exists (1:r0=1 /\\ 1:r1=0)\n",
-    );
+    let corr = corr("CoRR-pco");
     let corw = temp_file(
         "corw-pco.litmus",
         "C CoRW-pco\n{}\n\
@@ -752,13 +759,7 @@ fn pco_is_herd7s_initial_and_final_writes_only() {
 /// models). herd7 7.58 raises none of these flags on these tests.
 #[test]
 fn a_local_binding_in_a_function_is_evaluated_on_each_execution() {
-    let corr = temp_file(
-        "corr-local.litmus",
-        "C CoRR-local\n{}\n\
-         P0(int *x) { WRITE_ONCE(*x, 1); }\n\
-         P1(int *x) { int r0; int r1; r0 = READ_ONCE(*x); r1 = READ_ONCE(*x); }\n\
-         exists (1:r0=1 /\\ 1:r1=0)\n",
-    );
+    let corr = corr("CoRR-local");
     let model = temp_file(
         "local.cat",
         "\"local bindings in functions\"\n\

@@ -161,14 +161,14 @@ struct Draw {
 }
 
 impl Draw {
-    fn name(&mut self, names: &[String]) -> Exp {
-        Exp::atom(names[self.rng.below(names.len())].clone())
+    /// One of `names`, drawn without copying the list.
+    fn name(rng: &mut Rng, names: &[String]) -> Exp {
+        Exp::atom(names[rng.below(names.len())].clone())
     }
 
     fn set(&mut self, depth: u32) -> Exp {
         if depth == 0 || self.rng.chance(0.4) {
-            let sets = self.sets.clone();
-            return self.name(&sets);
+            return Self::name(&mut self.rng, &self.sets);
         }
         match self.rng.below(7) {
             0 => {
@@ -194,8 +194,7 @@ impl Draw {
 
     fn relation(&mut self, depth: u32) -> Exp {
         if depth == 0 || self.rng.chance(0.3) {
-            let relations = self.relations.clone();
-            return self.name(&relations);
+            return Self::name(&mut self.rng, &self.relations);
         }
         match self.rng.below(17) {
             0 | 1 => {
