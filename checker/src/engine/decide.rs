@@ -46,6 +46,10 @@ struct Reading<'p> {
     program: &'p Program,
     /// The cells read: the state's columns, then those only the condition reads.
     read: Vec<Cell>,
+    /// Under the program's symmetry, for the image `j` and the `i`th cell read, the
+    /// position in [`Reading::read`] of the cell of the execution built that holds its
+    /// value, when that cell is read too.
+    preimages: Vec<Vec<Option<usize>>>,
     speedcheck: bool,
     /// Whether some executions are images under the program's symmetry.
     symmetric: bool,
@@ -55,9 +59,15 @@ struct Reading<'p> {
 struct Collector {
     /// The current execution's values of [`Reading::read`].
     values: Vec<Value>,
+    /// The values of [`Reading::read`] in the execution built last under the program's
+    /// symmetry, from which its images' values are read ([`Reading::preimages`]).
+    built: Vec<Value>,
     /// Whether an image's state held an unsolved symbol.
     symbolic: bool,
-    states: BTreeSet<Vec<Value>>,
+    /// Every distinct tuple of values read, with whether it satisfies the condition: the
+    /// states are their first [`Program::shown`] columns, and an execution whose values
+    /// were met before needs no evaluation of the condition.
+    seen: foldhash::HashMap<Vec<Value>, bool>,
     positive: u128,
     negative: u128,
     /// In the order first raised.
@@ -69,8 +79,9 @@ impl Collector {
     fn new() -> Collector {
         Collector {
             values: Vec::new(),
+            built: Vec::new(),
             symbolic: false,
-            states: BTreeSet::new(),
+            seen: foldhash::HashMap::default(),
             positive: 0,
             negative: 0,
             flags: Vec::new(),
@@ -80,25 +91,28 @@ impl Collector {
 
     /// Counts one allowed execution.
     fn visit(&mut self, r: &Reading<'_>, x: &Allowed<'_>) -> Flow {
-        let values = &mut self.values;
-        values.clear();
-        values.extend(r.read.iter().map(|&c| x.value(c)));
+        self.read(r, x);
+        let values = &self.values;
         if r.symmetric && values.iter().any(|v| matches!(v, Value::Sym(_))) {
             self.symbolic = true;
             return Flow::Stop;
-        }
-        // The enumeration has applied the filter.
-        let shown = r.program.shown.len();
-        if !self.states.contains(&values[..shown]) {
-            self.states.insert(values[..shown].to_vec());
         }
         for f in &x.judgement.flags {
             if !self.flags.contains(f) {
                 self.flags.push(f);
             }
         }
-        let get = |c: Cell| values[r.read.iter().position(|&k| k == c).expect("a cell read")];
-        let sat = r.program.condition.prop.eval(&get);
+        // The enumeration has applied the filter.
+        let sat = match self.seen.get(values) {
+            Some(&sat) => sat,
+            None => {
+                let get =
+                    |c: Cell| values[r.read.iter().position(|&k| k == c).expect("a cell read")];
+                let sat = r.program.condition.prop.eval(&get);
+                self.seen.insert(values.clone(), sat);
+                sat
+            }
+        };
         if sat {
             self.positive += 1;
         } else {
@@ -116,10 +130,38 @@ impl Collector {
         }
     }
 
+    /// Reads the values of [`Reading::read`] in `x` into `self.values`; an image's from
+    /// those of the execution built, where the cell that holds it is read too.
+    fn read(&mut self, r: &Reading<'_>, x: &Allowed<'_>) {
+        self.values.clear();
+        match x.image() {
+            Some(j) if j > 0 => {
+                let built = &self.built;
+                self.values.extend(
+                    r.read
+                        .iter()
+                        .zip(&r.preimages[j])
+                        .map(|(&c, pre)| pre.map_or_else(|| x.value(c), |k| built[k])),
+                );
+            }
+            image => {
+                self.values.extend(r.read.iter().map(|&c| x.value(c)));
+                if image.is_some() {
+                    self.built.clone_from(&self.values);
+                }
+            }
+        }
+    }
+
+    /// The distinct final states met, over [`Program::shown`]'s `shown` columns.
+    fn states(&self, shown: usize) -> BTreeSet<Vec<Value>> {
+        self.seen.keys().map(|v| v[..shown].to_vec()).collect()
+    }
+
     /// Adds what `later` met after what `self` met.
     fn merge(&mut self, later: Collector) {
         self.symbolic |= later.symbolic;
-        self.states.extend(later.states);
+        self.seen.extend(later.seen);
         self.positive += later.positive;
         self.negative += later.negative;
         for f in later.flags {
@@ -147,9 +189,19 @@ fn run_with(
             read.push(c);
         }
     }
+    let preimages = symmetry.map_or_else(Vec::new, |s| {
+        (0..s.order())
+            .map(|j| {
+                read.iter()
+                    .map(|&c| read.iter().position(|&k| k == s.preimage(c, j)))
+                    .collect()
+            })
+            .collect()
+    });
     let reading = Reading {
         program,
         read,
+        preimages,
         speedcheck: options.speedcheck,
         symmetric: symmetry.is_some(),
     };
@@ -201,7 +253,7 @@ fn run_with(
         Some(Stop::Limit(why)) => Some(why),
         Some(Stop::Done) | None => None,
     };
-    let states = herd7_order(program, all.states);
+    let states = herd7_order(program, all.states(program.shown.len()));
     Ok(Some(Outcome {
         states,
         positive: all.positive,

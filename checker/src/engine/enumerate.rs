@@ -281,6 +281,12 @@ impl Allowed<'_> {
         }
     }
 
+    /// For an image `g^j·e` of the execution built under the program's symmetry, `j`
+    /// (`0` for the one built itself); `None` when the search builds every execution.
+    pub fn image(&self) -> Option<usize> {
+        self.image.map(|(_, j)| j)
+    }
+
     /// Whether this execution stands for an image of the one built, under the program's
     /// symmetry, rather than for the one built itself.
     pub fn is_image(&self) -> bool {
