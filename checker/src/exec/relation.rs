@@ -540,12 +540,13 @@ impl<W: Width> Relation<W> {
 
     /// The events with at least one successor: cat's `domain(r)`.
     pub fn domain(&self) -> EventSet<W> {
-        self.rows
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| !r.is_empty())
-            .map(|(a, _)| a)
-            .collect()
+        let mut domain = EventSet::<W>::EMPTY;
+        for (a, r) in self.rows.iter().enumerate() {
+            if !r.is_empty() {
+                domain.insert(a);
+            }
+        }
+        domain
     }
 
     /// The events with at least one predecessor: cat's `range(r)`.
@@ -682,6 +683,25 @@ impl<W: Width> Relation<W> {
     /// `a ; b`: `self | (a ; b)`, in place.
     pub fn union_with_seq(&mut self, a: &Relation<W>, b: &Relation<W>) {
         a.add_seq_to(b, self);
+    }
+
+    /// [`Relation::union_with_seq`] following only the events of `b`'s domain: less work
+    /// where `a` is dense and few events have successors in `b` (a coherence order before
+    /// `rfe`), a little more otherwise.
+    pub fn union_with_seq_through(&mut self, a: &Relation<W>, b: &Relation<W>) {
+        debug_assert_eq!(self.size(), a.size());
+        debug_assert_eq!(self.size(), b.size());
+        let middle = b.domain();
+        if middle.is_empty() {
+            return;
+        }
+        for (row, o) in a.rows.iter().zip(self.rows.iter_mut()) {
+            let mut through = row.clone();
+            through.inter_with(&middle);
+            for m in through.iter() {
+                o.union_with(&b.rows[m]);
+            }
+        }
     }
 
     /// Whether `self` and `a ; b` have a pair in common, without building `a ; b`: only the
@@ -1246,6 +1266,10 @@ mod tests {
             assert_eq!(r.is_acyclic(), fixpoint.is_irreflexive(), "{r:?}");
             assert_eq!(r.optional_seq(&s), r.optional().seq(&s));
             assert_eq!(r.seq_optional(&s), r.seq(&s.optional()));
+            let (mut through, mut full) = (s.clone(), s.clone());
+            through.union_with_seq_through(&r, &s);
+            full.union_with_seq(&r, &s);
+            assert_eq!(through, full, "{r:?} ; {s:?}");
             let mut no_id = r.clone();
             no_id.remove_identity();
             assert_eq!(no_id, r.minus(&Relation::identity(n)));

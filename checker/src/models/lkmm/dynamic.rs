@@ -145,10 +145,10 @@ pub(super) struct Workspace<W: Width = Words<1>> {
     pub(super) d: Dynamic<W>,
     /// Whether the relations that depend on `rf` alone (`rfe`, `rfi`, the dependencies,
     /// `srcu-rscs`, `po-unlock-lock-po`, the fences, `rmw-sequence`, `cumul-fence`,
-    /// `cumul_star` and `ppo_rf`) are those of `d.rf`.
+    /// `cumul_plus` and `ppo_rf`) are those of `d.rf`.
     rf_done: bool,
-    /// `cumul-fence*`.
-    cumul_star: Relation<W>,
+    /// `cumul-fence+` (`cumul-fence*` is it and the identity).
+    cumul_plus: Relation<W>,
     /// The terms of `ppo` that do not depend on `co`: all but `overwrite & int`.
     ppo_rf: Relation<W>,
     /// `overwrite = co | fr`.
@@ -166,7 +166,7 @@ impl<W: Width> Workspace<W> {
         Workspace {
             d: Dynamic::empty(n),
             rf_done: false,
-            cumul_star: Relation::empty(n),
+            cumul_plus: Relation::empty(n),
             ppo_rf: Relation::empty(n),
             overwrite: Relation::empty(n),
             hb_plus: Relation::empty(n),
@@ -180,7 +180,7 @@ impl<W: Width> Workspace<W> {
         self.d.reset(n);
         self.rf_done = false;
         for r in [
-            &mut self.cumul_star,
+            &mut self.cumul_plus,
             &mut self.ppo_rf,
             &mut self.overwrite,
             &mut self.hb_plus,
@@ -354,9 +354,8 @@ impl<W: Width> Workspace<W> {
         t1.retain_domain(marked);
         t1.retain_range(marked);
         t1.seq_into(&d.rmw_sequence, &mut d.cumul_fence);
-        self.cumul_star.copy_from(&d.cumul_fence);
-        self.cumul_star.close_transitively();
-        self.cumul_star.add_identity();
+        self.cumul_plus.copy_from(&d.cumul_fence);
+        self.cumul_plus.close_transitively();
     }
 
     /// Computes the relations that depend on `co`, once those of `rf` alone are done,
@@ -381,12 +380,16 @@ impl<W: Width> Workspace<W> {
         // prop = [Marked] ; (overwrite & ext)? ; cumul-fence* ; [Marked] ; rfe? ; [Marked]
         t1.copy_from(overwrite);
         t1.inter_with(&f.ext);
-        t2.copy_from(&self.cumul_star);
-        t2.union_with_seq(t1, &self.cumul_star);
+        // (overwrite & ext)? ; cumul-fence* = cumul-fence* | (overwrite & ext) |
+        // (overwrite & ext) ; cumul-fence+, the last through cumul-fence's few sources.
+        t2.copy_from(&self.cumul_plus);
+        t2.add_identity();
+        t2.union_with(t1);
+        t2.union_with_seq_through(t1, &self.cumul_plus);
         t2.retain_domain(marked);
         t2.retain_range(marked);
         d.prop.copy_from(t2);
-        d.prop.union_with_seq(t2, &d.rfe);
+        d.prop.union_with_seq_through(t2, &d.rfe);
         d.prop.retain_range(marked);
 
         // hb = [Marked] ; (ppo | rfe | ((prop \ id) & int)) ; [Marked]
