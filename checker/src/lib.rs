@@ -146,7 +146,7 @@ impl Engine {
         match self {
             Engine::Axiomatic => check_source(source, model, options),
             Engine::Shuttle => {
-                check_source_with(source, model.dialect(), None, options.s128, |p| {
+                check_source_with(source, model.dialect(), None, options.reading(), |p| {
                     engine::interp::run(p, &options.limits)
                 })
             }
@@ -199,7 +199,7 @@ pub fn check_source(
     model: &dyn MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
-    check_source_with(source, model.dialect(), None, options.s128, |p| {
+    check_source_with(source, model.dialect(), None, options.reading(), |p| {
         engine::decide::run(p, model, options)
     })
     .map(|c| with_symbol_name_warning(with_thin_air_warning(c, model)))
@@ -267,22 +267,25 @@ pub fn check_source_with_macros(
     model: &dyn MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
-    check_source_with(source, model.dialect(), Some(macros), options.s128, |p| {
-        engine::decide::run(p, model, options)
-    })
+    check_source_with(
+        source,
+        model.dialect(),
+        Some(macros),
+        options.reading(),
+        |p| engine::decide::run(p, model, options),
+    )
     .map(|c| with_symbol_name_warning(with_thin_air_warning(c, model)))
 }
 
 /// The warning for runs cut off by a `while` loop's unrolling, at the first loop of the
 /// program.
-fn cutoff_warning(program: &Program) -> Option<Warning> {
+fn cutoff_warning(program: &Program, unroll: u32) -> Option<Warning> {
     let (start, end) = program.first_instr(|op| matches!(op, Op::Cutoff))?;
     Some(Warning {
         message: format!(
-            "some runs go round this loop more than {} times, herd7's unrolling limit: \
-             herd7 leaves them out, and so does hazmat, so legal outcomes may be missing \
-             (the result says `Loop`)",
-            front::lower::UNROLL
+            "some runs go round this loop more than {unroll} times, herd7's unrolling \
+             limit (`-unroll`): herd7 leaves them out, and so does hazmat, so legal \
+             outcomes may be missing (the result says `Loop`)"
         ),
         span: Span::new(start, end),
         notes: Vec::new(),
@@ -317,18 +320,18 @@ fn nowhere_warning(
 }
 
 /// Parses and lowers the text of one litmus file, in `dialect`, with a user's `macros` if
-/// given and under herd7's variant `S128` if `s128`: the front half of [`check_source`] and
+/// given and read as `reading` says (herd7's variant `S128`, `-unroll`): the front half of [`check_source`] and
 /// [`explain_source`], for a caller that runs the engine on the [`Program`] itself
 /// (with herd7's locations next to a variable added, which lowering alone does not know).
 pub fn parse_and_lower(
     source: &str,
     dialect: Dialect,
     macros: Option<&Macros>,
-    s128: bool,
+    reading: front::Reading,
 ) -> Result<(hazmat_litmus::Test, Program, Vec<Warning>), CheckError> {
     let test = hazmat_litmus::parse(source).map_err(CheckError::Parse)?;
     let (mut program, mut warnings) =
-        front::lower::lower_with_variant(&test, dialect, macros, s128)?;
+        front::lower::lower_with_variant(&test, dialect, macros, reading)?;
     warnings.extend(front::names::trailer_warnings(&test));
     if macros.is_none() {
         warnings.extend(front::names::dialect_warning(&test, dialect));
@@ -348,11 +351,11 @@ fn check_source_with(
     source: &str,
     dialect: Dialect,
     macros: Option<&Macros>,
-    s128: bool,
+    reading: front::Reading,
     decide: impl FnOnce(&Program) -> Result<Outcome, RunError>,
 ) -> Result<Checked, CheckError> {
     let start = Instant::now();
-    let (test, program, mut warnings) = parse_and_lower(source, dialect, macros, s128)?;
+    let (test, program, mut warnings) = parse_and_lower(source, dialect, macros, reading)?;
     let outcome = decide(&program).map_err(|error| {
         // What lowering said of the names in the erring statement.
         let within = |w: &&Warning| error.span.0 <= w.span.start && w.span.end <= error.span.1;
@@ -362,7 +365,7 @@ fn check_source_with(
     })?;
     let hash = hazmat_litmus::herd_hash(&test, source);
     if outcome.stats.removed.cutoff > 0 {
-        warnings.extend(cutoff_warning(&program));
+        warnings.extend(cutoff_warning(&program, reading.unroll));
     }
     let every = outcome.states.is_empty() && outcome.unknown.is_none();
     warnings.extend(nowhere_warning(&test, &outcome.stats, every));
@@ -421,7 +424,7 @@ pub fn explain_source(
     };
     let dialect = model.dialect();
     let (test, original, warnings) =
-        parse_and_lower(source, dialect, None, false).map_err(test_error)?;
+        parse_and_lower(source, dialect, None, front::Reading::default()).map_err(test_error)?;
     let program = match state {
         None => original,
         Some(text) => {
@@ -440,7 +443,8 @@ pub fn explain_source(
                     .and_then(|n| text.get(..n))
                     .map_or(1, |t| t.chars().count() + 1),
             };
-            let spliced = match parse_and_lower(&spliced, dialect, None, false) {
+            let spliced = match parse_and_lower(&spliced, dialect, None, front::Reading::default())
+            {
                 Ok((_, program, _)) => program,
                 Err(CheckError::Parse(e)) => return Err(state_error(e.message, e.span.start)),
                 Err(CheckError::Lower(e)) => return Err(state_error(e.message, e.span.start)),

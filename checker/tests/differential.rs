@@ -196,7 +196,7 @@ fn shuttle_agrees_with_sc_on_the_corpora() {
         };
         // As `hazmat check` reads it: herd7's locations next to a variable added.
         let Ok((_, program, _)) =
-            hazmat_checker::parse_and_lower(&source, Default::default(), None, false)
+            hazmat_checker::parse_and_lower(&source, Default::default(), None, Default::default())
         else {
             continue;
         };

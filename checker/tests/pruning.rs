@@ -32,7 +32,7 @@ fn options(every_stage: bool) -> Options {
         speedcheck: false,
         whole: true,
         every_image: true,
-        s128: false,
+        ..Default::default()
     }
 }
 

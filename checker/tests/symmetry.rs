@@ -34,7 +34,7 @@ fn both(text: &str, m: &dyn MemoryModel, cap: Option<u64>) -> Option<(String, St
             speedcheck: false,
             whole: true,
             every_image,
-            s128: false,
+            ..Default::default()
         };
         match check_source(text, m, &options) {
             Ok(c) if c.outcome.unknown.is_some() => None,

@@ -406,8 +406,9 @@ fn every_never_test_is_explained_by_a_check_and_a_cycle() {
             let m = model(name).expect("a model");
             // Each model reads the test in its own dialect (a C11 test under RC11).
             // As `hazmat explain` reads it: herd7's locations next to a variable added.
-            let (_, p, _) = hazmat_checker::parse_and_lower(&source, m.dialect(), None, false)
-                .expect("a test hazmat can run");
+            let (_, p, _) =
+                hazmat_checker::parse_and_lower(&source, m.dialect(), None, Default::default())
+                    .expect("a test hazmat can run");
             let state = forbidden_state(&p);
             let answer = explain(&p, m.as_ref(), &state, &Limits::default()).expect("runs");
             let what = format!("{} under {name}", file.display());

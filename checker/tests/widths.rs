@@ -34,7 +34,7 @@ fn options(min_width: usize, speedcheck: bool) -> Options {
         speedcheck,
         whole: true,
         every_image: false,
-        s128: false,
+        ..Default::default()
     }
 }
 

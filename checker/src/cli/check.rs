@@ -42,6 +42,10 @@ pub(crate) struct CheckArgs {
     /// Stop each test as soon as its condition is decided (partial states and counts).
     #[arg(long)]
     speedcheck: bool,
+    /// Unroll each `while` loop this many times (herd7's `-unroll`; twice by default, as
+    /// herd7 does for C); a run that would go round once more is cut off.
+    #[arg(long)]
+    unroll: Option<u32>,
     /// Draw allowed executions: witness (the final state satisfies the condition), counter
     /// (it does not), all, or none.
     #[arg(long, default_value = "none", value_parser = ["witness", "counter", "all", "none"])]
@@ -111,6 +115,7 @@ pub(crate) fn check(mut args: CheckArgs) -> u8 {
     args.speedcheck |= chosen.settings.speedcheck;
     args.timeout = args.timeout.or(chosen.settings.timeout);
     args.hexa = chosen.settings.hexa;
+    args.unroll = args.unroll.or(chosen.settings.unroll);
     let m = chosen.model.as_ref();
     let source = &chosen;
     if engine != Engine::Axiomatic && source.file.is_some() {
@@ -240,6 +245,7 @@ fn check_file(
             ..Default::default()
         },
         speedcheck: args.speedcheck,
+        unroll: args.unroll,
         ..Default::default()
     };
     let checked = match &model_source.macros {

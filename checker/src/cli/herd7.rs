@@ -241,6 +241,8 @@ fn arity(option: &str) -> Option<Option<Kind>> {
         | "switch" => None,
         "I" | "set-libdir" | "o" | "throughflag" | "skipcheck" | "cycles" => Some(Kind::Str),
         "maxphantom" => Some(Kind::IntOrNone),
+        // An integer on the command line (OCaml's `Arg.Int`), `none` too in a file.
+        "unroll" => Some(Kind::Int),
         "exit" | "dumpes" | "morefences" | "checkfilter" | "candidates" | "statelessrc11"
         | "showone" | "tikz" | "dumpallfaults" => Some(Kind::Bool),
         // The configuration keys that are options too, with the same values.
@@ -572,6 +574,7 @@ fn run_one(
         },
         speedcheck: settings.speedcheck,
         s128: settings.variants.iter().any(|v| v == "S128"),
+        unroll: settings.unroll,
         ..Default::default()
     };
     let model = choice.model.as_ref();

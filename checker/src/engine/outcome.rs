@@ -54,6 +54,19 @@ pub struct Options {
     /// herd7's variant `S128` (`-variant S128`), under which herd7 takes 64-bit and
     /// 128-bit types in the init block; a test's own `Variant=S128` line sets it too.
     pub s128: bool,
+    /// How many times a `while` loop is unrolled (herd7's `-unroll`), when not herd7's
+    /// default for C ([`crate::front::lower::UNROLL`]).
+    pub unroll: Option<u32>,
+}
+
+impl Options {
+    /// How the test is read: [`Options::s128`] and [`Options::unroll`].
+    pub fn reading(&self) -> crate::front::Reading {
+        crate::front::Reading {
+            s128: self.s128,
+            unroll: self.unroll.unwrap_or(crate::front::lower::UNROLL),
+        }
+    }
 }
 
 /// The result of checking one program under one model.

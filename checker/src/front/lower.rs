@@ -51,7 +51,8 @@ use std::collections::{HashMap, HashSet};
 
 mod c11_calls;
 
-/// How many times herd7 runs the body of a `while` loop at most (its `-unroll` for C).
+/// How many times herd7 runs the body of a `while` loop at most by default (its `-unroll`
+/// for C); [`crate::front::Reading::unroll`] sets another.
 pub const UNROLL: u32 = 2;
 
 /// Why a test cannot be lowered, and where.
@@ -191,19 +192,20 @@ pub fn lower_with_macros(
     dialect: Dialect,
     macros: Option<&crate::front::defs::Macros>,
 ) -> Result<(Program, Vec<Warning>), LowerError> {
-    lower_with_variant(test, dialect, macros, false)
+    lower_with_variant(test, dialect, macros, crate::front::Reading::default())
 }
 
-/// Lowers a parsed test as [`lower_with_macros`] does, under herd7's variant `S128` when
-/// `s128` is set or the test's header says `Variant=S128`: herd7 then takes 64-bit and
-/// 128-bit types in the init block.
+/// Lowers a parsed test as [`lower_with_macros`] does, read as `reading` says: under
+/// herd7's variant `S128` when it is set or the test's header says `Variant=S128` (herd7
+/// then takes 64-bit and 128-bit types in the init block), its loops unrolled
+/// `reading.unroll` times.
 pub fn lower_with_variant(
     test: &ast::Test,
     dialect: Dialect,
     macros: Option<&crate::front::defs::Macros>,
-    s128: bool,
+    reading: crate::front::Reading,
 ) -> Result<(Program, Vec<Warning>), LowerError> {
-    let s128 = s128
+    let s128 = reading.s128
         || test.info("Variant").is_some_and(|v| {
             v.split([',', ' ', '\t'])
                 .any(|w| w.trim().eq_ignore_ascii_case("S128"))
@@ -211,6 +213,7 @@ pub fn lower_with_variant(
     let mut cx = Cx {
         dialect,
         s128,
+        unroll: reading.unroll,
         locs: Vec::new(),
         loc_index: HashMap::new(),
         threads: Vec::new(),
@@ -433,6 +436,8 @@ struct Cx {
     dialect: Dialect,
     /// herd7's variant `S128`.
     s128: bool,
+    /// How many times a `while` loop is unrolled.
+    unroll: u32,
     locs: Vec<LocDecl>,
     loc_index: HashMap<String, Loc>,
     threads: Vec<ThreadCode>,
@@ -824,7 +829,8 @@ impl ThreadLowering<'_> {
 
     /// `while (cond) body` as herd7 runs it: iteration `n` tests the condition, as its own
     /// instruction, and runs the body and iteration `n + 1` when it holds, up to
-    /// [`UNROLL`] iterations; a run whose condition still holds then is cut off.
+    /// `-unroll` iterations ([`UNROLL`] unless told); a run whose condition still holds
+    /// then is cut off.
     fn unroll(
         &mut self,
         s: &ast::Stmt,
@@ -840,7 +846,7 @@ impl ThreadLowering<'_> {
         let id = self.stmt;
         let c = self.expr(cond, out)?;
         let mut then = Vec::new();
-        if n >= UNROLL {
+        if n >= self.cx.unroll {
             then.push(Instr {
                 stmt: id,
                 op: Op::Cutoff,

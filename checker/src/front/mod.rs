@@ -17,3 +17,23 @@ pub(crate) mod names;
 pub mod primitive;
 pub mod program;
 pub mod variant;
+
+/// How a test is read beyond its dialect and macros: the options of herd7's that change
+/// the program it makes of the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reading {
+    /// herd7's variant `S128` (`-variant S128`): 64-bit and 128-bit types in the init
+    /// block; a test's own `Variant=S128` line sets it too.
+    pub s128: bool,
+    /// How many times a `while` loop is unrolled (herd7's `-unroll`, 2 for C by default).
+    pub unroll: u32,
+}
+
+impl Default for Reading {
+    fn default() -> Reading {
+        Reading {
+            s128: false,
+            unroll: lower::UNROLL,
+        }
+    }
+}

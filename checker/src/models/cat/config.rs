@@ -237,6 +237,9 @@ pub struct Settings {
     pub nshow: Option<usize>,
     /// `verbose`: how much herd7 says on stderr.
     pub verbose: i64,
+    /// `unroll`: how many times a `while` loop is unrolled, if not herd7's default (a
+    /// negative count unrolls none, as in herd7).
+    pub unroll: Option<u32>,
 }
 
 /// Why one key cannot be applied.
@@ -310,6 +313,10 @@ impl Settings {
             "show" => self.show = Some(value.to_string()),
             "nshow" => self.nshow = usize::try_from(int(value)).ok(),
             "verbose" => self.verbose = int(value),
+            "unroll" => {
+                self.unroll =
+                    (value != "none").then(|| u32::try_from(int(value).max(0)).unwrap_or(u32::MAX));
+            }
             // Without the keys that make executions bad, select checks or faults, these
             // change nothing herd7 prints.
             "strictskip" | "badexecs" | "dumpallfaults" => {}

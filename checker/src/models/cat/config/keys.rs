@@ -354,14 +354,7 @@ pub const KEYS: &[Key] = &[
         Use::Refused("hazmat applies every check of the model"),
     ),
     key("strictskip", Value::Bool, Use::Run),
-    key(
-        "unroll",
-        Value::IntOrNone,
-        Use::Only(
-            &["2", "none"],
-            "hazmat unrolls a loop twice, herd7's default for C",
-        ),
-    ),
+    key("unroll", Value::IntOrNone, Use::Run),
     key(
         "optace",
         Value::Tags(OPTACE),
