@@ -147,7 +147,7 @@ fn main() -> anyhow::Result<()> {
     let spec = Spec {
         cat: "rc11.cat".into(),
         bell: None,
-        variants: Vec::new(),
+        ..Spec::default()
     };
     let cat = load(&library, &Disk, &spec).map_err(|e| anyhow::anyhow!(e.render()))?;
     let interpreted_model = cat.in_dialect(hazmat_checker::front::lower::Dialect::C11);

@@ -75,6 +75,7 @@ fn main() {
         cat: cfg.model.expect("a model"),
         bell: cfg.bell,
         variants: cfg.variants,
+        ..Default::default()
     };
     let library = Library::new().include(&model_dir).include(&herdlib);
     let interpreted = match load(&library, &Disk, &spec) {

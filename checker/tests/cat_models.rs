@@ -47,6 +47,7 @@ fn lkmm_interpreted(model_dir: &Path, herdlib: &Path) -> CatModel {
         cat: cfg.model.expect("the cfg names a model"),
         bell: cfg.bell,
         variants: cfg.variants,
+        ..Spec::default()
     };
     let library = Library::new().include(model_dir).include(herdlib);
     load(&library, &Disk, &spec).unwrap_or_else(|e| panic!("{}", e.render()))
@@ -200,6 +201,7 @@ fn the_kernel_files_select_the_native_model_and_an_edit_does_not() {
             cat: "lkmm.cat".into(),
             bell: Some("lkmm.bell".into()),
             variants: variants.clone(),
+            ..Spec::default()
         };
         // herd7's library files come from the disk, the rest from memory.
         let both = Both { mem: fs };

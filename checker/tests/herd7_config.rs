@@ -273,6 +273,70 @@ fn unroll_sets_how_often_a_loop_runs() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// herd7's `-skipcheck NAME` (cumulative, and `-skipchecks A,B`, a configuration's
+/// `skipchecks`) leaves the model's checks so named out: `rc11.cat` forbids load
+/// buffering by `no-thin-air` alone, so without it the test is `Sometimes`. The model then
+/// runs in the interpreter, since it is no longer the one hazmat knows natively.
+/// `strictskip true` with checks skipped is refused by name.
+#[test]
+fn skipcheck_leaves_the_named_checks_out() {
+    let dir = temp_dir("skipcheck");
+    std::fs::write(dir.join("LB.litmus"), LB).expect("test");
+    std::fs::write(
+        dir.join("skip.cfg"),
+        "macros c11.def\nmodel rc11.cat\nskipchecks SC\nskipchecks no-thin-air\n",
+    )
+    .expect("cfg");
+    std::fs::write(
+        dir.join("strict.cfg"),
+        "macros c11.def\nmodel rc11.cat\nskipchecks SC\nstrictskip true\n",
+    )
+    .expect("cfg");
+    let rc11 = ["-model", "rc11.cat", "-macros", "c11.def"];
+    for (skip, verdict) in [
+        (&[][..], "Never"),
+        (&["-skipcheck", "no-thin-air"][..], "Sometimes"),
+        (
+            &["-skipcheck", "SC", "-skipcheck", "no-thin-air"][..],
+            "Sometimes",
+        ),
+        (&["-skipchecks", "SC,no-thin-air"][..], "Sometimes"),
+        (&["-skipcheck", "SC"][..], "Never"),
+        (&["-skipcheck", "no-such-check"][..], "Never"),
+    ] {
+        let mut args: Vec<&str> = rc11.to_vec();
+        args.extend(skip);
+        args.push("LB.litmus");
+        let mut ours = vec!["herd7"];
+        ours.extend(&args);
+        let out = hazmat(&dir, &ours);
+        assert!(
+            text(&out.stdout).contains(&format!("Observation LB {verdict} ")),
+            "{args:?}: {}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        same_as_herd7(&dir, &args);
+    }
+    same_as_herd7(&dir, &["-conf", "skip.cfg", "LB.litmus"]);
+    let out = hazmat(
+        &dir,
+        &["check", "--json", "--conf", "skip.cfg", "LB.litmus"],
+    );
+    let j: serde_json::Value =
+        serde_json::from_str(text(&out.stdout).trim()).expect("one JSON object");
+    assert_eq!(j["verdict"], "Sometimes");
+    assert_eq!(j["model_source"]["kind"], "interpreted");
+    let out = hazmat(&dir, &["herd7", "-conf", "strict.cfg", "LB.litmus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("line 4") && text(&out.stderr).contains("strictskip"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A value herd7 takes for each kind of value, and one it refuses.
 fn values(v: Value) -> (&'static str, Option<&'static str>) {
     match v {

@@ -138,6 +138,7 @@ fn every_width_gives_model_files_the_same_answers() {
                 cat: cfg.model.expect("the cfg names a model"),
                 bell: cfg.bell,
                 variants: cfg.variants,
+                ..Spec::default()
             };
             let library = Library::new().include(&model_dir).include(herdlib);
             let lkmm = load(&library, &Disk, &spec).unwrap_or_else(|e| panic!("{}", e.render()));
@@ -146,6 +147,7 @@ fn every_width_gives_model_files_the_same_answers() {
                 cat: "rc11.cat".into(),
                 bell: None,
                 variants: Vec::new(),
+                ..Spec::default()
             };
             let rc11 = load(&Library::new().include(herdlib), &Disk, &spec)
                 .unwrap_or_else(|e| panic!("{}", e.render()))
@@ -288,6 +290,7 @@ fn in_memory_model(name: &str, text: &str) -> hazmat_checker::models::cat::CatMo
         cat: name.into(),
         bell: None,
         variants: Vec::new(),
+        ..Spec::default()
     };
     load(&Library::new().include("m"), &fs, &spec).unwrap_or_else(|e| panic!("{}", e.render()))
 }

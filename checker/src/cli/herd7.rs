@@ -356,7 +356,12 @@ fn apply(args: &mut Args, name: &str, v: &str) -> Result<(), Refusal> {
         "throughflag" => {
             return unsupported("hazmat lets through only the executions the model allows");
         }
-        "skipcheck" => return unsupported("hazmat applies every check of the model"),
+        // `-skipcheck NAME` adds one name, as `-skipchecks` adds a list.
+        "skipcheck" => {
+            if let Err(config::Refusal::Unsupported(why)) = args.settings.apply("skipchecks", v) {
+                return unsupported(why);
+            }
+        }
         "cycles" => return unsupported("hazmat draws no failing check as a cycle"),
         "gv" | "evince" | "preview" => {
             return unsupported(

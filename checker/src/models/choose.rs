@@ -49,6 +49,9 @@ pub struct Request {
     pub variants: Vec<String>,
     /// Run the interpreter even for a model hazmat knows natively.
     pub interpret: bool,
+    /// The names of the checks not applied (herd7's `-skipcheck`): the interpreter then
+    /// runs, whatever the model.
+    pub skip: Vec<String>,
     /// Take a kernel file that cannot be found for the kernel's own, by its name (as
     /// `hazmat herd7` does, so that `-conf linux-kernel.cfg` works anywhere).
     pub kernel_by_name: bool,
@@ -71,6 +74,7 @@ impl Request {
             bell: settings.bell.clone(),
             macros: settings.macros.clone(),
             variants: settings.variants.clone(),
+            skip: settings.skipchecks.clone(),
             ..Request::default()
         }
     }
@@ -208,7 +212,9 @@ pub fn choose(
             });
         }
     }
-    if !request.interpret && dialect == Dialect::Kernel && kernel_files(library, fs, request)? {
+    // A model with checks skipped is no longer the one hazmat knows natively.
+    let interpret = request.interpret || !request.skip.is_empty();
+    if !interpret && dialect == Dialect::Kernel && kernel_files(library, fs, request)? {
         return Ok(Choice {
             model: Box::new(Lkmm),
             kind: Kind::Native,
@@ -221,6 +227,7 @@ pub fn choose(
         cat: request.cat.clone(),
         bell: request.bell.clone(),
         variants: request.variants.clone(),
+        skip: request.skip.clone(),
     };
     let model = load(library, fs, &spec).map_err(ChooseError::Load)?;
     if let Some(f) = model.files().get(model.cat_file()) {
@@ -228,7 +235,7 @@ pub fn choose(
     }
     // The native RC11 reads calls as `c11.def` gives them; without a macro file, the
     // interpreter runs `rc11.cat`, so that the calls only that file defines stay unknown.
-    let native = !request.interpret
+    let native = !interpret
         && match dialect {
             Dialect::Kernel => known::is_kernel_model(model.files(), &request.variants),
             Dialect::C11 => known::is_rc11(model.files(), &request.variants),

@@ -66,6 +66,7 @@ impl ModelFiles {
             cat: self.cat.clone(),
             bell: self.bell.clone(),
             variants: self.variants.clone(),
+            ..Default::default()
         };
         load(library, &Disk, &spec).map_err(|e| e.render())
     }

@@ -144,6 +144,7 @@ impl Herd7 {
             cat: cat.into(),
             bell: None,
             variants: Vec::new(),
+            ..Default::default()
         };
         let model = load(&Library::new().include(&lib), &Disk, &spec)
             .map_err(|e| e.render().trim_end().to_string())?
@@ -193,6 +194,7 @@ impl Herd7 {
             cat: request.cat.clone(),
             bell: request.bell.clone(),
             variants: request.variants.clone(),
+            ..Default::default()
         };
         let model = hazmat_checker::models::cat::load(&library, &Disk, &spec)
             .map_err(|e| e.render().trim_end().to_string())?

@@ -469,11 +469,15 @@ pub(crate) trait Includes {
 
 /// Compiles `models` (a prelude first, then the model), in order, as one program, with
 /// `variants` set; `bell` is the index of the bell file among them, if there is one; the
-/// caller stages the program ([`super::stage::stage`]) before it runs.
+/// checks named in `skip` are left out, as herd7's `-skipcheck` leaves them (a check, a
+/// flag, a `when` or a `call` so named, but none of the bell file's, whose interpreter
+/// herd7 gives no names to skip); the caller stages the program
+/// ([`super::stage::stage`]) before it runs.
 pub(crate) fn compile(
     models: &[&ast::Model],
     bell: Option<usize>,
     variants: &[String],
+    skip: &[String],
     includes: &mut dyn Includes,
 ) -> Result<Code, CompileError> {
     let mut cx = Compiler {
@@ -481,6 +485,7 @@ pub(crate) fn compile(
         scopes: vec![Scope::default()],
         frames: Vec::new(),
         variants,
+        skip: &[],
         includes,
         tag_sets: Vec::new(),
         declared: None,
@@ -497,7 +502,8 @@ pub(crate) fn compile(
         debug_assert_eq!(slot, Slot::Global(k));
     }
     let mut instrs = Vec::new();
-    for m in models {
+    for (k, m) in models.iter().enumerate() {
+        cx.skip = if Some(k) == bell { &[] } else { skip };
         cx.instrs(&m.instrs, &mut instrs)?;
     }
     let finals = std::mem::take(&mut cx.scopes[0].names);
@@ -600,6 +606,8 @@ struct Compiler<'a> {
     scopes: Vec<Scope>,
     frames: Vec<Frame>,
     variants: &'a [String],
+    /// The names of the checks left out (none in the bell file).
+    skip: &'a [String],
     includes: &'a mut dyn Includes,
     tag_sets: Vec<(Slot, Arc<str>)>,
     /// The tags an `instructions` (or `default`) declaration lists: herd7 gives a set only
@@ -712,6 +720,11 @@ impl Compiler<'_> {
         Ok(())
     }
 
+    /// Whether a check of this name is left out (herd7's `-skipcheck`).
+    fn skipped(&self, name: &Option<String>) -> bool {
+        name.as_ref().is_some_and(|n| self.skip.contains(n))
+    }
+
     fn instr(&mut self, i: &Instr, out: &mut Vec<Ins>) -> Result<(), CompileError> {
         match i {
             Instr::Let { bindings, .. } => {
@@ -734,6 +747,7 @@ impl Compiler<'_> {
                 }
                 Rec::Values(values) => {
                     let when = match when {
+                        Some(w) if self.skipped(&w.name) => None,
                         Some(w) => Some(Box::new(WhenIr {
                             negated: w.negated,
                             test: w.test,
@@ -753,6 +767,9 @@ impl Compiler<'_> {
                 name,
                 span,
             } => {
+                if self.skipped(name) {
+                    return Ok(());
+                }
                 let exp = self.exp(exp)?;
                 out.push(Ins::Check {
                     role: *role,
@@ -823,9 +840,12 @@ impl Compiler<'_> {
             Instr::Call {
                 name,
                 arg,
-                as_name: _,
+                as_name,
                 span,
             } => {
+                if self.skipped(as_name) || self.skip.contains(name) {
+                    return Ok(());
+                }
                 let f = match self.lookup(name) {
                     Some(slot) => Expr::Var(slot),
                     None => {

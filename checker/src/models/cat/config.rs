@@ -210,6 +210,11 @@ pub struct Places {
     pub libdir: Option<PathBuf>,
 }
 
+/// Why `strictskip true` with checks skipped is refused.
+const STRICTSKIP: &str = "with `strictskip true` herd7 keeps only the executions that fail \
+    every skipped check, which hazmat does not do (it skips the checks as herd7's default, \
+    `strictskip false`, does)";
+
 /// What the options and configuration lines read so far set, the later one winning:
 /// the model's files and where they are looked for, and the options hazmat honours.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -240,6 +245,12 @@ pub struct Settings {
     /// `unroll`: how many times a `while` loop is unrolled, if not herd7's default (a
     /// negative count unrolls none, as in herd7).
     pub unroll: Option<u32>,
+    /// `skipchecks` (and `-skipcheck`): the names of the model's checks not applied, each
+    /// once, in the order first given.
+    pub skipchecks: Vec<String>,
+    /// `strictskip`: herd7 then keeps only the executions that fail every skipped check,
+    /// which hazmat does not do (refused with `skipchecks`).
+    pub strictskip: bool,
 }
 
 /// Why one key cannot be applied.
@@ -317,9 +328,25 @@ impl Settings {
                 self.unroll =
                     (value != "none").then(|| u32::try_from(int(value).max(0)).unwrap_or(u32::MAX));
             }
-            // Without the keys that make executions bad, select checks or faults, these
-            // change nothing herd7 prints.
-            "strictskip" | "badexecs" | "dumpallfaults" => {}
+            "skipchecks" => {
+                for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                    if !self.skipchecks.iter().any(|s| s == name) {
+                        self.skipchecks.push(name.to_string());
+                    }
+                }
+                if self.strictskip && !self.skipchecks.is_empty() {
+                    return refuse(STRICTSKIP);
+                }
+            }
+            "strictskip" => {
+                self.strictskip = value == "true";
+                if self.strictskip && !self.skipchecks.is_empty() {
+                    return refuse(STRICTSKIP);
+                }
+            }
+            // Without the keys that make executions bad or select faults, these change
+            // nothing herd7 prints.
+            "badexecs" | "dumpallfaults" => {}
             _ => return refuse("hazmat does not honour it"),
         }
         Ok(())

@@ -281,6 +281,7 @@ mod tests {
             cat: cat.into(),
             bell: bell.map(Into::into),
             variants: variants.iter().map(|v| v.to_string()).collect(),
+            ..Spec::default()
         };
         let library = Library::new().include(&kernel).include(&herd);
         let lkmm = load(

@@ -31,6 +31,9 @@ pub struct Spec {
     pub bell: Option<String>,
     /// The variants set (`lkmmv2`, `cos-opt`...).
     pub variants: Vec<String>,
+    /// The names of the checks of the cat file (and the files it includes) not applied:
+    /// herd7's `-skipcheck`.
+    pub skip: Vec<String>,
 }
 
 /// A model that could not be built: the error, and the files it is located in.
@@ -110,12 +113,10 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
         cache: Vec::new(),
     };
     let models: Vec<&ast::Model> = order.iter().map(|m| &**m).collect();
-    let mut code =
-        compile::compile(&models, bell_at, &spec.variants, &mut includes).map_err(|e| {
-            LoadError {
-                error: located(&files, &e),
-                files: files.clone(),
-            }
+    let mut code = compile::compile(&models, bell_at, &spec.variants, &spec.skip, &mut includes)
+        .map_err(|e| LoadError {
+            error: located(&files, &e),
+            files: files.clone(),
         })?;
     stage::stage(&mut code);
     let title = order

@@ -747,7 +747,7 @@ mod tests {
     /// The staged instructions of `model`, after the base names.
     fn staged(model: &str) -> Code {
         let m = parse(model, 0).unwrap_or_else(|e| panic!("{}", e.message));
-        let mut code = compile::compile(&[&m], None, &[], &mut NoIncludes)
+        let mut code = compile::compile(&[&m], None, &[], &[], &mut NoIncludes)
             .unwrap_or_else(|e| panic!("{}", e.message));
         stage(&mut code);
         code

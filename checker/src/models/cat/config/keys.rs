@@ -348,11 +348,7 @@ pub const KEYS: &[Key] = &[
             "hazmat lets through only the executions the model allows",
         ),
     ),
-    key(
-        "skipchecks",
-        Value::Text,
-        Use::Refused("hazmat applies every check of the model"),
-    ),
+    key("skipchecks", Value::Text, Use::Run),
     key("strictskip", Value::Bool, Use::Run),
     key("unroll", Value::IntOrNone, Use::Run),
     key(
