@@ -365,7 +365,9 @@ fn check_source_with(
     })?;
     let hash = hazmat_litmus::herd_hash(&test, source);
     if outcome.stats.removed.cutoff > 0 {
-        warnings.extend(cutoff_warning(&program, reading.unroll));
+        // The test's own `Unroll=N` line, which lowering took, wins.
+        let unroll = reading.of_test(&test).map_or(reading.unroll, |r| r.unroll);
+        warnings.extend(cutoff_warning(&program, unroll));
     }
     let every = outcome.states.is_empty() && outcome.unknown.is_none();
     warnings.extend(nowhere_warning(&test, &outcome.stats, every));

@@ -213,8 +213,8 @@ const LOOP: &str = "C W1\n{}\n\
 
 /// herd7's `-unroll N` (and a configuration's `unroll N`) runs a `while` loop's body at
 /// most `N` times, a negative `N` as `0`; `none` is taken in a file (herd7's default, 2)
-/// and refused on the command line, as herd7 does. herd7 7.58's counts (under its default
-/// model for C) are written here.
+/// and refused on the command line, as herd7 does; a test's own `Unroll=N` line wins
+/// over both. herd7 7.58's counts (under its default model for C) are written here.
 #[test]
 fn unroll_sets_how_often_a_loop_runs() {
     let dir = temp_dir("unroll");
@@ -261,6 +261,35 @@ fn unroll_sets_how_often_a_loop_runs() {
     let out = hazmat(&dir, &["check", "--unroll", "1", "W1.litmus"]);
     assert!(
         text(&out.stderr).contains("more than 1 times, herd7's unrolling limit (`-unroll`)"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A test's own `Unroll=N` line (its key in any case) wins over the command line; a
+    // value that is no integer is the test's error.
+    std::fs::write(
+        dir.join("U3.litmus"),
+        LOOP.replacen("C W1\n", "C U3\nunroll=3\n", 1),
+    )
+    .expect("test");
+    std::fs::write(
+        dir.join("Ux.litmus"),
+        LOOP.replacen("C W1\n", "C Ux\nUnroll=x\n", 1),
+    )
+    .expect("test");
+    for args in [&["U3.litmus"][..], &["-unroll", "1", "U3.litmus"][..]] {
+        let mut ours = vec!["herd7"];
+        ours.extend(args);
+        let out = hazmat(&dir, &ours);
+        assert!(
+            text(&out.stdout).contains("Observation U3 Sometimes 6 14\n"),
+            "{args:?}: {}",
+            text(&out.stdout)
+        );
+        same_as_herd7(&dir, args);
+    }
+    let out = hazmat(&dir, &["herd7", "Ux.litmus"]);
+    assert!(
+        text(&out.stderr).starts_with("Warning: File \"Ux.litmus\": `Unroll=x`"),
         "{}",
         text(&out.stderr)
     );

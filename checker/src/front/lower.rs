@@ -205,11 +205,8 @@ pub fn lower_with_variant(
     macros: Option<&crate::front::defs::Macros>,
     reading: crate::front::Reading,
 ) -> Result<(Program, Vec<Warning>), LowerError> {
-    let s128 = reading.s128
-        || test.info("Variant").is_some_and(|v| {
-            v.split([',', ' ', '\t'])
-                .any(|w| w.trim().eq_ignore_ascii_case("S128"))
-        });
+    let reading = reading.of_test(test)?;
+    let s128 = reading.s128;
     let mut cx = Cx {
         dialect,
         s128,

@@ -29,11 +29,87 @@ pub struct Reading {
     pub unroll: u32,
 }
 
+impl Reading {
+    /// `self` as the test's own header amends it, as herd7 reads it: a `Variant=S128` line
+    /// sets `s128`, and an `Unroll=N` line (its key in any case) replaces `unroll`,
+    /// whatever the command line says; a value that is no integer is refused there, as
+    /// herd7 refuses it ("unroll expects an integer argument").
+    pub fn of_test(self, test: &hazmat_litmus::ast::Test) -> Result<Reading, lower::LowerError> {
+        let s128 = self.s128
+            || test.info("Variant").is_some_and(|v| {
+                v.split([',', ' ', '\t'])
+                    .any(|w| w.trim().eq_ignore_ascii_case("S128"))
+            });
+        let unroll = test.info.iter().find_map(|line| {
+            let (k, v) = line.key_value()?;
+            k.eq_ignore_ascii_case("Unroll").then_some((v, line.span))
+        });
+        let unroll = match unroll {
+            None => self.unroll,
+            Some((v, span)) => match integer(v) {
+                // A negative count unrolls nothing, as on herd7's command line.
+                Some(n) => u32::try_from(n.max(0)).unwrap_or(u32::MAX),
+                None => {
+                    return Err(lower::LowerError {
+                        message: format!(
+                            "`Unroll={v}`: the test's unrolling must be an integer (herd7: \
+                             \"unroll exects an integer argument\")"
+                        ),
+                        span,
+                        kind: lower::LowerErrorKind::Other,
+                    });
+                }
+            },
+        };
+        Ok(Reading { s128, unroll })
+    }
+}
+
+/// An integer as OCaml's `int_of_string` reads one: an optional sign, decimal or `0x`,
+/// `0o`, `0b` digits, underscores between them.
+fn integer(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let lower = digits.to_ascii_lowercase();
+    let (radix, body) = [("0x", 16), ("0o", 8), ("0b", 2)]
+        .iter()
+        .find_map(|(p, r)| lower.strip_prefix(p).map(|b| (*r, b)))
+        .unwrap_or((10, lower.as_str()));
+    if body.is_empty() || body.starts_with('_') {
+        return None;
+    }
+    let n = i64::from_str_radix(&body.replace('_', ""), radix).ok()?;
+    Some(if negative { -n } else { n })
+}
+
 impl Default for Reading {
     fn default() -> Reading {
         Reading {
             s128: false,
             unroll: lower::UNROLL,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn integers_are_read_as_ocaml_reads_them() {
+        for (text, n) in [
+            ("3", Some(3)),
+            ("-1", Some(-1)),
+            ("+2", Some(2)),
+            ("0x10", Some(16)),
+            ("0b101", Some(5)),
+            ("1_000", Some(1000)),
+            ("x", None),
+            ("", None),
+            ("0x", None),
+            ("3.0", None),
+        ] {
+            assert_eq!(super::integer(text), n, "{text}");
         }
     }
 }
