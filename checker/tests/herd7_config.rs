@@ -366,6 +366,74 @@ fn skipcheck_leaves_the_named_checks_out() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A test's own `Variant=` line (its key in any case, its tags apart by spaces) adds its
+/// variants to the command line's for that test, as herd7 adds them: a model's `if
+/// "cos-opt"` then holds; a tag herd7 does not know is the test's error, in herd7's words.
+/// `hazmat check` reads the line as well, for a model given by its files.
+#[test]
+fn a_tests_own_variant_line_adds_to_the_variants() {
+    let dir = temp_dir("test-variant");
+    std::fs::write(
+        dir.join("probe.cat"),
+        "\"probe\"\nif \"cos-opt\" flag ~empty _ as cosopt end\n\
+         if \"S128\" flag ~empty _ as s128 end\n",
+    )
+    .expect("cat");
+    for (name, line, flags) in [
+        ("V0", "", &[][..]),
+        ("V1", "Variant=cos-opt\n", &["cosopt"][..]),
+        ("V2", "variant=S128 cos-opt\n", &["cosopt", "s128"][..]),
+    ] {
+        let test = LB.replacen("C LB\n", &format!("C {name}\n{line}"), 1);
+        std::fs::write(dir.join(format!("{name}.litmus")), test).expect("test");
+        let file = format!("{name}.litmus");
+        let args = ["-model", "probe.cat", "-macros", "c11.def", file.as_str()];
+        let mut ours = vec!["herd7"];
+        ours.extend(args);
+        let out = text(&hazmat(&dir, &ours).stdout);
+        for flag in ["cosopt", "s128"] {
+            assert_eq!(
+                out.contains(&format!("Flag {flag}\n")),
+                flags.contains(&flag),
+                "{name} {flag}: {out}"
+            );
+        }
+        same_as_herd7(&dir, &args);
+        // `hazmat check` reads the line as well, for a model given by its files.
+        let checked = hazmat(
+            &dir,
+            &["check", "--cat", "probe.cat", "--macros", "c11.def", &file],
+        );
+        let checked = text(&checked.stdout);
+        for flag in ["cosopt", "s128"] {
+            assert_eq!(
+                checked.contains(&format!("Flag {flag}\n")),
+                flags.contains(&flag),
+                "check {name} {flag}: {checked}"
+            );
+        }
+    }
+    std::fs::write(
+        dir.join("V3.litmus"),
+        LB.replacen("C LB\n", "C V3\nVariant=foo\n", 1),
+    )
+    .expect("test");
+    let out = hazmat(&dir, &["herd7", "-model", "probe.cat", "V3.litmus"]);
+    assert!(
+        text(&out.stderr).starts_with("Warning: File \"V3.litmus\": tag foo for variant is wrong"),
+        "{}",
+        text(&out.stderr)
+    );
+    same_as_herd7(&dir, &["-model", "probe.cat", "V3.litmus"]);
+    let out = hazmat(&dir, &["check", "--cat", "probe.cat", "V3.litmus"]);
+    assert!(
+        text(&out.stderr).contains("V3.litmus:2:1: error: tag foo for variant is wrong"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A value herd7 takes for each kind of value, and one it refuses.
 fn values(v: Value) -> (&'static str, Option<&'static str>) {
     match v {

@@ -12,8 +12,10 @@ use hazmat_checker::report::write::{self, SummaryRow};
 use hazmat_checker::{Engine, Options};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
@@ -141,10 +143,11 @@ pub(crate) fn check(mut args: CheckArgs) -> u8 {
     } else {
         None
     };
+    let others = Others::default();
     let results: Vec<FileResult> = files
         .par_iter()
         .map(|f| {
-            let r = check_file(f, engine, m, source, &args);
+            let r = check_file(f, engine, m, source, &args, &others);
             if let Some(b) = &bar {
                 b.inc(1);
             }
@@ -203,12 +206,43 @@ pub(crate) fn check(mut args: CheckArgs) -> u8 {
     code
 }
 
+/// The models chosen again under the variants tests add with their own `Variant=` line,
+/// by variants, or why none could be.
+type Others = Mutex<HashMap<Vec<String>, Result<Arc<Chosen>, String>>>;
+
+/// The model given by its files chosen again under the variants the test's own `Variant=`
+/// line adds, as herd7 adds them for that test; `None` when it adds none, or when the
+/// model is named by `--model` (the test's error, if any, is the check's to report); a
+/// refusal comes with the byte offset of the line.
+fn with_own_variants(
+    source: &str,
+    chosen: &Chosen,
+    args: &CheckArgs,
+    others: &Others,
+) -> Result<Option<Arc<Chosen>>, (String, usize)> {
+    if chosen.file.is_none() {
+        return Ok(None);
+    }
+    let Ok(test) = hazmat_litmus::parse(source) else {
+        return Ok(None);
+    };
+    let Some(own) = chosen.settings.with_test_variants(&test)? else {
+        return Ok(None);
+    };
+    let mut others = others.lock().unwrap_or_else(|e| e.into_inner());
+    let other = others
+        .entry(own.variants.clone())
+        .or_insert_with(|| args.model.choose_under(own).map(Arc::new));
+    other.clone().map(Some).map_err(|m| (m, 0))
+}
+
 fn check_file(
     path: &Path,
     engine: Engine,
     m: &dyn hazmat_checker::models::model::MemoryModel,
     model_source: &Chosen,
     args: &CheckArgs,
+    others: &Others,
 ) -> FileResult {
     let file = path.display().to_string();
     let start = Instant::now();
@@ -234,6 +268,20 @@ fn check_file(
             result.error = Some(format!("{file}: error: {e}"));
             return result;
         }
+    };
+    let own = match with_own_variants(&source, model_source, args, others) {
+        Ok(own) => own,
+        Err((e, at)) => {
+            let before = &source[..at.min(source.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            result.error = Some(format!("{file}:{line}:{col}: error: {e}"));
+            return result;
+        }
+    };
+    let (m, model_source) = match &own {
+        Some(c) => (c.model.as_ref(), &**c),
+        None => (m, model_source),
     };
     let options = Options {
         limits: Limits {

@@ -166,7 +166,7 @@ pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
             .filter(|l| !l.is_empty())
             .collect();
     }
-    let (choice, missing_macros) = match choose_model(&args) {
+    let (choice, missing_macros) = match choose_model(&args.settings, &args.places) {
         Ok(c) => c,
         Err(r) => return refuse(argv0, &r),
     };
@@ -435,9 +435,9 @@ fn read_conf(args: &mut Args, name: &str) -> Result<(), Refusal> {
 /// herd7 reads the macro file as it reads each test, after parsing it, so a macro file it
 /// cannot find is a warning on each test, not a refusal of the command line: its name is
 /// returned beside the choice.
-fn choose_model(args: &Args) -> Result<(Choice, Option<String>), Refusal> {
-    let library = args.settings.library(&args.places);
-    let mut request = Request::from_settings(&args.settings);
+fn choose_model(settings: &Settings, places: &Places) -> Result<(Choice, Option<String>), Refusal> {
+    let library = settings.library(places);
+    let mut request = Request::from_settings(settings);
     request.kernel_by_name = true;
     request.without_macros = Dialect::Bare;
     let mut missing = None;
@@ -467,8 +467,10 @@ fn choose_model(args: &Args) -> Result<(Choice, Option<String>), Refusal> {
 fn run_tests(args: &Args, choice: &Choice, missing_macros: Option<&str>) -> u8 {
     // Test name to (hash, file), to skip a test seen before, as herd7 does.
     let mut seen: HashMap<String, (String, String)> = HashMap::new();
+    // The model under the variants tests add with their own `Variant=` line, by variants.
+    let mut others: Others = HashMap::new();
     for file in &args.files {
-        let one = run_one(args, choice, missing_macros, file, &mut seen);
+        let one = run_one(args, choice, missing_macros, file, &mut seen, &mut others);
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(one.out.as_bytes());
         let _ = stdout.flush();
@@ -506,6 +508,10 @@ fn user_error(file: &str, message: &str) -> String {
     format!("Warning: File \"{file}\": {message} (User error)\n")
 }
 
+/// The models chosen under the variants of tests' own `Variant=` lines, by variants, or
+/// why none could be.
+type Others = HashMap<Vec<String>, Result<Choice, String>>;
+
 /// One test: its stdout and stderr text, and whether it failed.
 fn run_one(
     args: &Args,
@@ -513,6 +519,7 @@ fn run_one(
     missing_macros: Option<&str>,
     file: &str,
     seen: &mut HashMap<String, (String, String)>,
+    others: &mut Others,
 ) -> One {
     let start = Instant::now();
     let source = match std::fs::read(file) {
@@ -567,7 +574,25 @@ fn run_one(
         ));
     }
     seen.insert(name, (hash, file.to_string()));
-    let settings = &args.settings;
+    // The test's own variants: the model is chosen again under them, once for each set.
+    let own = match args.settings.with_test_variants(&test) {
+        Ok(own) => own,
+        Err((m, _)) => return One::failed(user_error(file, &m)),
+    };
+    let (settings, choice) = match &own {
+        None => (&args.settings, choice),
+        Some(own) => {
+            let other = others.entry(own.variants.clone()).or_insert_with(|| {
+                choose_model(own, &args.places)
+                    .map(|(c, _)| c)
+                    .map_err(|r| r.message)
+            });
+            match other {
+                Ok(c) => (own, &*c),
+                Err(m) => return One::failed(user_error(file, m)),
+            }
+        }
+    };
     let options = Options {
         limits: Limits {
             max_executions: None,
@@ -832,13 +857,13 @@ mod tests {
         let a = read(&["-I", "/nonexistent-dir", "-conf", "linux-kernel.cfg"]).expect("known");
         assert_eq!(a.settings.model.as_deref(), Some("linux-kernel.cat"));
         assert_eq!(a.settings.variants, [KERNEL_VARIANT]);
-        assert!(choose_model(&a).is_ok());
+        assert!(choose_model(&a.settings, &a.places).is_ok());
         assert_eq!(
             read(&["-conf", "surely-absent.cfg"]).err().as_deref(),
             Some("Cannot find file surely-absent.cfg")
         );
         let v1 = read(&["-conf", "linux-kernel.cfg", "-variant", "lkmmv1"]).expect("read");
-        assert!(choose_model(&v1).is_err());
+        assert!(choose_model(&v1.settings, &v1.places).is_err());
     }
 
     #[test]

@@ -135,6 +135,17 @@ impl ModelArgs {
                 hazmat_checker::models::choose::DEFAULT_C_MODEL
             );
         }
+        self.choose_under(settings)
+    }
+
+    /// The model `settings` name, run as these options ask (`--interpret`): what
+    /// [`ModelArgs::choose`] chooses once the options and the configuration are read, and
+    /// what a test's own `Variant=` line makes of it (`Settings::with_test_variants`).
+    pub(crate) fn choose_under(&self, settings: Settings) -> Result<Chosen, String> {
+        let places = Places {
+            herdlib: std::env::var_os("HERDLIB").map(PathBuf::from),
+            libdir: None,
+        };
         let mut request = Request::from_settings(&settings);
         request.interpret = self.interpret;
         let choice = choose(&settings.library(&places), &Disk, &request).map_err(|e| match e {

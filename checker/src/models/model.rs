@@ -157,7 +157,8 @@ pub(crate) use judge_at_every_width;
 /// A model judges executions of every width the engine uses ([`JudgeAt`] for each of
 /// [`crate::exec::relation::WIDTHS`]); one generic `impl<W: Width> JudgeAt<W>` gives them all.
 pub trait MemoryModel:
-    Sync
+    Send
+    + Sync
     + JudgeAt<Words<1>>
     + JudgeAt<Words<2>>
     + JudgeAt<Words<4>>

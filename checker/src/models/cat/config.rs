@@ -352,6 +352,37 @@ impl Settings {
         Ok(())
     }
 
+    /// These settings with the variants of the test's own `Variant=` line (its key in any
+    /// case, its tags apart by spaces or commas) added, as herd7 adds them to its command
+    /// line's for that test; `None` when it adds none. A tag herd7 does not know is
+    /// refused in herd7's words, one hazmat cannot honour by name, with the line's byte
+    /// offset in the test.
+    pub fn with_test_variants(
+        &self,
+        test: &hazmat_litmus::ast::Test,
+    ) -> Result<Option<Settings>, (String, usize)> {
+        let Some((line, at)) = test.info.iter().find_map(|l| {
+            l.key_value()
+                .filter(|(k, _)| k.eq_ignore_ascii_case("Variant"))
+                .map(|(_, v)| (v, l.span.start))
+        }) else {
+            return Ok(None);
+        };
+        let mut own = self.clone();
+        for tag in line.split_whitespace() {
+            let refusal = match own.apply("variant", tag) {
+                Ok(()) => continue,
+                Err(Refusal::Variant(m)) => m,
+                Err(Refusal::Unsupported(why)) => {
+                    format!("Variant={tag} cannot be honoured by hazmat: {why}")
+                }
+                Err(e) => format!("Variant={tag}: {e:?}"),
+            };
+            return Err((refusal, at));
+        }
+        Ok((own.variants != self.variants).then_some(own))
+    }
+
     /// Where files given by a bare name are looked for: the current directory, the
     /// `include` directories so far, then `places`, then the files built into hazmat.
     pub fn library(&self, places: &Places) -> Library {
