@@ -434,6 +434,53 @@ fn a_tests_own_variant_line_adds_to_the_variants() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// herd7's `-names FILE` runs only the tests a file of names names (each line's first
+/// word), `-excl FILE` none of those it names, as the configuration's `names` and `excl`
+/// lines do; a file that cannot be read stops the run. `hazmat check` runs the tests its
+/// paths name, and refuses the lines.
+#[test]
+fn names_and_excl_select_tests_by_name() {
+    let dir = temp_dir("names");
+    std::fs::write(dir.join("LB.litmus"), LB).expect("test");
+    std::fs::write(dir.join("LB2.litmus"), LB.replacen("C LB\n", "C LB2\n", 1)).expect("test");
+    std::fs::write(dir.join("two.txt"), "LB2 the second\nnone\n").expect("names");
+    std::fs::write(
+        dir.join("two.cfg"),
+        "macros c11.def\nmodel rc11.cat\nexcl two.txt\n",
+    )
+    .expect("cfg");
+    let rc11 = ["-model", "rc11.cat", "-macros", "c11.def"];
+    for (select, shown) in [
+        (&[][..], &["LB", "LB2"][..]),
+        (&["-names", "two.txt"][..], &["LB2"][..]),
+        (&["-excl", "two.txt"][..], &["LB"][..]),
+        (&["-names", "two.txt", "-excl", "two.txt"][..], &[][..]),
+        (&["-conf", "two.cfg"][..], &["LB"][..]),
+    ] {
+        let mut args: Vec<&str> = rc11.to_vec();
+        args.extend(select);
+        args.extend(["LB.litmus", "LB2.litmus"]);
+        let mut ours = vec!["herd7"];
+        ours.extend(&args);
+        let out = text(&hazmat(&dir, &ours).stdout);
+        for name in ["LB", "LB2"] {
+            assert_eq!(
+                out.contains(&format!("Test {name} ")),
+                shown.contains(&name),
+                "{args:?} {name}: {out}"
+            );
+        }
+        same_as_herd7(&dir, &args);
+    }
+    let out = hazmat(&dir, &["herd7", "-names", "nowhere.txt", "LB.litmus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("open_in failed: nowhere.txt: No such file or directory"));
+    let out = hazmat(&dir, &["check", "--conf", "two.cfg", "LB.litmus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("`names` and `excl` lines select tests for `hazmat herd7`"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A value herd7 takes for each kind of value, and one it refuses.
 fn values(v: Value) -> (&'static str, Option<&'static str>) {
     match v {
@@ -461,6 +508,8 @@ fn values(v: Value) -> (&'static str, Option<&'static str>) {
 fn every_key_is_honoured_or_refused_by_name() {
     let dir = temp_dir("keys");
     std::fs::write(dir.join("LB.litmus"), LB).expect("test");
+    std::fs::write(dir.join("names.txt"), "LB the test\n").expect("names");
+    std::fs::write(dir.join("none.txt"), "").expect("names");
     let header = "macros c11.def\nmodel rc11.cat\n";
     let mut refused = 0;
     for key in KEYS {
@@ -477,6 +526,9 @@ fn every_key_is_honoured_or_refused_by_name() {
             "model" | "cat" => "rc11.cat",
             "macros" => "c11.def",
             "bell" => continue,
+            // Files of test names: one that names the test, one that names none.
+            "names" => "names.txt",
+            "excl" => "none.txt",
             _ => good,
         };
         let cfg = format!("{header}{} {good}\n", key.name);

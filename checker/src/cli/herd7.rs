@@ -37,7 +37,9 @@ use hazmat_checker::engine::enumerate::{Limits, Split};
 use hazmat_checker::front::c11::Dialect;
 use hazmat_checker::models::cat::ErrorKind;
 use hazmat_checker::models::cat::config::keys::{self, Value};
-use hazmat_checker::models::cat::config::{self, ConfigError, Herd7Words, Places, Settings};
+use hazmat_checker::models::cat::config::{
+    self, ConfigError, Herd7Words, Places, Selection, Settings, io_message,
+};
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::known::{self, KERNEL_VARIANT};
 use hazmat_checker::models::choose::{Choice, ChooseError, Request, choose};
@@ -170,7 +172,11 @@ pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
         Ok(c) => c,
         Err(r) => return refuse(argv0, &r),
     };
-    run_tests(&args, &choice, missing_macros.as_deref())
+    let selection = match Selection::read(&args.settings) {
+        Ok(s) => s,
+        Err(m) => return refuse(argv0, &Refusal::plain(m)),
+    };
+    run_tests(&args, &choice, missing_macros.as_deref(), &selection)
 }
 
 /// Prints a refusal of the command line as herd7 does; returns herd7's exit code, 2.
@@ -464,13 +470,25 @@ fn choose_model(settings: &Settings, places: &Places) -> Result<(Choice, Option<
 
 /// Decides each test file in order, printing herd7's output; returns the exit code: 1
 /// when `-exit true` stops the run at a test that fails, 0 otherwise.
-fn run_tests(args: &Args, choice: &Choice, missing_macros: Option<&str>) -> u8 {
+fn run_tests(
+    args: &Args,
+    choice: &Choice,
+    missing_macros: Option<&str>,
+    selection: &Selection,
+) -> u8 {
     // Test name to (hash, file), to skip a test seen before, as herd7 does.
     let mut seen: HashMap<String, (String, String)> = HashMap::new();
     // The model under the variants tests add with their own `Variant=` line, by variants.
     let mut others: Others = HashMap::new();
     for file in &args.files {
-        let one = run_one(args, choice, missing_macros, file, &mut seen, &mut others);
+        let one = run_one(
+            args,
+            choice,
+            missing_macros,
+            (file, selection),
+            &mut seen,
+            &mut others,
+        );
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(one.out.as_bytes());
         let _ = stdout.flush();
@@ -517,7 +535,7 @@ fn run_one(
     args: &Args,
     choice: &Choice,
     missing_macros: Option<&str>,
-    file: &str,
+    (file, selection): (&str, &Selection),
     seen: &mut HashMap<String, (String, String)>,
     others: &mut Others,
 ) -> One {
@@ -550,6 +568,14 @@ fn run_one(
             ));
         }
     };
+    if !selection.runs(test.herd7_name()) {
+        // Left out by `-names` or `-excl`: herd7 says nothing of it.
+        return One {
+            out: String::new(),
+            err: String::new(),
+            failed: false,
+        };
+    }
     if let Some(name) = missing_macros {
         // herd7 looks for the macro file once the test is parsed, and words this one
         // without its "(User error)".
@@ -688,16 +714,6 @@ fn speedcheck_as_herd7(checked: &mut hazmat_checker::Checked) {
             let get = |c| state[p.shown.iter().position(|s| *s == c).unwrap_or(0)];
             p.condition.prop.eval(&get) != forall
         });
-    }
-}
-
-/// An I/O error as OCaml words it (`No such file or directory`), without Rust's
-/// `(os error N)`.
-fn io_message(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(n) => s[..n].to_string(),
-        None => s,
     }
 }
 

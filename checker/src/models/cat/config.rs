@@ -210,6 +210,58 @@ pub struct Places {
     pub libdir: Option<PathBuf>,
 }
 
+/// The tests herd7 runs by their names (its `-names` and `-excl` files): those named in a
+/// `names` file, if any is given, but none named in an `excl` file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// The names of the `names` files, `None` without one.
+    names: Option<std::collections::HashSet<String>>,
+    /// The names of the `excl` files.
+    excl: std::collections::HashSet<String>,
+}
+
+impl Selection {
+    /// Reads the files `settings` names, as herd7 reads them: each line's first word (up
+    /// to its first space) is a name; a file that cannot be read is an error.
+    pub fn read(settings: &Settings) -> Result<Selection, String> {
+        let read = |files: &[String]| -> Result<std::collections::HashSet<String>, String> {
+            let mut names = std::collections::HashSet::new();
+            for f in files {
+                let text = std::fs::read_to_string(f)
+                    .map_err(|e| format!("open_in failed: {f}: {}", io_message(&e)))?;
+                names.extend(
+                    text.lines()
+                        .map(|l| l.split(' ').next().unwrap_or("").to_string()),
+                );
+            }
+            Ok(names)
+        };
+        Ok(Selection {
+            names: if settings.names.is_empty() {
+                None
+            } else {
+                Some(read(&settings.names)?)
+            },
+            excl: read(&settings.excl)?,
+        })
+    }
+
+    /// Whether the test named `name` runs.
+    pub fn runs(&self, name: &str) -> bool {
+        self.names.as_ref().is_none_or(|n| n.contains(name)) && !self.excl.contains(name)
+    }
+}
+
+/// An I/O error as OCaml words it (`No such file or directory`), without Rust's
+/// `(os error N)`.
+pub fn io_message(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(n) => s[..n].to_string(),
+        None => s,
+    }
+}
+
 /// Why `strictskip true` with checks skipped is refused.
 const STRICTSKIP: &str = "with `strictskip true` herd7 keeps only the executions that fail \
     every skipped check, which hazmat does not do (it skips the checks as herd7's default, \
@@ -251,6 +303,10 @@ pub struct Settings {
     /// `strictskip`: herd7 then keeps only the executions that fail every skipped check,
     /// which hazmat does not do (refused with `skipchecks`).
     pub strictskip: bool,
+    /// `names` (and `-names`): files of the names of the tests to run, in order.
+    pub names: Vec<String>,
+    /// `excl` (and `-excl`): files of the names of the tests not to run, in order.
+    pub excl: Vec<String>,
 }
 
 /// Why one key cannot be applied.
@@ -328,6 +384,8 @@ impl Settings {
                 self.unroll =
                     (value != "none").then(|| u32::try_from(int(value).max(0)).unwrap_or(u32::MAX));
             }
+            "names" => self.names.push(value.to_string()),
+            "excl" => self.excl.push(value.to_string()),
             "skipchecks" => {
                 for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     if !self.skipchecks.iter().any(|s| s == name) {

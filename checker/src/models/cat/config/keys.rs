@@ -301,9 +301,10 @@ pub const DEBUG: &[&str] = &[
     "exception",
 ];
 
-/// Why hazmat refuses the keys that select or rename tests by files of names.
+/// Why hazmat refuses the keys that rename tests or change their kind or condition by
+/// files of names.
 const NO_SELECTION: &str =
-    "hazmat selects, renames and classifies no tests by files of names: give it the tests to run";
+    "hazmat renames and classifies no tests by files of names: give it the tests to run";
 
 /// Every key herd7 7.58 reads in a configuration file, in the order its lexer lists them.
 pub const KEYS: &[Key] = &[
@@ -317,8 +318,8 @@ pub const KEYS: &[Key] = &[
         Value::Debug,
         Use::Refused("hazmat prints none of herd7's debugging traces"),
     ),
-    key("names", Value::Text, Use::Refused(NO_SELECTION)),
-    key("excl", Value::Text, Use::Refused(NO_SELECTION)),
+    key("names", Value::Text, Use::Run),
+    key("excl", Value::Text, Use::Run),
     key("rename", Value::Text, Use::Refused(NO_SELECTION)),
     key("kinds", Value::Text, Use::Refused(NO_SELECTION)),
     key("conds", Value::Text, Use::Refused(NO_SELECTION)),
