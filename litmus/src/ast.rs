@@ -165,6 +165,15 @@ impl Test {
             .iter()
             .find_map(|line| line.key_value().filter(|(k, _)| *k == key).map(|(_, v)| v))
     }
+
+    /// The value of the first header line whose key is `key` in any case, as herd7 finds
+    /// the keys it reads (`Unroll`, `Variant`), with where the line is written.
+    pub fn info_any_case(&self, key: &str) -> Option<(&str, Span)> {
+        self.info.iter().find_map(|line| {
+            let (k, v) = line.key_value()?;
+            k.eq_ignore_ascii_case(key).then_some((v, line.span))
+        })
+    }
 }
 
 /// A header line between the test name and the init block that is neither doc string nor

@@ -540,13 +540,12 @@ impl<W: Width> Relation<W> {
 
     /// The events with at least one successor: cat's `domain(r)`.
     pub fn domain(&self) -> EventSet<W> {
-        let mut domain = EventSet::<W>::EMPTY;
-        for (a, r) in self.rows.iter().enumerate() {
-            if !r.is_empty() {
-                domain.insert(a);
-            }
-        }
-        domain
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !r.is_empty())
+            .map(|(a, _)| a)
+            .collect()
     }
 
     /// The events with at least one predecessor: cat's `range(r)`.

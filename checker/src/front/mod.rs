@@ -40,11 +40,7 @@ impl Reading {
                 v.split([',', ' ', '\t'])
                     .any(|w| w.trim().eq_ignore_ascii_case("S128"))
             });
-        let unroll = test.info.iter().find_map(|line| {
-            let (k, v) = line.key_value()?;
-            k.eq_ignore_ascii_case("Unroll").then_some((v, line.span))
-        });
-        let unroll = match unroll {
+        let unroll = match test.info_any_case("Unroll") {
             None => self.unroll,
             Some((v, span)) => match integer(v) {
                 // A negative count unrolls nothing, as on herd7's command line.

@@ -419,13 +419,10 @@ impl Settings {
         &self,
         test: &hazmat_litmus::ast::Test,
     ) -> Result<Option<Settings>, (String, usize)> {
-        let Some((line, at)) = test.info.iter().find_map(|l| {
-            l.key_value()
-                .filter(|(k, _)| k.eq_ignore_ascii_case("Variant"))
-                .map(|(_, v)| (v, l.span.start))
-        }) else {
+        let Some((line, at)) = test.info_any_case("Variant") else {
             return Ok(None);
         };
+        let at = at.start;
         let mut own = self.clone();
         for tag in line.split_whitespace() {
             let refusal = match own.apply("variant", tag) {

@@ -556,12 +556,12 @@ fn ins_reads(ins: &Ins, out: &mut Vec<usize>) {
     }
 }
 
-/// The global slots of a pattern.
 /// Whether a slot is a function frame's, not a global.
 fn is_local(s: &Slot) -> bool {
     !matches!(s, Slot::Global(_))
 }
 
+/// The global slots of a pattern.
 fn pattern_slots(p: &Pat) -> Vec<Slot> {
     match p {
         Pat::One(s) => s.iter().copied().collect(),
