@@ -30,13 +30,13 @@ pub struct Reading {
 }
 
 impl Reading {
-    /// `self` as the test's own header amends it, as herd7 reads it: a `Variant=S128` line
-    /// sets `s128`, and an `Unroll=N` line (its key in any case) replaces `unroll`,
+    /// `self` as the test's own header amends it, as herd7 reads it (each key in any
+    /// case): a `Variant=S128` line sets `s128`, and an `Unroll=N` line replaces `unroll`,
     /// whatever the command line says; a value that is no integer is refused there, as
     /// herd7 refuses it ("unroll expects an integer argument").
     pub fn of_test(self, test: &hazmat_litmus::ast::Test) -> Result<Reading, lower::LowerError> {
         let s128 = self.s128
-            || test.info("Variant").is_some_and(|v| {
+            || test.info_any_case("Variant").is_some_and(|(v, _)| {
                 v.split([',', ' ', '\t'])
                     .any(|w| w.trim().eq_ignore_ascii_case("S128"))
             });
