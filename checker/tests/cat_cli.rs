@@ -777,3 +777,65 @@ fn a_local_binding_in_a_function_is_evaluated_on_each_execution() {
     assert!(stdout.contains("Observation CoRR-local"), "{stdout}");
     assert_eq!(flag_lines(&stdout), Vec::<&str>::new(), "{stdout}");
 }
+
+/// herd7 evaluates a model file on the runs it cuts at a loop's unrolling too, before it
+/// drops them, so an `assert` that fails only on such a run stops the test: here two reads
+/// of one write in program order, which only the run cut after two rounds of the loop
+/// has. Without the `assert` the test is decided, the cut runs dropped with a warning.
+#[test]
+fn an_assert_failing_on_a_run_cut_at_a_loop_stops_the_test_as_in_herd7() {
+    let test = temp_file(
+        "cut-loop.litmus",
+        "C cut-loop\n{ x = 0; }\n\
+         P0(int *x) { int r0 = 0; while (r0 == 0) { r0 = READ_ONCE(*x); } }\n\
+         P1(int *x) { WRITE_ONCE(*x, 1); }\n\
+         exists (0:r0=1)\n",
+    );
+    let model = |name: &str, assert: bool| {
+        let check = if assert { "assert " } else { "flag ~" };
+        temp_file(
+            name,
+            &format!(
+                "\"two reads of one write\"\n\
+                 let same = ([R] ; po ; [R]) & (rf^-1 ; rf)\n\
+                 {check}empty same as same\n\
+                 acyclic po | rf as sc\n"
+            ),
+        )
+    };
+    let macros = "checker/tests/lkmm-history/v6.15-lkmmv2/linux-kernel.def";
+    let asserting = model("cut-assert.cat", true);
+    let out = hazmat(&[
+        "herd7",
+        "-macros",
+        macros,
+        "-model",
+        s(&asserting),
+        s(&test),
+    ]);
+    // herd7 7.58's whole output.
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Warning: File \"cut-loop.litmus\": same assertion failed, check input test. (User \
+         error)\n"
+            .replace("cut-loop.litmus", s(&test))
+    );
+    let (code, stdout, stderr) = interpret(&["--cat", s(&asserting), "--macros", macros], &test);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(stderr.contains("the assertion `same` fails"), "{stderr}");
+
+    let flagging = model("cut-flag.cat", false);
+    let out = hazmat(&["herd7", "-macros", macros, "-model", s(&flagging), s(&test)]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Observation cut-loop Always 2 0"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Flag same"), "{stdout}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unrolling limit exceeded"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

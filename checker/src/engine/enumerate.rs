@@ -43,7 +43,9 @@
 //! file, which gets reads-from for ordinary reads only and the final write of each
 //! observed location, and chooses the coherence order and the lock reads' sources
 //! itself), and those with a run cut off by a loop's unrolling (which herd7 marks
-//! `Loop` for any reads-from its values allow, before its model judges it).
+//! `Loop` for any reads-from its values allow, before its model judges it; a model file
+//! with an `assert` still judges their candidates, as herd7's does, and a failed assertion
+//! stops the test).
 //!
 //! The enumeration does no I/O; it reports each allowed execution to a callback.
 //!
@@ -435,6 +437,9 @@ struct Search<'a, W: Width> {
     /// reads-from for ordinary reads only, no coherence order, and the final writes of the
     /// observed locations.
     completes: bool,
+    /// Whether the model judges the candidates of runs cut at a loop too
+    /// ([`crate::models::model::MemoryModel::judges_cut_runs`]).
+    judges_cut_runs: bool,
     /// The final writes chosen, while the model completes a candidate.
     finals: Option<EventSet<W>>,
     /// Reads whose value is 0 without a write to read from: the lock reads, when the model

@@ -217,6 +217,14 @@ pub trait MemoryModel:
         false
     }
 
+    /// Whether the model judges the candidates of runs cut at a loop's unrolling too, as
+    /// herd7 evaluates a model file on them before it drops them: true for a model that
+    /// [completes](Self::completes) candidates and has an `assert`, which then stops the
+    /// test when it fails on one of them.
+    fn judges_cut_runs(&self) -> bool {
+        false
+    }
+
     /// Whether the model allows every sequentially consistent execution, as every model of
     /// a real machine or language does.
     /// The enumeration then knows that a program with no `filter` and no lock has an

@@ -76,6 +76,41 @@ impl<W: Width> Search<'_, W> {
         stop
     }
 
+    /// herd7's evaluation of a model file on a candidate of a run cut at a loop, which it
+    /// drops whatever the model says: each choice of final writes whose state passes the
+    /// filter goes to the model, its completions unused; an error of the model (a failed
+    /// `assert`) stops the test, and this returns `true`.
+    pub(super) fn judge_cut_run(&mut self) -> bool {
+        let model = self.judge;
+        let mut failure = None;
+        self.for_each_final_choice(&mut |me, pco| {
+            if let Some(filter) = &me.program.filter
+                && !filter.eval(&|c| me.final_value(c))
+            {
+                return true;
+            }
+            let finals = me.finals.clone().unwrap_or_default();
+            let deadline = me.limits.deadline;
+            match model.completions(&me.exec, finals, pco, deadline, &mut |_| true) {
+                Ok(()) => true,
+                // Out of time: the search's own check of the deadline stops it.
+                Err(_) if deadline.is_some_and(|d| Instant::now() >= d) => false,
+                Err(message) => {
+                    failure = Some(RunError {
+                        message,
+                        span: (0, 0),
+                    });
+                    false
+                }
+            }
+        });
+        let failed = failure.is_some();
+        if failed {
+            self.failure = failure;
+        }
+        failed
+    }
+
     /// Whether some choice of final writes for the observed locations (as
     /// [`complete_by_model`](Self::complete_by_model) makes them) gives a final state that
     /// passes the filter and the speed-check goal.

@@ -263,6 +263,7 @@ impl<'a, W: Width> Search<'a, W> {
             at_stage: Vec::new(),
             judgements: 0,
             completes,
+            judges_cut_runs: completes && model.judges_cut_runs(),
             finals: None,
             known_reads: EventSet::EMPTY,
             escapes_by_write,

@@ -458,6 +458,9 @@ pub(crate) struct Code {
     /// [`super::stage`]): a run that finds them as the run before it left them need not
     /// evaluate it again. Empty until staged.
     pub(crate) inputs: Vec<Option<Vec<usize>>>,
+    /// Whether the model has an `assert` (not skipped), which herd7 evaluates on the runs
+    /// it cuts at a loop too.
+    pub(crate) asserts: bool,
 }
 
 /// A model's source: its instructions and those of the files it includes, resolved by the
@@ -493,6 +496,7 @@ pub(crate) fn compile(
         warnings: Vec::new(),
         depth: 0,
         including: Vec::new(),
+        asserts: false,
     };
     cx.declared = declared_tags(bell.and_then(|b| models.get(b).copied()), &|c| {
         cx.variant(c)
@@ -514,6 +518,7 @@ pub(crate) fn compile(
         finals,
         warnings: cx.warnings,
         inputs: Vec::new(),
+        asserts: cx.asserts,
     })
 }
 
@@ -619,6 +624,8 @@ struct Compiler<'a> {
     warnings: Vec<(String, Span)>,
     depth: usize,
     including: Vec<String>,
+    /// Whether an `assert` was compiled.
+    asserts: bool,
 }
 
 /// The deepest nesting of expressions compiled, so that a deep model cannot overflow the
@@ -771,6 +778,7 @@ impl Compiler<'_> {
                     return Ok(());
                 }
                 let exp = self.exp(exp)?;
+                self.asserts |= *role == Role::Assert;
                 out.push(Ins::Check {
                     role: *role,
                     negated: *negated,

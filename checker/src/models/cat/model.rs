@@ -546,6 +546,10 @@ impl MemoryModel for CatModel {
         true
     }
 
+    fn judges_cut_runs(&self) -> bool {
+        self.code.asserts
+    }
+
     /// A model file need not allow every sequentially consistent execution (it may be
     /// anything a user writes).
     fn includes_sc(&self) -> bool {
