@@ -477,7 +477,194 @@ fn names_and_excl_select_tests_by_name() {
     assert!(text(&out.stderr).contains("open_in failed: nowhere.txt: No such file or directory"));
     let out = hazmat(&dir, &["check", "--conf", "two.cfg", "LB.litmus"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("`names` and `excl` lines select tests for `hazmat herd7`"));
+    assert!(
+        text(&out.stderr)
+            .contains("the configuration's `excl` lines work on the tests `hazmat herd7` runs")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// herd7's `-conds FILE` (and the configuration's `conds` lines) decides each test the
+/// file names under the file's condition (`exists`, `~exists`, `forall`, and herd7's other
+/// spellings of `exists`: `final p`, `(p)`, `observed`; nothing is `forall (true)`),
+/// shows the locations of that condition, and prints the test's hash as written; a test
+/// the file does not name keeps its own. Within a file the later line wins, across files
+/// the first file. A condition that does not parse is that test's warning, located in the
+/// file; a line herd7 cannot read stops the run with herd7's located error.
+#[test]
+fn conds_replace_the_condition_of_the_tests_they_name() {
+    let dir = temp_dir("conds");
+    std::fs::write(dir.join("LB.litmus"), LB).expect("test");
+    std::fs::write(dir.join("LB2.litmus"), LB.replacen("C LB\n", "C LB2\n", 1)).expect("test");
+    let rc11 = ["-model", "rc11.cat", "-macros", "c11.def"];
+    let tests = ["LB.litmus", "LB2.litmus"];
+    for (n, (conds, condition, observation)) in [
+        (
+            "LB \"exists (0:r0=0)\"\n",
+            "exists (0:r0=0)",
+            "Sometimes 2 1",
+        ),
+        (
+            "# the tests\n\nLB \"forall (0:r0=0 \\/ 1:r1=0)\" # each\n",
+            "forall (0:r0=0 \\/ 1:r1=0)",
+            "Always 3 0",
+        ),
+        (
+            "LB \"~exists (1:r1=1)\"\n",
+            "~exists (1:r1=1)",
+            "Sometimes 1 2",
+        ),
+        (
+            "LB \"not exists (0:r0=0)\"\n",
+            "~exists (0:r0=0)",
+            "Sometimes 2 1",
+        ),
+        (
+            "LB \"~exists (0:r0=1 /\\ 1:r1=1)\"\n",
+            "~exists (0:r0=1 /\\ 1:r1=1)",
+            "Never 0 3",
+        ),
+        ("LB \"forall (x=1)\"\n", "forall ([x]=1)", "Always 3 0"),
+        ("LB \"final 1:r1=1\"\n", "exists (1:r1=1)", "Sometimes 1 2"),
+        ("LB (1:r1=1)\n", "exists (1:r1=1)", "Sometimes 1 2"),
+        (
+            "LB \"observed 0:r0=0; 1:r1=0; and 1:r1=1;\"\n",
+            "exists (0:r0=0 /\\ 1:r1=0 \\/ 1:r1=1)",
+            "Sometimes 2 1",
+        ),
+        ("LB\n", "forall (true)", "Always 3 0"),
+        (
+            "LB \"exists (0:r0=1)\"\nLB \"exists (1:r1=1)\"\n",
+            "exists (1:r1=1)",
+            "Sometimes 1 2",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let file = format!("c{n}.txt");
+        std::fs::write(dir.join(&file), conds).expect("conds");
+        let mut args: Vec<&str> = rc11.to_vec();
+        args.extend(["-conds", &file]);
+        args.extend(tests);
+        let mut ours = vec!["herd7"];
+        ours.extend(&args);
+        let out = text(&hazmat(&dir, &ours).stdout);
+        assert!(
+            out.contains(&format!("Condition {condition}\n")),
+            "{conds}: {out}"
+        );
+        assert!(
+            out.contains(&format!("Observation LB {observation}\n")),
+            "{conds}: {out}"
+        );
+        // The test the file does not name keeps its own condition.
+        assert!(
+            out.contains("Observation LB2 Never 0 3\n"),
+            "{conds}: {out}"
+        );
+        // The hash is the test's as written.
+        let hashes: Vec<&str> = out.lines().filter(|l| l.starts_with("Hash=")).collect();
+        assert_eq!(hashes.len(), 2, "{out}");
+        assert_eq!(hashes[0], hashes[1], "{out}");
+        same_as_herd7(&dir, &args);
+    }
+    // Across files the first wins, the configuration's lines and the options in order.
+    std::fs::write(dir.join("first.cfg"), "conds c1.txt\n").expect("cfg");
+    for (args, condition) in [
+        (
+            &["-conds", "c1.txt", "-conds", "c3.txt"][..],
+            "forall (0:r0=0",
+        ),
+        (
+            &["-conds", "c3.txt", "-conds", "c1.txt"][..],
+            "~exists (0:r0=0)",
+        ),
+        (
+            &["-conf", "first.cfg", "-conds", "c3.txt"][..],
+            "forall (0:r0=0",
+        ),
+        (
+            &["-conds", "c3.txt", "-conf", "first.cfg"][..],
+            "~exists (0:r0=0)",
+        ),
+    ] {
+        let mut all: Vec<&str> = rc11.to_vec();
+        all.extend(args);
+        all.push("LB.litmus");
+        let mut ours = vec!["herd7"];
+        ours.extend(&all);
+        let out = text(&hazmat(&dir, &ours).stdout);
+        assert!(
+            out.contains(&format!("Condition {condition}")),
+            "{args:?}: {out}"
+        );
+        same_as_herd7(&dir, &all);
+    }
+    // A condition that does not parse: the test's warning, located in the file, and the
+    // run goes on.
+    std::fs::write(
+        dir.join("bad.txt"),
+        "LB2 \"exists (0:r0=1)\"\nLB \"exists 0:r0=1;\"\n",
+    )
+    .expect("conds");
+    let mut args = vec!["herd7"];
+    args.extend(rc11);
+    args.extend(["-conds", "bad.txt", "LB.litmus", "LB2.litmus"]);
+    let out = hazmat(&dir, &args);
+    assert_eq!(
+        text(&out.stderr),
+        "Warning: File \"bad.txt\", line 2, characters 17-18: expected the end of the \
+         condition, found `;` (in cond) (User error)\n"
+    );
+    assert!(!text(&out.stdout).contains("Test LB "));
+    assert!(text(&out.stdout).contains("Observation LB2 Sometimes 1 2\n"));
+    assert_eq!(out.status.code(), Some(0));
+    if let Some(theirs) = oracle(&dir, &args[1..]) {
+        assert!(text(&theirs.stderr).contains("unexpected ';' (in cond) (User error)"));
+        assert_eq!(untimed(&text(&theirs.stdout)), untimed(&text(&out.stdout)));
+    }
+    // A line herd7 cannot read, or a file it cannot open, stops the run.
+    std::fs::write(
+        dir.join("lines.txt"),
+        "LB \"exists (0:r0=1)\"\nLB exists (0:r0=1)\n",
+    )
+    .expect("conds");
+    for (file, message) in [
+        (
+            "lines.txt",
+            "File \"lines.txt\", line 2, character 0: error in rename map, LexRename\n",
+        ),
+        (
+            "nowhere.txt",
+            "open_in failed: nowhere.txt: No such file or directory\n",
+        ),
+    ] {
+        let mut args = vec!["herd7"];
+        args.extend(rc11);
+        args.extend(["-conds", file, "LB.litmus"]);
+        let out = hazmat(&dir, &args);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            text(&out.stderr).ends_with(message),
+            "{}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty());
+        if let Some(theirs) = oracle(&dir, &args[1..]) {
+            assert_eq!(theirs.status.code(), Some(2));
+            assert!(text(&theirs.stderr).contains(message.trim_end()));
+        }
+    }
+    // `hazmat check` runs the tests as they are written.
+    std::fs::write(
+        dir.join("conds.cfg"),
+        "macros c11.def\nmodel rc11.cat\nconds c1.txt\n",
+    )
+    .expect("cfg");
+    let out = hazmat(&dir, &["check", "--conf", "conds.cfg", "LB.litmus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("the configuration's `conds` lines work on the tests"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -528,7 +715,7 @@ fn every_key_is_honoured_or_refused_by_name() {
             "bell" => continue,
             // Files of test names: one that names the test, one that names none.
             "names" => "names.txt",
-            "excl" => "none.txt",
+            "excl" | "conds" => "none.txt",
             _ => good,
         };
         let cfg = format!("{header}{} {good}\n", key.name);

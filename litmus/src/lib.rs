@@ -39,7 +39,7 @@ mod printer;
 pub use ast::{Span, Test};
 pub use error::ParseError;
 pub use herd_hash::herd_hash;
-pub use printer::print;
+pub use printer::{print, print_condition};
 
 use std::path::{Path, PathBuf};
 
@@ -89,6 +89,38 @@ pub fn parse(source: &str) -> Result<Test, ParseError> {
 /// branch) are still dropped.
 pub fn parse_keeping_comments(source: &str) -> Result<Test, ParseError> {
     parse_with(source, true)
+}
+
+/// Parses a final condition given apart from any test, as herd7 reads one from its
+/// `-conds` files: `exists`, `~exists` (or `not exists`) and `forall` as in a test, and
+/// herd7's other spellings of `exists p`, `final p`, `(p)` and `observed` (sets of atoms,
+/// each followed by `;`, the sets apart by `and`); nothing at all is `forall (true)`.
+/// Unlike a test's condition, it takes no `;` after it.
+/// The error's place and the condition's spans are in `text`.
+///
+/// ```
+/// use hazmat_litmus::ast::Quantifier;
+/// let c = hazmat_litmus::parse_condition("final 0:r0=1").expect("a condition");
+/// assert_eq!(c.quantifier, Quantifier::Exists);
+/// assert_eq!(hazmat_litmus::print_condition(&c), "exists (0:r0=1)");
+/// assert_eq!(hazmat_litmus::print_condition(&hazmat_litmus::parse_condition("").unwrap()), "forall (true)");
+/// let e = hazmat_litmus::parse_condition("exists (0:r0=1);").unwrap_err();
+/// assert_eq!((e.line, e.col), (1, 16));
+/// ```
+pub fn parse_condition(text: &str) -> Result<ast::Condition, ParseError> {
+    let p = parser::Parser::new(text, false);
+    match p.condition_alone(text) {
+        Ok((_, c)) => Ok(c),
+        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
+            Err(ParseError::from_internal(&p, text, e))
+        }
+        Err(nom::Err::Incomplete(_)) => Err(ParseError::new(
+            text,
+            Span::new(text.len(), text.len()),
+            "unexpected end of the condition".to_string(),
+            Vec::new(),
+        )),
+    }
 }
 
 fn parse_with(source: &str, keep_comments: bool) -> Result<Test, ParseError> {

@@ -37,6 +37,7 @@ use hazmat_checker::engine::enumerate::{Limits, Split};
 use hazmat_checker::front::c11::Dialect;
 use hazmat_checker::models::cat::ErrorKind;
 use hazmat_checker::models::cat::config::keys::{self, Value};
+use hazmat_checker::models::cat::config::maps::{self, Conditions, NameMap};
 use hazmat_checker::models::cat::config::{
     self, ConfigError, Herd7Words, Places, Selection, Settings, io_message,
 };
@@ -176,7 +177,48 @@ pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
         Ok(s) => s,
         Err(m) => return refuse(argv0, &Refusal::plain(m)),
     };
-    run_tests(&args, &choice, missing_macros.as_deref(), &selection)
+    let conditions = match read_conditions(&args.settings) {
+        Ok(c) => c,
+        Err(r) => return refuse(argv0, &r),
+    };
+    let by_name = ByName {
+        selection,
+        conditions,
+    };
+    run_tests(&args, &choice, missing_macros.as_deref(), &by_name)
+}
+
+/// What herd7's files of test names say of each test: whether it runs, and the condition
+/// it is decided under.
+struct ByName {
+    /// `-names` and `-excl`.
+    selection: Selection,
+    /// `-conds` and `-kinds`.
+    conditions: Conditions,
+}
+
+/// Reads the `-conds` files, as herd7 reads them once the model is read: from the last
+/// to the first; one that cannot be opened or read stops the run.
+fn read_conditions(settings: &Settings) -> Result<Conditions, Refusal> {
+    let texts = |files: &[String]| -> Result<Vec<(String, String)>, Refusal> {
+        let mut texts = Vec::new();
+        for f in files.iter().rev() {
+            let text = std::fs::read(f)
+                .map_err(|e| Refusal::plain(format!("open_in failed: {f}: {}", io_message(&e))))?;
+            texts.push((f.clone(), String::from_utf8_lossy(&text).into_owned()));
+        }
+        texts.reverse();
+        Ok(texts)
+    };
+    let bare = |e: maps::MapError| Refusal {
+        message: e.to_string(),
+        form: Form::Bare,
+    };
+    let conds = NameMap::read(&texts(&settings.conds)?, |s| Some(s.to_string())).map_err(bare)?;
+    Ok(Conditions {
+        conds,
+        kinds: NameMap::default(),
+    })
 }
 
 /// Prints a refusal of the command line as herd7 does; returns herd7's exit code, 2.
@@ -470,12 +512,7 @@ fn choose_model(settings: &Settings, places: &Places) -> Result<(Choice, Option<
 
 /// Decides each test file in order, printing herd7's output; returns the exit code: 1
 /// when `-exit true` stops the run at a test that fails, 0 otherwise.
-fn run_tests(
-    args: &Args,
-    choice: &Choice,
-    missing_macros: Option<&str>,
-    selection: &Selection,
-) -> u8 {
+fn run_tests(args: &Args, choice: &Choice, missing_macros: Option<&str>, by_name: &ByName) -> u8 {
     // Test name to (hash, file), to skip a test seen before, as herd7 does.
     let mut seen: HashMap<String, (String, String)> = HashMap::new();
     // The model under the variants tests add with their own `Variant=` line, by variants.
@@ -485,7 +522,7 @@ fn run_tests(
             args,
             choice,
             missing_macros,
-            (file, selection),
+            (file, by_name),
             &mut seen,
             &mut others,
         );
@@ -535,7 +572,7 @@ fn run_one(
     args: &Args,
     choice: &Choice,
     missing_macros: Option<&str>,
-    (file, selection): (&str, &Selection),
+    (file, by_name): (&str, &ByName),
     seen: &mut HashMap<String, (String, String)>,
     others: &mut Others,
 ) -> One {
@@ -568,7 +605,7 @@ fn run_one(
             ));
         }
     };
-    if !selection.runs(test.herd7_name()) {
+    if !by_name.selection.runs(test.herd7_name()) {
         // Left out by `-names` or `-excl`: herd7 says nothing of it.
         return One {
             out: String::new(),
@@ -583,9 +620,21 @@ fn run_one(
             "Warning: File \"{file}\": Cannot find file {name}\n"
         ));
     }
-    let hash = hazmat_litmus::herd_hash(&test, &source);
     // The name as herd7 keeps it, as the report prints it.
     let name = test.herd7_name().to_string();
+    // herd7 decides the test under the condition of its `-conds` and `-kinds` files, but
+    // digests it as it is written.
+    let decided = match by_name.conditions.condition(&name, &test) {
+        Ok(None) => None,
+        Ok(Some(c)) => Some(maps::with_condition(&source, &test, &c)),
+        Err(e) => {
+            return One::failed(format!(
+                "Warning: File \"{}\", line {}, characters {}-{}: {} (in cond) (User error)\n",
+                e.file, e.line, e.columns.0, e.columns.1, e.message
+            ));
+        }
+    };
+    let hash = hazmat_litmus::herd_hash(&test, &source);
     if let Some((h, first)) = seen.get(&name) {
         if *h == hash {
             return One {
@@ -599,7 +648,8 @@ fn run_one(
             &format!("Different hashes for test {name} (previous file {first})"),
         ));
     }
-    seen.insert(name, (hash, file.to_string()));
+    seen.insert(name, (hash.clone(), file.to_string()));
+    let source = decided.unwrap_or(source);
     // The test's own variants: the model is chosen again under them, once for each set.
     let own = match args.settings.with_test_variants(&test) {
         Ok(own) => own,
@@ -642,6 +692,7 @@ fn run_one(
         Ok(c) => c,
         Err(e) => return One::failed(check_error(file, &source, &e, choice.dialect)),
     };
+    checked.hash = hash;
     if checked.outcome.unknown.is_some() {
         // herd7 prints nothing for a test that runs out of time.
         return One {

@@ -22,6 +22,7 @@
 //! the command lines read the rest.
 
 pub mod keys;
+pub mod maps;
 
 use std::path::PathBuf;
 
@@ -307,6 +308,9 @@ pub struct Settings {
     pub names: Vec<String>,
     /// `excl` (and `-excl`): files of the names of the tests not to run, in order.
     pub excl: Vec<String>,
+    /// `conds` (and `-conds`): files of the conditions that replace tests', by their
+    /// names, in order ([`maps`]).
+    pub conds: Vec<String>,
 }
 
 /// Why one key cannot be applied.
@@ -323,6 +327,18 @@ pub enum Refusal {
 }
 
 impl Settings {
+    /// The first of the keys that work on tests by their names (`names`, `excl`,
+    /// `conds`) these settings give, if any: only `hazmat herd7` reads them.
+    pub fn by_name(&self) -> Option<&'static str> {
+        [
+            ("names", &self.names),
+            ("excl", &self.excl),
+            ("conds", &self.conds),
+        ]
+        .into_iter()
+        .find_map(|(key, files)| (!files.is_empty()).then_some(key))
+    }
+
     /// Applies one key with its value, as herd7 applies the configuration line or the
     /// option of the same name; `conf` is [`Settings::read_config`]'s.
     pub fn apply(&mut self, name: &str, value: &str) -> Result<(), Refusal> {
@@ -386,6 +402,7 @@ impl Settings {
             }
             "names" => self.names.push(value.to_string()),
             "excl" => self.excl.push(value.to_string()),
+            "conds" => self.conds.push(value.to_string()),
             "skipchecks" => {
                 for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     if !self.skipchecks.iter().any(|s| s == name) {

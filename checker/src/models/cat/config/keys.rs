@@ -301,8 +301,7 @@ pub const DEBUG: &[&str] = &[
     "exception",
 ];
 
-/// Why hazmat refuses the keys that rename tests or change their kind or condition by
-/// files of names.
+/// Why hazmat refuses the keys that rename tests or change their kind by files of names.
 const NO_SELECTION: &str =
     "hazmat renames and classifies no tests by files of names: give it the tests to run";
 
@@ -322,7 +321,7 @@ pub const KEYS: &[Key] = &[
     key("excl", Value::Text, Use::Run),
     key("rename", Value::Text, Use::Refused(NO_SELECTION)),
     key("kinds", Value::Text, Use::Refused(NO_SELECTION)),
-    key("conds", Value::Text, Use::Refused(NO_SELECTION)),
+    key("conds", Value::Text, Use::Run),
     key("model", Value::Model, Use::Model),
     key("cat", Value::Model, Use::Model),
     key("bell", Value::Text, Use::Model),
