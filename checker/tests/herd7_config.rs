@@ -668,6 +668,88 @@ fn conds_replace_the_condition_of_the_tests_they_name() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// herd7's `-kinds FILE` (and the configuration's `kinds` lines) gives each test the file
+/// names the kind of condition the file says, which sets its quantifier (`Allowed` is
+/// `exists`, `Forbidden` `~exists`, `Required` `forall`, each also without its `ed`;
+/// `Unknown`, `???`, `---` or nothing leave it as it is), over a `-conds` file's condition
+/// too, and over herd7's `forall (true)` for a test without one. A word herd7 does not
+/// take stops the run with herd7's located error.
+#[test]
+fn kinds_set_the_quantifier_of_the_tests_they_name() {
+    let dir = temp_dir("kinds");
+    std::fs::write(dir.join("LB.litmus"), LB).expect("test");
+    std::fs::write(dir.join("LB2.litmus"), LB.replacen("C LB\n", "C LB2\n", 1)).expect("test");
+    let bare = LB.replacen("C LB\n", "C LB3\n", 1);
+    let bare = &bare[..bare.find("exists").expect("a condition")];
+    std::fs::write(dir.join("LB3.litmus"), bare).expect("test");
+    std::fs::write(dir.join("conds.txt"), "LB2 \"exists (1:r1=1)\"\n").expect("conds");
+    let rc11 = ["-model", "rc11.cat", "-macros", "c11.def"];
+    let tests = ["LB.litmus", "LB2.litmus", "LB3.litmus"];
+    for (kinds, shown) in [
+        (
+            "LB Forbidden\nLB2 Require\nLB3 Allow\n",
+            [
+                "Test LB Forbidden",
+                "Condition ~exists (0:r0=1 /\\ 1:r1=1)",
+                "Observation LB Never 0 3",
+                "Test LB2 Required",
+                "Condition forall (1:r1=1)",
+                "Observation LB2 Sometimes 1 2",
+                "Test LB3 Allowed",
+                "Condition exists (true)",
+                "Observation LB3 Always 3 0",
+            ],
+        ),
+        (
+            "# none changes\nLB Unknown\nLB2 ???\nLB3 ---\n",
+            [
+                "Test LB Allowed",
+                "Condition exists (0:r0=1 /\\ 1:r1=1)",
+                "Observation LB Never 0 3",
+                "Test LB2 Allowed",
+                "Condition exists (1:r1=1)",
+                "Observation LB2 Sometimes 1 2",
+                "Test LB3 Required",
+                "Condition forall (true)",
+                "Observation LB3 Always 3 0",
+            ],
+        ),
+    ] {
+        std::fs::write(dir.join("kinds.txt"), kinds).expect("kinds");
+        std::fs::write(dir.join("kinds.cfg"), "kinds kinds.txt\n").expect("cfg");
+        for by in [&["-kinds", "kinds.txt"][..], &["-conf", "kinds.cfg"][..]] {
+            let mut args: Vec<&str> = rc11.to_vec();
+            args.extend(by);
+            args.extend(["-conds", "conds.txt"]);
+            args.extend(tests);
+            let mut ours = vec!["herd7"];
+            ours.extend(&args);
+            let out = text(&hazmat(&dir, &ours).stdout);
+            for line in shown {
+                assert!(out.contains(&format!("{line}\n")), "{kinds}: {line}: {out}");
+            }
+            same_as_herd7(&dir, &args);
+        }
+    }
+    std::fs::write(dir.join("bad.txt"), "LB Allowed\nLB2 allowed\n").expect("kinds");
+    let mut args = vec!["herd7"];
+    args.extend(rc11);
+    args.extend(["-kinds", "bad.txt", "LB.litmus"]);
+    let out = hazmat(&dir, &args);
+    let message = "File \"bad.txt\", line 2, character 12: error in rename map, allowed is \
+                   not a valid value\n";
+    assert_eq!(
+        (out.status.code(), text(&out.stderr)),
+        (Some(2), message.to_string())
+    );
+    assert!(out.stdout.is_empty());
+    if let Some(theirs) = oracle(&dir, &args[1..]) {
+        assert_eq!(theirs.status.code(), Some(2));
+        assert!(text(&theirs.stderr).starts_with(message));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A value herd7 takes for each kind of value, and one it refuses.
 fn values(v: Value) -> (&'static str, Option<&'static str>) {
     match v {
@@ -715,7 +797,7 @@ fn every_key_is_honoured_or_refused_by_name() {
             "bell" => continue,
             // Files of test names: one that names the test, one that names none.
             "names" => "names.txt",
-            "excl" | "conds" => "none.txt",
+            "excl" | "conds" | "kinds" => "none.txt",
             _ => good,
         };
         let cfg = format!("{header}{} {good}\n", key.name);

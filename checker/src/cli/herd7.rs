@@ -197,8 +197,9 @@ struct ByName {
     conditions: Conditions,
 }
 
-/// Reads the `-conds` files, as herd7 reads them once the model is read: from the last
-/// to the first; one that cannot be opened or read stops the run.
+/// Reads the `-kinds` files, then the `-conds` files, as herd7 reads them once the model
+/// is read: each from the last to the first; one that cannot be opened or read stops the
+/// run.
 fn read_conditions(settings: &Settings) -> Result<Conditions, Refusal> {
     let texts = |files: &[String]| -> Result<Vec<(String, String)>, Refusal> {
         let mut texts = Vec::new();
@@ -214,11 +215,9 @@ fn read_conditions(settings: &Settings) -> Result<Conditions, Refusal> {
         message: e.to_string(),
         form: Form::Bare,
     };
+    let kinds = NameMap::read(&texts(&settings.kinds)?, maps::kind).map_err(bare)?;
     let conds = NameMap::read(&texts(&settings.conds)?, |s| Some(s.to_string())).map_err(bare)?;
-    Ok(Conditions {
-        conds,
-        kinds: NameMap::default(),
-    })
+    Ok(Conditions { conds, kinds })
 }
 
 /// Prints a refusal of the command line as herd7 does; returns herd7's exit code, 2.
@@ -622,8 +621,8 @@ fn run_one(
     }
     // The name as herd7 keeps it, as the report prints it.
     let name = test.herd7_name().to_string();
-    // herd7 decides the test under the condition of its `-conds` and `-kinds` files, but
-    // digests it as it is written.
+    // herd7 decides the test under the condition of its `-conds` file, with the quantifier
+    // of its `-kinds` file, but digests it as it is written.
     let decided = match by_name.conditions.condition(&name, &test) {
         Ok(None) => None,
         Ok(Some(c)) => Some(maps::with_condition(&source, &test, &c)),

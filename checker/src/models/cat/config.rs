@@ -311,6 +311,9 @@ pub struct Settings {
     /// `conds` (and `-conds`): files of the conditions that replace tests', by their
     /// names, in order ([`maps`]).
     pub conds: Vec<String>,
+    /// `kinds` (and `-kinds`): files of the kinds of tests' conditions, by their names, in
+    /// order ([`maps`]).
+    pub kinds: Vec<String>,
 }
 
 /// Why one key cannot be applied.
@@ -328,11 +331,12 @@ pub enum Refusal {
 
 impl Settings {
     /// The first of the keys that work on tests by their names (`names`, `excl`,
-    /// `conds`) these settings give, if any: only `hazmat herd7` reads them.
+    /// `kinds`, `conds`) these settings give, if any: only `hazmat herd7` reads them.
     pub fn by_name(&self) -> Option<&'static str> {
         [
             ("names", &self.names),
             ("excl", &self.excl),
+            ("kinds", &self.kinds),
             ("conds", &self.conds),
         ]
         .into_iter()
@@ -403,6 +407,7 @@ impl Settings {
             "names" => self.names.push(value.to_string()),
             "excl" => self.excl.push(value.to_string()),
             "conds" => self.conds.push(value.to_string()),
+            "kinds" => self.kinds.push(value.to_string()),
             "skipchecks" => {
                 for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     if !self.skipchecks.iter().any(|s| s == name) {
