@@ -750,6 +750,106 @@ fn kinds_set_the_quantifier_of_the_tests_they_name() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// herd7's `-rename FILE` (and the configuration's `rename` lines) gives each test the
+/// file names the name the file says, in its output and wherever herd7 looks a test up by
+/// name: `-names`, `-excl`, `-conds`, `-kinds` and the check for a second test of the
+/// same name. The hash stays the test's. herd7 looks the names of `-names` and `-excl`
+/// files themselves up in the map too.
+#[test]
+fn rename_renames_the_tests_it_names() {
+    let dir = temp_dir("rename");
+    std::fs::write(dir.join("LB.litmus"), LB).expect("test");
+    std::fs::write(dir.join("LB2.litmus"), LB.replacen("C LB\n", "C LB2\n", 1)).expect("test");
+    // A test of another name and text, renamed to the first's new name.
+    let other = LB.replacen("C LB\n", "C LB3\n", 1).replacen(
+        "memory_order_relaxed); }",
+        "memory_order_acquire); }",
+        1,
+    );
+    std::fs::write(dir.join("LB3.litmus"), other).expect("test");
+    std::fs::write(dir.join("rename.txt"), "LB \"LB renamed\"\nLB2 LB+new\n").expect("map");
+    std::fs::write(dir.join("same.txt"), "LB NEW\nLB3 NEW\n").expect("map");
+    std::fs::write(dir.join("names.txt"), "LB+new\n").expect("names");
+    std::fs::write(dir.join("old.txt"), "LB2\n").expect("names");
+    std::fs::write(dir.join("files.txt"), "old.txt names.txt\n").expect("map");
+    std::fs::write(dir.join("conds.txt"), "LB+new \"forall (1:r1=0)\"\n").expect("conds");
+    std::fs::write(dir.join("rename.cfg"), "rename rename.txt\n").expect("cfg");
+    let rc11 = ["-model", "rc11.cat", "-macros", "c11.def"];
+    for (options, tests, shown, count) in [
+        (
+            &["-rename", "rename.txt"][..],
+            &["LB.litmus", "LB2.litmus"][..],
+            &[
+                "Test LB renamed Allowed",
+                "Observation LB renamed Never 0 3",
+                "Test LB+new ",
+            ][..],
+            2,
+        ),
+        (
+            &["-conf", "rename.cfg", "-names", "names.txt"][..],
+            &["LB.litmus", "LB2.litmus"][..],
+            &["Observation LB+new Never 0 3"][..],
+            1,
+        ),
+        (
+            &["-rename", "rename.txt", "-names", "old.txt"][..],
+            &["LB.litmus", "LB2.litmus"][..],
+            &[][..],
+            0,
+        ),
+        (
+            &["-rename", "rename.txt", "-excl", "names.txt"][..],
+            &["LB.litmus", "LB2.litmus"][..],
+            &["Observation LB renamed Never 0 3"][..],
+            1,
+        ),
+        (
+            &["-rename", "rename.txt", "-conds", "conds.txt"][..],
+            &["LB2.litmus"][..],
+            &[
+                "Condition forall (1:r1=0)",
+                "Observation LB+new Sometimes 2 1",
+            ][..],
+            1,
+        ),
+        (
+            &["-rename", "files.txt", "-names", "old.txt"][..],
+            &["LB.litmus", "LB2.litmus"][..],
+            &[][..],
+            0,
+        ),
+        (
+            &["-rename", "same.txt"][..],
+            &["LB.litmus", "LB3.litmus"][..],
+            &["Observation NEW Never 0 3"][..],
+            1,
+        ),
+    ] {
+        let mut args: Vec<&str> = rc11.to_vec();
+        args.extend(options);
+        args.extend(tests);
+        let mut ours = vec!["herd7"];
+        ours.extend(&args);
+        let out = hazmat(&dir, &ours);
+        let stdout = text(&out.stdout);
+        for line in shown {
+            assert!(stdout.contains(line), "{args:?}: {line}: {stdout}");
+        }
+        // The tests decided, the others left out by name.
+        let decided = stdout.lines().filter(|l| l.starts_with("Test ")).count();
+        assert_eq!(decided, count, "{args:?}: {stdout}");
+        if options.contains(&"same.txt") {
+            assert!(
+                text(&out.stderr)
+                    .contains("Different hashes for test NEW (previous file LB.litmus)")
+            );
+        }
+        same_as_herd7(&dir, &args);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A value herd7 takes for each kind of value, and one it refuses.
 fn values(v: Value) -> (&'static str, Option<&'static str>) {
     match v {
@@ -797,7 +897,7 @@ fn every_key_is_honoured_or_refused_by_name() {
             "bell" => continue,
             // Files of test names: one that names the test, one that names none.
             "names" => "names.txt",
-            "excl" | "conds" | "kinds" => "none.txt",
+            "excl" | "conds" | "kinds" | "rename" => "none.txt",
             _ => good,
         };
         let cfg = format!("{header}{} {good}\n", key.name);

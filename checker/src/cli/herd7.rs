@@ -173,34 +173,36 @@ pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
         Ok(c) => c,
         Err(r) => return refuse(argv0, &r),
     };
-    let selection = match Selection::read(&args.settings) {
-        Ok(s) => s,
-        Err(m) => return refuse(argv0, &Refusal::plain(m)),
-    };
-    let conditions = match read_conditions(&args.settings) {
-        Ok(c) => c,
+    let by_name = match read_by_name(&args.settings) {
+        Ok(b) => b,
         Err(r) => return refuse(argv0, &r),
-    };
-    let by_name = ByName {
-        selection,
-        conditions,
     };
     run_tests(&args, &choice, missing_macros.as_deref(), &by_name)
 }
 
-/// What herd7's files of test names say of each test: whether it runs, and the condition
-/// it is decided under.
+/// What herd7's files of test names say of each test: the name it goes by, whether it
+/// runs, and the condition it is decided under.
 struct ByName {
+    /// `-rename`.
+    rename: NameMap<String>,
     /// `-names` and `-excl`.
     selection: Selection,
     /// `-conds` and `-kinds`.
     conditions: Conditions,
 }
 
-/// Reads the `-kinds` files, then the `-conds` files, as herd7 reads them once the model
-/// is read: each from the last to the first; one that cannot be opened or read stops the
-/// run.
-fn read_conditions(settings: &Settings) -> Result<Conditions, Refusal> {
+impl ByName {
+    /// The name the test `name` goes by.
+    fn name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.rename.get(name).map_or(name, |e| &e.value)
+    }
+}
+
+/// Reads the files of test names as herd7 reads them once the model is read: the
+/// `-rename` files, the `-names` and `-excl` files (through the `-rename` map), the
+/// `-kinds` files, then the `-conds` files, those of each option from the last to the
+/// first; one that cannot be opened or read stops the run.
+fn read_by_name(settings: &Settings) -> Result<ByName, Refusal> {
     let texts = |files: &[String]| -> Result<Vec<(String, String)>, Refusal> {
         let mut texts = Vec::new();
         for f in files.iter().rev() {
@@ -215,9 +217,16 @@ fn read_conditions(settings: &Settings) -> Result<Conditions, Refusal> {
         message: e.to_string(),
         form: Form::Bare,
     };
+    let text = |s: &str| Some(s.to_string());
+    let rename = NameMap::read(&texts(&settings.rename)?, text).map_err(bare)?;
+    let selection = Selection::read(settings, &rename).map_err(Refusal::plain)?;
     let kinds = NameMap::read(&texts(&settings.kinds)?, maps::kind).map_err(bare)?;
-    let conds = NameMap::read(&texts(&settings.conds)?, |s| Some(s.to_string())).map_err(bare)?;
-    Ok(Conditions { conds, kinds })
+    let conds = NameMap::read(&texts(&settings.conds)?, text).map_err(bare)?;
+    Ok(ByName {
+        rename,
+        selection,
+        conditions: Conditions { conds, kinds },
+    })
 }
 
 /// Prints a refusal of the command line as herd7 does; returns herd7's exit code, 2.
@@ -604,7 +613,9 @@ fn run_one(
             ));
         }
     };
-    if !by_name.selection.runs(test.herd7_name()) {
+    // The name as herd7 keeps it, `-rename` applied, as the report prints it.
+    let name = by_name.name(test.herd7_name()).to_string();
+    if !by_name.selection.runs(&name) {
         // Left out by `-names` or `-excl`: herd7 says nothing of it.
         return One {
             out: String::new(),
@@ -619,8 +630,6 @@ fn run_one(
             "Warning: File \"{file}\": Cannot find file {name}\n"
         ));
     }
-    // The name as herd7 keeps it, as the report prints it.
-    let name = test.herd7_name().to_string();
     // herd7 decides the test under the condition of its `-conds` file, with the quantifier
     // of its `-kinds` file, but digests it as it is written.
     let decided = match by_name.conditions.condition(&name, &test) {
@@ -647,7 +656,7 @@ fn run_one(
             &format!("Different hashes for test {name} (previous file {first})"),
         ));
     }
-    seen.insert(name, (hash.clone(), file.to_string()));
+    seen.insert(name.clone(), (hash.clone(), file.to_string()));
     let source = decided.unwrap_or(source);
     // The test's own variants: the model is chosen again under them, once for each set.
     let own = match args.settings.with_test_variants(&test) {
@@ -692,6 +701,7 @@ fn run_one(
         Err(e) => return One::failed(check_error(file, &source, &e, choice.dialect)),
     };
     checked.hash = hash;
+    checked.program.name = name;
     if checked.outcome.unknown.is_some() {
         // herd7 prints nothing for a test that runs out of time.
         return One {

@@ -223,11 +223,13 @@ pub struct Selection {
 
 impl Selection {
     /// Reads the files `settings` names, as herd7 reads them: each line's first word (up
-    /// to its first space) is a name; a file that cannot be read is an error.
-    pub fn read(settings: &Settings) -> Result<Selection, String> {
+    /// to its first space) is a name; a file that cannot be read is an error. herd7 looks
+    /// each file's own name up in its `-rename` map first, and reads the file it maps to.
+    pub fn read(settings: &Settings, rename: &maps::NameMap<String>) -> Result<Selection, String> {
         let read = |files: &[String]| -> Result<std::collections::HashSet<String>, String> {
             let mut names = std::collections::HashSet::new();
             for f in files {
+                let f = rename.get(f).map_or(f, |e| &e.value);
                 let text = std::fs::read_to_string(f)
                     .map_err(|e| format!("open_in failed: {f}: {}", io_message(&e)))?;
                 names.extend(
@@ -314,6 +316,9 @@ pub struct Settings {
     /// `kinds` (and `-kinds`): files of the kinds of tests' conditions, by their names, in
     /// order ([`maps`]).
     pub kinds: Vec<String>,
+    /// `rename` (and `-rename`): files of the names tests go by, by their names, in order
+    /// ([`maps`]).
+    pub rename: Vec<String>,
 }
 
 /// Why one key cannot be applied.
@@ -330,10 +335,12 @@ pub enum Refusal {
 }
 
 impl Settings {
-    /// The first of the keys that work on tests by their names (`names`, `excl`,
-    /// `kinds`, `conds`) these settings give, if any: only `hazmat herd7` reads them.
+    /// The first of the keys that work on tests by their names (`rename`, `names`,
+    /// `excl`, `kinds`, `conds`) these settings give, if any: only `hazmat herd7` reads
+    /// them.
     pub fn by_name(&self) -> Option<&'static str> {
         [
+            ("rename", &self.rename),
             ("names", &self.names),
             ("excl", &self.excl),
             ("kinds", &self.kinds),
@@ -408,6 +415,7 @@ impl Settings {
             "excl" => self.excl.push(value.to_string()),
             "conds" => self.conds.push(value.to_string()),
             "kinds" => self.kinds.push(value.to_string()),
+            "rename" => self.rename.push(value.to_string()),
             "skipchecks" => {
                 for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     if !self.skipchecks.iter().any(|s| s == name) {

@@ -301,9 +301,6 @@ pub const DEBUG: &[&str] = &[
     "exception",
 ];
 
-/// Why hazmat refuses the key that renames tests by files of names.
-const NO_SELECTION: &str = "hazmat renames no tests by files of names: give it the tests to run";
-
 /// Every key herd7 7.58 reads in a configuration file, in the order its lexer lists them.
 pub const KEYS: &[Key] = &[
     key("conf", Value::Text, Use::Model),
@@ -318,7 +315,7 @@ pub const KEYS: &[Key] = &[
     ),
     key("names", Value::Text, Use::Run),
     key("excl", Value::Text, Use::Run),
-    key("rename", Value::Text, Use::Refused(NO_SELECTION)),
+    key("rename", Value::Text, Use::Run),
     key("kinds", Value::Text, Use::Run),
     key("conds", Value::Text, Use::Run),
     key("model", Value::Model, Use::Model),
