@@ -91,6 +91,23 @@ pub fn parse_keeping_comments(source: &str) -> Result<Test, ParseError> {
     parse_with(source, true)
 }
 
+/// The name herd7 gives the test `source` before it parses any of it: its splitter reads
+/// it from the first line (the word after the architecture, without a `.litmus` suffix),
+/// so herd7 can leave a test out by name (`-names`, `-excl`) however broken its code.
+/// `None` where herd7's splitter itself stops on the text (no header on the first line,
+/// an init block never closed, a string the program's line does not close...), an error
+/// herd7 reports whatever the test's name.
+///
+/// ```
+/// let broken = "C MP+x.litmus\n{}\nP0(int *x) { WRITE_ONCE(*x, 1) }\n";
+/// assert!(hazmat_litmus::parse(broken).is_err());
+/// assert_eq!(hazmat_litmus::herd7_header_name(broken).as_deref(), Some("MP+x"));
+/// assert_eq!(hazmat_litmus::herd7_header_name("C MP\n{ x=1;\n"), None);
+/// ```
+pub fn herd7_header_name(source: &str) -> Option<String> {
+    dialect::splitter_name(source)
+}
+
 /// Parses a final condition given apart from any test, as herd7 reads one from its
 /// `-conds` files: `exists`, `~exists` (or `not exists`) and `forall` as in a test, and
 /// herd7's other spellings of `exists p`, `final p`, `(p)` and `observed` (sets of atoms,
