@@ -271,6 +271,9 @@ fn usage(argv0: &str) -> String {
          -show <prop|all|neg|cond|none|wit> executions drawn under -o, default none\n  \
          -nshow <n> draw at most <n> executions\n  \
          -o <dir> write the drawings (DOT) into <dir>\n  \
+         -names <file>, -excl <file> run only the tests named, none of those named\n  \
+         -rename <file>, -kinds <file>, -conds <file> give the tests named another name, \
+         kind or condition\n  \
          -graph <free|cluster|columns>, -showevents <all|mem|noregs|memf>, and herd7's other \
          figure options: accepted, without effect on hazmat's drawings\n  \
          -help  Display this list of options\n"
