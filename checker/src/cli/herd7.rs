@@ -219,7 +219,23 @@ fn read_by_name(settings: &Settings) -> Result<ByName, Refusal> {
     };
     let text = |s: &str| Some(s.to_string());
     let rename = NameMap::read(&texts(&settings.rename)?, text).map_err(bare)?;
-    let selection = Selection::read(settings, &rename).map_err(Refusal::plain)?;
+    // herd7 looks the names of the files of names up in its `-rename` map too, and reads
+    // the files they map to, in order.
+    let names = |files: &[String]| -> Result<Vec<String>, Refusal> {
+        let mut texts = Vec::new();
+        for f in files {
+            let f = rename.get(f).map_or(f, |e| &e.value);
+            let text = std::fs::read(f)
+                .map_err(|e| Refusal::plain(format!("open_in failed: {f}: {}", io_message(&e))))?;
+            texts.push(String::from_utf8_lossy(&text).into_owned());
+        }
+        Ok(texts)
+    };
+    let included = match settings.names.as_slice() {
+        [] => None,
+        files => Some(names(files)?),
+    };
+    let selection = Selection::new(included.as_deref(), &names(&settings.excl)?);
     let kinds = NameMap::read(&texts(&settings.kinds)?, maps::kind).map_err(bare)?;
     let conds = NameMap::read(&texts(&settings.conds)?, text).map_err(bare)?;
     Ok(ByName {

@@ -222,31 +222,21 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Reads the files `settings` names, as herd7 reads them: each line's first word (up
-    /// to its first space) is a name; a file that cannot be read is an error. herd7 looks
-    /// each file's own name up in its `-rename` map first, and reads the file it maps to.
-    pub fn read(settings: &Settings, rename: &maps::NameMap<String>) -> Result<Selection, String> {
-        let read = |files: &[String]| -> Result<std::collections::HashSet<String>, String> {
-            let mut names = std::collections::HashSet::new();
-            for f in files {
-                let f = rename.get(f).map_or(f, |e| &e.value);
-                let text = std::fs::read_to_string(f)
-                    .map_err(|e| format!("open_in failed: {f}: {}", io_message(&e)))?;
-                names.extend(
-                    text.lines()
-                        .map(|l| l.split(' ').next().unwrap_or("").to_string()),
-                );
-            }
-            Ok(names)
+    /// The selection of the texts of the `names` files (`None` without one) and of the
+    /// `excl` files, read as herd7 reads them: each line's first word (up to its first
+    /// space) is a name. The command line reads the files.
+    pub fn new(names: Option<&[String]>, excl: &[String]) -> Selection {
+        let read = |texts: &[String]| -> std::collections::HashSet<String> {
+            texts
+                .iter()
+                .flat_map(|text| text.lines())
+                .map(|l| l.split(' ').next().unwrap_or("").to_string())
+                .collect()
         };
-        Ok(Selection {
-            names: if settings.names.is_empty() {
-                None
-            } else {
-                Some(read(&settings.names)?)
-            },
-            excl: read(&settings.excl)?,
-        })
+        Selection {
+            names: names.map(read),
+            excl: read(excl),
+        }
     }
 
     /// Whether the test named `name` runs.
