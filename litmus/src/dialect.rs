@@ -311,6 +311,88 @@ pub(crate) fn program_end(src: &str, from: usize) -> ProgramEnd {
     ProgramEnd::Eof
 }
 
+/// The architectures herd7 7.58 knows by the first word of a test, as its splitter reads
+/// that word (letters, digits and `_`).
+const ARCHS: &[&str] = &[
+    "AArch64", "ARM", "BPF", "MIPS", "PPC", "X86", "RISCV", "X86_64", "C", "CPP", "Bell", "LISA",
+    "JAVA", "Java", "ASL",
+];
+
+/// The name herd7 gives the test `src`, as its splitter reads it before any parsing: the
+/// second word of the first line (letters, digits and `_/.-+[]`), without a `.litmus`
+/// suffix, after an architecture herd7 knows; `None` where the splitter stops herd7 with an
+/// error of its own: a first line that is no header, no init block or one not closed, a
+/// string in the program that its line does not close, a comment in the trailer never
+/// closed (or the name `--`, which herd7 takes from the file's name).
+///
+/// # Complexity
+///
+/// Linear in the length of the text.
+pub(crate) fn splitter_name(src: &str) -> Option<String> {
+    let blank = |c: char| matches!(c, ' ' | '\t' | '\r');
+    let line = src.trim_start_matches(blank);
+    let arch_len = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(line.len());
+    if !ARCHS.contains(&&line[..arch_len]) {
+        return None;
+    }
+    let rest = &line[arch_len..];
+    let name = rest.trim_start_matches(blank);
+    if name.len() == rest.len() {
+        return None;
+    }
+    let name_char = |c: char| c.is_ascii_alphanumeric() || "_/.-+[]".contains(c);
+    let name_len = name.find(|c: char| !name_char(c)).unwrap_or(name.len());
+    let (name, after) = name.split_at(name_len);
+    if name.is_empty() || name == "--" {
+        return None;
+    }
+    // The init block, its braces balanced.
+    let open = src.len() - after.len() + after.find('{')?;
+    let mut depth = 0usize;
+    let mut close = None;
+    for (k, c) in src[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + k + 1);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let trailer = match program_end(src, close?) {
+        ProgramEnd::Unclosed(_) => return None,
+        ProgramEnd::Eof => src.len(),
+        ProgramEnd::Word(k) => k,
+    };
+    // The trailer, up to `<<`: its comments nest and must close.
+    let mut depth = 0usize;
+    let bytes = src.as_bytes();
+    let mut k = trailer;
+    while k < bytes.len() {
+        if bytes[k..].starts_with(b"(*") {
+            depth += 1;
+            k += 2;
+        } else if depth > 0 && bytes[k..].starts_with(b"*)") {
+            depth -= 1;
+            k += 2;
+        } else if depth == 0 && bytes[k..].starts_with(b"<<") {
+            break;
+        } else {
+            k += 1;
+        }
+    }
+    if depth > 0 {
+        return None;
+    }
+    Some(name.strip_suffix(".litmus").unwrap_or(name).to_string())
+}
+
 /// The value herd7 gives a decimal literal (its sign included): a 32-bit integer, as OCaml's
 /// `Int32.of_string` reads it; `None` when out of range.
 pub(crate) fn decimal_value(negative: bool, magnitude: u64) -> Option<i64> {
@@ -353,6 +435,32 @@ mod tests {
         assert_eq!(program_end("\"exists\" x", 0), ProgramEnd::Eof);
         assert_eq!(program_end("/* \"a */\n", 0), ProgramEnd::Unclosed(3));
         assert_eq!(program_end("\"", 0), ProgramEnd::Unclosed(0));
+    }
+
+    #[test]
+    fn the_splitter_reads_the_name_before_the_code() {
+        let name = |s: &str| splitter_name(s);
+        let ok = "{}\nP0(int *x) { WRITE_ONCE(*x, 1) }\nexists (x=1)\n";
+        assert_eq!(
+            name(&format!("C MP+x.litmus\n{ok}")).as_deref(),
+            Some("MP+x")
+        );
+        assert_eq!(
+            name(&format!("\tX86  A[1]-b \"doc\"\n{ok}")).as_deref(),
+            Some("A[1]-b")
+        );
+        assert_eq!(name(&format!("C B\n{ok}(* open *)")).as_deref(), Some("B"));
+        for bad in [
+            format!("(* c *)\nC B\n{ok}"),
+            format!("Foo B\n{ok}"),
+            format!("C\n{ok}"),
+            format!("C --\n{ok}"),
+            "C B\n{ x=1;\n".to_string(),
+            "C B\n{}\nP0(int *x) { r = \"a; }\n".to_string(),
+            format!("C B\n{ok}(* (* *)"),
+        ] {
+            assert_eq!(name(&bad), None, "{bad}");
+        }
     }
 
     #[test]

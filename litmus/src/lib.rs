@@ -39,7 +39,7 @@ mod printer;
 pub use ast::{Span, Test};
 pub use error::ParseError;
 pub use herd_hash::herd_hash;
-pub use printer::print;
+pub use printer::{print, print_condition};
 
 use std::path::{Path, PathBuf};
 
@@ -89,6 +89,55 @@ pub fn parse(source: &str) -> Result<Test, ParseError> {
 /// branch) are still dropped.
 pub fn parse_keeping_comments(source: &str) -> Result<Test, ParseError> {
     parse_with(source, true)
+}
+
+/// The name herd7 gives the test `source` before it parses any of it: its splitter reads
+/// it from the first line (the word after the architecture, without a `.litmus` suffix),
+/// so herd7 can leave a test out by name (`-names`, `-excl`) however broken its code.
+/// `None` where herd7's splitter itself stops on the text (no header on the first line,
+/// an init block never closed, a string the program's line does not close...), an error
+/// herd7 reports whatever the test's name.
+///
+/// ```
+/// let broken = "C MP+x.litmus\n{}\nP0(int *x) { WRITE_ONCE(*x, 1) }\n";
+/// assert!(hazmat_litmus::parse(broken).is_err());
+/// assert_eq!(hazmat_litmus::herd7_header_name(broken).as_deref(), Some("MP+x"));
+/// assert_eq!(hazmat_litmus::herd7_header_name("C MP\n{ x=1;\n"), None);
+/// ```
+pub fn herd7_header_name(source: &str) -> Option<String> {
+    dialect::splitter_name(source)
+}
+
+/// Parses a final condition given apart from any test, as herd7 reads one from its
+/// `-conds` files: `exists`, `~exists` (or `not exists`) and `forall` as in a test, and
+/// herd7's other spellings of `exists p`, `final p`, `(p)` and `observed` (sets of atoms,
+/// each followed by `;`, the sets apart by `and`); nothing at all is `forall (true)`.
+/// Unlike a test's condition, it takes no `;` after it.
+/// The error's place and the condition's spans are in `text`.
+///
+/// ```
+/// use hazmat_litmus::ast::Quantifier;
+/// let c = hazmat_litmus::parse_condition("final 0:r0=1").expect("a condition");
+/// assert_eq!(c.quantifier, Quantifier::Exists);
+/// assert_eq!(hazmat_litmus::print_condition(&c), "exists (0:r0=1)");
+/// assert_eq!(hazmat_litmus::print_condition(&hazmat_litmus::parse_condition("").unwrap()), "forall (true)");
+/// let e = hazmat_litmus::parse_condition("exists (0:r0=1);").unwrap_err();
+/// assert_eq!((e.line, e.col), (1, 16));
+/// ```
+pub fn parse_condition(text: &str) -> Result<ast::Condition, ParseError> {
+    let p = parser::Parser::new(text, false);
+    match p.condition_alone(text) {
+        Ok((_, c)) => Ok(c),
+        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
+            Err(ParseError::from_internal(&p, text, e))
+        }
+        Err(nom::Err::Incomplete(_)) => Err(ParseError::new(
+            text,
+            Span::new(text.len(), text.len()),
+            "unexpected end of the condition".to_string(),
+            Vec::new(),
+        )),
+    }
 }
 
 fn parse_with(source: &str, keep_comments: bool) -> Result<Test, ParseError> {

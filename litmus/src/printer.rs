@@ -68,16 +68,23 @@ pub fn print(test: &Test) -> String {
         out.push_str(")\n");
     }
     if let Some(cond) = &test.condition {
-        out.push_str(match cond.quantifier {
-            Quantifier::Exists => "exists",
-            Quantifier::NotExists => "~exists",
-            Quantifier::Forall => "forall",
-        });
-        out.push_str(" (");
-        write_prop(&mut out, &cond.prop, 0);
-        out.push_str(")\n");
+        out.push_str(&print_condition(cond));
+        out.push('\n');
     }
     write_comments(&mut out, test, CommentPlace::Trailer);
+    out
+}
+
+/// Writes a final condition as [`print()`] writes a test's: `exists (0:r0=1)`.
+pub fn print_condition(cond: &Condition) -> String {
+    let mut out = String::from(match cond.quantifier {
+        Quantifier::Exists => "exists",
+        Quantifier::NotExists => "~exists",
+        Quantifier::Forall => "forall",
+    });
+    out.push_str(" (");
+    write_prop(&mut out, &cond.prop, 0);
+    out.push(')');
     out
 }
 

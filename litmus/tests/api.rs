@@ -200,3 +200,43 @@ fn memory_orders_stand_only_in_the_order_arguments_of_c11_primitives() {
             .contains("memory order")
     );
 }
+
+/// A condition alone, as herd7's `-conds` files give one: herd7's grammar of a condition
+/// with nothing after it, each form read as herd7 reads it (the forms herd7 refuses are
+/// errors, checked against herd7 7.58 by `checker/tests/herd7_config.rs`).
+#[test]
+fn a_condition_alone_is_read_as_herd7_reads_one() {
+    use hazmat_litmus::{parse_condition, print_condition};
+    for (text, printed) in [
+        ("", "forall (true)"),
+        ("  (* nothing *) ", "forall (true)"),
+        ("exists (0:r0=1)", "exists (0:r0=1)"),
+        ("~exists 0:r0=1 /\\ x=2", "~exists (0:r0=1 /\\ x=2)"),
+        ("not exists (x=1)", "~exists (x=1)"),
+        ("forall (x=1 \\/ ~y=0)", "forall (x=1 \\/ ~y=0)"),
+        ("final x=1", "exists (x=1)"),
+        ("(x=1 \\/ y=1)", "exists (x=1 \\/ y=1)"),
+        (
+            "observed x=1; y=2; and x=0;",
+            "exists ((x=1 /\\ y=2) \\/ x=0)",
+        ),
+        ("Observed x=1;", "exists (x=1)"),
+        ("observed", "exists (true)"),
+    ] {
+        let c = parse_condition(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        assert_eq!(print_condition(&c), printed, "{text:?}");
+    }
+    for (text, col) in [
+        ("exists (x=1);", 13),
+        ("exists (x=1) locations [x]", 14),
+        ("(x=1) /\\ (y=1)", 7),
+        ("exists (x=1", 12),
+        ("observed x=1", 13),
+        ("observed ;", 10),
+        ("~", 2),
+        ("(*", 1),
+    ] {
+        let e = parse_condition(text).expect_err(text);
+        assert_eq!((e.line, e.col), (1, col), "{text:?}: {e}");
+    }
+}

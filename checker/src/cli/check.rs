@@ -113,13 +113,6 @@ pub(crate) fn check(mut args: CheckArgs) -> u8 {
             return 2;
         }
     };
-    if !(chosen.settings.names.is_empty() && chosen.settings.excl.is_empty()) {
-        eprintln!(
-            "hazmat: error: the configuration's `names` and `excl` lines select tests for \
-             `hazmat herd7`; `hazmat check` runs the tests its paths name"
-        );
-        return 2;
-    }
     // The configuration's options, where the command line gives none.
     args.speedcheck |= chosen.settings.speedcheck;
     args.timeout = args.timeout.or(chosen.settings.timeout);

@@ -37,6 +37,7 @@ use hazmat_checker::engine::enumerate::{Limits, Split};
 use hazmat_checker::front::c11::Dialect;
 use hazmat_checker::models::cat::ErrorKind;
 use hazmat_checker::models::cat::config::keys::{self, Value};
+use hazmat_checker::models::cat::config::maps::{self, Conditions, NameMap};
 use hazmat_checker::models::cat::config::{
     self, ConfigError, Herd7Words, Places, Selection, Settings, io_message,
 };
@@ -172,11 +173,76 @@ pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
         Ok(c) => c,
         Err(r) => return refuse(argv0, &r),
     };
-    let selection = match Selection::read(&args.settings) {
-        Ok(s) => s,
-        Err(m) => return refuse(argv0, &Refusal::plain(m)),
+    let by_name = match read_by_name(&args.settings) {
+        Ok(b) => b,
+        Err(r) => return refuse(argv0, &r),
     };
-    run_tests(&args, &choice, missing_macros.as_deref(), &selection)
+    run_tests(&args, &choice, missing_macros.as_deref(), &by_name)
+}
+
+/// What herd7's files of test names say of each test: the name it goes by, whether it
+/// runs, and the condition it is decided under.
+struct ByName {
+    /// `-rename`.
+    rename: NameMap<String>,
+    /// `-names` and `-excl`.
+    selection: Selection,
+    /// `-conds` and `-kinds`.
+    conditions: Conditions,
+}
+
+impl ByName {
+    /// The name the test `name` goes by.
+    fn name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.rename.get(name).map_or(name, |e| &e.value)
+    }
+}
+
+/// Reads the files of test names as herd7 reads them once the model is read: the
+/// `-rename` files, the `-names` and `-excl` files (through the `-rename` map), the
+/// `-kinds` files, then the `-conds` files, those of each option from the last to the
+/// first; one that cannot be opened or read stops the run.
+fn read_by_name(settings: &Settings) -> Result<ByName, Refusal> {
+    let texts = |files: &[String]| -> Result<Vec<(String, String)>, Refusal> {
+        let mut texts = Vec::new();
+        for f in files.iter().rev() {
+            let text = std::fs::read(f)
+                .map_err(|e| Refusal::plain(format!("open_in failed: {f}: {}", io_message(&e))))?;
+            texts.push((f.clone(), String::from_utf8_lossy(&text).into_owned()));
+        }
+        texts.reverse();
+        Ok(texts)
+    };
+    let bare = |e: maps::MapError| Refusal {
+        message: e.to_string(),
+        form: Form::Bare,
+    };
+    let text = |s: &str| Some(s.to_string());
+    let rename = NameMap::read(&texts(&settings.rename)?, text).map_err(bare)?;
+    // herd7 looks the names of the files of names up in its `-rename` map too, and reads
+    // the files they map to, in order.
+    let names = |files: &[String]| -> Result<Vec<String>, Refusal> {
+        let mut texts = Vec::new();
+        for f in files {
+            let f = rename.get(f).map_or(f, |e| &e.value);
+            let text = std::fs::read(f)
+                .map_err(|e| Refusal::plain(format!("open_in failed: {f}: {}", io_message(&e))))?;
+            texts.push(String::from_utf8_lossy(&text).into_owned());
+        }
+        Ok(texts)
+    };
+    let included = match settings.names.as_slice() {
+        [] => None,
+        files => Some(names(files)?),
+    };
+    let selection = Selection::new(included.as_deref(), &names(&settings.excl)?);
+    let kinds = NameMap::read(&texts(&settings.kinds)?, maps::kind).map_err(bare)?;
+    let conds = NameMap::read(&texts(&settings.conds)?, text).map_err(bare)?;
+    Ok(ByName {
+        rename,
+        selection,
+        conditions: Conditions { conds, kinds },
+    })
 }
 
 /// Prints a refusal of the command line as herd7 does; returns herd7's exit code, 2.
@@ -221,6 +287,9 @@ fn usage(argv0: &str) -> String {
          -show <prop|all|neg|cond|none|wit> executions drawn under -o, default none\n  \
          -nshow <n> draw at most <n> executions\n  \
          -o <dir> write the drawings (DOT) into <dir>\n  \
+         -names <file>, -excl <file> run only the tests named, none of those named\n  \
+         -rename <file>, -kinds <file>, -conds <file> give the tests named another name, \
+         kind or condition\n  \
          -graph <free|cluster|columns>, -showevents <all|mem|noregs|memf>, and herd7's other \
          figure options: accepted, without effect on hazmat's drawings\n  \
          -help  Display this list of options\n"
@@ -470,12 +539,7 @@ fn choose_model(settings: &Settings, places: &Places) -> Result<(Choice, Option<
 
 /// Decides each test file in order, printing herd7's output; returns the exit code: 1
 /// when `-exit true` stops the run at a test that fails, 0 otherwise.
-fn run_tests(
-    args: &Args,
-    choice: &Choice,
-    missing_macros: Option<&str>,
-    selection: &Selection,
-) -> u8 {
+fn run_tests(args: &Args, choice: &Choice, missing_macros: Option<&str>, by_name: &ByName) -> u8 {
     // Test name to (hash, file), to skip a test seen before, as herd7 does.
     let mut seen: HashMap<String, (String, String)> = HashMap::new();
     // The model under the variants tests add with their own `Variant=` line, by variants.
@@ -485,7 +549,7 @@ fn run_tests(
             args,
             choice,
             missing_macros,
-            (file, selection),
+            (file, by_name),
             &mut seen,
             &mut others,
         );
@@ -535,7 +599,7 @@ fn run_one(
     args: &Args,
     choice: &Choice,
     missing_macros: Option<&str>,
-    (file, selection): (&str, &Selection),
+    (file, by_name): (&str, &ByName),
     seen: &mut HashMap<String, (String, String)>,
     others: &mut Others,
 ) -> One {
@@ -551,6 +615,18 @@ fn run_one(
     };
     let test = match hazmat_litmus::parse(&source) {
         Ok(t) => t,
+        Err(_)
+            if hazmat_litmus::herd7_header_name(&source)
+                .is_some_and(|n| !by_name.selection.runs(by_name.name(&n))) =>
+        {
+            // herd7 reads the name from the first line before the code, and says nothing
+            // of a test `-names` or `-excl` leaves out.
+            return One {
+                out: String::new(),
+                err: String::new(),
+                failed: false,
+            };
+        }
         Err(e) => {
             let len = source
                 .get(e.span.start..e.span.end)
@@ -568,7 +644,9 @@ fn run_one(
             ));
         }
     };
-    if !selection.runs(test.herd7_name()) {
+    // The name as herd7 keeps it, `-rename` applied, as the report prints it.
+    let name = by_name.name(test.herd7_name()).to_string();
+    if !by_name.selection.runs(&name) {
         // Left out by `-names` or `-excl`: herd7 says nothing of it.
         return One {
             out: String::new(),
@@ -583,9 +661,19 @@ fn run_one(
             "Warning: File \"{file}\": Cannot find file {name}\n"
         ));
     }
+    // herd7 decides the test under the condition of its `-conds` file, with the quantifier
+    // of its `-kinds` file, but digests it as it is written.
+    let decided = match by_name.conditions.condition(&name, &test) {
+        Ok(None) => None,
+        Ok(Some(c)) => Some(maps::with_condition(&source, &test, &c)),
+        Err(e) => {
+            return One::failed(format!(
+                "Warning: File \"{}\", line {}, characters {}-{}: {} (in cond) (User error)\n",
+                e.file, e.line, e.columns.0, e.columns.1, e.message
+            ));
+        }
+    };
     let hash = hazmat_litmus::herd_hash(&test, &source);
-    // The name as herd7 keeps it, as the report prints it.
-    let name = test.herd7_name().to_string();
     if let Some((h, first)) = seen.get(&name) {
         if *h == hash {
             return One {
@@ -599,7 +687,8 @@ fn run_one(
             &format!("Different hashes for test {name} (previous file {first})"),
         ));
     }
-    seen.insert(name, (hash, file.to_string()));
+    seen.insert(name.clone(), (hash.clone(), file.to_string()));
+    let source = decided.unwrap_or(source);
     // The test's own variants: the model is chosen again under them, once for each set.
     let own = match args.settings.with_test_variants(&test) {
         Ok(own) => own,
@@ -642,6 +731,8 @@ fn run_one(
         Ok(c) => c,
         Err(e) => return One::failed(check_error(file, &source, &e, choice.dialect)),
     };
+    checked.hash = hash;
+    checked.program.name = name;
     if checked.outcome.unknown.is_some() {
         // herd7 prints nothing for a test that runs out of time.
         return One {

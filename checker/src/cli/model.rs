@@ -101,6 +101,13 @@ impl ModelArgs {
             settings
                 .read_config(conf, &places, &Disk)
                 .map_err(|e| e.render().trim_end().to_string())?;
+            if let Some(key) = settings.by_name() {
+                return Err(format!(
+                    "hazmat: error: the configuration's `{key}` lines work on the tests \
+                     `hazmat herd7` runs, by their names; this command runs the tests its \
+                     paths name, as they are written"
+                ));
+            }
         }
         // The command line's options, read after the configuration, win over its lines.
         for (key, value) in [

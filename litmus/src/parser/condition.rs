@@ -103,8 +103,110 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `condition ::= ("exists" | "~" "exists" | "not" "exists" | "forall") prop`
+    /// `condition ::= quantified ";"?`: herd7 tolerates a `;` after a test's condition; it
+    /// carries nothing.
     fn condition(&self, i: &'a str) -> PResult<'a, Condition> {
+        let (rest, c) = self.quantified(i)?;
+        let rest = match self.tok(";", "`;`")(rest) {
+            Ok((r, _)) => r,
+            Err(_) => rest,
+        };
+        Ok((rest, c))
+    }
+
+    /// `condition_alone ::= (quantified | "final" prop | "(" prop ")" | observed)? EOF`: a
+    /// condition given apart from any test (herd7's `-conds` files), as herd7's grammar of
+    /// one reads it: no `;` after it; nothing at all is `forall (true)`; `final p` and
+    /// `(p)` are `exists (p)`.
+    pub(crate) fn condition_alone(&self, i: &'a str) -> PResult<'a, Condition> {
+        let (i, ()) = self.trivia(i)?;
+        let start = i;
+        let (rest, c) = if i.is_empty() {
+            let span = self.span(i, i);
+            let prop = Prop {
+                kind: PropKind::True,
+                span,
+            };
+            let c = Condition {
+                quantifier: Quantifier::Forall,
+                prop,
+                span,
+            };
+            (i, c)
+        } else if let Some((rest, quantifier, prop)) = self.exists_by_another_name(i)? {
+            let span = self.span(start, rest);
+            let c = Condition {
+                quantifier,
+                prop,
+                span,
+            };
+            (rest, c)
+        } else {
+            self.quantified(i)?
+        };
+        let (rest, ()) = self.trivia(rest)?;
+        if !rest.is_empty() {
+            return failure(rest, "the end of the condition");
+        }
+        Ok((rest, c))
+    }
+
+    /// herd7's other spellings of `exists p`, for a condition given alone: `final p`,
+    /// `(p)`, and `observed` with sets of atoms, each atom followed by `;`, the sets apart
+    /// by `and`, for the disjunction of their conjunctions; `None` for none of them.
+    #[allow(clippy::type_complexity)]
+    fn exists_by_another_name(
+        &self,
+        i: &'a str,
+    ) -> Result<Option<(&'a str, Quantifier, Prop)>, Err<PError<'a>>> {
+        if let Ok((r, _)) = self.keyword("final", "")(i) {
+            let (r, p) = cut(|i| self.prop(i)).parse(r)?;
+            return Ok(Some((r, Quantifier::Exists, p)));
+        }
+        if i.starts_with('(') {
+            let (r, p) = self.neg(i)?;
+            return Ok(Some((r, Quantifier::Exists, p)));
+        }
+        let observed = self.keyword("observed", "")(i).or_else(|_| self.keyword("Observed", "")(i));
+        let Ok((mut r, _)) = observed else {
+            return Ok(None);
+        };
+        let mut disjunction: Option<Prop> = None;
+        loop {
+            let mut conjunction: Option<Prop> = None;
+            loop {
+                let (rest, ()) = self.trivia(r)?;
+                if rest.is_empty() || self.keyword("and", "")(rest).is_ok() {
+                    break;
+                }
+                let (rest, atom) = cut(|i| self.atom(i)).parse(rest)?;
+                let (rest, _) = cut(self.tok(";", "`;` after the atom")).parse(rest)?;
+                let p = Prop {
+                    span: atom.span,
+                    kind: PropKind::Atom(atom),
+                };
+                conjunction = Some(join(conjunction, p, PropKind::And));
+                r = rest;
+            }
+            let p = conjunction.unwrap_or(Prop {
+                kind: PropKind::True,
+                span: self.span(r, r),
+            });
+            disjunction = Some(join(disjunction, p, PropKind::Or));
+            match self.keyword("and", "")(self.trivia(r)?.0) {
+                Ok((rest, _)) => r = rest,
+                Err(_) => break,
+            }
+        }
+        let p = disjunction.unwrap_or(Prop {
+            kind: PropKind::True,
+            span: self.span(r, r),
+        });
+        Ok(Some((r, Quantifier::Exists, p)))
+    }
+
+    /// `quantified ::= ("exists" | "~" "exists" | "not" "exists" | "forall") prop`
+    fn quantified(&self, i: &'a str) -> PResult<'a, Condition> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
         let (rest, quantifier) = if let Ok((r, _)) = self.keyword("exists", "")(i) {
@@ -125,11 +227,6 @@ impl<'a> Parser<'a> {
         };
         let (rest, prop) = cut(|i| self.prop(i)).parse(rest)?;
         let span = self.span(start, rest);
-        // herd7 tolerates a `;` after the condition; it carries nothing.
-        let rest = match self.tok(";", "`;`")(rest) {
-            Ok((r, _)) => r,
-            Err(_) => rest,
-        };
         Ok((
             rest,
             Condition {
@@ -363,6 +460,20 @@ impl<'a> Parser<'a> {
             })
         })?;
         Ok((rest, Value::Addr(id)))
+    }
+}
+
+/// `lhs` joined with `rhs` by `op` (`And` or `Or`), or `rhs` alone.
+fn join(lhs: Option<Prop>, rhs: Prop, op: fn(Box<Prop>, Box<Prop>) -> PropKind) -> Prop {
+    match lhs {
+        None => rhs,
+        Some(l) => {
+            let span = l.span.to(rhs.span);
+            Prop {
+                kind: op(Box::new(l), Box::new(rhs)),
+                span,
+            }
+        }
     }
 }
 

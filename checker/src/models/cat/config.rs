@@ -22,6 +22,7 @@
 //! the command lines read the rest.
 
 pub mod keys;
+pub mod maps;
 
 use std::path::PathBuf;
 
@@ -221,29 +222,21 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Reads the files `settings` names, as herd7 reads them: each line's first word (up
-    /// to its first space) is a name; a file that cannot be read is an error.
-    pub fn read(settings: &Settings) -> Result<Selection, String> {
-        let read = |files: &[String]| -> Result<std::collections::HashSet<String>, String> {
-            let mut names = std::collections::HashSet::new();
-            for f in files {
-                let text = std::fs::read_to_string(f)
-                    .map_err(|e| format!("open_in failed: {f}: {}", io_message(&e)))?;
-                names.extend(
-                    text.lines()
-                        .map(|l| l.split(' ').next().unwrap_or("").to_string()),
-                );
-            }
-            Ok(names)
+    /// The selection of the texts of the `names` files (`None` without one) and of the
+    /// `excl` files, read as herd7 reads them: each line's first word (up to its first
+    /// space) is a name. The command line reads the files.
+    pub fn new(names: Option<&[String]>, excl: &[String]) -> Selection {
+        let read = |texts: &[String]| -> std::collections::HashSet<String> {
+            texts
+                .iter()
+                .flat_map(|text| text.lines())
+                .map(|l| l.split(' ').next().unwrap_or("").to_string())
+                .collect()
         };
-        Ok(Selection {
-            names: if settings.names.is_empty() {
-                None
-            } else {
-                Some(read(&settings.names)?)
-            },
-            excl: read(&settings.excl)?,
-        })
+        Selection {
+            names: names.map(read),
+            excl: read(excl),
+        }
     }
 
     /// Whether the test named `name` runs.
@@ -307,6 +300,15 @@ pub struct Settings {
     pub names: Vec<String>,
     /// `excl` (and `-excl`): files of the names of the tests not to run, in order.
     pub excl: Vec<String>,
+    /// `conds` (and `-conds`): files of the conditions that replace tests', by their
+    /// names, in order ([`maps`]).
+    pub conds: Vec<String>,
+    /// `kinds` (and `-kinds`): files of the kinds of tests' conditions, by their names, in
+    /// order ([`maps`]).
+    pub kinds: Vec<String>,
+    /// `rename` (and `-rename`): files of the names tests go by, by their names, in order
+    /// ([`maps`]).
+    pub rename: Vec<String>,
 }
 
 /// Why one key cannot be applied.
@@ -323,6 +325,21 @@ pub enum Refusal {
 }
 
 impl Settings {
+    /// The first of the keys that work on tests by their names (`rename`, `names`,
+    /// `excl`, `kinds`, `conds`) these settings give, if any: only `hazmat herd7` reads
+    /// them.
+    pub fn by_name(&self) -> Option<&'static str> {
+        [
+            ("rename", &self.rename),
+            ("names", &self.names),
+            ("excl", &self.excl),
+            ("kinds", &self.kinds),
+            ("conds", &self.conds),
+        ]
+        .into_iter()
+        .find_map(|(key, files)| (!files.is_empty()).then_some(key))
+    }
+
     /// Applies one key with its value, as herd7 applies the configuration line or the
     /// option of the same name; `conf` is [`Settings::read_config`]'s.
     pub fn apply(&mut self, name: &str, value: &str) -> Result<(), Refusal> {
@@ -386,6 +403,9 @@ impl Settings {
             }
             "names" => self.names.push(value.to_string()),
             "excl" => self.excl.push(value.to_string()),
+            "conds" => self.conds.push(value.to_string()),
+            "kinds" => self.kinds.push(value.to_string()),
+            "rename" => self.rename.push(value.to_string()),
             "skipchecks" => {
                 for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     if !self.skipchecks.iter().any(|s| s == name) {

@@ -301,11 +301,6 @@ pub const DEBUG: &[&str] = &[
     "exception",
 ];
 
-/// Why hazmat refuses the keys that rename tests or change their kind or condition by
-/// files of names.
-const NO_SELECTION: &str =
-    "hazmat renames and classifies no tests by files of names: give it the tests to run";
-
 /// Every key herd7 7.58 reads in a configuration file, in the order its lexer lists them.
 pub const KEYS: &[Key] = &[
     key("conf", Value::Text, Use::Model),
@@ -320,9 +315,9 @@ pub const KEYS: &[Key] = &[
     ),
     key("names", Value::Text, Use::Run),
     key("excl", Value::Text, Use::Run),
-    key("rename", Value::Text, Use::Refused(NO_SELECTION)),
-    key("kinds", Value::Text, Use::Refused(NO_SELECTION)),
-    key("conds", Value::Text, Use::Refused(NO_SELECTION)),
+    key("rename", Value::Text, Use::Run),
+    key("kinds", Value::Text, Use::Run),
+    key("conds", Value::Text, Use::Run),
     key("model", Value::Model, Use::Model),
     key("cat", Value::Model, Use::Model),
     key("bell", Value::Text, Use::Model),
