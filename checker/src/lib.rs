@@ -145,11 +145,13 @@ impl Engine {
     ) -> Result<Checked, CheckError> {
         match self {
             Engine::Axiomatic => check_source(source, model, options),
-            Engine::Shuttle => {
-                check_source_with(source, model.dialect(), None, options.reading(), |p| {
-                    engine::interp::run(p, &options.limits)
-                })
-            }
+            Engine::Shuttle => check_source_with(
+                source,
+                model.dialect(),
+                None,
+                reading(options, model),
+                |p| engine::interp::run(p, &options.limits),
+            ),
         }
     }
 }
@@ -193,15 +195,33 @@ impl Checked {
     }
 }
 
+/// How `options` read a test under `model`: its reading of the kernel's read-modify-write
+/// instructions is the model's ([`MemoryModel::lkmm`]).
+fn reading(options: &Options, model: &dyn MemoryModel) -> front::Reading {
+    front::Reading {
+        lkmm: model.lkmm(),
+        ..options.reading()
+    }
+}
+
+/// How a test is read under `model` by default (herd7's unrolling, no `S128`).
+fn model_reading(model: &dyn MemoryModel) -> front::Reading {
+    reading(&Options::default(), model)
+}
+
 /// Parses, lowers and checks the text of one litmus file.
 pub fn check_source(
     source: &str,
     model: &dyn MemoryModel,
     options: &Options,
 ) -> Result<Checked, CheckError> {
-    check_source_with(source, model.dialect(), None, options.reading(), |p| {
-        engine::decide::run(p, model, options)
-    })
+    check_source_with(
+        source,
+        model.dialect(),
+        None,
+        reading(options, model),
+        |p| engine::decide::run(p, model, options),
+    )
     .map(|c| with_symbol_name_warning(with_thin_air_warning(c, model)))
 }
 
@@ -271,7 +291,7 @@ pub fn check_source_with_macros(
         source,
         model.dialect(),
         Some(macros),
-        options.reading(),
+        reading(options, model),
         |p| engine::decide::run(p, model, options),
     )
     .map(|c| with_symbol_name_warning(with_thin_air_warning(c, model)))
@@ -426,7 +446,7 @@ pub fn explain_source(
     };
     let dialect = model.dialect();
     let (test, original, warnings) =
-        parse_and_lower(source, dialect, None, front::Reading::default()).map_err(test_error)?;
+        parse_and_lower(source, dialect, None, model_reading(model)).map_err(test_error)?;
     let program = match state {
         None => original,
         Some(text) => {
@@ -445,8 +465,7 @@ pub fn explain_source(
                     .and_then(|n| text.get(..n))
                     .map_or(1, |t| t.chars().count() + 1),
             };
-            let spliced = match parse_and_lower(&spliced, dialect, None, front::Reading::default())
-            {
+            let spliced = match parse_and_lower(&spliced, dialect, None, model_reading(model)) {
                 Ok((_, program, _)) => program,
                 Err(CheckError::Parse(e)) => return Err(state_error(e.message, e.span.start)),
                 Err(CheckError::Lower(e)) => return Err(state_error(e.message, e.span.start)),

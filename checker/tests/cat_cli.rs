@@ -839,3 +839,57 @@ fn an_assert_failing_on_a_run_cut_at_a_loop_stops_the_test_as_in_herd7() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// herd7 reads the kernel's internal read-modify-writes (`__xchg{mb}`) in a C11 test, with
+/// `c11.def` or no macro file, as the model's variants say: without `lkmmv2` an `mb`
+/// instruction sits between two fences, with it there are none. hazmat read them the
+/// `lkmmv2` way whenever no macro file of the kernel's dialect was given, so a model
+/// reading the fences lost its flags (found by the generated models: a `fencerel(F)` flag).
+#[test]
+fn a_kernel_rmw_in_a_c11_test_has_its_fences_as_the_variants_say() {
+    let test = temp_file(
+        "c11-xchg-mb.litmus",
+        "C c11-xchg-mb\n{}\nP0(int *x) { int r2; r2 = __xchg{mb}(x, 2); }\nexists (x=2)\n",
+    );
+    let model = temp_file(
+        "fences.cat",
+        "\"fences\"\n\
+         flag ~empty F as fence\n\
+         flag ~empty ([F] ; po ; [F]) as fence-fence\n\
+         flag ~empty ([RMW] ; po ; [F]) as rmw-fence\n\
+         flag ~empty ([F] ; po ; [RMW]) as fence-rmw\n",
+    );
+    // herd7 7.58's flags: without lkmmv2, with c11.def and with no macro file alike.
+    let v1 = [
+        "Flag fence",
+        "Flag fence-fence",
+        "Flag fence-rmw",
+        "Flag rmw-fence",
+    ];
+    for (variant, macros, expected) in [
+        (None, Some("c11.def"), &v1[..]),
+        (None, None, &v1[..]),
+        (Some("lkmmv2"), Some("c11.def"), &[][..]),
+        (Some("lkmmv2"), None, &[][..]),
+    ] {
+        let mut args = vec!["herd7", "-model", s(&model)];
+        if let Some(v) = variant {
+            args.extend(["-variant", v]);
+        }
+        if let Some(m) = macros {
+            args.extend(["-macros", m]);
+        }
+        args.push(s(&test));
+        let out = hazmat(&args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("Observation c11-xchg-mb Always 1 0"),
+            "{stdout}"
+        );
+        assert_eq!(
+            flag_lines(&stdout),
+            expected,
+            "{variant:?} {macros:?}: {stdout}"
+        );
+    }
+}

@@ -65,6 +65,7 @@ impl Options {
         crate::front::Reading {
             s128: self.s128,
             unroll: self.unroll.unwrap_or(crate::front::lower::UNROLL),
+            ..crate::front::Reading::default()
         }
     }
 }

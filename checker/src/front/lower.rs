@@ -211,6 +211,7 @@ pub fn lower_with_variant(
         dialect,
         s128,
         unroll: reading.unroll,
+        lkmm: reading.lkmm,
         locs: Vec::new(),
         loc_index: HashMap::new(),
         threads: Vec::new(),
@@ -435,6 +436,8 @@ struct Cx {
     s128: bool,
     /// How many times a `while` loop is unrolled.
     unroll: u32,
+    /// The reading of the kernel's RMW instructions where no macro file gives one.
+    lkmm: LkmmVersion,
     locs: Vec<LocDecl>,
     loc_index: HashMap<String, Loc>,
     threads: Vec<ThreadCode>,
@@ -1118,7 +1121,7 @@ impl ThreadLowering<'_> {
         }
         let span2 = sp(span);
         let tags = prim.tags;
-        let lkmm = self.macros.map_or(LkmmVersion::V2, |m| m.lkmm);
+        let lkmm = self.macros.map_or(self.cx.lkmm, |m| m.lkmm);
         let rmw_tags = |kind| variant::rmw_tags(lkmm, kind, tags, prim.lower);
         let stmt = self.stmt;
         let emit = |op: Op, out: &mut Vec<Instr>| {

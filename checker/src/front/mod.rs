@@ -27,6 +27,10 @@ pub struct Reading {
     pub s128: bool,
     /// How many times a `while` loop is unrolled (herd7's `-unroll`, 2 for C by default).
     pub unroll: u32,
+    /// herd7's reading of the kernel's read-modify-write instructions (`__xchg{mb}`...),
+    /// which the model's variants choose, where no macro file says it
+    /// ([`defs::Macros`]'s own is taken where one does).
+    pub lkmm: variant::LkmmVersion,
 }
 
 impl Reading {
@@ -57,7 +61,11 @@ impl Reading {
                 }
             },
         };
-        Ok(Reading { s128, unroll })
+        Ok(Reading {
+            s128,
+            unroll,
+            lkmm: self.lkmm,
+        })
     }
 }
 
@@ -85,6 +93,7 @@ impl Default for Reading {
         Reading {
             s128: false,
             unroll: lower::UNROLL,
+            lkmm: variant::LkmmVersion::V2,
         }
     }
 }

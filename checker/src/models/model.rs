@@ -174,6 +174,13 @@ pub trait MemoryModel:
         crate::front::c11::Dialect::Kernel
     }
 
+    /// How herd7 reads the kernel's read-modify-write instructions (`__xchg{mb}`...) under
+    /// this model's variants, where no macro file says it: `lkmmv1` (an `mb` instruction
+    /// between two `mb` fences) unless the variants hold `lkmmv2`, as the native LKMM's do.
+    fn lkmm(&self) -> crate::front::variant::LkmmVersion {
+        crate::front::variant::LkmmVersion::V2
+    }
+
     /// Whether the model may allow executions whose values go round a cycle of reads-from
     /// (out of thin air) in the C11 dialect, as herd7's `c11_*.cat` models do. herd7 solves
     /// some such cycles, those a successful compare-exchange's expected value pins, that

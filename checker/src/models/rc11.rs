@@ -252,6 +252,11 @@ impl MemoryModel for Rc11 {
         crate::front::c11::Dialect::C11
     }
 
+    /// herd7's `rc11.cat`, which hazmat runs natively under no variant.
+    fn lkmm(&self) -> crate::front::variant::LkmmVersion {
+        crate::front::variant::LkmmVersion::V1
+    }
+
     fn monotone(&self) -> bool {
         true
     }

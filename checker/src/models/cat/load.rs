@@ -123,7 +123,7 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
         .last()
         .and_then(|m| m.title.clone())
         .unwrap_or_else(|| spec.cat.clone());
-    Ok(CatModel::new(&title, code, files, cat))
+    Ok(CatModel::new(&title, code, files, cat).under_variants(&spec.variants))
 }
 
 /// A compile error as a located [`CatError`].

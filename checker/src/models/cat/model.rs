@@ -22,6 +22,7 @@ use crate::exec::event::{EventKind, Tag, Tags};
 use crate::exec::execution::Execution;
 use crate::exec::relation::{EventSet, Relation, Width};
 use crate::front::c11::Dialect;
+use crate::front::variant::LkmmVersion;
 use crate::models::model::{Completion, Judge, Judgement, MemoryModel};
 
 /// A model compiled from its cat files.
@@ -43,6 +44,8 @@ pub struct CatModel {
     /// Whether the files are herd7's `rc11.cat`, which allows no cycle of `sb | rf`
     /// ([`super::known::is_rc11`]).
     rc11: bool,
+    /// The reading of the kernel's RMW instructions its variants choose.
+    lkmm: LkmmVersion,
 }
 
 impl CatModel {
@@ -62,7 +65,15 @@ impl CatModel {
             id: MODELS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             dialect: Dialect::Kernel,
             rc11,
+            lkmm: LkmmVersion::V2,
         }
+    }
+
+    /// The model run under `variants`, which choose how herd7 reads the kernel's
+    /// read-modify-write instructions ([`LkmmVersion::of_variants`]).
+    pub(crate) fn under_variants(mut self, variants: &[String]) -> CatModel {
+        self.lkmm = LkmmVersion::of_variants(variants);
+        self
     }
 
     /// The model deciding tests whose calls `dialect` gives their meaning (herd7's
@@ -535,6 +546,10 @@ impl MemoryModel for CatModel {
 
     fn dialect(&self) -> Dialect {
         self.dialect
+    }
+
+    fn lkmm(&self) -> LkmmVersion {
+        self.lkmm
     }
 
     fn keeps_thin_air(&self) -> bool {
