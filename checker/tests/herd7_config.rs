@@ -353,6 +353,57 @@ fn skipcheck_leaves_the_named_checks_out() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// herd7 runs the bell file's instructions in the cat file's interpreter, which skips the
+/// checks `-skipchecks` names there too: the kernel's bell flags an RCU read-side lock
+/// that nothing unlocks, and `-skipchecks unmatched-rcu-lock` leaves that flag out (hazmat
+/// once kept the bell file's checks). Under `-strictskip true` the flag, raised, is not a
+/// failure to record, and the execution is dropped; a bell flag that fails is recorded.
+/// The expected lines are herd7 7.58's.
+#[test]
+fn skipcheck_skips_the_bell_files_checks_too() {
+    let dir = temp_dir("skipcheck-bell");
+    std::fs::write(
+        dir.join("U.litmus"),
+        "C U\n{}\nP0(int *x) { rcu_read_lock(); WRITE_ONCE(*x, 1); }\nexists (x=1)\n",
+    )
+    .expect("test");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lkmm-history/v6.15-lkmmv2");
+    let cfg = model.join("linux-kernel.cfg");
+    let (cfg, model) = (cfg.to_str().expect("path"), model.to_str().expect("path"));
+    let kept = "States 1\n[x]=1;\nOk\nPositive: 1 Negative: 0\n";
+    let flagged = format!("{kept}Flag unmatched-rcu-lock\nObservation U Always 1 0");
+    for (skip, expected) in [
+        (&[][..], flagged.clone()),
+        (
+            &["-skipchecks", "unmatched-rcu-lock"][..],
+            format!("{kept}Observation U Always 1 0"),
+        ),
+        (
+            &["-strictskip", "true", "-skipchecks", "unmatched-rcu-lock"][..],
+            "States 0\nNo\nPositive: 0 Negative: 0\nObservation U Never 0 0".to_string(),
+        ),
+        (
+            &["-strictskip", "true", "-skipchecks", "unmatched-rcu-unlock"][..],
+            flagged.clone(),
+        ),
+    ] {
+        let mut args = vec!["-conf", cfg, "-I", model];
+        args.extend(skip);
+        args.push("U.litmus");
+        let mut ours = vec!["herd7"];
+        ours.extend(&args);
+        let out = hazmat(&dir, &ours);
+        assert_eq!(
+            states_to_observation(&text(&out.stdout)),
+            expected,
+            "{skip:?}: {}",
+            text(&out.stderr)
+        );
+        same_as_herd7(&dir, &args);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A model whose checks, of every kind, fail on load buffering's cycle or on every
 /// execution of LB (whose reads from the initial writes are external too).
 const STRICT_CAT: &str = "\"strict\"\nprocedure p(r) =\n  acyclic r as inner\nend\n\

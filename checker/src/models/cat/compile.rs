@@ -502,9 +502,10 @@ pub(crate) trait Includes {
 /// Compiles `models` (a prelude first, then the model), in order, as one program, with
 /// `variants` set; `bell` is the index of the bell file among them, if there is one; the
 /// checks named in `skip` are left out, as herd7's `-skipcheck` leaves them (a check, a
-/// flag, a `when` or a `call` so named, but none of the bell file's, whose interpreter
-/// herd7 gives no names to skip), or, with `strictskip true`, kept to be judged as herd7
-/// judges them then ([`Skip::strict`]); the caller stages the program
+/// flag, a `when` or a `call` so named, the bell file's too: herd7 runs the bell file's
+/// instructions in the cat file's interpreter, which skips them), or, with `strictskip
+/// true`, kept to be judged as herd7 judges them then ([`Skip::strict`]); the caller
+/// stages the program
 /// ([`super::stage::stage`]) before it runs.
 pub(crate) fn compile(
     models: &[&ast::Model],
@@ -518,7 +519,7 @@ pub(crate) fn compile(
         scopes: vec![Scope::default()],
         frames: Vec::new(),
         variants,
-        skip: &[],
+        skip: skip.names,
         strict: skip.strict,
         includes,
         tag_sets: Vec::new(),
@@ -537,8 +538,7 @@ pub(crate) fn compile(
         debug_assert_eq!(slot, Slot::Global(k));
     }
     let mut instrs = Vec::new();
-    for (k, m) in models.iter().enumerate() {
-        cx.skip = if Some(k) == bell { &[] } else { skip.names };
+    for m in models {
         cx.instrs(&m.instrs, &mut instrs)?;
     }
     let finals = std::mem::take(&mut cx.scopes[0].names);
@@ -651,7 +651,7 @@ struct Compiler<'a> {
     scopes: Vec<Scope>,
     frames: Vec<Frame>,
     variants: &'a [String],
-    /// The names of the checks left out (none in the bell file).
+    /// The names of the checks left out.
     skip: &'a [String],
     /// Whether they are judged instead ([`Skip::strict`]).
     strict: bool,

@@ -31,7 +31,7 @@ pub struct Spec {
     pub bell: Option<String>,
     /// The variants set (`lkmmv2`, `cos-opt`...).
     pub variants: Vec<String>,
-    /// The names of the checks of the cat file (and the files it includes) not applied:
+    /// The names of the checks of the model's files (the bell file's too) not applied:
     /// herd7's `-skipcheck`.
     pub skip: Vec<String>,
     /// herd7's `-strictskip true`: the checks named in `skip` are evaluated, and only the
