@@ -52,6 +52,9 @@ pub struct Request {
     /// The names of the checks not applied (herd7's `-skipcheck`): the interpreter then
     /// runs, whatever the model.
     pub skip: Vec<String>,
+    /// herd7's `-strictskip true`: the checks named in `skip` are evaluated, and only the
+    /// executions on which exactly those fail are kept.
+    pub strictskip: bool,
     /// Take a kernel file that cannot be found for the kernel's own, by its name (as
     /// `hazmat herd7` does, so that `-conf linux-kernel.cfg` works anywhere).
     pub kernel_by_name: bool,
@@ -75,6 +78,7 @@ impl Request {
             macros: settings.macros.clone(),
             variants: settings.variants.clone(),
             skip: settings.skipchecks.clone(),
+            strictskip: settings.strictskip,
             ..Request::default()
         }
     }
@@ -228,6 +232,7 @@ pub fn choose(
         bell: request.bell.clone(),
         variants: request.variants.clone(),
         skip: request.skip.clone(),
+        strictskip: request.strictskip,
     };
     let model = load(library, fs, &spec).map_err(ChooseError::Load)?;
     if let Some(f) = model.files().get(model.cat_file()) {

@@ -406,11 +406,14 @@ pub(crate) enum Ins {
         name: Option<Arc<str>>,
         /// Where it is written.
         span: Span,
+        /// Whether it is named to be skipped under herd7's `-strictskip true`: then, when
+        /// its test fails, its name is recorded instead of what its role does.
+        skipped: bool,
     },
     /// `with slot from set`.
     WithFrom(Slot, Expr, Span),
     /// A procedure call.
-    Call(Expr, Expr, Span),
+    Call(Expr, Expr, Span, Calling),
     /// A procedure definition, into its slot.
     Procedure(Slot, Arc<ProcCode>),
     /// `forall slot in set do body end`.
@@ -423,6 +426,29 @@ pub(crate) enum Ins {
     ShowAs(Expr, Arc<str>),
     /// A relation to draw, by the slot its name has at that point.
     Show(Arc<str>, Slot),
+}
+
+/// How a `call` runs.
+#[derive(Debug)]
+pub(crate) enum Calling {
+    /// As written: a check failing in it fails the execution, its flags are raised.
+    Plain,
+    /// Named to be skipped under herd7's `-strictskip true`: it runs for whether it passes
+    /// alone, and what it raises or records is forgotten; when it fails, its `as` name is
+    /// recorded (herd7 stops, on an `option is None` exception, when it has none).
+    Judged(Option<Arc<str>>),
+}
+
+/// The checks herd7's `-skipcheck` (`-skipchecks`, the `skipchecks` key) names, and its
+/// `-strictskip`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Skip<'a> {
+    /// The names.
+    pub(crate) names: &'a [String],
+    /// With `strictskip true`, the checks so named are evaluated: a failing one does not
+    /// do what its role does but has its name recorded, and an execution is kept only if
+    /// the names recorded are exactly these.
+    pub(crate) strict: bool,
 }
 
 /// The compiled check of `let rec ... when test exp as name`.
@@ -461,6 +487,9 @@ pub(crate) struct Code {
     /// Whether the model has an `assert` (not skipped), which herd7 evaluates on the runs
     /// it cuts at a loop too.
     pub(crate) asserts: bool,
+    /// Under herd7's `-strictskip true`, the names of the checks skipped, each once: an
+    /// execution is kept only if the skipped checks that fail on it are exactly these.
+    pub(crate) strict: Option<Vec<Arc<str>>>,
 }
 
 /// A model's source: its instructions and those of the files it includes, resolved by the
@@ -473,14 +502,16 @@ pub(crate) trait Includes {
 /// Compiles `models` (a prelude first, then the model), in order, as one program, with
 /// `variants` set; `bell` is the index of the bell file among them, if there is one; the
 /// checks named in `skip` are left out, as herd7's `-skipcheck` leaves them (a check, a
-/// flag, a `when` or a `call` so named, but none of the bell file's, whose interpreter
-/// herd7 gives no names to skip); the caller stages the program
+/// flag, a `when` or a `call` so named, the bell file's too: herd7 runs the bell file's
+/// instructions in the cat file's interpreter, which skips them), or, with `strictskip
+/// true`, kept to be judged as herd7 judges them then ([`Skip::strict`]); the caller
+/// stages the program
 /// ([`super::stage::stage`]) before it runs.
 pub(crate) fn compile(
     models: &[&ast::Model],
     bell: Option<usize>,
     variants: &[String],
-    skip: &[String],
+    skip: Skip<'_>,
     includes: &mut dyn Includes,
 ) -> Result<Code, CompileError> {
     let mut cx = Compiler {
@@ -488,7 +519,8 @@ pub(crate) fn compile(
         scopes: vec![Scope::default()],
         frames: Vec::new(),
         variants,
-        skip: &[],
+        skip: skip.names,
+        strict: skip.strict,
         includes,
         tag_sets: Vec::new(),
         declared: None,
@@ -506,8 +538,7 @@ pub(crate) fn compile(
         debug_assert_eq!(slot, Slot::Global(k));
     }
     let mut instrs = Vec::new();
-    for (k, m) in models.iter().enumerate() {
-        cx.skip = if Some(k) == bell { &[] } else { skip };
+    for m in models {
         cx.instrs(&m.instrs, &mut instrs)?;
     }
     let finals = std::mem::take(&mut cx.scopes[0].names);
@@ -519,6 +550,15 @@ pub(crate) fn compile(
         warnings: cx.warnings,
         inputs: Vec::new(),
         asserts: cx.asserts,
+        strict: (skip.strict && !skip.names.is_empty()).then(|| {
+            let mut names: Vec<Arc<str>> = Vec::new();
+            for n in skip.names {
+                if !names.iter().any(|m| **m == **n) {
+                    names.push(Arc::from(n.as_str()));
+                }
+            }
+            names
+        }),
     })
 }
 
@@ -611,8 +651,10 @@ struct Compiler<'a> {
     scopes: Vec<Scope>,
     frames: Vec<Frame>,
     variants: &'a [String],
-    /// The names of the checks left out (none in the bell file).
+    /// The names of the checks left out.
     skip: &'a [String],
+    /// Whether they are judged instead ([`Skip::strict`]).
+    strict: bool,
     includes: &'a mut dyn Includes,
     tag_sets: Vec<(Slot, Arc<str>)>,
     /// The tags an `instructions` (or `default`) declaration lists: herd7 gives a set only
@@ -754,7 +796,22 @@ impl Compiler<'_> {
                 }
                 Rec::Values(values) => {
                     let when = match when {
-                        Some(w) if self.skipped(&w.name) => None,
+                        Some(w) if self.skipped(&w.name) => {
+                            out.push(Ins::LetRecValues(values, None, *span, None));
+                            // Judged on the fixpoint, as a check right after it.
+                            if self.strict {
+                                out.push(Ins::Check {
+                                    role: Role::Check,
+                                    negated: w.negated,
+                                    test: w.test,
+                                    exp: self.exp(&w.exp)?,
+                                    name: w.name.as_deref().map(Arc::from),
+                                    span: w.span,
+                                    skipped: true,
+                                });
+                            }
+                            return Ok(());
+                        }
                         Some(w) => Some(Box::new(WhenIr {
                             negated: w.negated,
                             test: w.test,
@@ -774,11 +831,13 @@ impl Compiler<'_> {
                 name,
                 span,
             } => {
-                if self.skipped(name) {
+                let skipped = self.skipped(name);
+                if skipped && !self.strict {
                     return Ok(());
                 }
                 let exp = self.exp(exp)?;
-                self.asserts |= *role == Role::Assert;
+                // A skipped `assert` never stops the test.
+                self.asserts |= *role == Role::Assert && !skipped;
                 out.push(Ins::Check {
                     role: *role,
                     negated: *negated,
@@ -786,6 +845,7 @@ impl Compiler<'_> {
                     exp,
                     name: name.as_deref().map(Arc::from),
                     span: *span,
+                    skipped,
                 });
             }
             Instr::Show { names, .. } => {
@@ -851,9 +911,14 @@ impl Compiler<'_> {
                 as_name,
                 span,
             } => {
-                if self.skipped(as_name) || self.skip.contains(name) {
-                    return Ok(());
-                }
+                let calling = if self.skipped(as_name) || self.skip.contains(name) {
+                    if !self.strict {
+                        return Ok(());
+                    }
+                    Calling::Judged(as_name.as_deref().map(Arc::from))
+                } else {
+                    Calling::Plain
+                };
                 let f = match self.lookup(name) {
                     Some(slot) => Expr::Var(slot),
                     None => {
@@ -862,7 +927,7 @@ impl Compiler<'_> {
                     }
                 };
                 let arg = self.exp(arg)?;
-                out.push(Ins::Call(f, arg, *span));
+                out.push(Ins::Call(f, arg, *span, calling));
             }
             Instr::Enum { name, tags, span } => {
                 let tags: Vec<Arc<str>> = tags.iter().map(|t| Arc::from(t.as_str())).collect();

@@ -255,11 +255,6 @@ pub fn io_message(e: &std::io::Error) -> String {
     }
 }
 
-/// Why `strictskip true` with checks skipped is refused.
-const STRICTSKIP: &str = "with `strictskip true` herd7 keeps only the executions that fail \
-    every skipped check, which hazmat does not do (it skips the checks as herd7's default, \
-    `strictskip false`, does)";
-
 /// What the options and configuration lines read so far set, the later one winning:
 /// the model's files and where they are looked for, and the options hazmat honours.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -293,8 +288,8 @@ pub struct Settings {
     /// `skipchecks` (and `-skipcheck`): the names of the model's checks not applied, each
     /// once, in the order first given.
     pub skipchecks: Vec<String>,
-    /// `strictskip`: herd7 then keeps only the executions that fail every skipped check,
-    /// which hazmat does not do (refused with `skipchecks`).
+    /// `strictskip`: the skipped checks are evaluated, and only the executions on which
+    /// exactly the checks named fail are kept (see [`super::compile::compile`]).
     pub strictskip: bool,
     /// `names` (and `-names`): files of the names of the tests to run, in order.
     pub names: Vec<String>,
@@ -412,16 +407,8 @@ impl Settings {
                         self.skipchecks.push(name.to_string());
                     }
                 }
-                if self.strictskip && !self.skipchecks.is_empty() {
-                    return refuse(STRICTSKIP);
-                }
             }
-            "strictskip" => {
-                self.strictskip = value == "true";
-                if self.strictskip && !self.skipchecks.is_empty() {
-                    return refuse(STRICTSKIP);
-                }
-            }
+            "strictskip" => self.strictskip = value == "true",
             // Without the keys that make executions bad or select faults, these change
             // nothing herd7 prints.
             "badexecs" | "dumpallfaults" => {}

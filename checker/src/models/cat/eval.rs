@@ -106,6 +106,9 @@ pub(crate) struct Machine<'a, W: Width = Words<1>> {
     globals: Vec<Val<W>>,
     /// The flags raised on the current way through the `with` choices.
     flags: Vec<Arc<str>>,
+    /// Under herd7's `-strictskip true`, the names of the skipped checks that failed on
+    /// the current way, each once.
+    skipped: Vec<Arc<str>>,
     /// The relations `show` names on the current way, by name.
     pub(crate) shown: Vec<(Arc<str>, Val<W>)>,
     depth: usize,
@@ -219,6 +222,7 @@ impl<'a, W: Width> Machine<'a, W> {
             world,
             globals,
             flags: Vec::new(),
+            skipped: Vec::new(),
             shown: Vec::new(),
             depth: 0,
             steps: 0,

@@ -31,9 +31,12 @@ pub struct Spec {
     pub bell: Option<String>,
     /// The variants set (`lkmmv2`, `cos-opt`...).
     pub variants: Vec<String>,
-    /// The names of the checks of the cat file (and the files it includes) not applied:
+    /// The names of the checks of the model's files (the bell file's too) not applied:
     /// herd7's `-skipcheck`.
     pub skip: Vec<String>,
+    /// herd7's `-strictskip true`: the checks named in `skip` are evaluated, and only the
+    /// executions on which exactly those fail are kept.
+    pub strictskip: bool,
 }
 
 /// A model that could not be built: the error, and the files it is located in.
@@ -113,11 +116,20 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
         cache: Vec::new(),
     };
     let models: Vec<&ast::Model> = order.iter().map(|m| &**m).collect();
-    let mut code = compile::compile(&models, bell_at, &spec.variants, &spec.skip, &mut includes)
-        .map_err(|e| LoadError {
-            error: located(&files, &e),
-            files: files.clone(),
-        })?;
+    let mut code = compile::compile(
+        &models,
+        bell_at,
+        &spec.variants,
+        compile::Skip {
+            names: &spec.skip,
+            strict: spec.strictskip,
+        },
+        &mut includes,
+    )
+    .map_err(|e| LoadError {
+        error: located(&files, &e),
+        files: files.clone(),
+    })?;
     stage::stage(&mut code);
     let title = order
         .last()

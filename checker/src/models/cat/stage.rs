@@ -111,6 +111,7 @@ impl Stage {
                 mut exp,
                 name,
                 span,
+                skipped,
             } => {
                 self.hoist(&mut exp, out);
                 out.push(Ins::Check {
@@ -120,6 +121,7 @@ impl Stage {
                     exp,
                     name,
                     span,
+                    skipped,
                 });
             }
             Ins::WithFrom(slot, mut set, span) => {
@@ -529,7 +531,7 @@ fn ins_reads(ins: &Ins, out: &mut Vec<usize>) {
         Ins::Check { exp, .. } | Ins::WithFrom(_, exp, _) | Ins::ShowAs(exp, _) => {
             reads_captured(exp, out);
         }
-        Ins::Call(a, b, _) => {
+        Ins::Call(a, b, _, _) => {
             reads_captured(a, out);
             reads_captured(b, out);
         }
@@ -747,7 +749,7 @@ mod tests {
     /// The staged instructions of `model`, after the base names.
     fn staged(model: &str) -> Code {
         let m = parse(model, 0).unwrap_or_else(|e| panic!("{}", e.message));
-        let mut code = compile::compile(&[&m], None, &[], &[], &mut NoIncludes)
+        let mut code = compile::compile(&[&m], None, &[], Default::default(), &mut NoIncludes)
             .unwrap_or_else(|e| panic!("{}", e.message));
         stage(&mut code);
         code

@@ -1,7 +1,8 @@
 //! What a check decides: its test (`empty`, `acyclic`, `irreflexive`) on a value, and what
 //! its outcome does by its role: a failed `check` fails the execution, a failed
 //! `assert` stops the test as in herd7, a `flag` raises a flag, an `undefined_unless`
-//! marks the execution undefined.
+//! marks the execution undefined; a check skipped under herd7's `-strictskip true` has its
+//! name recorded instead when it fails.
 
 use super::value::is_empty;
 use super::{EvalError, Machine, Val, fail};
@@ -28,14 +29,23 @@ pub fn failed_assertion(message: &str) -> Option<&str> {
 
 impl<'a, W: Width> Machine<'a, W> {
     /// What a check whose test `holds` does: `false` when it fails the execution; a flag
-    /// raised when it is one.
+    /// raised when it is one. A check `skipped` under `-strictskip true` that fails has
+    /// its name recorded, and does nothing else (herd7's `exec_test`); one that holds does
+    /// what it does unskipped (a flag is raised).
     pub(super) fn checked(
         &mut self,
         role: Role,
         name: &Option<Arc<str>>,
         holds: bool,
         span: Span,
+        skipped: bool,
     ) -> Result<bool, EvalError> {
+        if skipped && !holds {
+            if let Some(name) = name {
+                self.record_skipped(name);
+            }
+            return Ok(true);
+        }
         Ok(match role {
             Role::Check => holds,
             // herd7 gives up on the test: "NAME assertion failed, check input test."
@@ -67,6 +77,25 @@ impl<'a, W: Width> Machine<'a, W> {
                 true
             }
         })
+    }
+
+    /// Records that the skipped check `name` failed (`-strictskip true`).
+    pub(super) fn record_skipped(&mut self, name: &Arc<str>) {
+        if !self.skipped.contains(name) {
+            self.skipped.push(name.clone());
+        }
+    }
+
+    /// Whether the way through the model now ending is kept: always, but under
+    /// `-strictskip true`, where only when the skipped checks that failed on it are
+    /// exactly those named (herd7 compares the two sets).
+    pub(super) fn strictly_kept(&self) -> bool {
+        match &self.code.strict {
+            None => true,
+            Some(names) => {
+                names.len() == self.skipped.len() && names.iter().all(|n| self.skipped.contains(n))
+            }
+        }
     }
 
     pub(super) fn test(&self, test: Test, v: &Val<W>, span: Span) -> Result<bool, EvalError> {

@@ -6,7 +6,7 @@ use super::value::ProcClosure;
 use super::{EvalError, Machine, Operands, Val, fail};
 use crate::exec::relation::Width;
 use crate::models::cat::ast::{Span, Test};
-use crate::models::cat::compile::{Expr, Ins};
+use crate::models::cat::compile::{Calling, Expr, Ins};
 use std::rc::Rc;
 
 impl<'a, W: Width> Machine<'a, W> {
@@ -69,16 +69,17 @@ impl<'a, W: Width> Machine<'a, W> {
                 exp,
                 name,
                 span,
+                skipped,
             } => {
                 let holds = self.check_holds(*test, *negated, exp, *span, frame)?;
-                if !self.checked(*role, name, holds, *span)? {
+                if !self.checked(*role, name, holds, *span, *skipped)? {
                     return Ok(false);
                 }
             }
             Ins::WithFrom(_, _, span) => {
                 return fail("`with` is allowed only at the top of a model", *span);
             }
-            Ins::Call(f, arg, span) => {
+            Ins::Call(f, arg, span, calling) => {
                 let f = self.eval(f, frame)?;
                 let arg = self.eval(arg, frame)?;
                 let Val::Proc(p) = f else {
@@ -91,10 +92,34 @@ impl<'a, W: Width> Machine<'a, W> {
                 };
                 self.bind(&p.code.param, arg, &mut inner, *span)?;
                 self.enter(&p.code.name, *span)?;
+                let (flags, skipped, shown) =
+                    (self.flags.len(), self.skipped.len(), self.shown.len());
                 // A procedure's checks fail its caller's execution.
                 let ok = self.body_passes(&p.code.body, &mut inner);
                 self.depth -= 1;
-                if !ok? {
+                let ok = ok?;
+                if let Calling::Judged(name) = calling {
+                    // Run for whether it passes alone (herd7 goes on with the state it had
+                    // before the call).
+                    self.flags.truncate(flags);
+                    self.skipped.truncate(skipped);
+                    self.shown.truncate(shown);
+                    if !ok {
+                        let Some(name) = name else {
+                            return fail(
+                                format!(
+                                    "the call of `{}`, skipped under `strictskip true`, fails, \
+                                     and has no `as` name to record (herd7 stops: \
+                                     Fatal error: exception Invalid_argument(\"option is \
+                                     None\"))",
+                                    p.code.name
+                                ),
+                                *span,
+                            );
+                        };
+                        self.record_skipped(name);
+                    }
+                } else if !ok {
                     return Ok(false);
                 }
             }

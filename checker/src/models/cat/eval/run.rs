@@ -57,12 +57,14 @@ impl<'a, W: Width> Machine<'a, W> {
                         v => return fail(format!("`with` needs a set, not {}", v.kind()), *span),
                     };
                     let flags = self.flags.len();
+                    let skipped = self.skipped.len();
                     let shown = self.shown.len();
                     for c in choices.iter() {
                         self.set(*slot, c.clone(), frame);
                         let mut inner: Option<&mut OnLeaf<'_, W>> = Some(&mut *k);
                         let go = self.instrs(instrs, i + 1, frame, &mut inner)?;
                         self.flags.truncate(flags);
+                        self.skipped.truncate(skipped);
                         self.shown.truncate(shown);
                         if go == Go::Stop {
                             return Ok(Go::Stop);
@@ -84,6 +86,9 @@ impl<'a, W: Width> Machine<'a, W> {
             i += 1;
         }
         match leaf {
+            // Under `-strictskip true`, a way on which other skipped checks fail than those
+            // named is dropped.
+            Some(_) if !self.strictly_kept() => Ok(Go::On),
             Some(k) => Ok(k(&Leaf {
                 flags: &self.flags,
                 globals: &self.globals,
@@ -110,8 +115,12 @@ impl<'a, W: Width> Machine<'a, W> {
             let holds = m.holds;
             return Ok(match ins {
                 Ins::Check {
-                    role, name, span, ..
-                } => self.checked(*role, name, holds, *span)?,
+                    role,
+                    name,
+                    span,
+                    skipped,
+                    ..
+                } => self.checked(*role, name, holds, *span, *skipped)?,
                 _ => holds,
             });
         }
@@ -125,8 +134,9 @@ impl<'a, W: Width> Machine<'a, W> {
                         negated,
                         name,
                         span,
+                        skipped,
                         ..
-                    } => self.checked(*role, name, !*negated, *span)?,
+                    } => self.checked(*role, name, !*negated, *span, *skipped)?,
                     _ => true,
                 });
             }
@@ -146,9 +156,10 @@ impl<'a, W: Width> Machine<'a, W> {
                 exp,
                 name,
                 span,
+                skipped,
             } => {
                 let holds = self.check_holds(*test, *negated, exp, *span, frame)?;
-                (self.checked(*role, name, holds, *span)?, holds)
+                (self.checked(*role, name, holds, *span, *skipped)?, holds)
             }
             _ => {
                 let ok = self.step(ins, frame)?;
