@@ -113,7 +113,11 @@ impl Judge<'_> {
         };
         let test = hazmat_litmus::parse(text).map_err(|e| broken(e.message))?;
         let dialect = self.model.dialect();
-        crate::front::lower::lower_with_macros(&test, dialect, self.macros)
+        let reading = crate::front::Reading {
+            lkmm: self.model.lkmm(),
+            ..Default::default()
+        };
+        crate::front::lower::lower_with_variant(&test, dialect, self.macros, reading)
             .map(|(p, _)| p)
             .map_err(|e| broken(e.message))
     }

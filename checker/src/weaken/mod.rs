@@ -235,8 +235,13 @@ pub fn analyse(source: &str, setup: &Setup<'_>) -> Result<Analysis, WeakenError>
     let test =
         hazmat_litmus::parse(source).map_err(|e| WeakenError::Check(CheckError::Parse(e)))?;
     let dialect = setup.model.dialect();
-    let (program, _) = crate::front::lower::lower_with_macros(&test, dialect, setup.macros)
-        .map_err(|e| WeakenError::Check(CheckError::Lower(e)))?;
+    let reading = crate::front::Reading {
+        lkmm: setup.model.lkmm(),
+        ..Default::default()
+    };
+    let (program, _) =
+        crate::front::lower::lower_with_variant(&test, dialect, setup.macros, reading)
+            .map_err(|e| WeakenError::Check(CheckError::Lower(e)))?;
     let Some(condition) = &test.condition else {
         return Err(WeakenError::NoCondition);
     };
