@@ -126,31 +126,31 @@ pub fn herd7_header_name(source: &str) -> Option<String> {
 /// ```
 pub fn parse_condition(text: &str) -> Result<ast::Condition, ParseError> {
     let p = parser::Parser::new(text, false);
-    match p.condition_alone(text) {
-        Ok((_, c)) => Ok(c),
-        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
-            Err(ParseError::from_internal(&p, text, e))
-        }
-        Err(nom::Err::Incomplete(_)) => Err(ParseError::new(
-            text,
-            Span::new(text.len(), text.len()),
-            "unexpected end of the condition".to_string(),
-            Vec::new(),
-        )),
-    }
+    finish(&p, text, p.condition_alone(text), "the condition")
 }
 
 fn parse_with(source: &str, keep_comments: bool) -> Result<Test, ParseError> {
     let p = parser::Parser::new(source, keep_comments);
-    match p.test(source) {
-        Ok((_, test)) => Ok(test),
+    finish(&p, source, p.test(source), "file")
+}
+
+/// What the parser `p` made of all of `text`, or the error it stopped with; `what` names
+/// the text that ended too soon.
+fn finish<'a, T>(
+    p: &parser::Parser<'a>,
+    text: &str,
+    result: nom::IResult<&'a str, T, parser::PError<'a>>,
+    what: &str,
+) -> Result<T, ParseError> {
+    match result {
+        Ok((_, t)) => Ok(t),
         Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
-            Err(ParseError::from_internal(&p, source, e))
+            Err(ParseError::from_internal(p, text, e))
         }
         Err(nom::Err::Incomplete(_)) => Err(ParseError::new(
-            source,
-            Span::new(source.len(), source.len()),
-            "unexpected end of file".to_string(),
+            text,
+            Span::new(text.len(), text.len()),
+            format!("unexpected end of {what}"),
             Vec::new(),
         )),
     }
