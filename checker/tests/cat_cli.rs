@@ -893,3 +893,52 @@ fn a_kernel_rmw_in_a_c11_test_has_its_fences_as_the_variants_say() {
         );
     }
 }
+
+/// herd7 counts the fresh values of a `while` loop's rounds as those of nested `if`s, a
+/// way cut off at the unrolling limit ending its thread, so a value out of thin air in a
+/// later thread is named after that count: here the index two SRCU calls pass round in
+/// `P1`, after `P0`'s loop, under a model with no check. hazmat counted no loop, and kept
+/// its own numbering (`S3` where herd7 prints `S18`).
+#[test]
+fn a_value_out_of_thin_air_after_a_loop_is_named_as_herd7_names_it() {
+    let test = temp_file(
+        "loop-srcu.litmus",
+        "C loop-srcu\n{ x = 1; }\n\
+         P0(int *x) { int r0; r0 = smp_load_acquire(x); \
+         while (r0 == 0) { r0 = smp_load_acquire(x); } }\n\
+         P1(int *x, struct srcu_struct *t) { int r0; int r1; r0 = srcu_read_lock(t); \
+         r1 = READ_ONCE(*x); srcu_read_unlock(t, r0); }\n\
+         locations [0:r0; 1:r0; 1:r1; x;]\n\
+         exists ((1:r0=0 \\/ x=0) /\\ ~x=1:r1)\n",
+    );
+    let model = temp_file("no-check.cat", "\"no check\"\n");
+    let kernel = "checker/tests/lkmm-history/v6.15-lkmmv2";
+    let (bell, macros) = (
+        format!("{kernel}/linux-kernel.bell"),
+        format!("{kernel}/linux-kernel.def"),
+    );
+    // herd7 7.58's name for each unrolling limit.
+    for (unroll, name) in [("0", "S10"), ("1", "S14"), ("2", "S18"), ("3", "S22")] {
+        let out = hazmat(&[
+            "herd7",
+            "-unroll",
+            unroll,
+            "-bell",
+            &bell,
+            "-macros",
+            &macros,
+            "-model",
+            s(&model),
+            s(&test),
+        ]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains(&format!("0:r0=1; 1:r0={name}; 1:r1=1; [x]=1;")),
+            "-unroll {unroll}: {stdout}"
+        );
+        assert!(
+            stdout.contains("Observation loop-srcu Never 0 2"),
+            "{stdout}"
+        );
+    }
+}

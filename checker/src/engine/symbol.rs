@@ -55,15 +55,25 @@
 //! leaves is the value with the highest number among the cycle's reads and the register
 //! reads that copy them into the cycle's writes, and that is the name taken here (for the
 //! reads off the cycle that read its value too, which herd7 puts in the same class).
-//! FIXME: herd7's union-find is by rank, so in general the representative depends on the
-//! order of its equations rather than on the numbers; register copies other than a
-//! store's value (`r2 = r1;`, a condition on the value) are not counted either.
+//! FIXME: herd7's union-find is by rank (`herd/partition.ml`: on equal ranks the root of
+//! its first argument wins), over the equations in list order (`herd/valconstraint.ml`,
+//! `normalize_vars`), in two rounds with a fresh partition each (`herd/mem.ml`): the
+//! registers' (`loaded := stored` for each register read, the list in the reverse of the
+//! reads' order, so the last copy of a value is its class's root), then memory's (for
+//! each load in event order, `loaded := written`, so the class of a cycle is named after
+//! the first load that joins it, which may be a read off the cycle or of another thread
+//! than the highest number's: two SRCU read-side sections passing their indices round
+//! print `S7` where this names `S13`). Register copies other than a store's value
+//! (`r2 = r1;`, a condition on the value) are not counted either.
 //!
-//! Programs whose numbering is not replayed get no names, and their symbols keep hazmat's
-//! own numbering (the event of the read): a `while` loop's unrolling, and the result of an
+//! A `while` loop's rounds are counted as `if`s, a way cut off at the unrolling limit
+//! ending its thread, which is herd7's count (so the threads after it are named as herd7
+//! names them), but herd7 builds a round's body before its condition, an order within
+//! the loop's thread not replayed. Programs whose numbering is not replayed get no names,
+//! and their symbols keep hazmat's own numbering (the event of the read): the result of an
 //! instruction with two outcomes used inside an expression (`if (cmpxchg(...))`), where
-//! herd7 evaluates the rest of the statement once per outcome. [`unreplayed`] says where,
-//! for the warning beside such a name.
+//! herd7 evaluates the rest of the statement once per outcome. [`unreplayed`] says where
+//! (or where the first loop is), for the warning beside such a name.
 
 use crate::engine::paths::{Path, truth};
 use crate::exec::event::Value;
@@ -88,6 +98,8 @@ struct Run {
     /// The registers whose value hazmat knows on this way, and whether herd7 knows it too
     /// when the register is a temporary (herd7 reads a named register as a fresh value).
     known: Vec<(Reg, Value, bool)>,
+    /// Whether the way was cut off at a loop's unrolling: herd7 evaluates nothing after.
+    cut: bool,
 }
 
 impl Run {
@@ -159,7 +171,23 @@ fn replay(program: &Program) -> Result<Vec<Vec<Run>>, (usize, usize)> {
 /// is not replayed, if any: a value out of thin air may then print under another name
 /// than herd7's.
 pub(crate) fn unreplayed(program: &Program) -> Option<(usize, usize)> {
-    replay(program).err()
+    replay(program).err().or_else(|| first_cutoff(program))
+}
+
+/// The source of the first run cut off at a loop's unrolling, in thread order: herd7's
+/// count of the fresh values of an unrolled loop is replayed (each round as an `if`, a
+/// cut way ending the thread), and so are the names of the threads after it, but its
+/// order within the loop's own thread may not be herd7's, who builds a round's body
+/// before its condition.
+fn first_cutoff(program: &Program) -> Option<(usize, usize)> {
+    program.threads.iter().find_map(|t| {
+        let mut instrs = Vec::new();
+        flatten(&t.code, &mut instrs);
+        instrs
+            .iter()
+            .find(|i| matches!(i.op, Op::Cutoff))
+            .map(|i| i.span)
+    })
 }
 
 /// Sets [`Path::herd`] on every path of every thread, when herd7's numbering of the
@@ -277,6 +305,9 @@ impl Counter<'_> {
 
     /// The ways through `code` from `run`, in herd7's order.
     fn block(&mut self, code: &[Instr], run: Run) -> Replay<Vec<Run>> {
+        if run.cut {
+            return Ok(vec![run]);
+        }
         let Some((first, rest)) = code.split_first() else {
             let mut run = run;
             self.flush(&mut run, None);
@@ -404,7 +435,10 @@ impl Counter<'_> {
             | Op::Trylock { .. }
             | Op::IsLocked { .. } => return self.two_ways(index, run),
             Op::If { cond, then, els } => return self.branch(index, cond, then, els, run),
-            Op::Cutoff => return Err(index),
+            Op::Cutoff => {
+                self.flush(&mut run, None);
+                run.cut = true;
+            }
         }
         Ok(vec![run])
     }
