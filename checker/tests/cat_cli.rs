@@ -942,3 +942,89 @@ fn a_value_out_of_thin_air_after_a_loop_is_named_as_herd7_names_it() {
         );
     }
 }
+
+/// herd7 names a class of values out of thin air after the root its union-find by rank
+/// leaves: the registers' round makes each read's value one class with the register
+/// read that copies it, and memory's, with fresh ranks, unites them read by read, the
+/// last read first, so the two SRCU read-side sections that pass their indices round
+/// here print `S7` (`P0`'s copy) where the highest number is `S13`, in the executions
+/// where both read `P1`'s unlock. Under a model with no check; herd7 7.58's whole
+/// output, `Time` aside.
+#[test]
+fn values_out_of_thin_air_are_named_after_herd7s_union_find() {
+    let test = temp_file("srcu-round.litmus", SRCU_ROUND);
+    let model = temp_file("no-check-round.cat", "\"no check\"\n");
+    let kernel = "checker/tests/lkmm-history/v6.15-lkmmv2";
+    let (bell, macros) = (
+        format!("{kernel}/linux-kernel.bell"),
+        format!("{kernel}/linux-kernel.def"),
+    );
+    let out = hazmat(&[
+        "herd7",
+        "-bell",
+        &bell,
+        "-macros",
+        &macros,
+        "-model",
+        s(&model),
+        s(&test),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let ours: String = stdout
+        .lines()
+        .filter(|l| !l.starts_with("Time "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(ours, SRCU_ROUND_HERD7);
+}
+
+const SRCU_ROUND: &str = "C srcu-round
+{}
+
+P0(int *y, struct srcu_struct *s)
+{
+	int r0;
+	int r1;
+	r0 = srcu_read_lock(s);
+	WRITE_ONCE(*y, 2);
+	r1 = READ_ONCE(*y);
+	srcu_read_unlock(s, r0);
+}
+
+P1(int *z, struct srcu_struct *s)
+{
+	int r0;
+	int r1;
+	r0 = srcu_read_lock(s);
+	smp_mb();
+	r1 = rcu_dereference(*z);
+	srcu_read_unlock(s, r0);
+}
+
+locations [0:r0; 0:r1; 1:r0; 1:r1; y; z;]
+forall (1:r0=0 \\/ z=0 \\/ 0:r0=2)
+";
+
+const SRCU_ROUND_HERD7: &str = "Test srcu-round Required
+States 12
+0:r0=S7; 0:r1=0; 1:r0=S7; 1:r1=0; [y]=2; [z]=0;
+0:r0=S7; 0:r1=0; 1:r0=S13; 1:r1=0; [y]=2; [z]=0;
+0:r0=S7; 0:r1=0; 1:r0=0; 1:r1=0; [y]=2; [z]=0;
+0:r0=S7; 0:r1=2; 1:r0=S7; 1:r1=0; [y]=2; [z]=0;
+0:r0=S7; 0:r1=2; 1:r0=S13; 1:r1=0; [y]=2; [z]=0;
+0:r0=S7; 0:r1=2; 1:r0=0; 1:r1=0; [y]=2; [z]=0;
+0:r0=S13; 0:r1=0; 1:r0=S13; 1:r1=0; [y]=2; [z]=0;
+0:r0=S13; 0:r1=2; 1:r0=S13; 1:r1=0; [y]=2; [z]=0;
+0:r0=0; 0:r1=0; 1:r0=S13; 1:r1=0; [y]=2; [z]=0;
+0:r0=0; 0:r1=0; 1:r0=0; 1:r1=0; [y]=2; [z]=0;
+0:r0=0; 0:r1=2; 1:r0=S13; 1:r1=0; [y]=2; [z]=0;
+0:r0=0; 0:r1=2; 1:r0=0; 1:r1=0; [y]=2; [z]=0;
+Ok
+Witnesses
+Positive: 18 Negative: 0
+Flag this-model-requires-variant-higher-than-lkmmv1
+Condition forall (1:r0=0 \\/ [z]=0 \\/ 0:r0=2)
+Observation srcu-round Always 18 0
+Hash=4c52ea5e6239d5e6a87f286b58ebf57e
+
+";

@@ -179,9 +179,9 @@ fn run(
 
 /// The known class hazmat's output on `file` falls in, where it differs from herd7's:
 /// - the names of values out of thin air (`S7` where herd7 prints `S13`), the states,
-///   counts and flags alike: herd7 names a cycle's value after the representative its
-///   union-find by rank leaves, which hazmat replays only for the cycles of the
-///   conformance corpus (`engine::symbol`'s FIXME);
+///   counts and flags alike: herd7 names a cycle's value after the root its union-find
+///   by rank leaves, which hazmat replays for values stored as they were read, not
+///   through other register copies nor in a loop's own thread (`engine::symbol`'s FIXME);
 /// - fewer executions, none of them another state, where the file has a compare-exchange:
 ///   candidates whose values go round a cycle hazmat cannot solve, which herd7 solves
 ///   through the exchange's expected value, and of which hazmat warns (the unification

@@ -51,20 +51,21 @@
 //!
 //! herd7 then solves the equations that reads-from gives in two rounds of union-find,
 //! registers first, memory second.
-//! In the out-of-thin-air cycles of the conformance corpus, the representative that this
-//! leaves is the value with the highest number among the cycle's reads and the register
-//! reads that copy them into the cycle's writes, and that is the name taken here (for the
-//! reads off the cycle that read its value too, which herd7 puts in the same class).
-//! FIXME: herd7's union-find is by rank (`herd/partition.ml`: on equal ranks the root of
-//! its first argument wins), over the equations in list order (`herd/valconstraint.ml`,
-//! `normalize_vars`), in two rounds with a fresh partition each (`herd/mem.ml`): the
-//! registers' (`loaded := stored` for each register read, the list in the reverse of the
-//! reads' order, so the last copy of a value is its class's root), then memory's (for
-//! each load in event order, `loaded := written`, so the class of a cycle is named after
-//! the first load that joins it, which may be a read off the cycle or of another thread
-//! than the highest number's: two SRCU read-side sections passing their indices round
-//! print `S7` where this names `S13`). Register copies other than a store's value
-//! (`r2 = r1;`, a condition on the value) are not counted either.
+//! Its union-find is by rank (`herd/partition.ml`: on equal ranks the root of its first
+//! argument wins), over the equations in list order (`herd/valconstraint.ml`,
+//! `normalize_vars`), with a fresh partition each round (`herd/mem.ml`): the registers'
+//! (`loaded := stored` for each register read, the list in the reverse of the reads'
+//! order, so that the last copy of a value is its class's root), then memory's (for each
+//! load, `loaded := written`, the list again in the reverse of the loads' order, as
+//! herd7's `-debug mem` shows), and the name printed for an unsolved class is its root's
+//! number. The enumeration replays both rounds on each class from the numbers given here
+//! (`Search::herd_root`), a read's class reaching the reads off the cycle that read its
+//! value too: two SRCU read-side sections passing their indices round print `S7`, the
+//! first read's copy, in the executions where both read the second's unlock, though the
+//! highest number is `S13`.
+//! FIXME: register copies other than a store's value (`r2 = r1;`, a condition on the
+//! value) are not counted, and a class whose write stores no read's value as it is takes
+//! the highest number among its reads and copies, as the corpus's cycles have it.
 //!
 //! A `while` loop's rounds are counted as `if`s, a way cut off at the unrolling limit
 //! ending its thread, which is herd7's count (so the threads after it are named as herd7

@@ -480,14 +480,21 @@ impl<W: Width> Search<'_, W> {
     }
 
     /// Renames the unsolved symbols, each `Sym(g)` after the first read `g` of its cycle, to
-    /// the names herd7 prints (see [`crate::engine::symbol`]), when the paths carry them: the
-    /// highest herd7 number among the cycle's reads and the writes that copy them.
+    /// the names herd7 prints (see [`crate::engine::symbol`]), when the paths carry them:
+    /// the root herd7's union-find leaves ([`Self::herd_root`]), or, where a write of the
+    /// class stores no read's value as it is, the highest herd7 number among the class's
+    /// reads and writes.
     fn name_symbols(&mut self, firsts: &[usize]) {
         let nlocs = self.program.locs.len();
         let mut names = Vec::with_capacity(firsts.len());
         for &g in firsts {
             let sym = Known::Value(Value::Sym(g as u32));
             let mut name = 0;
+            // The class's reads with their numbers, and its writes with the number of the
+            // register read that copies their value and the read whose value it is.
+            let mut reads = Vec::new();
+            let mut writes = Vec::new();
+            let mut copies = true;
             for x in nlocs..self.exec.events.len() {
                 let Some((t, i)) = self.origin[x] else {
                     continue;
@@ -506,6 +513,16 @@ impl<W: Width> Search<'_, W> {
                     return;
                 }
                 name = name.max(herd);
+                match kind {
+                    EventKind::Read => reads.push((x, herd)),
+                    _ => match self.copied_read(t, i) {
+                        Some(r) if herd != 0 => writes.push((x, herd, r)),
+                        _ => copies = false,
+                    },
+                }
+            }
+            if copies && let Some(root) = self.herd_root(&reads, &writes) {
+                name = root;
             }
             names.push((g as u32, name));
         }
@@ -517,6 +534,78 @@ impl<W: Width> Search<'_, W> {
             }
         }
         self.node_values.fill(None);
+    }
+
+    /// The read whose value the write `i` of thread `t`'s path stores, when it stores
+    /// one read's value as it is.
+    fn copied_read(&self, t: usize, i: usize) -> Option<usize> {
+        let path = self.paths[t];
+        let mut node = path.events[i].value;
+        loop {
+            match path.nodes[node as usize] {
+                Node::Read(k) => return Some(self.read_event[t][k as usize]),
+                Node::Alias(s) => node = s,
+                _ => return None,
+            }
+        }
+    }
+
+    /// The name herd7 gives a class of values out of thin air: the root of its two rounds
+    /// of union-find by rank (see [`crate::engine::symbol`]). After the registers' round
+    /// each read's value is its last copy (`writes`: the copy's number, the read), if it
+    /// has one; memory's, with fresh ranks, unites for each read, the last first (herd7's
+    /// list of loads is in the reverse of its events' order, which is the numbers'), the
+    /// read's class with that of the value its write stores, the read's winning a tie.
+    /// `None` when a read of the class reads a write that stores no read of it.
+    fn herd_root(&self, reads: &[(usize, u32)], writes: &[(usize, u32, usize)]) -> Option<u32> {
+        let class = |read: usize, own: u32| {
+            writes
+                .iter()
+                .filter(|w| w.2 == read)
+                .map(|w| w.1)
+                .max()
+                .unwrap_or(own)
+        };
+        let number = |read: usize| reads.iter().find(|r| r.0 == read).map(|r| r.1);
+        // Each value met, its parent and its rank.
+        let mut sets: Vec<(u32, u32, u32)> = Vec::new();
+        fn root(sets: &[(u32, u32, u32)], mut v: u32) -> u32 {
+            while let Some(&(_, p, _)) = sets.iter().find(|e| e.0 == v) {
+                if p == v {
+                    break;
+                }
+                v = p;
+            }
+            v
+        }
+        let rank =
+            |sets: &[(u32, u32, u32)], v: u32| sets.iter().find(|e| e.0 == v).map_or(0, |e| e.2);
+        let mut order = reads.to_vec();
+        order.sort_by_key(|r| std::cmp::Reverse(r.1));
+        for &(x, own) in &order {
+            let (_, _, source) = *writes.iter().find(|w| w.0 == self.rf_src[x])?;
+            let (a, b) = (class(x, own), class(source, number(source)?));
+            for v in [a, b] {
+                if !sets.iter().any(|e| e.0 == v) {
+                    sets.push((v, v, 0));
+                }
+            }
+            let (ra, rb) = (root(&sets, a), root(&sets, b));
+            if ra == rb {
+                continue;
+            }
+            let (ka, kb) = (rank(&sets, ra), rank(&sets, rb));
+            let (top, below) = if kb > ka { (rb, ra) } else { (ra, rb) };
+            for e in sets.iter_mut() {
+                if e.0 == below {
+                    e.1 = top;
+                } else if e.0 == top && ka == kb {
+                    e.2 += 1;
+                }
+            }
+        }
+        let &(x, own) = order.first()?;
+        Some(root(&sets, class(x, own)))
     }
 
     pub(super) fn final_value(&self, cell: Cell) -> Value {
