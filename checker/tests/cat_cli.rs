@@ -894,6 +894,33 @@ fn a_kernel_rmw_in_a_c11_test_has_its_fences_as_the_variants_say() {
     }
 }
 
+/// `hazmat herd7` with `options` on `test` under a model with no check, with the kernel's
+/// current bell and macros: every execution allowed, values out of thin air too.
+fn herd7_with_no_check(options: &[&str], test: &Path) -> Output {
+    // A model file of the test's own, as the tests run side by side.
+    let stem = test
+        .file_stem()
+        .map_or("test".into(), |n| n.to_string_lossy());
+    let model = temp_file(&format!("no-check-{stem}.cat"), "\"no check\"\n");
+    let kernel = "checker/tests/lkmm-history/v6.15-lkmmv2";
+    let (bell, macros) = (
+        format!("{kernel}/linux-kernel.bell"),
+        format!("{kernel}/linux-kernel.def"),
+    );
+    let mut args = vec![
+        "herd7",
+        "-bell",
+        &bell,
+        "-macros",
+        &macros,
+        "-model",
+        s(&model),
+    ];
+    args.extend_from_slice(options);
+    args.push(s(test));
+    hazmat(&args)
+}
+
 /// herd7 counts the fresh values of a `while` loop's rounds as those of nested `if`s, a
 /// way cut off at the unrolling limit ending its thread, so a value out of thin air in a
 /// later thread is named after that count: here the index two SRCU calls pass round in
@@ -911,26 +938,9 @@ fn a_value_out_of_thin_air_after_a_loop_is_named_as_herd7_names_it() {
          locations [0:r0; 1:r0; 1:r1; x;]\n\
          exists ((1:r0=0 \\/ x=0) /\\ ~x=1:r1)\n",
     );
-    let model = temp_file("no-check.cat", "\"no check\"\n");
-    let kernel = "checker/tests/lkmm-history/v6.15-lkmmv2";
-    let (bell, macros) = (
-        format!("{kernel}/linux-kernel.bell"),
-        format!("{kernel}/linux-kernel.def"),
-    );
     // herd7 7.58's name for each unrolling limit.
     for (unroll, name) in [("0", "S10"), ("1", "S14"), ("2", "S18"), ("3", "S22")] {
-        let out = hazmat(&[
-            "herd7",
-            "-unroll",
-            unroll,
-            "-bell",
-            &bell,
-            "-macros",
-            &macros,
-            "-model",
-            s(&model),
-            s(&test),
-        ]);
+        let out = herd7_with_no_check(&["-unroll", unroll], &test);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             stdout.contains(&format!("0:r0=1; 1:r0={name}; 1:r1=1; [x]=1;")),
@@ -953,22 +963,7 @@ fn a_value_out_of_thin_air_after_a_loop_is_named_as_herd7_names_it() {
 #[test]
 fn values_out_of_thin_air_are_named_after_herd7s_union_find() {
     let test = temp_file("srcu-round.litmus", SRCU_ROUND);
-    let model = temp_file("no-check-round.cat", "\"no check\"\n");
-    let kernel = "checker/tests/lkmm-history/v6.15-lkmmv2";
-    let (bell, macros) = (
-        format!("{kernel}/linux-kernel.bell"),
-        format!("{kernel}/linux-kernel.def"),
-    );
-    let out = hazmat(&[
-        "herd7",
-        "-bell",
-        &bell,
-        "-macros",
-        &macros,
-        "-model",
-        s(&model),
-        s(&test),
-    ]);
+    let out = herd7_with_no_check(&[], &test);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let ours: String = stdout
         .lines()
