@@ -205,7 +205,7 @@ fn reading(options: &Options, model: &dyn MemoryModel) -> front::Reading {
 }
 
 /// How a test is read under `model` by default (herd7's unrolling, no `S128`).
-fn model_reading(model: &dyn MemoryModel) -> front::Reading {
+pub(crate) fn model_reading(model: &dyn MemoryModel) -> front::Reading {
     reading(&Options::default(), model)
 }
 

@@ -203,12 +203,15 @@ impl ByName {
 /// `-kinds` files, then the `-conds` files, those of each option from the last to the
 /// first; one that cannot be opened or read stops the run.
 fn read_by_name(settings: &Settings) -> Result<ByName, Refusal> {
+    let read = |f: &str| -> Result<String, Refusal> {
+        std::fs::read(f)
+            .map(|text| String::from_utf8_lossy(&text).into_owned())
+            .map_err(|e| Refusal::plain(format!("open_in failed: {f}: {}", io_message(&e))))
+    };
     let texts = |files: &[String]| -> Result<Vec<(String, String)>, Refusal> {
         let mut texts = Vec::new();
         for f in files.iter().rev() {
-            let text = std::fs::read(f)
-                .map_err(|e| Refusal::plain(format!("open_in failed: {f}: {}", io_message(&e))))?;
-            texts.push((f.clone(), String::from_utf8_lossy(&text).into_owned()));
+            texts.push((f.clone(), read(f)?));
         }
         texts.reverse();
         Ok(texts)
@@ -222,14 +225,10 @@ fn read_by_name(settings: &Settings) -> Result<ByName, Refusal> {
     // herd7 looks the names of the files of names up in its `-rename` map too, and reads
     // the files they map to, in order.
     let names = |files: &[String]| -> Result<Vec<String>, Refusal> {
-        let mut texts = Vec::new();
-        for f in files {
-            let f = rename.get(f).map_or(f, |e| &e.value);
-            let text = std::fs::read(f)
-                .map_err(|e| Refusal::plain(format!("open_in failed: {f}: {}", io_message(&e))))?;
-            texts.push(String::from_utf8_lossy(&text).into_owned());
-        }
-        Ok(texts)
+        files
+            .iter()
+            .map(|f| read(rename.get(f).map_or(f, |e| &e.value)))
+            .collect()
     };
     let included = match settings.names.as_slice() {
         [] => None,

@@ -113,10 +113,7 @@ impl Judge<'_> {
         };
         let test = hazmat_litmus::parse(text).map_err(|e| broken(e.message))?;
         let dialect = self.model.dialect();
-        let reading = crate::front::Reading {
-            lkmm: self.model.lkmm(),
-            ..Default::default()
-        };
+        let reading = crate::model_reading(self.model);
         crate::front::lower::lower_with_variant(&test, dialect, self.macros, reading)
             .map(|(p, _)| p)
             .map_err(|e| broken(e.message))

@@ -235,10 +235,7 @@ pub fn analyse(source: &str, setup: &Setup<'_>) -> Result<Analysis, WeakenError>
     let test =
         hazmat_litmus::parse(source).map_err(|e| WeakenError::Check(CheckError::Parse(e)))?;
     let dialect = setup.model.dialect();
-    let reading = crate::front::Reading {
-        lkmm: setup.model.lkmm(),
-        ..Default::default()
-    };
+    let reading = crate::model_reading(setup.model);
     let (program, _) =
         crate::front::lower::lower_with_variant(&test, dialect, setup.macros, reading)
             .map_err(|e| WeakenError::Check(CheckError::Lower(e)))?;
