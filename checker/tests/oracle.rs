@@ -258,6 +258,19 @@ fn candidates_lost_by_herd7s_solver_are_recognised() {
     assert_eq!(oracle::lost_in_debug_output(thin_air), 0);
     let solved = "Solutions: S14<-2, S2<-0\nFinal rfmap, final state=0:r0=2;\n";
     assert_eq!(oracle::lost_in_debug_output(solved), 0);
+    // A cycle through operators (`S9:=S5^1, S5:=S9+1` with `S9:=0`), as herd7 prints what
+    // is left of it.
+    let operators = "Solutions: S9<-0, S6<-0, S5<-1, S3<-1, S2<-0\nUnsolved equations:\n\
+                     0:=S5^1\n-1:=S9-1\n1:=S5==S3\nUnsolvable system\n";
+    assert_eq!(oracle::lost_in_debug_output(operators), 1);
+    let wrong = "Solutions: S5<-1\nUnsolved equations:\n1:=S5^1\nUnsolvable system\n";
+    assert_eq!(oracle::lost_in_debug_output(wrong), 0);
+    let unknown = "Solutions: S2<-0\nUnsolved equations:\n0:=S5^1\nUnsolvable system\n";
+    assert_eq!(oracle::lost_in_debug_output(unknown), 0);
+    // A cycle of copies its solution makes one symbol, out of thin air.
+    let symbol = "Solutions: S16<-S18, S8<-S16, S3<-0\nUnsolved equations:\n\
+                  S16:=S18\nS18:=S16\nUnsolvable system\n";
+    assert_eq!(oracle::lost_in_debug_output(symbol), 1);
 }
 
 /// The regressions where hazmat counts more executions than herd7 7.58 are those its

@@ -748,8 +748,9 @@ fn more_executions_only(compared: &Compared, ours: &Answer, theirs: &Answer) -> 
 
 /// The candidates that herd7's solver debugging output (`-debug solver`) shows rejected as
 /// unsolvable although its own solution satisfies every equation left: the printed
-/// `Solutions: S1<-2, ...` line, then `Unsolved equations:` with lines such as `2:=S14`,
-/// then `Unsolvable system`. herd7 7.58 solves a cycle of equations in one pass, so an
+/// `Solutions: S1<-2, ...` line, then `Unsolved equations:` with lines such as `2:=S14`
+/// (or `S16:=S18` where the solution makes both one symbol, `S16<-S18`), then
+/// `Unsolvable system`. herd7 7.58 solves a cycle of equations in one pass, so an
 /// equation whose variable a later equation of the cycle solves stays "unsolved", and the
 /// candidate is dropped (herdtools7 iterates the pass to a fixpoint since April 2025).
 pub(crate) fn lost_in_debug_output(stderr: &str) -> usize {
@@ -768,10 +769,26 @@ pub(crate) fn lost_in_debug_output(stderr: &str) -> usize {
                 known.insert(var.trim(), value.trim());
             }
         }
-        let value = |atom: &str| -> Option<String> {
-            let atom = atom.trim();
-            let v = known.get(atom).copied().unwrap_or(atom);
-            v.parse::<i64>().ok().map(|n| n.to_string())
+        // An atom as the solution leaves it: a number, or the symbol its class is named by.
+        let resolve = |atom: &str| -> String {
+            let mut a = atom.trim();
+            for _ in 0..known.len() {
+                match known.get(a) {
+                    Some(&v) if v != a => a = v,
+                    _ => break,
+                }
+            }
+            a.to_string()
+        };
+        let atom = |a: &str| -> Option<i64> { resolve(a).parse::<i64>().ok() };
+        let value = |expr: &str| -> Option<i64> { atom(expr).or_else(|| binary(expr, &atom)) };
+        // Two sides equal: as numbers, or as one symbol (`S16:=S18` with `S16<-S18`).
+        let holds = |l: &str, r: &str| match (value(l), value(r)) {
+            (Some(a), Some(b)) => a == b,
+            _ => {
+                let (a, b) = (resolve(l), resolve(r));
+                a == b && a.starts_with('S') && a[1..].chars().all(|c| c.is_ascii_digit())
+            }
         };
         let mut equations = 0;
         let mut satisfied = true;
@@ -782,16 +799,50 @@ pub(crate) fn lost_in_debug_output(stderr: &str) -> usize {
                 break;
             }
             equations += 1;
-            satisfied &= eq
-                .split_once(":=")
-                .and_then(|(l, r)| Some(value(l)? == value(r)?))
-                .unwrap_or(false);
+            satisfied &= eq.split_once(":=").is_some_and(|(l, r)| holds(l, r));
         }
         if end.is_some() && equations > 0 && satisfied {
             lost += 1;
         }
     }
     lost
+}
+
+/// The value of an equation's right-hand side `a OP b` as herd7 prints it (`S5^1`,
+/// `S10==S9`), its atoms valued by `atom`, in herd7's 32-bit C integers.
+fn binary(expr: &str, atom: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+    const OPS: [&str; 16] = [
+        "==", "!=", "<=", ">=", "<<", ">>", "+", "-", "*", "/", "%", "&", "|", "^", "<", ">",
+    ];
+    for op in OPS {
+        // The first character is never the operator: it may be a negative number's sign.
+        let Some(at) = expr.get(1..).and_then(|rest| rest.find(op)).map(|i| i + 1) else {
+            continue;
+        };
+        let (x, y) = (
+            atom(&expr[..at])? as i32,
+            atom(&expr[at + op.len()..])? as i32,
+        );
+        return Some(i64::from(match op {
+            "==" => (x == y) as i32,
+            "!=" => (x != y) as i32,
+            "<=" => (x <= y) as i32,
+            ">=" => (x >= y) as i32,
+            "<" => (x < y) as i32,
+            ">" => (x > y) as i32,
+            "<<" => x.wrapping_shl(y as u32),
+            ">>" => x.wrapping_shr(y as u32),
+            "+" => x.wrapping_add(y),
+            "-" => x.wrapping_sub(y),
+            "*" => x.wrapping_mul(y),
+            "/" => x.checked_div(y)?,
+            "%" => x.checked_rem(y)?,
+            "&" => x & y,
+            "|" => x | y,
+            _ => x ^ y,
+        }));
+    }
+    None
 }
 
 /// Counts of programs and of how they compared.
