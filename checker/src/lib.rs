@@ -222,7 +222,7 @@ pub fn check_source(
         reading(options, model),
         |p| engine::decide::run(p, model, options),
     )
-    .map(|c| with_symbol_name_warning(with_thin_air_warning(c, model)))
+    .map(with_symbol_name_warning)
 }
 
 /// `checked` with a warning where a final state shows a value out of thin air (`S<n>`)
@@ -254,31 +254,6 @@ fn with_symbol_name_warning(mut checked: Checked) -> Checked {
     checked
 }
 
-/// `checked` with a warning where the model may allow executions hazmat drops for values
-/// it cannot solve ([`MemoryModel::keeps_thin_air`]): some were dropped, and the
-/// test has a compare-exchange, whose expected value herd7 may solve them through.
-fn with_thin_air_warning(mut checked: Checked, model: &dyn MemoryModel) -> Checked {
-    if checked.outcome.stats.removed.unsolvable == 0 || !model.keeps_thin_air() {
-        return checked;
-    }
-    let compare_exchange = |op: &Op| matches!(op, Op::CompareExchange { .. });
-    if let Some((start, end)) = checked.program.first_instr(compare_exchange) {
-        checked.doubts.push(Warning {
-            message: format!(
-                "{} candidate execution(s) were left out because their values go round a \
-                 cycle hazmat cannot solve; herd7 solves some such cycles through a \
-                 compare-exchange's expected value, and this model may allow them, so \
-                 hazmat may find fewer executions and final states than herd7, and another \
-                 verdict",
-                checked.outcome.stats.removed.unsolvable
-            ),
-            span: Span::new(start, end),
-            notes: Vec::new(),
-        });
-    }
-    checked
-}
-
 /// Checks one litmus file as [`check_source`] does, its C macros read from a user's
 /// `.def` file (herd7's `-macros`) instead of the kernel's.
 pub fn check_source_with_macros(
@@ -294,7 +269,7 @@ pub fn check_source_with_macros(
         reading(options, model),
         |p| engine::decide::run(p, model, options),
     )
-    .map(|c| with_symbol_name_warning(with_thin_air_warning(c, model)))
+    .map(with_symbol_name_warning)
 }
 
 /// The warning for runs cut off by a `while` loop's unrolling, at the first loop of the

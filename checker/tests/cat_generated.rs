@@ -156,7 +156,7 @@ fn run(
                             run_hazmat_with(&*choice.model, choice.macros.as_deref(), f, timeout);
                         let d = compare(&ours, t)?;
                         let d = format!("{label} on {}: {d}", f.display());
-                        Some(match known(f, &ours, t) {
+                        Some(match known(&ours, t) {
                             Some(class) => (format!("known ({class}): {d}"), true),
                             None => (d, false),
                         })
@@ -177,28 +177,13 @@ fn run(
     tally
 }
 
-/// The known class hazmat's output on `file` falls in, where it differs from herd7's:
-/// - the names of values out of thin air (`S7` where herd7 prints `S13`), the states,
-///   counts and flags alike: herd7 names a cycle's value after the root its union-find
-///   by rank leaves, which hazmat replays for values stored as they were read, not
-///   through other register copies nor in a loop's own thread (`engine::symbol`'s FIXME);
-/// - fewer executions, none of them another state, where the file has a compare-exchange:
-///   candidates whose values go round a cycle hazmat cannot solve, which herd7 solves
-///   through the exchange's expected value, and of which hazmat warns (the unification
-///   class of `litmus/tests/regressions/`).
-fn known(file: &Path, ours: &Answer, theirs: &Answer) -> Option<&'static str> {
-    if renamed(ours, theirs) {
-        return Some("names of values out of thin air");
-    }
-    let text = std::fs::read_to_string(file).unwrap_or_default();
-    let (Answer::Decided(_, a), Answer::Decided(_, b)) = (ours, theirs) else {
-        return None;
-    };
-    let exchanges = text.contains("compare_exchange");
-    (exchanges
-        && a.positive + a.negative < b.positive + b.negative
-        && a.states.is_subset(&b.states))
-    .then_some("candidates left out for values hazmat cannot solve")
+/// The known class hazmat's output falls in, where it differs from herd7's: the names of
+/// values out of thin air (`S7` where herd7 prints `S13`), the states, counts and flags
+/// alike: herd7 names a cycle's value after the root its union-find by rank leaves, which
+/// hazmat replays for values stored as they were read, not through other register copies
+/// nor in a loop's own thread (`engine::symbol`'s FIXME).
+fn known(ours: &Answer, theirs: &Answer) -> Option<&'static str> {
+    renamed(ours, theirs).then_some("names of values out of thin air")
 }
 
 /// Whether two decided outputs are the same once every name of a value out of thin air

@@ -436,12 +436,8 @@ fn c11_tests(n: u64) -> Vec<PathBuf> {
     ));
     files.retain(|f| {
         // Those where herd7 7.58 loses executions to its solver, whose `.expected` files
-        // hold hazmat's count, and the two where the models of `c11_base.cat` allow fewer
-        // executions in hazmat than in herd7, whichever library it runs (see
-        // `tests/cat_models.rs`), are left out.
+        // hold hazmat's count, are left out.
         !std::fs::read_to_string(f).is_ok_and(|t| t.contains("herd7 7.58's output, for the record"))
-            && !f.ends_with("c11-cas-write-back-chain-expected-is-object.litmus")
-            && !f.ends_with("c11-models-rmw-reads-write-back.litmus")
     });
     let dir = scratch("c11-generated");
     let config = hazmat_checker::testkit::generate::Config {

@@ -76,6 +76,7 @@ mod may;
 mod plan;
 mod split;
 mod stages;
+mod unify;
 mod values;
 
 pub use driver::{enumerate, enumerate_with};

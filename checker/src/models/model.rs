@@ -181,15 +181,6 @@ pub trait MemoryModel:
         crate::front::variant::LkmmVersion::V2
     }
 
-    /// Whether the model may allow executions whose values go round a cycle of reads-from
-    /// (out of thin air) in the C11 dialect, as herd7's `c11_*.cat` models do. herd7 solves
-    /// some such cycles, those a successful compare-exchange's expected value pins, that
-    /// hazmat's value solver leaves unsolved and drops: under such a model, a test whose
-    /// candidates were dropped so gets a warning.
-    fn keeps_thin_air(&self) -> bool {
-        false
-    }
-
     /// What the model's files do that is most likely a mistake, though herd7 runs them too,
     /// each as `file:line:col: warning: ...`: the command lines print them once, before
     /// the first test (herd7 prints its own warning again for every execution).

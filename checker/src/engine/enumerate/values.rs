@@ -324,50 +324,12 @@ impl<W: Width> Search<'_, W> {
             self.node_values.fill(None);
             symbols.remove(i);
         }
-        // Every value a path computes must be solved, as herd7 solves every equation:
-        // the assumptions first, then every node.
-        let mut unsolved = false;
-        let mut bad = None;
-        for t in 0..self.paths.len() {
-            for c in 0..self.paths[t].constraints.len() {
-                let con = self.paths[t].constraints[c];
-                match self.eval(t, con.sym) {
-                    Known::Value(v) if truth(v) != con.truth => {
-                        return Err(Why::Assumption(con.kind));
-                    }
-                    Known::Value(_) => {}
-                    Known::Bad { thread, sym } => {
-                        bad.get_or_insert((thread, sym));
-                    }
-                    Known::Unknown | Known::Busy | Known::Cycle | Known::Unsolved => {
-                        unsolved = true
-                    }
-                }
-            }
-        }
-        for t in 0..self.paths.len() {
-            for sym in 0..self.paths[t].nodes.len() as paths::SymId {
-                if !matches!(
-                    self.paths[t].nodes[sym as usize],
-                    Node::Un(..) | Node::Bin(..)
-                ) {
-                    continue;
-                }
-                match self.eval(t, sym) {
-                    Known::Value(_) => {}
-                    Known::Bad { thread, sym } => {
-                        bad.get_or_insert((thread, sym));
-                    }
-                    _ => unsolved = true,
-                }
-            }
-        }
-        for g in nlocs..self.exec.events.len() {
-            if self.exec.events[g].kind == EventKind::Read
-                && !matches!(self.read_value(g), Known::Value(_))
-            {
-                unsolved = true;
-            }
+        let (mut unsolved, mut bad) = self.check_solved()?;
+        // Forward, a cycle of values gets a symbol and an operator on it stays unsolved;
+        // herd7's equations may solve it through a successful exchange's expected value.
+        if unsolved && self.has_exchange_equations() {
+            symbols = self.unify()?;
+            (unsolved, bad) = self.check_solved()?;
         }
         if let Some((thread, sym)) = bad {
             let span = self.paths[thread as usize].spans[sym as usize];
@@ -428,6 +390,57 @@ impl<W: Width> Search<'_, W> {
         }
         self.store_values();
         self.props_hold(true)
+    }
+
+    /// Whether every value a path computes is solved, as herd7 solves every equation (the
+    /// assumptions first, then every node), and the first operator with no meaning; `Err`
+    /// when an assumption fails.
+    fn check_solved(&mut self) -> Result<(bool, Option<(u32, paths::SymId)>), Why> {
+        let nlocs = self.program.locs.len();
+        let mut unsolved = false;
+        let mut bad = None;
+        for t in 0..self.paths.len() {
+            for c in 0..self.paths[t].constraints.len() {
+                let con = self.paths[t].constraints[c];
+                match self.eval(t, con.sym) {
+                    Known::Value(v) if truth(v) != con.truth => {
+                        return Err(Why::Assumption(con.kind));
+                    }
+                    Known::Value(_) => {}
+                    Known::Bad { thread, sym } => {
+                        bad.get_or_insert((thread, sym));
+                    }
+                    Known::Unknown | Known::Busy | Known::Cycle | Known::Unsolved => {
+                        unsolved = true
+                    }
+                }
+            }
+        }
+        for t in 0..self.paths.len() {
+            for sym in 0..self.paths[t].nodes.len() as paths::SymId {
+                if !matches!(
+                    self.paths[t].nodes[sym as usize],
+                    Node::Un(..) | Node::Bin(..)
+                ) {
+                    continue;
+                }
+                match self.eval(t, sym) {
+                    Known::Value(_) => {}
+                    Known::Bad { thread, sym } => {
+                        bad.get_or_insert((thread, sym));
+                    }
+                    _ => unsolved = true,
+                }
+            }
+        }
+        for g in nlocs..self.exec.events.len() {
+            if self.exec.events[g].kind == EventKind::Read
+                && !matches!(self.read_value(g), Known::Value(_))
+            {
+                unsolved = true;
+            }
+        }
+        Ok((unsolved, bad))
     }
 
     /// Writes the value each access reads or writes into its event, where the final state

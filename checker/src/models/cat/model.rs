@@ -41,9 +41,6 @@ pub struct CatModel {
     id: usize,
     /// Which macros give the tests' calls their meaning.
     dialect: Dialect,
-    /// Whether the files are herd7's `rc11.cat`, which allows no cycle of `sb | rf`
-    /// ([`super::known::is_rc11`]).
-    rc11: bool,
     /// The reading of the kernel's RMW instructions its variants choose.
     lkmm: LkmmVersion,
 }
@@ -54,7 +51,6 @@ impl CatModel {
     pub(crate) fn new(name: &str, code: Code, files: Files, cat: u32) -> CatModel {
         let co = code.finals.get("co").copied();
         let rf = code.finals.get("rf").copied();
-        let rc11 = super::known::is_rc11(&files, &[]);
         CatModel {
             name: intern(name),
             code,
@@ -64,7 +60,6 @@ impl CatModel {
             cat,
             id: MODELS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             dialect: Dialect::Kernel,
-            rc11,
             lkmm: LkmmVersion::V2,
         }
     }
@@ -550,11 +545,6 @@ impl MemoryModel for CatModel {
 
     fn lkmm(&self) -> LkmmVersion {
         self.lkmm
-    }
-
-    fn keeps_thin_air(&self) -> bool {
-        // RC11 forbids every cycle of `sb | rf`, so nothing it allows is dropped.
-        !self.rc11
     }
 
     fn completes(&self) -> bool {
