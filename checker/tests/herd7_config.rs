@@ -8,98 +8,19 @@
 //! present (`$HAZMAT_ORACLE` or `../shared/oracle/herd7`). Every file a test needs is
 //! written here or built into hazmat, so none needs the shared folder.
 
+#[path = "common/herd7_cli.rs"]
+mod herd7_cli;
 #[path = "common/untimed.rs"]
 mod untimed;
 
 use hazmat_checker::models::cat::config::keys::{KEYS, Use, Value};
+use herd7_cli::{hazmat, oracle, same_as_herd7, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use untimed::untimed;
 
 /// A fresh temporary directory for one test.
 fn temp_dir(tag: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("herd7-config-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    dir
-}
-
-/// herd7, when present.
-fn herd7() -> Option<PathBuf> {
-    let exe = match std::env::var_os("HAZMAT_ORACLE") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracle/herd7"),
-    };
-    exe.is_file().then_some(exe)
-}
-
-/// `hazmat ARGS` in `dir`, with no `HERDLIB`: only hazmat's own library.
-fn hazmat(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hazmat"))
-        .args(args)
-        .env_remove("HERDLIB")
-        .current_dir(dir)
-        .output()
-        .expect("hazmat runs")
-}
-
-/// herd7 `ARGS` in `dir`, with its own library, when it is present.
-fn oracle(dir: &Path, args: &[&str]) -> Option<Output> {
-    let exe = herd7()?;
-    Some(
-        Command::new(exe)
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .expect("herd7 runs"),
-    )
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// hazmat as herd7 prints what herd7 prints, on stdout (the `Time` lines aside) and
-/// stderr (herd7's program name aside), with herd7's exit code.
-fn same_as_herd7(dir: &Path, args: &[&str]) {
-    let mut argv = vec!["herd7"];
-    argv.extend(args);
-    let ours = hazmat(dir, &argv);
-    let Some(theirs) = oracle(dir, args) else {
-        return;
-    };
-    // Each tool's name for itself, and its usage after a refusal, aside.
-    let program = |o: &Output, name: &str| {
-        let err = text(&o.stderr).replace(name, "PROGRAM");
-        match err.find("\nUsage ") {
-            Some(n) => err[..=n].to_string(),
-            None => err,
-        }
-    };
-    // The wrapper starts herd7 by its real path, links followed.
-    let herd7 = herd7().expect("herd7");
-    let herd7_name = format!(
-        "{}",
-        std::fs::canonicalize(&herd7)
-            .unwrap_or(herd7)
-            .with_extension("bin")
-            .display()
-    );
-    let hazmat_name = format!("{} herd7", env!("CARGO_BIN_EXE_hazmat"));
-    assert_eq!(
-        (
-            untimed(&text(&ours.stdout)),
-            program(&ours, &hazmat_name),
-            ours.status.code()
-        ),
-        (
-            untimed(&text(&theirs.stdout)),
-            program(&theirs, &herd7_name),
-            theirs.status.code()
-        ),
-        "hazmat herd7 {args:?}"
-    );
+    herd7_cli::temp_dir(&format!("herd7-config-{tag}"))
 }
 
 /// Load buffering, relaxed, one store through `c11.def`'s `atomic_store`: herd7's

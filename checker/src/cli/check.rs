@@ -70,6 +70,10 @@ pub(crate) struct CheckArgs {
     /// Values printed in hexadecimal, as a configuration file's `hexa true` asks.
     #[arg(skip)]
     hexa: bool,
+    /// The final states show the registers read from memory, as a configuration file's
+    /// `outcomereads true` asks (herd7's `-outcomereads`).
+    #[arg(skip)]
+    outcome_reads: bool,
 }
 
 /// What happened to one file.
@@ -117,6 +121,7 @@ pub(crate) fn check(mut args: CheckArgs) -> u8 {
     args.speedcheck |= chosen.settings.speedcheck;
     args.timeout = args.timeout.or(chosen.settings.timeout);
     args.hexa = chosen.settings.hexa;
+    args.outcome_reads = chosen.settings.outcome_reads;
     args.unroll = args.unroll.or(chosen.settings.unroll);
     let m = chosen.model.as_ref();
     let source = &chosen;
@@ -300,6 +305,7 @@ fn check_file(
         },
         speedcheck: args.speedcheck,
         unroll: args.unroll,
+        outcome_reads: args.outcome_reads,
         ..Default::default()
     };
     let checked = match &model_source.macros {

@@ -35,6 +35,7 @@
 
 use hazmat_checker::engine::enumerate::{Limits, Split};
 use hazmat_checker::front::c11::Dialect;
+use hazmat_checker::front::lower::{ConditionSource, missing_thread};
 use hazmat_checker::models::cat::ErrorKind;
 use hazmat_checker::models::cat::config::keys::{self, Value};
 use hazmat_checker::models::cat::config::maps::{self, Conditions, NameMap};
@@ -91,6 +92,8 @@ struct Args {
     places: Places,
     /// `-exit true`: stop at the first test that fails, with exit code 1.
     exit: bool,
+    /// `-checkfilter`: whether the filter discards executions (herd7's default, `true`).
+    check_filter: bool,
     out_dir: Option<PathBuf>,
     files: Vec<String>,
 }
@@ -284,6 +287,11 @@ fn usage(argv0: &str) -> String {
          -hexa <bool> print numbers in hexadecimal, default false\n  \
          -through <none> what to let through besides valid executions (none only)\n  \
          -show <prop|all|neg|cond|none|wit> executions drawn under -o, default none\n  \
+         -outcomereads <bool> show the registers read from memory in the final states, \
+         default false\n  \
+         -checkfilter <bool> discard the executions the filter fails, default true\n  \
+         -switch  accepted, without effect on C tests (herd7 7.58's switch of its CAV12 \
+         models)\n  \
          -nshow <n> draw at most <n> executions\n  \
          -o <dir> write the drawings (DOT) into <dir>\n  \
          -names <file>, -excl <file> run only the tests named, none of those named\n  \
@@ -342,6 +350,7 @@ fn read_args(argv0: &str, argv: &[String]) -> Result<Args, Refusal> {
             libdir: None,
         },
         exit: false,
+        check_filter: true,
         out_dir: None,
         files: Vec::new(),
     };
@@ -418,11 +427,12 @@ fn apply(args: &mut Args, name: &str, v: &str) -> Result<(), Refusal> {
                 args.settings.nshow = Some(1);
             }
         }
-        "morefences" | "tikz" | "maxphantom" => {}
-        "checkfilter" if v == "true" => {}
+        // herd7 7.58's `-switch` sets a switch only its native CAV12 models read, which
+        // hazmat does not run: on a C test it changes nothing.
+        "morefences" | "tikz" | "maxphantom" | "switch" => {}
+        "checkfilter" => args.check_filter = v == "true",
         "dumpes" | "candidates" | "statelessrc11" if v == "false" => {}
         "throughflag" if v == "none" => {}
-        "checkfilter" => return unsupported("hazmat keeps only the outcomes the filter allows"),
         "dumpes" | "candidates" => {
             return unsupported("hazmat prints herd7's output and no more");
         }
@@ -442,7 +452,7 @@ fn apply(args: &mut Args, name: &str, v: &str) -> Result<(), Refusal> {
                 "hazmat starts no viewer: write the drawings with -o DIR and open them yourself",
             );
         }
-        "libdir" | "switch" => return unsupported("hazmat has no such setting"),
+        "libdir" => return unsupported("hazmat has no such setting"),
         _ => {
             if let Err(r) = args.settings.apply(name, v) {
                 return Err(match r {
@@ -687,6 +697,7 @@ fn run_one(
         ));
     }
     seen.insert(name.clone(), (hash.clone(), file.to_string()));
+    let replaced = decided.is_some();
     let source = decided.unwrap_or(source);
     // The test's own variants: the model is chosen again under them, once for each set.
     let own = match args.settings.with_test_variants(&test) {
@@ -719,6 +730,17 @@ fn run_one(
         speedcheck: settings.speedcheck,
         s128: settings.variants.iter().any(|v| v == "S128"),
         unroll: settings.unroll,
+        // herd7 checks the threads of the test's own condition, not those of a `-conds`
+        // file's, which it reads as 0 where the test has none.
+        condition: if replaced {
+            ConditionSource::Replaced {
+                own_missing: missing_thread(&test),
+            }
+        } else {
+            ConditionSource::Own
+        },
+        outcome_reads: settings.outcome_reads,
+        unchecked_filter: !args.check_filter,
         ..Default::default()
     };
     let model = choice.model.as_ref();
@@ -824,6 +846,12 @@ fn check_error(file: &str, source: &str, e: &CheckError, dialect: Dialect) -> St
             return format!("Warning: File \"{file}\": {what} call {name} in CSem\n");
         }
         return user_error(file, &format!("Unknown macro {name}"));
+    }
+    if let CheckError::Lower(l) = e
+        && let hazmat_checker::front::lower::LowerErrorKind::NoThread(n) = l.kind
+    {
+        // herd7 words this one without its "(User error)" too.
+        return format!("Warning: File \"{file}\": Bad process P{n}\n");
     }
     if let CheckError::Lower(l) = e
         && l.kind == hazmat_checker::front::lower::LowerErrorKind::ThreadNumbering
@@ -956,6 +984,8 @@ mod tests {
         assert!(read(&["-through", "all"]).is_err());
         assert!(read(&["-initwrites", "false"]).is_err());
         assert!(read(&["-initwrites", "true", "-graph", "columns"]).is_ok());
+        let a = read(&["-switch", "-checkfilter", "false", "-outcomereads", "true"]);
+        assert!(a.is_ok_and(|a| !a.check_filter && a.settings.outcome_reads));
     }
 
     #[test]

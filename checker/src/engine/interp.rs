@@ -129,8 +129,9 @@ fn summarise(program: &Program, found: Found, unknown: Option<String>) -> Outcom
         .map(|(i, c)| (c, i))
         .collect();
     for values in found.executions.values() {
-        let get = |c: Cell| values[index[&c]];
-        if let Some(f) = &program.filter
+        // A register of a thread the test does not have holds 0.
+        let get = |c: Cell| index.get(&c).map_or(Value::Int(0), |&i| values[i]);
+        if let Some(f) = program.applied_filter()
             && !f.eval(&get)
         {
             continue;

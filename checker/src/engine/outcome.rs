@@ -57,6 +57,17 @@ pub struct Options {
     /// How many times a `while` loop is unrolled (herd7's `-unroll`), when not herd7's
     /// default for C ([`crate::front::lower::UNROLL`]).
     pub unroll: Option<u32>,
+    /// Whether the condition is the test's own or a `-conds` file's written in its place
+    /// ([`crate::front::lower::ConditionSource`]).
+    pub condition: crate::front::lower::ConditionSource,
+    /// herd7's `-outcomereads true`: each final state shows, besides the locations the
+    /// test shows, the registers some allowed execution wrote in an instruction that reads
+    /// memory (see [`crate::front::lower::reads`]); the states hold what herd7 needs
+    /// for it, and its reports print herd7's.
+    pub outcome_reads: bool,
+    /// herd7's `-checkfilter false`: the filter discards no execution
+    /// ([`Program::check_filter`]).
+    pub unchecked_filter: bool,
 }
 
 impl Options {
@@ -65,6 +76,9 @@ impl Options {
         crate::front::Reading {
             s128: self.s128,
             unroll: self.unroll.unwrap_or(crate::front::lower::UNROLL),
+            condition: self.condition,
+            outcome_reads: self.outcome_reads,
+            check_filter: !self.unchecked_filter,
             ..crate::front::Reading::default()
         }
     }
@@ -144,6 +158,20 @@ impl Outcome {
     }
 }
 
+/// The place of a value in herd7's order of the values of a final state: unsolved
+/// symbols first, then integers, then addresses by the name of their location.
+pub(crate) type ValueOrder = (u8, i64, String, i64);
+
+/// The place of `v` in herd7's order ([`ValueOrder`]).
+pub(crate) fn value_order(program: &Program, v: Value) -> ValueOrder {
+    match v {
+        Value::Sym(n) => (0, i64::from(n), String::new(), 0),
+        Value::Int(n) => (1, n, String::new(), 0),
+        Value::Addr(l) => (2, 0, program.locs[l.0 as usize].name.clone(), 0),
+        Value::Shifted(l, o) => (2, 0, program.locs[l.0 as usize].name.clone(), o),
+    }
+}
+
 /// The distinct final states in herd7's order: value by value, unsolved symbols first, then
 /// integers, then addresses by name.
 pub(crate) fn herd7_order(
@@ -153,19 +181,7 @@ pub(crate) fn herd7_order(
     let mut states: Vec<Vec<Value>> = states.into_iter().collect();
     states.sort_by_cached_key(|s| {
         s.iter()
-            .map(|v| match v {
-                Value::Sym(n) => (0, i64::from(*n), String::new(), 0),
-                Value::Int(n) => (1, *n, String::new(), 0),
-                Value::Addr(l) | Value::Shifted(l, _) => (
-                    2,
-                    0,
-                    program.locs[l.0 as usize].name.clone(),
-                    match v {
-                        Value::Shifted(_, o) => *o,
-                        _ => 0,
-                    },
-                ),
-            })
+            .map(|&v| value_order(program, v))
             .collect::<Vec<_>>()
     });
     states

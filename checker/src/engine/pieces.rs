@@ -496,6 +496,7 @@ fn count(
             Cell::Loc(l) => (0..n)
                 .find(|&t| uses[t].writes.contains_key(&l))
                 .map_or(0, |t| piece_of[t]),
+            Cell::Missing(_) => 0,
         })
         .collect();
     let mut stats = Stats::default();

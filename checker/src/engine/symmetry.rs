@@ -140,6 +140,7 @@ impl Symmetry {
                 reg,
             },
             Cell::Loc(l) => Cell::Loc(self.pre_locs[j][l.0 as usize]),
+            Cell::Missing(_) => cell,
         }
     }
 }

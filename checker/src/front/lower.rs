@@ -21,6 +21,8 @@
 //!
 //! What herd7 refuses after parsing is refused here, with the place it is written, in the
 //! order herd7 finds it: an unknown primitive (with the names it was probably meant to be),
+//! a register of a thread the test does not have in the init block, `locations` or the
+//! test's own condition (see `trailer`),
 //! a primitive that gives a value used as a statement or one that gives none used in an
 //! expression (herd7 expands neither), a location argument without its `*`
 //! (`READ_ONCE(x)`), then a parameter named twice or given an init-block value, and an
@@ -40,16 +42,17 @@ use crate::front::c11;
 pub use crate::front::c11::Dialect;
 use crate::front::instruction;
 use crate::front::primitive::{self, Returns, Shape};
-use crate::front::program::{
-    BinOp, Cell, Condition, Expr, Instr, LocDecl, Op, Operand, Program, Prop, Quantifier, RmwWrite,
-    ThreadCode,
-};
+use crate::front::program::{BinOp, Expr, Instr, LocDecl, Op, Program, RmwWrite, ThreadCode};
 use crate::front::variant::{self, LkmmVersion, RmwKind};
 use hazmat_litmus::ast;
 use hazmat_litmus::diagnostic::{self, Severity};
 use std::collections::{HashMap, HashSet};
 
 mod c11_calls;
+pub mod reads;
+mod trailer;
+
+pub use trailer::{ConditionSource, missing_thread};
 
 /// How many times herd7 runs the body of a `while` loop at most by default (its `-unroll`
 /// for C); [`crate::front::Reading::unroll`] sets another.
@@ -85,6 +88,9 @@ pub enum LowerErrorKind {
     /// The threads are not `P0`, `P1`, ... in the order written, which herd7 refuses
     /// ("Processes must be P0, P1, ..."); the error's span is the first misplaced name.
     ThreadNumbering,
+    /// A register of a thread the test does not have, in the init block, in `locations`
+    /// or in the test's own condition, which herd7 refuses ("Bad process P5").
+    NoThread(u32),
     /// Anything else.
     Other,
 }
@@ -217,6 +223,7 @@ pub fn lower_with_variant(
         threads: Vec::new(),
         thread_index: HashMap::new(),
         params: Vec::new(),
+        missing: Vec::new(),
     };
     // Shared locations: the init block, then the parameters, in order of appearance.
     for item in &test.init {
@@ -275,15 +282,18 @@ pub fn lower_with_variant(
                 let l = cx.loc(&id.name);
                 cx.locs[l.0 as usize].init = value;
             }
-            ast::Location::Register { thread, reg, span } => {
-                let t = cx.thread(*thread, *span)?;
-                let r = cx.reg(t, &reg.name);
-                cx.threads[t].init[r] = value;
+            // A thread the test does not have is refused once the macros are expanded.
+            ast::Location::Register { thread, reg, .. } => {
+                if let Some(&t) = cx.thread_index.get(thread) {
+                    let r = cx.reg(t, &reg.name);
+                    cx.threads[t].init[r] = value;
+                }
             }
         }
     }
     // Threads.
     let mut warnings = Vec::new();
+    let mut failed = None;
     for (i, t) in test.threads.iter().enumerate() {
         let mut assigned = HashSet::new();
         assigned_names(&t.body, &mut assigned);
@@ -304,13 +314,24 @@ pub fn lower_with_variant(
             lw.poi = Some(lw.cx.reg(i, POI));
         }
         let mut code = Vec::new();
-        for s in &t.body {
-            lw.stmt(s, &mut code)?;
+        failed = t.body.iter().find_map(|s| lw.stmt(s, &mut code).err());
+        if failed.is_some() {
+            break;
         }
         warnings.extend(lw.warnings(test));
         cx.threads[i].code = code;
     }
-    // What herd7 refuses once it has expanded the macros.
+    // herd7 expands a macro file's macros first (an unknown one is its first error), then
+    // checks the threads the trailer names, then refuses what it meets in the code.
+    if let Some(e) = failed.take_if(|e| {
+        matches!(e.kind, LowerErrorKind::UnknownPrimitive { .. }) && dialect != Dialect::Bare
+    }) {
+        return Err(e);
+    }
+    trailer::check_threads(&cx, test, reading.condition)?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
     for t in &test.threads {
         let mut seen = HashSet::new();
         for p in &t.params {
@@ -382,47 +403,22 @@ pub fn lower_with_variant(
             );
         }
     }
-    // Trailer.
-    let condition = match &test.condition {
-        Some(c) => Condition {
-            quantifier: match c.quantifier {
-                ast::Quantifier::Exists => Quantifier::Exists,
-                ast::Quantifier::NotExists => Quantifier::NotExists,
-                ast::Quantifier::Forall => Quantifier::Forall,
-            },
-            prop: cx.prop(&c.prop)?,
-        },
-        None => Condition {
-            quantifier: Quantifier::Forall,
-            prop: Prop::True,
-        },
-    };
-    let filter = test.filter.as_ref().map(|f| cx.prop(f)).transpose()?;
-    let mut shown = Vec::new();
-    condition.prop.cells(&mut shown);
-    if let Some(locs) = &test.locations {
-        for l in locs {
-            shown.push(cx.cell(l)?);
-        }
-    }
-    let key = |c: &Cell| match *c {
-        Cell::Reg { thread, reg } => (
-            0,
-            cx.threads[thread].number,
-            cx.threads[thread].regs[reg].clone(),
-        ),
-        Cell::Loc(l) => (1, 0, cx.locs[l.0 as usize].name.clone()),
-    };
-    shown.sort_by_key(key);
-    shown.dedup();
-    let program = Program {
+    let (condition, filter, shown) = trailer::trailer(&mut cx, test)?;
+    let mut program = Program {
         name: test.herd7_name().to_string(),
         locs: cx.locs,
         threads: cx.threads,
         shown,
         filter,
+        check_filter: reading.check_filter,
         condition,
+        missing: cx.missing,
+        reads: None,
     };
+    program.sort_shown();
+    if reading.outcome_reads {
+        reads::track(test, &mut program);
+    }
     Ok((program, warnings))
 }
 
@@ -444,6 +440,8 @@ struct Cx {
     thread_index: HashMap<u32, usize>,
     /// Each thread's parameter names, by thread index.
     params: Vec<Vec<String>>,
+    /// The registers of threads the test does not have ([`Program::missing`]).
+    missing: Vec<(u32, String)>,
 }
 
 impl Cx {
@@ -484,52 +482,6 @@ impl Cx {
         th.regs.push(name.to_string());
         th.init.push(init);
         th.regs.len() - 1
-    }
-
-    fn cell(&mut self, l: &ast::Location) -> Result<Cell, LowerError> {
-        Ok(match l {
-            ast::Location::Global(id) => Cell::Loc(self.loc(&id.name)),
-            ast::Location::Register { thread, reg, span } => {
-                let t = self.thread(*thread, *span)?;
-                Cell::Reg {
-                    thread: t,
-                    reg: self.reg(t, &reg.name),
-                }
-            }
-        })
-    }
-
-    fn prop(&mut self, p: &ast::Prop) -> Result<Prop, LowerError> {
-        Ok(match &p.kind {
-            ast::PropKind::True => Prop::True,
-            ast::PropKind::False => Prop::False,
-            ast::PropKind::Atom(a) => {
-                let cell = self.cell(&a.loc)?;
-                let operand = match &a.value {
-                    ast::Value::Int(n) => Operand::Value(Value::Int(*n)),
-                    ast::Value::Addr(id) => Operand::Value(Value::Addr(self.loc(&id.name))),
-                    ast::Value::Register { thread, reg, span } => {
-                        let t = self.thread(*thread, *span)?;
-                        Operand::Cell(Cell::Reg {
-                            thread: t,
-                            reg: self.reg(t, &reg.name),
-                        })
-                    }
-                    _ => return err("unsupported value in a condition", a.span),
-                };
-                let eq = Prop::Eq(cell, operand);
-                match a.op {
-                    ast::CmpOp::Eq => eq,
-                    ast::CmpOp::Ne => Prop::Not(Box::new(eq)),
-                }
-            }
-            ast::PropKind::Not(q) => Prop::Not(Box::new(self.prop(q)?)),
-            ast::PropKind::And(a, b) => Prop::And(Box::new(self.prop(a)?), Box::new(self.prop(b)?)),
-            ast::PropKind::Or(a, b) => Prop::Or(Box::new(self.prop(a)?), Box::new(self.prop(b)?)),
-            ast::PropKind::Implies(a, b) => {
-                Prop::Implies(Box::new(self.prop(a)?), Box::new(self.prop(b)?))
-            }
-        })
     }
 }
 

@@ -31,6 +31,16 @@ pub struct Reading {
     /// which the model's variants choose, where no macro file says it
     /// ([`defs::Macros`]'s own is taken where one does).
     pub lkmm: variant::LkmmVersion,
+    /// Whether the condition is the test's own or a `-conds` file's, written into the
+    /// text in place of it: herd7 checks the threads of the test's own condition only.
+    pub condition: lower::ConditionSource,
+    /// herd7's `-outcomereads true`: the program carries what herd7 needs to show, in each
+    /// final state, the registers some execution wrote from a read of memory
+    /// ([`lower::reads`]).
+    pub outcome_reads: bool,
+    /// Whether the filter discards executions (herd7's `-checkfilter`, true by default;
+    /// [`program::Program::check_filter`]).
+    pub check_filter: bool,
 }
 
 impl Reading {
@@ -64,7 +74,7 @@ impl Reading {
         Ok(Reading {
             s128,
             unroll,
-            lkmm: self.lkmm,
+            ..self
         })
     }
 }
@@ -94,6 +104,9 @@ impl Default for Reading {
             s128: false,
             unroll: lower::UNROLL,
             lkmm: variant::LkmmVersion::V2,
+            condition: lower::ConditionSource::Own,
+            outcome_reads: false,
+            check_filter: true,
         }
     }
 }

@@ -303,8 +303,17 @@ impl Names<'_> {
     }
 
     fn register_warning(&self, number: u32, name: &str, span: ast::Span) -> Option<Warning> {
-        // A thread that does not exist is lowering's error.
-        let t = self.thread(number)?;
+        // A thread that does not exist is lowering's error, but in a filter.
+        let Some(t) = self.thread(number) else {
+            return Some(Warning {
+                message: format!(
+                    "there is no thread P{number}: herd7 reads `{number}:{name}` as a register \
+                     that holds 0 in every execution"
+                ),
+                span,
+                notes: Vec::new(),
+            });
+        };
         if t.has(name) {
             return None;
         }

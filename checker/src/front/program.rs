@@ -26,11 +26,46 @@ pub struct Program {
     pub shown: Vec<Cell>,
     /// The `filter` clause, if any.
     pub filter: Option<Prop>,
+    /// Whether the filter discards the executions whose final state fails it, as herd7
+    /// does by default; under herd7's `-checkfilter false` it discards none, though the
+    /// final state still holds the filter's locations (see [`Program::applied_filter`]).
+    pub check_filter: bool,
     /// The final condition; `forall (true)` when the test has none.
     pub condition: Condition,
+    /// The registers of threads the test does not have that a filter or a `-conds`
+    /// condition names (`5:r0` in a two-thread test), by [`Cell::Missing`]: the thread's
+    /// number and the register's name. herd7 checks the threads of the test's own
+    /// condition and `locations` only, and reads such a register as 0.
+    pub missing: Vec<(u32, String)>,
+    /// What herd7's `-outcomereads true` needs of each execution, when it is asked for
+    /// ([`crate::front::lower::reads`]).
+    pub reads: Option<Reads>,
 }
 
 impl Program {
+    /// The filter that discards executions: the `filter` clause, unless herd7's
+    /// `-checkfilter false` asked for none ([`Program::check_filter`]).
+    pub fn applied_filter(&self) -> Option<&Prop> {
+        self.filter.as_ref().filter(|_| self.check_filter)
+    }
+
+    /// Puts [`Program::shown`] in herd7's order, each cell once: registers by thread
+    /// number and name, then locations by name.
+    pub fn sort_shown(&mut self) {
+        let mut shown = std::mem::take(&mut self.shown);
+        shown.sort_by_cached_key(|&c| match c {
+            Cell::Loc(_) => (1, 0, self.cell_name(c)),
+            Cell::Reg { thread, reg } => (
+                0,
+                self.threads[thread].number,
+                self.threads[thread].regs[reg].clone(),
+            ),
+            Cell::Missing(i) => (0, self.missing[i].0, self.missing[i].1.clone()),
+        });
+        shown.dedup();
+        self.shown = shown;
+    }
+
     /// The name herd7 prints for a cell: `0:r1` or `x`.
     pub fn cell_name(&self, cell: Cell) -> String {
         let mut name = String::new();
@@ -47,6 +82,10 @@ impl Program {
                 out.push_str(&t.regs[reg]);
             }
             Cell::Loc(loc) => out.push_str(&self.locs[loc.0 as usize].name),
+            Cell::Missing(i) => {
+                let (thread, reg) = &self.missing[i];
+                let _ = write!(out, "{thread}:{reg}");
+            }
         }
     }
 
@@ -148,6 +187,9 @@ pub enum Cell {
     },
     /// A shared location; its final value is the last write in coherence order.
     Loc(Loc),
+    /// A register of a thread the test does not have, by its index in
+    /// [`Program::missing`]: it holds 0 in every execution.
+    Missing(usize),
 }
 
 /// A pure expression over registers.
@@ -777,6 +819,31 @@ pub enum Quantifier {
     NotExists,
     /// `forall`.
     Forall,
+}
+
+/// What herd7's `-outcomereads true` needs of each execution ([`crate::front::lower::reads`]):
+/// the cells herd7 shows without it, and the registers some instruction that reads memory
+/// writes, each with the ghost registers that say, in a final state, whether such an
+/// instruction, or any, wrote it. [`Program::shown`] holds them all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reads {
+    /// The cells the condition and `locations` name, in the order of [`Program::shown`].
+    pub displayed: Vec<Cell>,
+    /// The registers an instruction that reads memory writes, with their ghosts.
+    pub tracked: Vec<Tracked>,
+}
+
+/// A register herd7's `-outcomereads true` may show, with its ghosts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tracked {
+    /// The register.
+    pub cell: Cell,
+    /// The ghost that holds 1 once an instruction that reads memory has written it.
+    pub loaded: Cell,
+    /// The ghost that holds 1 once any instruction has written it; `None` when herd7's
+    /// initial state holds the register (the init block sets it, or it is a parameter),
+    /// and so every final state does.
+    pub written: Option<Cell>,
 }
 
 /// The final condition.

@@ -133,7 +133,7 @@ pub fn explain(
     };
     let passes = |x: &Allowed<'_>| {
         let get = |c: Cell| x.value(c);
-        program.filter.as_ref().is_none_or(|f| f.eval(&get)) && state.eval(&get)
+        program.applied_filter().is_none_or(|f| f.eval(&get)) && state.eval(&get)
     };
     let limited = |stop: Option<Stop>| match stop {
         Some(Stop::Limit(why)) => Err(RunError {

@@ -442,10 +442,13 @@ mod tests {
             threads: Vec::new(),
             shown: Vec::new(),
             filter: None,
+            check_filter: true,
             condition: crate::front::program::Condition {
                 quantifier: crate::front::program::Quantifier::Exists,
                 prop: crate::front::program::Prop::True,
             },
+            missing: Vec::new(),
+            reads: None,
         }
     }
 

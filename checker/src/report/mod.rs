@@ -15,6 +15,7 @@ pub mod expected;
 pub mod explain;
 pub mod graph;
 pub mod read;
+mod reads;
 pub mod svg;
 pub mod trace;
 pub mod write;

@@ -104,7 +104,7 @@ pub fn executions(
     };
     enumerate(program, model, limits, goal.as_ref(), &mut |x| {
         let get = |c: Cell| x.value(c);
-        if let Some(f) = &program.filter
+        if let Some(f) = program.applied_filter()
             && !f.eval(&get)
         {
             return Flow::Continue;

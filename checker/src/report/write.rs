@@ -42,7 +42,7 @@ pub fn kind(q: Quantifier) -> &'static str {
 /// A cell as herd7 prints it in a state or condition: `0:r1` or `[x]`.
 pub fn cell_text(p: &Program, c: Cell) -> String {
     match c {
-        Cell::Reg { .. } => p.cell_name(c),
+        Cell::Reg { .. } | Cell::Missing(_) => p.cell_name(c),
         Cell::Loc(_) => format!("[{}]", p.cell_name(c)),
     }
 }
@@ -155,27 +155,75 @@ pub fn write_state_line(out: &mut String, p: &Program, values: &[Value]) {
     write_state_line_in(out, p, values, Radix::Decimal);
 }
 
-/// Appends [`state_line_in`] to `out`, its values in `radix`.
+/// Appends [`state_line_in`] to `out`, its values in `radix`; under herd7's
+/// `-outcomereads true`, without the ghost registers that serve it
+/// ([`crate::front::lower::reads`]).
 pub fn write_state_line_in(out: &mut String, p: &Program, values: &[Value], radix: Radix) {
-    for (i, (c, v)) in p.shown.iter().zip(values).enumerate() {
+    let cells = p.shown.iter().copied().zip(values.iter().copied());
+    match &p.reads {
+        None => write_cells(out, p, cells, radix),
+        Some(reads) => {
+            let ghost = |c: Cell| {
+                reads
+                    .tracked
+                    .iter()
+                    .any(|t| t.loaded == c || t.written == Some(c))
+            };
+            write_cells(out, p, cells.filter(|&(c, _)| !ghost(c)), radix);
+        }
+    }
+}
+
+/// Appends the state of these cells and values to `out`, its values in `radix`.
+fn write_cells(
+    out: &mut String,
+    p: &Program,
+    cells: impl Iterator<Item = (Cell, Value)>,
+    radix: Radix,
+) {
+    for (i, (c, v)) in cells.enumerate() {
         if i > 0 {
             out.push(' ');
         }
         match c {
-            Cell::Reg { .. } => p.write_cell_name(out, *c),
+            Cell::Reg { .. } | Cell::Missing(_) => p.write_cell_name(out, c),
             Cell::Loc(_) => {
                 out.push('[');
-                p.write_cell_name(out, *c);
+                p.write_cell_name(out, c);
                 out.push(']');
             }
         }
         out.push('=');
         match (v, radix) {
-            (Value::Int(_), Radix::Hexadecimal) => out.push_str(&value_text(p, *v, radix)),
-            _ => p.write_value_text(out, *v),
+            (Value::Int(_), Radix::Hexadecimal) => out.push_str(&value_text(p, v, radix)),
+            _ => p.write_value_text(out, v),
         }
         out.push(';');
     }
+}
+
+/// The state lines herd7 prints for the outcome `o` of `p`, its values in `radix`: one per
+/// state, or under herd7's `-outcomereads true` ([`Program::reads`]) herd7's states made
+/// of them ([`crate::report::reads`]).
+pub fn state_lines(p: &Program, o: &Outcome, radix: Radix) -> Vec<String> {
+    let Some(reads) = &p.reads else {
+        return o
+            .states
+            .iter()
+            .map(|s| state_line_in(p, s, radix))
+            .collect();
+    };
+    let r = crate::report::reads::restrict(p, reads, &o.states);
+    r.states
+        .iter()
+        .map(|row| {
+            let mut line = String::new();
+            let cells = r.columns.iter().zip(row);
+            let held = cells.filter_map(|(&c, v)| Some((c, (*v)?)));
+            write_cells(&mut line, p, held, radix);
+            line
+        })
+        .collect()
 }
 
 /// herd7's text output for one test, `Time` included, ending with an empty line.
@@ -188,10 +236,19 @@ pub fn herd_text_in(p: &Program, o: &Outcome, hash: &str, seconds: f64, radix: R
     let mut s = String::new();
     let q = p.condition.quantifier;
     let _ = writeln!(s, "Test {} {}", p.name, kind(q));
-    let _ = writeln!(s, "States {}", o.states.len());
-    for st in &o.states {
-        write_state_line_in(&mut s, p, st, radix);
-        s.push('\n');
+    if p.reads.is_some() {
+        let lines = state_lines(p, o, radix);
+        let _ = writeln!(s, "States {}", lines.len());
+        for line in lines {
+            s.push_str(&line);
+            s.push('\n');
+        }
+    } else {
+        let _ = writeln!(s, "States {}", o.states.len());
+        for st in &o.states {
+            write_state_line_in(&mut s, p, st, radix);
+            s.push('\n');
+        }
     }
     // herd7 says `Loop` first when a run went round a loop more often than it unrolls.
     let looped = if o.stats.removed.cutoff > 0 {
@@ -262,7 +319,7 @@ pub fn json(
         "ok": o.holds(p.condition.quantifier),
         "verdict": if o.unknown.is_some() { "Unknown" } else { o.verdict().as_str() },
         "unknown": o.unknown,
-        "states": o.states.iter().map(|s| state_line(p, s)).collect::<Vec<_>>(),
+        "states": state_lines(p, o, Radix::Decimal),
         "positive": count(o.positive),
         "negative": count(o.negative),
         "flags": o.flags,

@@ -20,7 +20,7 @@ impl<W: Width> Search<'_, W> {
             return self.complete_by_model(visit);
         }
         if self.bad.is_none()
-            && let Some(filter) = &self.program.filter
+            && let Some(filter) = self.program.applied_filter()
             && !filter.eval(&|c| self.final_value(c))
         {
             self.stats.removed.filter += 1;
@@ -84,7 +84,7 @@ impl<W: Width> Search<'_, W> {
         let model = self.judge;
         let mut failure = None;
         self.for_each_final_choice(&mut |me, pco| {
-            if let Some(filter) = &me.program.filter
+            if let Some(filter) = me.program.applied_filter()
                 && !filter.eval(&|c| me.final_value(c))
             {
                 return true;
@@ -115,13 +115,13 @@ impl<W: Width> Search<'_, W> {
     /// [`complete_by_model`](Self::complete_by_model) makes them) gives a final state that
     /// passes the filter and the speed-check goal.
     pub(super) fn some_final_state_passes(&mut self) -> bool {
-        if self.program.filter.is_none() && self.goal.is_none() {
+        if self.program.applied_filter().is_none() && self.goal.is_none() {
             return true;
         }
         let mut passes = false;
         self.for_each_final_choice(&mut |me, _| {
             let ok = |p: Option<&Prop>| p.is_none_or(|p| p.eval(&|c| me.final_value(c)));
-            passes = ok(me.program.filter.as_ref()) && ok(me.goal);
+            passes = ok(me.program.applied_filter()) && ok(me.goal);
             !passes
         });
         passes
@@ -200,7 +200,7 @@ impl<W: Width> Search<'_, W> {
         pco: &Relation<W>,
         visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
     ) -> Option<Stop> {
-        if let Some(filter) = &self.program.filter
+        if let Some(filter) = self.program.applied_filter()
             && !filter.eval(&|c| self.final_value(c))
         {
             self.stats.removed.filter += 1;

@@ -124,6 +124,7 @@ impl<W: Width> Search<'_, W> {
                 self.may_node(thread, sym)
             }
             Cell::Loc(l) => self.may_loc(l.0 as usize),
+            Cell::Missing(_) => May::one(Value::Int(0)),
         }
     }
 

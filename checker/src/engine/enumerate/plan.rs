@@ -192,7 +192,7 @@ impl<'a, W: Width> Search<'a, W> {
             .iter()
             .filter_map(|c| match c {
                 Cell::Loc(l) => Some(l.0 as usize),
-                Cell::Reg { .. } => None,
+                Cell::Reg { .. } | Cell::Missing(_) => None,
             })
             .collect();
         let exec = Execution {

@@ -212,7 +212,7 @@ impl<W: Width> Search<'_, W> {
         // The filter discards executions whatever the model says: once the registers it
         // reads are known, a failing filter cuts the subtree.
         if filter
-            && let Some(f) = &self.program.filter
+            && let Some(f) = self.program.applied_filter()
             && self.prop3(f) == Some(false)
         {
             return Err(Why::Filter);
@@ -248,6 +248,7 @@ impl<W: Width> Search<'_, W> {
                 }
             }
             Cell::Loc(_) => None,
+            Cell::Missing(_) => Some(Value::Int(0)),
         }
     }
 
@@ -623,6 +624,7 @@ impl<W: Width> Search<'_, W> {
 
     pub(super) fn final_value(&self, cell: Cell) -> Value {
         match cell {
+            Cell::Missing(_) => Value::Int(0),
             Cell::Reg { thread, reg } => {
                 let path = self.paths[thread];
                 let sym = path.regs[reg];

@@ -288,6 +288,9 @@ pub struct Settings {
     /// `skipchecks` (and `-skipcheck`): the names of the model's checks not applied, each
     /// once, in the order first given.
     pub skipchecks: Vec<String>,
+    /// `outcomereads`: the final states show the registers some execution wrote from a
+    /// read of memory, and no other register (see `front::lower::reads`).
+    pub outcome_reads: bool,
     /// `strictskip`: the skipped checks are evaluated, and only the executions on which
     /// exactly the checks named fail are kept (see [`super::compile::compile`]).
     pub strictskip: bool,
@@ -409,6 +412,7 @@ impl Settings {
                 }
             }
             "strictskip" => self.strictskip = value == "true",
+            "outcomereads" => self.outcome_reads = value == "true",
             // Without the keys that make executions bad or select faults, these change
             // nothing herd7 prints.
             "badexecs" | "dumpallfaults" => {}

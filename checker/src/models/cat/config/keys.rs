@@ -391,14 +391,7 @@ pub const KEYS: &[Key] = &[
     key("shortlegend", Value::Bool, Use::Figure),
     key("texmacros", Value::Bool, Use::Figure),
     key("hexa", Value::Bool, Use::Run),
-    key(
-        "outcomereads",
-        Value::Bool,
-        Use::Only(
-            &["false"],
-            "hazmat's final states hold the locations and registers the test shows",
-        ),
-    ),
+    key("outcomereads", Value::Bool, Use::Run),
     key("dotmode", Value::Tags(DOTMODE), Use::Figure),
     key("dotcom", Value::Tags(DOTCOM), Use::Figure),
     key(
