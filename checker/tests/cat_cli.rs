@@ -697,8 +697,9 @@ fn the_universe_is_a_set_or_a_relation_as_herd7_reads_it() {
     );
 }
 
-/// herd7's `pco`, as it gives it to a model file (its `-optace iico`, the default, which
-/// hazmat follows): each location's initial write before its other writes, and the writes
+/// herd7's `pco`, as it gives it to a model file under its default `-optace iico` (`-optace
+/// true` adds more, see `tests/herd7_config.rs`): each location's initial write before its
+/// other writes, and the writes
 /// before the final one. Not the coherence program order and reads-from show: under
 /// `cos-opt`, `cos.cat` generates coherence orders from `pco`, and a model without a
 /// check of its own sees the orders that contradict them (hazmat had added them to `pco`

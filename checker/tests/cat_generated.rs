@@ -12,7 +12,9 @@
 //! says so. `HAZMAT_GENERATED_MODELS` sets the number of models per dialect (24 unless
 //! set), `HAZMAT_GENERATED_MODELS_SEED` the first seed (1 unless set), and
 //! `HAZMAT_GENERATED_MODELS_STRIDE` the sample of the corpus (every 120th test of each
-//! folder unless set): thousands of models run offline the same way. A failing run's
+//! folder unless set), and `HAZMAT_GENERATED_MODELS_OPTACE=true` gives both tools herd7's
+//! `-optace true` (`iico`, herd7's default, unless set): thousands of models run offline
+//! the same way. A failing run's
 //! folder of models and programs is kept, a passing one's too under
 //! `HAZMAT_GENERATED_MODELS_KEEP`.
 
@@ -23,10 +25,11 @@ mod corpus;
 #[path = "common/env.rs"]
 mod env;
 
-use cat_oracle::{Answer, ModelFiles, compare, corpus_sample, run_hazmat_with, run_herd7};
+use cat_oracle::{Answer, ModelFiles, compare, corpus_sample, run_hazmat_under, run_herd7_with};
 use hazmat_checker::models::cat::Library;
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::choose::{ChooseError, Request, choose};
+use hazmat_checker::models::optace::OptAce;
 use hazmat_checker::testkit::generate::{self, Config};
 use hazmat_checker::testkit::harness::litmus_files;
 use hazmat_checker::testkit::models::{self, Dialect};
@@ -59,6 +62,15 @@ struct Tally {
     problems: Vec<String>,
 }
 
+/// How both tools build the candidates: herd7's `-optace`, as `HAZMAT_GENERATED_MODELS_OPTACE`
+/// names it (`iico`, herd7's default, unless set).
+fn optace() -> OptAce {
+    std::env::var("HAZMAT_GENERATED_MODELS_OPTACE").map_or(OptAce::Iico, |v| {
+        OptAce::parse(&v)
+            .unwrap_or_else(|| panic!("HAZMAT_GENERATED_MODELS_OPTACE={v}: not iico or true"))
+    })
+}
+
 /// Whether herd7's error is a crash of its own rather than a refusal of the model.
 fn crashed(error: &str) -> bool {
     error.starts_with("Problem ") || error.contains("Assertion failed")
@@ -88,6 +100,7 @@ fn run(
 ) -> Tally {
     let herd7 = cat_oracle::herd7().expect("herd7");
     let timeout = Duration::from_secs(30);
+    let optace = optace();
     let mut tally = Tally::default();
     for seed in seeds {
         let cat = format!("m{seed}.cat");
@@ -101,7 +114,13 @@ fn run(
             macros: Some(macros.into()),
             variants,
         };
-        let theirs = run_herd7(&herd7, &files_of_model, files, 10.0);
+        let theirs = run_herd7_with(
+            &herd7,
+            &files_of_model,
+            files,
+            10.0,
+            &["-optace".to_string(), optace.as_str().to_string()],
+        );
         let label = format!("{dialect:?} model {seed} ({})", dir.join(&cat).display());
         if let Some(Answer::Error(e)) = theirs
             .iter()
@@ -119,6 +138,7 @@ fn run(
             macros: Some(macros.into()),
             variants: files_of_model.variants.clone(),
             interpret: true,
+            optace,
             ..Request::default()
         };
         let loaded = choose(&Library::new().include(dir), &Disk, &request).map_err(|e| match e {
@@ -152,8 +172,13 @@ fn run(
                     .par_iter()
                     .zip(&theirs)
                     .filter_map(|(f, t)| {
-                        let ours =
-                            run_hazmat_with(&*choice.model, choice.macros.as_deref(), f, timeout);
+                        let ours = run_hazmat_under(
+                            &*choice.model,
+                            choice.macros.as_deref(),
+                            f,
+                            timeout,
+                            optace,
+                        );
                         let d = compare(&ours, t)?;
                         let d = format!("{label} on {}: {d}", f.display());
                         Some(match known(&ours, t) {

@@ -361,6 +361,7 @@ fn a_timeout_on_the_test_or_on_a_variant_is_an_error_not_a_partial_table() {
         macros: None,
         timeout: Some(Duration::ZERO),
         native: true,
+        optace: hazmat_checker::models::optace::OptAce::Iico,
     };
     let q = Question::keep(Verdict::Never, Quantifier::Exists);
     let e = judge

@@ -301,6 +301,7 @@ fn check_file(
                 .timeout
                 .map(|s| start + Duration::from_secs_f64(s.max(0.0))),
             split: Split::Large,
+            optace: model_source.settings.optace,
             ..Default::default()
         },
         speedcheck: args.speedcheck,
@@ -345,7 +346,7 @@ fn check_file(
         })
     };
     if args.show != "none" {
-        match traces(&checked, m, args) {
+        match traces(&checked, m, model_source, args) {
             // Under --json, stdout holds JSON only; the drawings are in their files.
             Ok(t) if !args.json => result.text.push_str(&t),
             Ok(_) => {}
@@ -409,6 +410,7 @@ fn drawing_without_show(args: &CheckArgs) -> Option<String> {
 fn traces(
     checked: &hazmat_checker::Checked,
     m: &dyn hazmat_checker::models::model::MemoryModel,
+    model_source: &Chosen,
     args: &CheckArgs,
 ) -> Result<String, String> {
     use hazmat_checker::report::trace::{self, Format, Show};
@@ -421,6 +423,7 @@ fn traces(
         deadline: args
             .timeout
             .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+        optace: model_source.settings.optace,
         ..Default::default()
     };
     let (shown, total) =

@@ -725,6 +725,7 @@ fn run_one(
                 .timeout
                 .map(|s| start + Duration::from_secs_f64(s.min(1e9))),
             split: Split::Large,
+            optace: settings.optace,
             ..Default::default()
         },
         speedcheck: settings.speedcheck,
@@ -894,6 +895,7 @@ fn draw(
             .settings
             .timeout
             .map(|s| Instant::now() + Duration::from_secs_f64(s.min(1e9))),
+        optace: args.settings.optace,
         ..Default::default()
     };
     let nshow = args.settings.nshow.unwrap_or(usize::MAX);

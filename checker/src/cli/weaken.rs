@@ -68,6 +68,7 @@ pub(crate) fn weaken(args: WeakenArgs) -> u8 {
         exact_limit: args.exact_limit,
         budget: args.budget,
         max_changes: args.max_changes,
+        optace: chosen.settings.optace,
         ..Setup::new(
             chosen.model.as_ref(),
             chosen.kind == hazmat_checker::models::choose::Kind::Native,

@@ -66,6 +66,7 @@ use crate::exec::execution::{AnyExecution, Execution};
 use crate::exec::relation::{EventSet, Width};
 use crate::front::program::{Cell, Program, Prop};
 use crate::models::model::{JudgeAt, Judgement};
+use crate::models::optace::OptAce;
 use plan::{Canon, Stage, StageCounts};
 use std::time::Instant;
 use values::Known;
@@ -82,7 +83,7 @@ mod values;
 pub use driver::{enumerate, enumerate_with};
 pub use split::enumerate_split;
 
-/// Bounds on one enumeration.
+/// Bounds on one enumeration, and how herd7 builds the candidates it leaves to a model.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Limits {
     /// Stop after judging this many complete candidates.
@@ -98,6 +99,11 @@ pub struct Limits {
     /// rayon pool: the same states, counts of allowed executions, flags and errors, in
     /// less time on a machine with idle cores.
     pub split: Split,
+    /// How herd7 builds the candidates it gives a model file, and those of runs cut at a
+    /// loop's unrolling, which it marks before any model judges them (herd7's `-optace`,
+    /// [`OptAce`]): under `true`, fewer reads-from and final writes, and a `pco` that
+    /// holds what program order shows of coherence.
+    pub optace: OptAce,
 }
 
 /// When [`enumerate_split`] shares a search out among threads.

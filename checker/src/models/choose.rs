@@ -27,6 +27,7 @@ use super::cat::known::{self, KERNEL_VARIANT, Known};
 use super::cat::{CatModel, LoadError, Spec, load};
 use super::lkmm::Lkmm;
 use super::model::MemoryModel;
+use super::optace::OptAce;
 use super::rc11::Rc11;
 use crate::front::c11::Dialect;
 use crate::front::defs::{DefError, Macros};
@@ -58,6 +59,9 @@ pub struct Request {
     /// Take a kernel file that cannot be found for the kernel's own, by its name (as
     /// `hazmat herd7` does, so that `-conf linux-kernel.cfg` works anywhere).
     pub kernel_by_name: bool,
+    /// herd7's `-optace`: under `true`, herd7 sets the variant `cos-opt` for a model file
+    /// (the candidates it builds are the engine's business, [`crate::models::optace`]).
+    pub optace: OptAce,
 }
 
 /// herd7's model for C tests when none is named: `c11_partialSC.cat` (found as any model
@@ -79,6 +83,7 @@ impl Request {
             variants: settings.variants.clone(),
             skip: settings.skipchecks.clone(),
             strictskip: settings.strictskip,
+            optace: settings.optace,
             ..Request::default()
         }
     }
@@ -227,10 +232,17 @@ pub fn choose(
             macros,
         });
     }
+    // Under `-optace true`, herd7 runs a model file with the variant `cos-opt` set too
+    // (its `cos.cat` then starts from the `pco` herd7 computes); the other variants choose
+    // the model as given.
+    let mut variants = request.variants.clone();
+    if request.optace == OptAce::True && !variants.iter().any(|v| v == "cos-opt") {
+        variants.push("cos-opt".to_string());
+    }
     let spec = Spec {
         cat: request.cat.clone(),
         bell: request.bell.clone(),
-        variants: request.variants.clone(),
+        variants,
         skip: request.skip.clone(),
         strictskip: request.strictskip,
     };

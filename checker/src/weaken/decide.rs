@@ -17,6 +17,7 @@ use crate::exec::event::Tag;
 use crate::front::defs::Macros;
 use crate::front::program::{Instr, Op, Program, Quantifier};
 use crate::models::model::MemoryModel;
+use crate::models::optace::OptAce;
 use std::time::{Duration, Instant};
 
 /// What runs the variants.
@@ -31,6 +32,8 @@ pub struct Judge<'a> {
     /// Whether the model is one of hazmat's native models, whose only flag an ordering
     /// can change is the data race of a plain access.
     pub native: bool,
+    /// How herd7 builds the candidates (its `-optace`).
+    pub optace: OptAce,
 }
 
 /// What a search asks of a variant: does its speed check under `quantifier` give
@@ -101,6 +104,7 @@ impl Judge<'_> {
     fn limits(&self) -> Limits {
         Limits {
             deadline: self.timeout.map(|t| Instant::now() + t),
+            optace: self.optace,
             ..Default::default()
         }
     }

@@ -30,6 +30,7 @@ use crate::CheckError;
 use crate::engine::outcome::Verdict;
 use crate::front::defs::Macros;
 use crate::models::model::MemoryModel;
+use crate::models::optace::OptAce;
 use decide::{Fate, Judge, Question};
 use rayon::prelude::*;
 use site::{Site, Vocabulary};
@@ -56,6 +57,8 @@ pub struct Setup<'a> {
     pub budget: usize,
     /// The most changes in one strengthening.
     pub max_changes: usize,
+    /// How herd7 builds the candidates (its `-optace`, from the model's configuration).
+    pub optace: OptAce,
 }
 
 impl<'a> Setup<'a> {
@@ -70,6 +73,7 @@ impl<'a> Setup<'a> {
             exact_limit: 4096,
             budget: 4000,
             max_changes: 4,
+            optace: OptAce::Iico,
         }
     }
 }
@@ -247,6 +251,7 @@ pub fn analyse(source: &str, setup: &Setup<'_>) -> Result<Analysis, WeakenError>
         macros: setup.macros,
         timeout: setup.timeout,
         native: setup.native,
+        optace: setup.optace,
     };
     let outcome = crate::engine::decide::run(&program, setup.model, &judge_options(setup))
         .map_err(|error| {
@@ -349,6 +354,7 @@ fn judge_options(setup: &Setup<'_>) -> crate::engine::outcome::Options {
     crate::engine::outcome::Options {
         limits: crate::engine::enumerate::Limits {
             deadline: setup.timeout.map(|t| Instant::now() + t),
+            optace: setup.optace,
             ..Default::default()
         },
         ..Default::default()
@@ -379,6 +385,7 @@ pub fn variant_files(
         macros: setup.macros,
         timeout: setup.timeout,
         native: setup.native,
+        optace: setup.optace,
     };
     let mut wanted: Vec<(Vec<Site>, Assignment)> = Vec::new();
     let sites = analysis.sites.clone();

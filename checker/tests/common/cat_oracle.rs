@@ -13,6 +13,7 @@ use hazmat_checker::front::defs::Macros;
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::{CatModel, Library, Spec, load};
 use hazmat_checker::models::model::MemoryModel;
+use hazmat_checker::models::optace::OptAce;
 use hazmat_checker::report::read::{self, Summary};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -108,6 +109,17 @@ pub(crate) fn run_herd7(
     files: &[PathBuf],
     timeout: f64,
 ) -> Vec<Answer> {
+    run_herd7_with(herd7, model, files, timeout, &[])
+}
+
+/// [`run_herd7`] with herd7's options `extra` too (`-optace true`).
+pub(crate) fn run_herd7_with(
+    herd7: &Path,
+    model: &ModelFiles,
+    files: &[PathBuf],
+    timeout: f64,
+    extra: &[String],
+) -> Vec<Answer> {
     let names: Vec<String> = files.iter().map(|f| test_name(f)).collect();
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     // Batches of at most 50 files, and small enough for every core to get one.
@@ -139,7 +151,8 @@ pub(crate) fn run_herd7(
                         let Some(batch) = batches.get(b) else {
                             return mine;
                         };
-                        let answers = herd7_batch(herd7, model, files, &names, batch, timeout);
+                        let answers =
+                            herd7_batch(herd7, model, files, &names, batch, timeout, extra);
                         mine.extend(batch.iter().copied().zip(answers));
                     }
                 })
@@ -165,11 +178,13 @@ fn herd7_batch(
     names: &[String],
     batch: &[usize],
     timeout: f64,
+    extra: &[String],
 ) -> Vec<Answer> {
     let out = Command::new(herd7)
         .arg("-timeout")
         .arg(format!("{timeout}"))
         .args(model.herd7_args())
+        .args(extra)
         .args(batch.iter().map(|&i| &files[i]))
         .output();
     let Ok(out) = out else {
@@ -223,6 +238,17 @@ pub(crate) fn run_hazmat_with(
     file: &Path,
     timeout: Duration,
 ) -> Answer {
+    run_hazmat_under(model, macros, file, timeout, OptAce::Iico)
+}
+
+/// [`run_hazmat_with`] with the candidates built as herd7's `-optace` says.
+pub(crate) fn run_hazmat_under(
+    model: &dyn MemoryModel,
+    macros: Option<&Macros>,
+    file: &Path,
+    timeout: Duration,
+    optace: OptAce,
+) -> Answer {
     let Ok(source) = std::fs::read_to_string(file) else {
         return Answer::Error("unreadable".into());
     };
@@ -230,6 +256,7 @@ pub(crate) fn run_hazmat_with(
         limits: hazmat_checker::engine::enumerate::Limits {
             max_executions: None,
             deadline: Some(Instant::now() + timeout),
+            optace,
             ..Default::default()
         },
         speedcheck: false,

@@ -57,6 +57,9 @@ pub(crate) struct Herd7 {
     /// herd7's budget per test, in CPU seconds (its `-timeout`); a test it does not decide
     /// within it is undecided.
     pub(crate) timeout: f64,
+    /// How the configuration file has herd7 build the candidates (its `optace` key,
+    /// [`Herd7::find_conf`]), which hazmat's interpreter then builds alike.
+    pub(crate) optace: hazmat_checker::models::optace::OptAce,
 }
 
 impl Herd7 {
@@ -92,6 +95,7 @@ impl Herd7 {
             cat: None,
             macros: None,
             timeout: 10.0,
+            optace: Default::default(),
         })
     }
 
@@ -117,6 +121,7 @@ impl Herd7 {
             cat: None,
             macros: None,
             timeout: 10.0,
+            optace: Default::default(),
         })
     }
 
@@ -190,10 +195,15 @@ impl Herd7 {
         // as a value of its own, which the workers share.
         let choice =
             choose(&library, &Disk, &request).map_err(|e| format!("{}: {e:?}", cfg.display()))?;
+        // Under `optace true`, herd7 runs the model with the variant `cos-opt` too.
+        let mut variants = request.variants.clone();
+        if settings.optace == hazmat_checker::models::optace::OptAce::True {
+            variants.push("cos-opt".into());
+        }
         let spec = hazmat_checker::models::cat::Spec {
             cat: request.cat.clone(),
             bell: request.bell.clone(),
-            variants: request.variants.clone(),
+            variants,
             ..Default::default()
         };
         let model = hazmat_checker::models::cat::load(&library, &Disk, &spec)
@@ -207,6 +217,7 @@ impl Herd7 {
         ];
         h.cat = Some(std::sync::Arc::new(model));
         h.macros = choice.macros;
+        h.optace = settings.optace;
         Ok(h)
     }
 
@@ -390,21 +401,24 @@ pub(crate) fn hazmat_with(
     text: &str,
     timeout: Duration,
 ) -> Answer {
-    hazmat_with_macros(model, None, text, timeout)
+    hazmat_with_macros(model, None, text, timeout, Default::default())
 }
 
 /// hazmat's answer to the test `text`, its calls read by `macros` (the model's dialect
-/// when none), decided by `model` within `timeout`.
+/// when none), decided by `model` within `timeout`, its candidates built as herd7's
+/// `-optace` says.
 pub(crate) fn hazmat_with_macros(
     model: &dyn hazmat_checker::models::model::MemoryModel,
     macros: Option<&hazmat_checker::front::defs::Macros>,
     text: &str,
     timeout: Duration,
+    optace: hazmat_checker::models::optace::OptAce,
 ) -> Answer {
     let options = Options {
         limits: Limits {
             max_executions: None,
             deadline: Some(Instant::now() + timeout),
+            optace,
             ..Default::default()
         },
         speedcheck: false,
@@ -670,9 +684,13 @@ pub(crate) fn decide(
         let ours: Vec<Answer> = cases
             .iter()
             .map(|c| match &herd7.cat {
-                Some(m) => {
-                    hazmat_with_macros(m.as_ref(), herd7.macros.as_deref(), &c.text, timeout)
-                }
+                Some(m) => hazmat_with_macros(
+                    m.as_ref(),
+                    herd7.macros.as_deref(),
+                    &c.text,
+                    timeout,
+                    herd7.optace,
+                ),
                 None => hazmat_under(herd7.hazmat_model, &c.text, timeout),
             })
             .collect();

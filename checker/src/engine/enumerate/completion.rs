@@ -7,11 +7,13 @@
 //! first (a final write for each observed location, the filter and the goal on that final
 //! state) and reports every completion the model allows.
 
-use super::{Allowed, Flow, RunError, Search, Stop};
+use super::{Allowed, Flow, NONE, RunError, Search, Stop};
 use crate::engine::symmetry::Symmetry;
 use crate::exec::event::{Event, EventKind, Loc, Tag};
 use crate::exec::relation::{EventSet, Relation, Width};
+use crate::front::c11;
 use crate::front::program::Prop;
+use crate::models::optace::OptAce;
 use std::time::Instant;
 
 impl<W: Width> Search<'_, W> {
@@ -112,10 +114,14 @@ impl<W: Width> Search<'_, W> {
     }
 
     /// Whether some choice of final writes for the observed locations (as
-    /// [`complete_by_model`](Self::complete_by_model) makes them) gives a final state that
-    /// passes the filter and the speed-check goal.
+    /// [`complete_by_model`](Self::complete_by_model) makes them, whose `pco` is acyclic)
+    /// gives a final state that passes the filter and the speed-check goal.
     pub(super) fn some_final_state_passes(&mut self) -> bool {
-        if self.program.applied_filter().is_none() && self.goal.is_none() {
+        // Under herd7's default `-optace iico`, some choice always has an acyclic `pco`.
+        if self.program.applied_filter().is_none()
+            && self.goal.is_none()
+            && self.limits.optace == OptAce::Iico
+        {
             return true;
         }
         let mut passes = false;
@@ -143,11 +149,21 @@ impl<W: Width> Search<'_, W> {
                 .collect()
         };
         let ev = &self.exec.events;
+        let optace = self.limits.optace;
+        let po = &self.exec.po;
         let options: Vec<Vec<usize>> = self
             .exec
             .observed
             .iter()
-            .map(|l| writes_of(ev, l))
+            .map(|l| {
+                let mut writes = writes_of(ev, l);
+                if optace == OptAce::True {
+                    // A write that a later write of its thread overwrites is not final.
+                    let all = writes.clone();
+                    writes.retain(|&w| !all.iter().any(|&v| po.contains(w, v)));
+                }
+                writes
+            })
             .collect();
         let mut pco0 = Relation::empty(n);
         for l in 0..nlocs {
@@ -156,6 +172,9 @@ impl<W: Width> Search<'_, W> {
                     pco0.add(l, w);
                 }
             }
+        }
+        if optace == OptAce::True {
+            self.add_observed_coherence(&mut pco0);
         }
         let mut pick = vec![0usize; options.len()];
         loop {
@@ -189,6 +208,46 @@ impl<W: Width> Search<'_, W> {
                 }
                 pick[i] = 0;
                 i += 1;
+            }
+        }
+    }
+
+    /// Adds to `pco` what the threads' own accesses to one location show of the coherence
+    /// order, given reads-from, as herd7 adds it under `-optace true` (its `obsco`): for
+    /// two memory accesses of one location in program order, a write before a later
+    /// write, the write a read reads before a later write, a write before the write a
+    /// later read reads, and the write a read reads before the write a later read reads
+    /// (the last two when the writes differ). Lock events are not memory accesses to
+    /// herd7; nor is the program order between the two halves of a C11
+    /// read-modify-write, which herd7 builds as one event.
+    fn add_observed_coherence(&self, pco: &mut Relation<W>) {
+        let ev = &self.exec.events;
+        let memory = |e: usize| {
+            matches!(ev[e].kind, EventKind::Read | EventKind::Write)
+                && ev[e].loc.is_some()
+                && !ev[e].tags.is_lock()
+        };
+        // The write an access stands for: a write itself, the write a read reads.
+        let write_of = |e: usize| match ev[e].kind {
+            EventKind::Write => Some(e),
+            _ => Some(self.rf_src[e]).filter(|&w| w != NONE),
+        };
+        let nlocs = self.program.locs.len();
+        for a in (nlocs..ev.len()).filter(|&a| memory(a)) {
+            for b in self.exec.po.successors(a).iter() {
+                if !memory(b)
+                    || ev[b].loc != ev[a].loc
+                    || (self.exec.rmw.contains(a, b) && c11::is_single_event(ev[b].tags))
+                {
+                    continue;
+                }
+                let (Some(wa), Some(wb)) = (write_of(a), write_of(b)) else {
+                    continue;
+                };
+                // Two reads of one write, or a read of the write before it, show nothing.
+                if wa != wb || ev[b].kind == EventKind::Write {
+                    pco.add(wa, wb);
+                }
             }
         }
     }

@@ -21,6 +21,7 @@ use crate::exec::execution::Execution;
 use crate::exec::relation::{EventSet, Relation, Width, Words};
 use crate::front::program::{Cell, Program, Prop};
 use crate::models::model::{JudgeAt, MemoryModel};
+use crate::models::optace::OptAce;
 
 /// What the partial judgements at one stage have done so far in one search: how often
 /// they cut, and how much judging the partial executions they let through cost below.
@@ -415,11 +416,13 @@ impl<'a, W: Width> Search<'a, W> {
     /// reads-from for the ordinary reads of each location, from any write of it but those
     /// its own instruction makes after it (a read-modify-write's own write; herd7's
     /// `-optace iico`, its default with a model file), leaving what coherence allows to
-    /// the model; lock events are the model's.
+    /// the model; under `-optace true`, from no write after it in program order at all
+    /// (`OptAce`). Lock events are the model's.
     /// The lock reads, whose values herd7 does not track, read 0.
     fn plan_for_completion(&mut self) {
         let nlocs = self.program.locs.len();
         let ev = &self.exec.events;
+        let optace = self.limits.optace;
         let lock = |e: &Event| e.tags.is_lock();
         for l in 0..nlocs {
             let loc = Some(Loc(l as u32));
@@ -445,13 +448,19 @@ impl<'a, W: Width> Search<'a, W> {
                     Vec::new()
                 };
                 candidates.extend(writes.iter().copied().filter(|&w| {
-                    let same_instruction = match (self.origin[r], self.origin[w]) {
-                        (Some((t, i)), Some((u, j))) => {
-                            t == u && self.paths[t].events[i].stmt == self.paths[t].events[j].stmt
-                        }
-                        _ => false,
-                    };
-                    !(same_instruction && self.exec.po.contains(r, w))
+                    if !self.exec.po.contains(r, w) {
+                        return true;
+                    }
+                    match optace {
+                        OptAce::True => false,
+                        OptAce::Iico => !match (self.origin[r], self.origin[w]) {
+                            (Some((t, i)), Some((u, j))) => {
+                                t == u
+                                    && self.paths[t].events[i].stmt == self.paths[t].events[j].stmt
+                            }
+                            _ => false,
+                        },
+                    }
                 }));
                 choices.push(ReadChoice {
                     read: r,

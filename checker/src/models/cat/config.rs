@@ -30,6 +30,7 @@ use super::ast::Span;
 use super::error::{CatError, ErrorKind};
 use super::files::{FileSystem, Found, Library};
 use super::source::{Files, Origin};
+use crate::models::optace::OptAce;
 use keys::{Key, Use};
 
 /// How deep configuration files may read one another (`conf` lines), so that a file that
@@ -294,6 +295,9 @@ pub struct Settings {
     /// `strictskip`: the skipped checks are evaluated, and only the executions on which
     /// exactly the checks named fail are kept (see [`super::compile::compile`]).
     pub strictskip: bool,
+    /// `optace`: how herd7 builds the candidates it gives the model
+    /// ([`crate::models::optace`]).
+    pub optace: OptAce,
     /// `names` (and `-names`): files of the names of the tests to run, in order.
     pub names: Vec<String>,
     /// `excl` (and `-excl`): files of the names of the tests not to run, in order.
@@ -413,6 +417,14 @@ impl Settings {
             }
             "strictskip" => self.strictskip = value == "true",
             "outcomereads" => self.outcome_reads = value == "true",
+            "optace" => {
+                self.optace = OptAce::parse(value).ok_or(Refusal::Unsupported(
+                    "under `false` a read-modify-write may read its own write, a cycle of \
+                     values that herd7 solves in ways hazmat does not (through a \
+                     compare-exchange's expected value); hazmat builds the candidates as \
+                     `iico`, herd7's default, or `true` does",
+                ))?;
+            }
             // Without the keys that make executions bad or select faults, these change
             // nothing herd7 prints.
             "badexecs" | "dumpallfaults" => {}

@@ -347,14 +347,7 @@ pub const KEYS: &[Key] = &[
     key("skipchecks", Value::Text, Use::Run),
     key("strictskip", Value::Bool, Use::Run),
     key("unroll", Value::IntOrNone, Use::Run),
-    key(
-        "optace",
-        Value::Tags(OPTACE),
-        Use::Only(
-            &["iico"],
-            "hazmat builds the candidates as herd7's default, iico, does",
-        ),
-    ),
+    key("optace", Value::TagsAnyCase(OPTACE), Use::Run),
     key(
         "archcheck",
         Value::Bool,
