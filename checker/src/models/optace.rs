@@ -23,12 +23,13 @@
 //! - `false`: a read may read even its own instruction's later write (a kernel
 //!   read-modify-write's own write; a C11 one is one event to herd7, which never reads
 //!   itself); nothing else is left out. hazmat refuses it: the values of such a read go
-//!   round a cycle (`atomic_fetch_andnot(1, x)` reading itself reads what it writes), which
-//!   herd7 solves now and then through a compare-exchange's expected value, as it does
-//!   the C11 cycles hazmat's value solver leaves out, and every such read makes the search
-//!   larger. (Built as an experiment, such candidates gave herd7's answers on tests of
-//!   one read-modify-write, its `S2` names included, and fewer executions than herd7's on
-//!   programs with a `cmpxchg` beside the read-modify-write that reads itself.)
+//!   round a cycle (`atomic_fetch_andnot(1, x)` reading itself reads what it writes), and
+//!   every such read makes the search larger. (Built as an experiment, such candidates
+//!   gave herd7's answers on tests of one read-modify-write, its `S2` names included, and
+//!   fewer executions than herd7's on programs with a `cmpxchg` beside the
+//!   read-modify-write that reads itself, cycles herd7 solves through the exchange's
+//!   expected value; that was before `engine::enumerate::unify` solved such cycles as
+//!   herd7 does, and it has not been measured since.)
 //!
 //! A model that checks coherence (the kernel's, RC11, SC...) rejects every candidate
 //! `true` leaves out, so only a model without such a check answers differently; but the
