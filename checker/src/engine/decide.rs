@@ -53,6 +53,10 @@ struct Reading<'p> {
     speedcheck: bool,
     /// Whether some executions are images under the program's symmetry.
     symmetric: bool,
+    /// Whether every cell an image reads has its value from a cell read in the execution
+    /// built, so that the values read in an image follow from those read in the execution
+    /// built.
+    closed: bool,
 }
 
 /// The states, counts and flags of the allowed executions one part of a check met.
@@ -68,6 +72,14 @@ struct Collector {
     /// states are their first [`Program::shown`] columns, and an execution whose values
     /// were met before needs no evaluation of the condition.
     seen: foldhash::HashMap<Vec<Value>, bool>,
+    /// When [`Reading::closed`]: for each tuple of values an execution built under the
+    /// symmetry had, whether each of its images satisfies the condition (its images' tuples
+    /// are in `seen` then).
+    images: foldhash::HashMap<Vec<Value>, Vec<bool>>,
+    /// Whether each image of the execution built last satisfies the condition, as far as
+    /// its images were met, or all of them when `images` had its tuple (`images_known`).
+    image_sats: Vec<bool>,
+    images_known: bool,
     positive: u128,
     negative: u128,
     /// In the order first raised.
@@ -82,6 +94,9 @@ impl Collector {
             built: Vec::new(),
             symbolic: false,
             seen: foldhash::HashMap::default(),
+            images: foldhash::HashMap::default(),
+            image_sats: Vec::new(),
+            images_known: false,
             positive: 0,
             negative: 0,
             flags: Vec::new(),
@@ -91,25 +106,37 @@ impl Collector {
 
     /// Counts one allowed execution.
     fn visit(&mut self, r: &Reading<'_>, x: &Allowed<'_>) -> Flow {
-        self.read(r, x);
-        let values = &self.values;
-        if r.symmetric && values.iter().any(|v| matches!(v, Value::Sym(_))) {
-            self.symbolic = true;
-            return Flow::Stop;
-        }
         for f in &x.judgement.flags {
             if !self.flags.contains(f) {
                 self.flags.push(f);
             }
         }
-        // The enumeration has applied the filter.
-        let sat = match self.seen.get(values) {
-            Some(&sat) => sat,
-            None => {
-                let get =
-                    |c: Cell| values[r.read.iter().position(|&k| k == c).expect("a cell read")];
-                let sat = r.program.condition.prop.eval(&get);
-                self.seen.insert(values.clone(), sat);
+        let image = x.image().filter(|_| r.closed);
+        let sat = match image {
+            // An image of an execution built whose tuple was met before: its tuple was.
+            Some(j) if j > 0 && self.images_known => self.image_sats[j],
+            _ => {
+                self.read(r, x);
+                let values = &self.values;
+                if r.symmetric && values.iter().any(|v| matches!(v, Value::Sym(_))) {
+                    self.symbolic = true;
+                    return Flow::Stop;
+                }
+                // The enumeration has applied the filter.
+                let sat = match self.seen.get(values) {
+                    Some(&sat) => sat,
+                    None => {
+                        let get = |c: Cell| {
+                            values[r.read.iter().position(|&k| k == c).expect("a cell read")]
+                        };
+                        let sat = r.program.condition.prop.eval(&get);
+                        self.seen.insert(values.clone(), sat);
+                        sat
+                    }
+                };
+                if let Some(j) = image {
+                    self.record_image(j, sat, r.preimages.len());
+                }
                 sat
             }
         };
@@ -127,6 +154,31 @@ impl Collector {
             Flow::Stop
         } else {
             Flow::Continue
+        }
+    }
+
+    /// Keeps whether image `j` (of `order`) of the execution built last satisfies the
+    /// condition; at image 0, looks up the images of an execution built before with the
+    /// same tuple of values.
+    fn record_image(&mut self, j: usize, sat: bool, order: usize) {
+        if j == 0 {
+            match self.images.get(&self.values) {
+                Some(sats) => {
+                    self.image_sats.clone_from(sats);
+                    self.images_known = true;
+                }
+                None => {
+                    self.image_sats.clear();
+                    self.image_sats.push(sat);
+                    self.images_known = false;
+                }
+            }
+            return;
+        }
+        self.image_sats.push(sat);
+        if j + 1 == order {
+            self.images
+                .insert(self.built.clone(), self.image_sats.clone());
         }
     }
 
@@ -198,9 +250,11 @@ fn run_with(
             })
             .collect()
     });
+    let closed = preimages.iter().flatten().all(Option::is_some);
     let reading = Reading {
         program,
         read,
+        closed: symmetry.is_some() && closed,
         preimages,
         speedcheck: options.speedcheck,
         symmetric: symmetry.is_some(),

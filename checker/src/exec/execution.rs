@@ -47,6 +47,23 @@ pub struct Execution<W: Width = Words<1>> {
     /// condition, `locations` or filter): their co-last writes are herd7's final writes,
     /// cat's `FW`.
     pub observed: EventSet<W>,
+    /// Names the events (but their values), `po`, `rmw` and the dependencies: two
+    /// executions with the same nonzero `shape` have the same, so that a model may keep
+    /// what it computed from them without comparing them ([`Shape::fresh`]). 0 names
+    /// nothing.
+    pub shape: u64,
+}
+
+/// The source of [`Execution::shape`]s.
+pub struct Shape;
+
+impl Shape {
+    /// A shape no execution had before: the enumeration gives one to each combination
+    /// of thread paths, whose executions differ in `rf`, `co` and values only.
+    pub fn fresh() -> u64 {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl<W: Width> Execution<W> {
@@ -149,6 +166,7 @@ impl<W: Width> Execution<W> {
             data: self.data.to_width(),
             ctrl: self.ctrl.to_width(),
             observed: self.observed.to_width(),
+            shape: self.shape,
         }
     }
 }

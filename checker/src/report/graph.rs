@@ -427,6 +427,7 @@ mod tests {
             data: Relation::empty(n),
             ctrl: Relation::empty(n),
             observed: EventSet::EMPTY,
+            shape: 0,
         }
     }
 

@@ -206,6 +206,7 @@ impl<'a, W: Width> Search<'a, W> {
             data,
             ctrl,
             observed,
+            shape: crate::exec::execution::Shape::fresh(),
         };
         // Orders of a location's writes are tracked as bits of a `u64`.
         for l in 0..nlocs {

@@ -102,6 +102,7 @@ impl<W: Width> Merge<W> {
                 data: Relation::empty(m),
                 ctrl: Relation::empty(m),
                 observed: EventSet::EMPTY,
+                shape: 0,
             },
             both,
             of,
@@ -209,6 +210,7 @@ mod tests {
             data: Relation::from_pairs(4, [(1, 3), (2, 3)]),
             ctrl: Relation::empty(4),
             observed: EventSet::singleton(0),
+            shape: 0,
         };
         let mut m = Merge::of(&x).expect("one pair to merge");
         assert_eq!(m.exec.len(), 3);
@@ -241,6 +243,7 @@ mod tests {
             data: Relation::empty(1),
             ctrl: Relation::empty(1),
             observed: EventSet::EMPTY,
+            shape: 0,
         };
         assert!(Merge::of(&x).is_none());
     }

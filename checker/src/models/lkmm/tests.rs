@@ -104,6 +104,7 @@ impl Builder {
             data: Relation::from_pairs(n, self.data.iter().copied()),
             ctrl: Relation::empty(n),
             observed: self.observed.iter().copied().collect(),
+            shape: 0,
         }
     }
 }
