@@ -6,7 +6,10 @@
 //! to the next of a combination of thread paths: no relation is allocated or moved per
 //! candidate, and the relations that depend on `rf` alone (the dependencies after
 //! `carry-dep`, the fences, `cumul-fence` and its closure, most of `ppo`) are kept while
-//! consecutive candidates share their `rf`, as the coherence orders of one `rf` do.
+//! consecutive candidates share their `rf`, as the coherence orders of one `rf` do, and
+//! for the last `rf`s met ([`RfCache`]): the search places a location's coherence before
+//! the reads-from of the next locations, so one `rf` comes back once for each coherence
+//! order of the locations placed before.
 
 use super::Sets;
 use super::fixed::{Fences, Fixed};
@@ -155,9 +158,113 @@ pub(super) struct Workspace<W: Width = Words<1>> {
     overwrite: Relation<W>,
     /// `hb+`, when a strong fence or a grace period needs it.
     hb_plus: Relation<W>,
+    /// The relations of `rf` alone for the last `rf`s met.
+    cache: RfCache<W>,
     /// Scratch relations.
     t1: Relation<W>,
     t2: Relation<W>,
+}
+
+/// The relations [`Workspace::compute_rf`] computes from `rf` alone, as they were for
+/// one `rf`.
+#[derive(Clone, Debug)]
+struct OfRf<W: Width> {
+    rf: Relation<W>,
+    rfe: Relation<W>,
+    rfi: Relation<W>,
+    addr: Relation<W>,
+    data: Relation<W>,
+    ctrl: Relation<W>,
+    srcu_rscs: Relation<W>,
+    po_unlock_lock_po: Relation<W>,
+    fences: Fences<W>,
+    ppo_rf: Relation<W>,
+    rmw_sequence: Relation<W>,
+    cumul_fence: Relation<W>,
+    cumul_plus: Relation<W>,
+}
+
+/// How many relations an [`OfRf`] holds, to size the cache.
+const OF_RF_RELATIONS: usize = 17;
+
+/// The most bytes of relations an [`RfCache`] keeps.
+const RF_CACHE_BYTES: usize = 1 << 20;
+
+/// The most `rf`s an [`RfCache`] keeps: more than the candidates below one coherence
+/// order of the search's early locations in the tests that have many.
+const RF_CACHE_SLOTS: usize = 64;
+
+/// How many times `rf` changes between the candidates a workspace judges before its cache
+/// keeps any: a test with few candidates would pay for slots it never reads.
+pub(super) const RF_CACHE_AFTER: usize = 256;
+
+/// The relations of `rf` alone for the last `rf`s met, each in a slot, the oldest
+/// replaced first.
+#[derive(Clone, Debug)]
+struct RfCache<W: Width> {
+    /// How many `rf`s were computed, up to [`RF_CACHE_AFTER`].
+    computed: usize,
+    slots: Vec<OfRf<W>>,
+    /// The slot of each `rf` kept, by a hash of it.
+    index: foldhash::HashMap<u64, usize>,
+    /// The slot the next `rf` kept replaces, once every slot is taken.
+    next: usize,
+    /// How many slots the cache may take, for executions of its size.
+    capacity: usize,
+}
+
+impl<W: Width> RfCache<W> {
+    /// An empty cache for executions of `n` events.
+    fn new(n: usize) -> RfCache<W> {
+        let entry = OF_RF_RELATIONS * n.max(1) * std::mem::size_of::<EventSet<W>>();
+        RfCache {
+            computed: 0,
+            slots: Vec::new(),
+            index: foldhash::HashMap::default(),
+            next: 0,
+            capacity: (RF_CACHE_BYTES / entry).min(RF_CACHE_SLOTS),
+        }
+    }
+
+    fn hash(rf: &Relation<W>) -> u64 {
+        use std::hash::BuildHasher;
+        foldhash::fast::FixedState::default().hash_one(rf)
+    }
+
+    /// The slot that holds `rf`, if one does.
+    fn find(&self, rf: &Relation<W>) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let slot = *self.index.get(&Self::hash(rf))?;
+        (self.slots[slot].rf == *rf).then_some(slot)
+    }
+
+    /// The slot in which to keep the relations of `rf`, if the cache keeps any: a new one
+    /// while there is room, else the oldest, forgotten first.
+    fn slot_for(&mut self, rf: &Relation<W>, fill: impl FnOnce() -> OfRf<W>) -> Option<usize> {
+        if self.computed < RF_CACHE_AFTER {
+            self.computed += 1;
+            return None;
+        }
+        if self.capacity < 2 {
+            return None;
+        }
+        let slot = if self.slots.len() < self.capacity {
+            self.slots.push(fill());
+            self.slots.len() - 1
+        } else {
+            let slot = self.next;
+            self.next = (self.next + 1) % self.capacity;
+            let old = Self::hash(&self.slots[slot].rf);
+            if self.index.get(&old) == Some(&slot) {
+                self.index.remove(&old);
+            }
+            slot
+        };
+        self.index.insert(Self::hash(rf), slot);
+        Some(slot)
+    }
 }
 
 impl<W: Width> Workspace<W> {
@@ -170,6 +277,7 @@ impl<W: Width> Workspace<W> {
             ppo_rf: Relation::empty(n),
             overwrite: Relation::empty(n),
             hb_plus: Relation::empty(n),
+            cache: RfCache::new(n),
             t1: Relation::empty(n),
             t2: Relation::empty(n),
         }
@@ -179,6 +287,7 @@ impl<W: Width> Workspace<W> {
     pub(super) fn reset(&mut self, n: usize) {
         self.d.reset(n);
         self.rf_done = false;
+        self.cache = RfCache::new(n);
         for r in [
             &mut self.cumul_plus,
             &mut self.ppo_rf,
@@ -230,10 +339,69 @@ impl<W: Width> Workspace<W> {
             return Err("atomic");
         }
         if !self.rf_done {
-            self.compute_rf(x, s, f);
+            match self.cache.find(&x.rf) {
+                Some(slot) => self.restore_rf(slot),
+                None => {
+                    self.compute_rf(x, s, f);
+                    self.keep_rf();
+                }
+            }
             self.rf_done = true;
         }
         self.compute_co(x, s, f)
+    }
+
+    /// Keeps the relations of `rf` alone, just computed, in the cache.
+    fn keep_rf(&mut self) {
+        let n = self.d.rf.size();
+        let Some(slot) = self.cache.slot_for(&self.d.rf, || OfRf {
+            rf: Relation::empty(n),
+            rfe: Relation::empty(n),
+            rfi: Relation::empty(n),
+            addr: Relation::empty(n),
+            data: Relation::empty(n),
+            ctrl: Relation::empty(n),
+            srcu_rscs: Relation::empty(n),
+            po_unlock_lock_po: Relation::empty(n),
+            fences: Fences::empty(n),
+            ppo_rf: Relation::empty(n),
+            rmw_sequence: Relation::empty(n),
+            cumul_fence: Relation::empty(n),
+            cumul_plus: Relation::empty(n),
+        }) else {
+            return;
+        };
+        let (d, kept) = (&self.d, &mut self.cache.slots[slot]);
+        kept.rf.copy_from(&d.rf);
+        kept.rfe.copy_from(&d.rfe);
+        kept.rfi.copy_from(&d.rfi);
+        kept.addr.copy_from(&d.addr);
+        kept.data.copy_from(&d.data);
+        kept.ctrl.copy_from(&d.ctrl);
+        kept.srcu_rscs.copy_from(&d.srcu_rscs);
+        kept.po_unlock_lock_po.copy_from(&d.po_unlock_lock_po);
+        kept.fences.copy_from(&d.fences);
+        kept.ppo_rf.copy_from(&self.ppo_rf);
+        kept.rmw_sequence.copy_from(&d.rmw_sequence);
+        kept.cumul_fence.copy_from(&d.cumul_fence);
+        kept.cumul_plus.copy_from(&self.cumul_plus);
+    }
+
+    /// Takes the relations of `rf` alone from the cache's `slot`, which holds `d.rf`'s.
+    fn restore_rf(&mut self, slot: usize) {
+        let (d, kept) = (&mut self.d, &self.cache.slots[slot]);
+        d.rfe.copy_from(&kept.rfe);
+        d.rfi.copy_from(&kept.rfi);
+        d.addr.copy_from(&kept.addr);
+        d.data.copy_from(&kept.data);
+        d.ctrl.copy_from(&kept.ctrl);
+        d.srcu_rscs.copy_from(&kept.srcu_rscs);
+        d.po_unlock_lock_po.copy_from(&kept.po_unlock_lock_po);
+        d.fences.copy_from(&kept.fences);
+        self.ppo_rf.copy_from(&kept.ppo_rf);
+        d.rmw_sequence.copy_from(&kept.rmw_sequence);
+        d.cumul_fence.copy_from(&kept.cumul_fence);
+        self.cumul_plus.copy_from(&kept.cumul_plus);
     }
 
     /// Computes the relations that depend on `rf` alone.

@@ -473,3 +473,35 @@ fn is_locked_false_inside_own_critical_section_is_rejected() {
     b.co = vec![vec![2, lkw]];
     assert_eq!(judge(&b).rejected_by, Some("nested-is-locked"));
 }
+
+#[test]
+fn the_relations_kept_for_an_rf_met_before_judge_as_a_fresh_computation() {
+    // MP with wmb and rmb, under each of its four reads-from, judged in turn through one
+    // thread's skeleton (one shape) long enough for the workspace to keep every `rf`.
+    let variants: Vec<Execution> = (0..4)
+        .map(|k| {
+            let mut b = message_passing(Some(Tag::Wmb), Some(Tag::Rmb), Tag::Once, Tag::Once);
+            let (wx, wy, ry, rx) = (2, 4, 5, 7);
+            let from_y = if k & 1 == 1 { wy } else { 1 };
+            let from_x = if k & 2 == 2 { wx } else { 0 };
+            b.rf = vec![(from_y, ry), (from_x, rx)];
+            let mut x = b.build();
+            x.shape = u64::MAX;
+            x
+        })
+        .collect();
+    let fresh: Vec<bool> = variants
+        .iter()
+        .map(|x| judge_with(x, &Sets::new(x), &Fixed::new(x, &Sets::new(x))).allowed())
+        .collect();
+    assert_eq!(
+        fresh,
+        [true, false, true, true],
+        "only MP's forbidden outcome fails"
+    );
+    for round in 0..dynamic::RF_CACHE_AFTER + 64 {
+        for (x, &allowed) in variants.iter().zip(&fresh) {
+            assert_eq!(Lkmm.judge(x).allowed(), allowed, "round {round}");
+        }
+    }
+}
