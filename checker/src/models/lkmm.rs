@@ -317,7 +317,7 @@ fn judge_in<W: Width>(
         }
         return judgement;
     }
-    let dynamic = &work.d;
+    let dynamic = work.relations();
     let plain = PlainRelations::new(sets, fixed, dynamic);
     if !plain.coherent() {
         judgement.rejected_by = Some("plain-coherence");

@@ -75,6 +75,7 @@ impl<W: Width> Dynamic<W> {
     pub fn new(x: &Execution<W>, s: &Sets<W>, f: &Fixed<W>) -> Result<Dynamic<W>, &'static str> {
         let mut work = Workspace::new(s.n);
         work.check(x, s, f)?;
+        work.finish_rf();
         Ok(work.d)
     }
 
@@ -160,6 +161,9 @@ pub(super) struct Workspace<W: Width = Words<1>> {
     hb_plus: Relation<W>,
     /// The relations of `rf` alone for the last `rf`s met.
     cache: RfCache<W>,
+    /// The slot of `cache` that holds the relations of `d.rf` not yet taken back into
+    /// `d`: those the checks do not read ([`Workspace::restore_rf`]).
+    pending: Option<usize>,
     /// Scratch relations.
     t1: Relation<W>,
     t2: Relation<W>,
@@ -278,6 +282,7 @@ impl<W: Width> Workspace<W> {
             overwrite: Relation::empty(n),
             hb_plus: Relation::empty(n),
             cache: RfCache::new(n),
+            pending: None,
             t1: Relation::empty(n),
             t2: Relation::empty(n),
         }
@@ -288,6 +293,7 @@ impl<W: Width> Workspace<W> {
         self.d.reset(n);
         self.rf_done = false;
         self.cache = RfCache::new(n);
+        self.pending = None;
         for r in [
             &mut self.cumul_plus,
             &mut self.ppo_rf,
@@ -313,6 +319,7 @@ impl<W: Width> Workspace<W> {
     ) -> Result<(), &'static str> {
         if !(self.rf_done && self.d.rf == x.rf) {
             self.rf_done = false;
+            self.pending = None;
             self.d.rf.copy_from(&x.rf);
         }
         let (t1, t2) = (&mut self.t1, &mut self.t2);
@@ -387,10 +394,25 @@ impl<W: Width> Workspace<W> {
         kept.cumul_plus.copy_from(&self.cumul_plus);
     }
 
-    /// Takes the relations of `rf` alone from the cache's `slot`, which holds `d.rf`'s.
+    /// Takes the relations of `rf` alone that the checks read from the cache's `slot`,
+    /// which holds `d.rf`'s, and leaves the others there until [`Workspace::relations`]
+    /// needs them.
     fn restore_rf(&mut self, slot: usize) {
         let (d, kept) = (&mut self.d, &self.cache.slots[slot]);
         d.rfe.copy_from(&kept.rfe);
+        d.fences.strong.copy_from(&kept.fences.strong);
+        self.ppo_rf.copy_from(&kept.ppo_rf);
+        self.cumul_plus.copy_from(&kept.cumul_plus);
+        self.pending = Some(slot);
+    }
+
+    /// Takes back the relations of `rf` alone that [`Workspace::restore_rf`] left in the
+    /// cache.
+    fn finish_rf(&mut self) {
+        let Some(slot) = self.pending.take() else {
+            return;
+        };
+        let (d, kept) = (&mut self.d, &self.cache.slots[slot]);
         d.rfi.copy_from(&kept.rfi);
         d.addr.copy_from(&kept.addr);
         d.data.copy_from(&kept.data);
@@ -398,10 +420,14 @@ impl<W: Width> Workspace<W> {
         d.srcu_rscs.copy_from(&kept.srcu_rscs);
         d.po_unlock_lock_po.copy_from(&kept.po_unlock_lock_po);
         d.fences.copy_from(&kept.fences);
-        self.ppo_rf.copy_from(&kept.ppo_rf);
         d.rmw_sequence.copy_from(&kept.rmw_sequence);
         d.cumul_fence.copy_from(&kept.cumul_fence);
-        self.cumul_plus.copy_from(&kept.cumul_plus);
+    }
+
+    /// Every relation of the last execution checked, once [`Workspace::check`] passed.
+    pub(super) fn relations(&mut self) -> &Dynamic<W> {
+        self.finish_rf();
+        &self.d
     }
 
     /// Computes the relations that depend on `rf` alone.
@@ -603,6 +629,8 @@ impl<W: Width> Workspace<W> {
             d.rb.clear();
             return Ok(());
         }
+        self.finish_rf();
+        let (hb_plus, d) = (&self.hb_plus, &mut self.d);
         let hb_star = hb_plus.optional();
         let pb_star = d.pb.star();
         let rcu_link =

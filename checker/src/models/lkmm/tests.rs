@@ -474,34 +474,101 @@ fn is_locked_false_inside_own_critical_section_is_rejected() {
     assert_eq!(judge(&b).rejected_by, Some("nested-is-locked"));
 }
 
-#[test]
-fn the_relations_kept_for_an_rf_met_before_judge_as_a_fresh_computation() {
-    // MP with wmb and rmb, under each of its four reads-from, judged in turn through one
-    // thread's skeleton (one shape) long enough for the workspace to keep every `rf`.
-    let variants: Vec<Execution> = (0..4)
+/// Judges each of `variants` (executions of one shape that differ in `rf`) in turn
+/// through one thread's skeleton, long enough for its workspace to keep every `rf`, and
+/// checks each judgement against one computed afresh.
+fn judged_alike_when_kept(variants: &[Execution]) -> Vec<Judgement> {
+    let fresh: Vec<Judgement> = variants
+        .iter()
+        .map(|x| judge_with(x, &Sets::new(x), &Fixed::new(x, &Sets::new(x))))
+        .collect();
+    for round in 0..dynamic::RF_CACHE_AFTER + 64 {
+        for (x, judgement) in variants.iter().zip(&fresh) {
+            assert_eq!(&Lkmm.judge(x), judgement, "round {round}");
+        }
+    }
+    fresh
+}
+
+/// The four reads-from of MP's two reads, `from_y` and `from_x` the writes read when
+/// taken, and the initial writes otherwise.
+fn four_reads_from(
+    b: &mut Builder,
+    (ry, from_y): (usize, usize),
+    (rx, from_x): (usize, usize),
+    shape: u64,
+) -> Vec<Execution> {
+    (0..4)
         .map(|k| {
-            let mut b = message_passing(Some(Tag::Wmb), Some(Tag::Rmb), Tag::Once, Tag::Once);
-            let (wx, wy, ry, rx) = (2, 4, 5, 7);
-            let from_y = if k & 1 == 1 { wy } else { 1 };
-            let from_x = if k & 2 == 2 { wx } else { 0 };
-            b.rf = vec![(from_y, ry), (from_x, rx)];
+            let y = if k & 1 == 1 { from_y } else { 1 };
+            let x = if k & 2 == 2 { from_x } else { 0 };
+            b.rf = vec![(y, ry), (x, rx)];
             let mut x = b.build();
-            x.shape = u64::MAX;
+            x.shape = shape;
             x
         })
-        .collect();
-    let fresh: Vec<bool> = variants
-        .iter()
-        .map(|x| judge_with(x, &Sets::new(x), &Fixed::new(x, &Sets::new(x))).allowed())
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_relations_kept_for_an_rf_met_before_judge_as_a_fresh_computation() {
+    // MP with wmb and rmb: its events are 0 and 1 (initial), wx, wmb, wy, ry, rmb, rx.
+    let mut b = message_passing(Some(Tag::Wmb), Some(Tag::Rmb), Tag::Once, Tag::Once);
+    let fenced = judged_alike_when_kept(&four_reads_from(&mut b, (5, 4), (7, 2), u64::MAX));
+    let allowed: Vec<bool> = fenced.iter().map(Judgement::allowed).collect();
     assert_eq!(
-        fresh,
+        allowed,
         [true, false, true, true],
         "only MP's forbidden outcome fails"
     );
-    for round in 0..dynamic::RF_CACHE_AFTER + 64 {
-        for (x, &allowed) in variants.iter().zip(&fresh) {
-            assert_eq!(Lkmm.judge(x).allowed(), allowed, "round {round}");
-        }
-    }
+    // MP of plain x under release and acquire: the relations after the checks count too.
+    let mut b = Builder::new(2);
+    let wx = b.w(0, X, 1, &[]);
+    let wy = b.w(0, Y, 1, &[Tag::Release]);
+    let ry = b.r(1, Y, 1, &[Tag::Acquire]);
+    let rx = b.r(1, X, 1, &[]);
+    b.co = vec![vec![0, wx], vec![1, wy]];
+    let plain = judged_alike_when_kept(&four_reads_from(&mut b, (ry, wy), (rx, wx), u64::MAX - 1));
+    assert_eq!(plain[1].rejected_by, Some("plain-coherence"));
+    assert!(
+        plain.iter().any(|j| j.flags.contains(&"data-race")),
+        "{plain:?}"
+    );
+    // The same through a relaxed exchange, whose read makes or breaks the release
+    // sequence (`rmw-sequence`, which only the plain-access rules read after the checks).
+    let mut b = Builder::new(2);
+    let wx = b.w(0, X, 1, &[]);
+    let wy = b.w(0, Y, 1, &[Tag::Release]);
+    let (ry1, wy1) = (
+        b.r(1, Y, 1, &[Tag::Once, Tag::Rmw]),
+        b.w(1, Y, 2, &[Tag::Once, Tag::Rmw]),
+    );
+    b.rmw = vec![(ry1, wy1)];
+    let ry2 = b.r(2, Y, 2, &[Tag::Acquire]);
+    let rx = b.r(2, X, 1, &[]);
+    let variants: Vec<Execution> = (0..4)
+        .map(|k| {
+            let (from_y, co_y) = match k & 1 {
+                0 => (wy, vec![1, wy, wy1]),
+                _ => (1, vec![1, wy1, wy]),
+            };
+            b.rf = vec![
+                (from_y, ry1),
+                (wy1, ry2),
+                (if k & 2 == 0 { wx } else { 0 }, rx),
+            ];
+            b.co = vec![vec![0, wx], co_y];
+            let mut x = b.build();
+            x.shape = u64::MAX - 2;
+            x
+        })
+        .collect();
+    let sequence = judged_alike_when_kept(&variants);
+    assert_eq!(
+        sequence[0],
+        Judgement::default(),
+        "the release sequence orders x"
+    );
+    assert_eq!(sequence[1].flags, ["data-race"], "without it, x races");
+    assert!(!sequence[2].allowed(), "{sequence:?}");
 }
