@@ -40,7 +40,7 @@ use hazmat_checker::models::cat::ErrorKind;
 use hazmat_checker::models::cat::config::keys::{self, Value};
 use hazmat_checker::models::cat::config::maps::{self, Conditions, NameMap};
 use hazmat_checker::models::cat::config::{
-    self, ConfigError, Herd7Words, Places, Selection, Settings, io_message,
+    self, ConfigError, Herd7Words, Places, Selection, Settings, Speedcheck, io_message,
 };
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::known::{self, KERNEL_VARIANT};
@@ -728,7 +728,8 @@ fn run_one(
             optace: settings.optace,
             ..Default::default()
         },
-        speedcheck: settings.speedcheck,
+        speedcheck: settings.speedcheck == Speedcheck::Fast,
+        deciding_only: settings.speedcheck == Speedcheck::True,
         s128: settings.variants.iter().any(|v| v == "S128"),
         unroll: settings.unroll,
         // herd7 checks the threads of the test's own condition, not those of a `-conds`
@@ -763,7 +764,7 @@ fn run_one(
             failed: false,
         };
     }
-    if settings.speedcheck {
+    if settings.speedcheck == Speedcheck::Fast {
         speedcheck_as_herd7(&mut checked);
     }
     let radix = if settings.hexa {
@@ -803,11 +804,12 @@ fn run_one(
     }
 }
 
-/// A speed check's outcome as herd7 prints it: herd7 records only the executions that
-/// decide the condition (those satisfying the proposition for `exists` and `~exists`,
-/// failing it for `forall`), and reads its verdict from those counts as ever, while
-/// hazmat's speed check also counts the executions it met before, which could not be cut
-/// early.
+/// A speed check's outcome as herd7 prints it under `-speedcheck fast`: herd7 records
+/// only the executions that decide the condition (those satisfying the proposition for
+/// `exists` and `~exists`, failing it for `forall`), and reads its verdict from those
+/// counts as ever, while hazmat's speed check also counts the executions it met before,
+/// which could not be cut early. (`-speedcheck true` needs no such reading: hazmat counts
+/// the deciding executions only, all of them, as herd7 does: `Options::deciding_only`.)
 fn speedcheck_as_herd7(checked: &mut hazmat_checker::Checked) {
     use hazmat_checker::front::program::Quantifier;
     let p = &checked.program;
@@ -942,7 +944,7 @@ mod tests {
             "true",
         ])
         .expect("valid");
-        assert!(a.settings.speedcheck);
+        assert_eq!(a.settings.speedcheck, config::Speedcheck::Fast);
         assert!(a.settings.hexa);
         assert!(a.exit);
         assert_eq!(a.settings.timeout, Some(2.5));

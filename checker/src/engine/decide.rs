@@ -5,8 +5,10 @@
 //! group of images under the program's symmetry ([`crate::engine::symmetry`]), then every
 //! execution; in full mode the enumeration is shared out among the rayon pool's threads
 //! (`engine::enumerate::split`), and a speed check runs on the calling thread
-//! towards its goal. Each allowed execution is read into states, counts and flags by one
-//! `Collector` per part of the search, merged in the order of the parts.
+//! towards its goal, as does a count of the executions that can decide the condition
+//! (herd7's `-speedcheck true`), which goes on to the end. Each allowed execution is read
+//! into states, counts and flags by one `Collector` per part of the search, merged in the
+//! order of the parts.
 
 use crate::engine::enumerate::{Allowed, Flow, RunError, Stop, enumerate_split, enumerate_with};
 use crate::engine::outcome::{Options, Outcome, herd7_order};
@@ -51,6 +53,9 @@ struct Reading<'p> {
     /// value, when that cell is read too.
     preimages: Vec<Vec<Option<usize>>>,
     speedcheck: bool,
+    /// Whether only the executions that can decide the condition count
+    /// ([`Options::deciding_only`]).
+    deciding_only: bool,
     /// Whether some executions are images under the program's symmetry.
     symmetric: bool,
 }
@@ -97,31 +102,34 @@ impl Collector {
             self.symbolic = true;
             return Flow::Stop;
         }
+        // The enumeration has applied the filter.
+        let known = self.seen.get(values).copied();
+        let sat = known.unwrap_or_else(|| {
+            let get = |c: Cell| values[r.read.iter().position(|&k| k == c).expect("a cell read")];
+            r.program.condition.prop.eval(&get)
+        });
+        let decided = match r.program.condition.quantifier {
+            Quantifier::Exists | Quantifier::NotExists => sat,
+            Quantifier::Forall => !sat,
+        };
+        // The goal has cut every execution that cannot decide the condition already; one
+        // that came through all the same would not count.
+        if r.deciding_only && !decided {
+            return Flow::Continue;
+        }
+        if known.is_none() {
+            self.seen.insert(values.clone(), sat);
+        }
         for f in &x.judgement.flags {
             if !self.flags.contains(f) {
                 self.flags.push(f);
             }
         }
-        // The enumeration has applied the filter.
-        let sat = match self.seen.get(values) {
-            Some(&sat) => sat,
-            None => {
-                let get =
-                    |c: Cell| values[r.read.iter().position(|&k| k == c).expect("a cell read")];
-                let sat = r.program.condition.prop.eval(&get);
-                self.seen.insert(values.clone(), sat);
-                sat
-            }
-        };
         if sat {
             self.positive += 1;
         } else {
             self.negative += 1;
         }
-        let decided = match r.program.condition.quantifier {
-            Quantifier::Exists | Quantifier::NotExists => sat,
-            Quantifier::Forall => !sat,
-        };
         if r.speedcheck && decided {
             self.cut_short = true;
             Flow::Stop
@@ -203,13 +211,14 @@ fn run_with(
         read,
         preimages,
         speedcheck: options.speedcheck,
+        deciding_only: options.deciding_only,
         symmetric: symmetry.is_some(),
     };
     let quantifier = program.condition.quantifier;
     // In a speed check, only executions that can decide the condition matter: those that
     // satisfy the proposition (`exists`, `~exists`) or fail it (`forall`).
     let negated;
-    let goal = match (options.speedcheck, quantifier) {
+    let goal = match (options.speedcheck || options.deciding_only, quantifier) {
         (false, _) => None,
         (true, Quantifier::Forall) => {
             negated = Prop::Not(Box::new(program.condition.prop.clone()));
