@@ -676,9 +676,10 @@ fn run_one(
         Ok(None) => None,
         Ok(Some(c)) => Some(maps::with_condition(&source, &test, &c)),
         Err(e) => {
+            // herd7 parses the condition's text alone, in a file it names `""`.
             return One::failed(format!(
-                "Warning: File \"{}\", line {}, characters {}-{}: {} (in cond) (User error)\n",
-                e.file, e.line, e.columns.0, e.columns.1, e.message
+                "Warning: File \"\", line {}, characters {}-{}: {} (in cond) (User error)\n",
+                e.text_line, e.text_columns.0, e.text_columns.1, e.message
             ));
         }
     };
