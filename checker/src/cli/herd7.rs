@@ -867,6 +867,17 @@ fn check_error(file: &str, source: &str, e: &CheckError, dialect: Dialect) -> St
     if let Some(name) = hazmat_checker::models::cat::failed_assertion(&rendered) {
         return user_error(file, &format!("{name} assertion failed, check input test."));
     }
+    if let Some((model, line, col, width, name)) =
+        hazmat_checker::models::cat::unbound_var(&rendered)
+    {
+        // herd7 locates the name (or the `call`) in the model, and words this one without
+        // its test, its "Warning" and its "(User error)".
+        let from = col.saturating_sub(1);
+        return format!(
+            "File \"{model}\", line {line}, characters {from}-{}: unbound var: {name}\n",
+            from + width
+        );
+    }
     let first = rendered.lines().next().unwrap_or("");
     // `file:line:col: error: message` becomes herd7's located warning.
     let message = first
