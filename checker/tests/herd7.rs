@@ -354,6 +354,23 @@ fn errors_are_worded_and_coded_as_herd7_words_and_codes_them() {
     let version = herd7(&["-version"]);
     assert_eq!(version.status.code(), Some(0));
     assert!(text(&version.stdout).starts_with("7.58, Rev: hazmat "));
+    // herd7 prints its installation directory, the one -set-libdir names if given first,
+    // and exits, whatever follows (herd7 7.58: `/some/where`, exit code 0); hazmat has none
+    // of its own, its library being built in, and says so.
+    let libdir = herd7(&["-set-libdir", "/some/where", "-libdir", "-nosuch"]);
+    assert_eq!(libdir.status.code(), Some(0));
+    assert_eq!(text(&libdir.stdout), "/some/where\n");
+    let libdir = herd7(&["-libdir"]);
+    assert_eq!(libdir.status.code(), Some(2));
+    assert_eq!(text(&libdir.stdout), "");
+    assert!(
+        text(&libdir.stderr).contains(
+            "-libdir is not supported by hazmat as herd7: hazmat has no installation directory, \
+             its library of herd7's standard model files is built into the binary"
+        ),
+        "{}",
+        text(&libdir.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -143,17 +143,53 @@ impl Refusal {
     }
 }
 
+/// Why `-libdir` has no answer unless `-set-libdir` came first.
+const NO_LIBDIR: &str = "hazmat has no installation directory, its library of herd7's standard \
+                         model files is built into the binary (-set-libdir DIR names a directory \
+                         it looks in, which -libdir then prints)";
+
 /// Runs herd7's command line; `argv0` is the name it was started under, `args` the rest.
 /// Returns the exit code.
 pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
-    if args.iter().any(|a| a == "-version") && !args.iter().any(|a| a == "-help") {
-        // herd7 answers -version as soon as it reads it, whatever follows.
-        let before: Vec<&String> = args.iter().take_while(|a| *a != "-version").collect();
-        if let Err(r) = read_args(argv0, &before.into_iter().cloned().collect::<Vec<_>>()) {
-            return refuse(argv0, &r);
+    let answer = {
+        // The first -version or -libdir that is no option's value.
+        let mut i = 0;
+        loop {
+            match args.get(i).map(String::as_str) {
+                None => break None,
+                Some("-version" | "-libdir") => break Some(i),
+                Some(a) if a.starts_with('-') && matches!(arity(a), Some(Some(_))) => i += 2,
+                Some(_) => i += 1,
+            }
         }
-        println!("{VERSION}");
-        return 0;
+    };
+    if let Some(at) = answer
+        && !args.iter().any(|a| a == "-help")
+    {
+        // herd7 answers -version and -libdir as soon as it reads them, whatever follows.
+        let before = match read_args(argv0, &args[..at]) {
+            Ok(before) => before,
+            Err(r) => return refuse(argv0, &r),
+        };
+        if args[at] == "-version" {
+            println!("{VERSION}");
+            return 0;
+        }
+        // herd7 prints its installation directory, the one -set-libdir names if given
+        // first; hazmat's own has its library built in, and looks in that one only when
+        // it is named.
+        return match &before.places.libdir {
+            Some(dir) => {
+                println!("{}", dir.display());
+                0
+            }
+            None => refuse(
+                argv0,
+                &Refusal::plain(format!(
+                    "-libdir is not supported by hazmat as herd7: {NO_LIBDIR}"
+                )),
+            ),
+        };
     }
     if args.iter().any(|a| a == "-help" || a == "--help") {
         print!("{}", usage(argv0));
@@ -271,6 +307,7 @@ fn usage(argv0: &str) -> String {
         "Usage {argv0} [options] [test]*\n\
          hazmat, as herd7 (the Linux-kernel memory model natively, other models interpreted):\n  \
          -version  show version number and exit\n  \
+         -libdir  show the directory -set-libdir names and exit\n  \
          -set-libdir <path> set installation directory to <path>\n  \
          -v  show hazmat's own warnings about the tests\n  \
          -q  do not show diagnostics (the default)\n  \
@@ -452,7 +489,7 @@ fn apply(args: &mut Args, name: &str, v: &str) -> Result<(), Refusal> {
                 "hazmat starts no viewer: write the drawings with -o DIR and open them yourself",
             );
         }
-        "libdir" => return unsupported("hazmat has no such setting"),
+        "libdir" => return unsupported(NO_LIBDIR),
         _ => {
             if let Err(r) = args.settings.apply(name, v) {
                 return Err(match r {
