@@ -193,6 +193,17 @@ fn speedcheck_true_counts_every_execution_that_decides() {
         assert_eq!(text(&out.stderr), "", "{options:?}");
         assert_eq!(untimed(&text(&out.stdout)), herd7, "{options:?}");
     }
+    // herd7 draws only the executions it counts: MPx's two under `-show all`, none under
+    // `-show neg` (an empty file).
+    for (show, drawn) in [("all", 2), ("neg", 0)] {
+        let out = run(Command::new(env!("CARGO_BIN_EXE_hazmat"))
+            .args(["herd7", "-conf", "linux-kernel.cfg", "-speedcheck", "true"])
+            .args(["-show", show, "-o", show, "MPx.litmus"])
+            .current_dir(&dir));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let dot = std::fs::read_to_string(dir.join(show).join("MPx.dot")).expect("drawing");
+        assert_eq!(dot.matches("digraph").count(), drawn, "{show}: {dot}");
+    }
     // A C11 test under RC11, through `hazmat check --conf`.
     std::fs::write(
         dir.join("SBc.litmus"),

@@ -176,8 +176,8 @@ pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
             return 0;
         }
         // herd7 prints its installation directory, the one -set-libdir names if given
-        // first; hazmat's own has its library built in, and looks in that one only when
-        // it is named.
+        // first. hazmat has none, its library being built in: it answers only with the
+        // -set-libdir directory, where it looks for model files too.
         return match &before.places.libdir {
             Some(dir) => {
                 println!("{}", dir.display());
@@ -949,9 +949,27 @@ fn draw(
         optace: args.settings.optace,
         ..Default::default()
     };
-    let nshow = args.settings.nshow.unwrap_or(usize::MAX);
-    let (shown, total) =
-        trace::executions(p, model, show, nshow, &limits).map_err(|e| e.message)?;
+    let mut nshow = args.settings.nshow.unwrap_or(usize::MAX);
+    // herd7's speed check meets only the executions that can decide the condition (those
+    // satisfying the proposition, or failing it for `forall`), and `fast` only the first,
+    // so it draws no other; with nothing to draw, its file is empty.
+    let show = match args.settings.speedcheck {
+        Speedcheck::False => Some(show),
+        speed => {
+            if speed == Speedcheck::Fast {
+                nshow = nshow.min(1);
+            }
+            let forall =
+                p.condition.quantifier == hazmat_checker::front::program::Quantifier::Forall;
+            let deciding = if forall { Show::Counter } else { Show::Witness };
+            (show == Show::All || show == deciding).then_some(deciding)
+        }
+    };
+    let (shown, total) = match show {
+        Some(show) => trace::executions(p, model, show, nshow, &limits).map_err(|e| e.message)?,
+        None => (Vec::new(), 0),
+    };
+    let show = show.unwrap_or(Show::None);
     let mut text = String::new();
     for (i, x) in shown.iter().enumerate() {
         let title = format!(
