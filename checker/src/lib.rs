@@ -150,7 +150,7 @@ impl Engine {
                 model.dialect(),
                 None,
                 reading(options, model),
-                |p| engine::interp::run(p, &options.limits),
+                |p| engine::interp::run_counting(p, &options.limits, options.deciding_only),
             ),
         }
     }

@@ -106,6 +106,134 @@ fn speedcheck_prints_what_herd7s_prints() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// herd7's `-speedcheck true` (and the configuration's `speedcheck true`, which `hazmat
+/// check --conf` honours too) counts every allowed execution that can decide the
+/// condition, and no other, to the end: one satisfying the proposition for `exists` and
+/// `~exists`, one failing it for `forall`. The states, counts and flags are theirs (a
+/// data race in the others raises no flag, a run cut off by a loop in the others marks no
+/// `Loop`), and the verdict is read from those counts (`Never 0 0` for a `forall` that
+/// holds). The outputs are herd7 7.58's.
+#[test]
+fn speedcheck_true_counts_every_execution_that_decides() {
+    let dir = temp_dir("speedcheck-true");
+    let tests = [
+        (
+            "MPx",
+            "C MPx\n{}\n\
+             P0(int *x, int *y) { WRITE_ONCE(*x, 1); WRITE_ONCE(*y, 1); }\n\
+             P1(int *x, int *y) { int r0; int r1; r0 = READ_ONCE(*y); r1 = READ_ONCE(*x); }\n\
+             locations [1:r0;]\nexists (1:r1=1)\n",
+        ),
+        (
+            "WWR",
+            "C WWR\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nP1(int *x) { WRITE_ONCE(*x, 2); }\n\
+             P2(int *x) { int r0; int r1; r0 = READ_ONCE(*x); r1 = READ_ONCE(*x); }\n\
+             filter (2:r0=1)\nexists (2:r1=1)\n",
+        ),
+        (
+            "RaceOff",
+            "C RaceOff\n{}\n\
+             P0(int *x, int *y) { int r0; r0 = READ_ONCE(*x); if (r0 == 1) *y = 1; }\n\
+             P1(int *x, int *y) { int r1; WRITE_ONCE(*x, 1); r1 = *y; }\nexists (0:r0=0)\n",
+        ),
+        (
+            "SBne",
+            &*SB.replace("C SB", "C SBne")
+                .replace("exists (0:r0=0", "~exists (0:r0=0"),
+        ),
+        (
+            "Loop1",
+            "C Loop1\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\n\
+             P1(int *x) { int r0; r0 = READ_ONCE(*x); while (r0 == 0) r0 = READ_ONCE(*x); }\n\
+             exists (1:r0=1)\n",
+        ),
+        (
+            "SBfa2",
+            "C SBfa2\n{}\n\
+             P0(int *x, int *y) { int r0; WRITE_ONCE(*x, 1); smp_mb(); r0 = READ_ONCE(*y); }\n\
+             P1(int *x, int *y) { int r0; WRITE_ONCE(*y, 1); smp_mb(); r0 = READ_ONCE(*x); }\n\
+             forall (0:r0=1 \\/ 1:r0=1)\n",
+        ),
+    ];
+    let mut files = Vec::new();
+    for (name, source) in tests {
+        std::fs::write(dir.join(format!("{name}.litmus")), source).expect("test file");
+        files.push(format!("{name}.litmus"));
+    }
+    let herd7 = "Test MPx Allowed\nStates 2\n1:r0=0; 1:r1=1;\n1:r0=1; 1:r1=1;\nOk\nWitnesses\n\
+                 Positive: 2 Negative: 0\nCondition exists (1:r1=1)\n\
+                 Observation MPx Always 2 0\nHash=c774a2155939fa7eb36446b4c2400daa\n\n\
+                 Test WWR Allowed\nStates 1\n2:r1=1;\nOk\nWitnesses\nPositive: 2 Negative: 0\n\
+                 Condition exists (2:r1=1)\nObservation WWR Always 2 0\n\
+                 Hash=84dae5e3b971ae646881890eae8ee0b1\n\n\
+                 Test RaceOff Allowed\nStates 1\n0:r0=0;\nOk\nWitnesses\n\
+                 Positive: 1 Negative: 0\nCondition exists (0:r0=0)\n\
+                 Observation RaceOff Always 1 0\nHash=d1d50003a9c35ceb1fe171c71ed8f666\n\n\
+                 Test SBne Forbidden\nStates 1\n0:r0=0; 1:r0=0;\nNo\nWitnesses\n\
+                 Positive: 0 Negative: 1\nCondition ~exists (0:r0=0 /\\ 1:r0=0)\n\
+                 Observation SBne Always 1 0\nHash=f49bd0baebf1db2cbf88689f53c5389f\n\n\
+                 Test Loop1 Allowed\nStates 1\n1:r0=1;\nOk\nWitnesses\nPositive: 3 Negative: 0\n\
+                 Condition exists (1:r0=1)\nObservation Loop1 Always 3 0\n\
+                 Hash=743317dcc05501d8f99faf50a8cae137\n\n\
+                 Test SBfa2 Required\nStates 0\nOk\nWitnesses\nPositive: 0 Negative: 0\n\
+                 Condition forall (0:r0=1 \\/ 1:r0=1)\nObservation SBfa2 Never 0 0\n\
+                 Hash=ba81e616722eb9d0e2df9e8cbcba6f58\n\n";
+    std::fs::write(dir.join("speed.cfg"), "speedcheck true\n").expect("cfg");
+    for options in [
+        &["-speedcheck", "true"][..],
+        &["-speedcheck", "TRUE"][..],
+        &["-conf", "speed.cfg"][..],
+    ] {
+        let out = run(Command::new(env!("CARGO_BIN_EXE_hazmat"))
+            .args(["herd7", "-conf", "linux-kernel.cfg"])
+            .args(options)
+            .args(&files)
+            .current_dir(&dir));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stderr), "", "{options:?}");
+        assert_eq!(untimed(&text(&out.stdout)), herd7, "{options:?}");
+    }
+    // herd7 draws only the executions it counts: MPx's two under `-show all`, none under
+    // `-show neg` (an empty file).
+    for (show, drawn) in [("all", 2), ("neg", 0)] {
+        let out = run(Command::new(env!("CARGO_BIN_EXE_hazmat"))
+            .args(["herd7", "-conf", "linux-kernel.cfg", "-speedcheck", "true"])
+            .args(["-show", show, "-o", show, "MPx.litmus"])
+            .current_dir(&dir));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let dot = std::fs::read_to_string(dir.join(show).join("MPx.dot")).expect("drawing");
+        assert_eq!(dot.matches("digraph").count(), drawn, "{show}: {dot}");
+    }
+    // A C11 test under RC11, through `hazmat check --conf`.
+    std::fs::write(
+        dir.join("SBc.litmus"),
+        "C SBc\n{}\n\
+         P0(atomic_int *x, atomic_int *y) { atomic_store_explicit(x, 1, memory_order_relaxed); \
+         int r0 = atomic_load_explicit(y, memory_order_relaxed); }\n\
+         P1(atomic_int *x, atomic_int *y) { atomic_store_explicit(y, 1, memory_order_relaxed); \
+         int r0 = atomic_load_explicit(x, memory_order_relaxed); }\n\
+         locations [1:r0;]\nexists (0:r0=0)\n",
+    )
+    .expect("test file");
+    std::fs::write(dir.join("rc11.cfg"), "model rc11.cat\nspeedcheck true\n").expect("cfg");
+    let herd7 = "Test SBc Allowed\nStates 2\n0:r0=0; 1:r0=0;\n0:r0=0; 1:r0=1;\nOk\nWitnesses\n\
+                 Positive: 2 Negative: 0\nCondition exists (0:r0=0)\n\
+                 Observation SBc Always 2 0\nHash=da31e869db921e429793b8485ac239c4\n\n";
+    for command in [
+        &["herd7", "-conf", "rc11.cfg"][..],
+        &["herd7", "-model", "rc11.cat", "-speedcheck", "true"][..],
+        &["check", "--conf", "rc11.cfg"][..],
+    ] {
+        let out = run(Command::new(env!("CARGO_BIN_EXE_hazmat"))
+            .args(command)
+            .arg("SBc.litmus")
+            .current_dir(&dir));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(untimed(&text(&out.stdout)), herd7, "{command:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Without files on the command line, their names come from stdin; `-show` with `-o DIR`
 /// writes the executions shown to `DIR/NAME.dot`.
 #[test]
@@ -237,6 +365,23 @@ fn errors_are_worded_and_coded_as_herd7_words_and_codes_them() {
     let version = herd7(&["-version"]);
     assert_eq!(version.status.code(), Some(0));
     assert!(text(&version.stdout).starts_with("7.58, Rev: hazmat "));
+    // herd7 prints its installation directory, the one -set-libdir names if given first,
+    // and exits, whatever follows (herd7 7.58: `/some/where`, exit code 0); hazmat has none
+    // of its own, its library being built in, and says so.
+    let libdir = herd7(&["-set-libdir", "/some/where", "-libdir", "-nosuch"]);
+    assert_eq!(libdir.status.code(), Some(0));
+    assert_eq!(text(&libdir.stdout), "/some/where\n");
+    let libdir = herd7(&["-libdir"]);
+    assert_eq!(libdir.status.code(), Some(2));
+    assert_eq!(text(&libdir.stdout), "");
+    assert!(
+        text(&libdir.stderr).contains(
+            "-libdir is not supported by hazmat as herd7: hazmat has no installation directory, \
+             its library of herd7's standard model files is built into the binary"
+        ),
+        "{}",
+        text(&libdir.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

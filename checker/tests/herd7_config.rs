@@ -583,8 +583,9 @@ fn names_and_excl_select_tests_by_name() {
 /// spellings of `exists`: `final p`, `(p)`, `observed`; nothing is `forall (true)`),
 /// shows the locations of that condition, and prints the test's hash as written; a test
 /// the file does not name keeps its own. Within a file the later line wins, across files
-/// the first file. A condition that does not parse is that test's warning, located in the
-/// file; a line herd7 cannot read stops the run with herd7's located error.
+/// the first file. A condition that does not parse is that test's warning, located as herd7
+/// locates it, in the condition's text alone (in the file `""`); a line herd7 cannot read
+/// stops the run with herd7's located error.
 #[test]
 fn conds_replace_the_condition_of_the_tests_they_name() {
     let dir = temp_dir("conds");
@@ -695,8 +696,8 @@ fn conds_replace_the_condition_of_the_tests_they_name() {
         );
         same_as_herd7(&dir, &all);
     }
-    // A condition that does not parse: the test's warning, located in the file, and the
-    // run goes on.
+    // A condition that does not parse: the test's warning, located in the condition's text
+    // as herd7 locates it, and the run goes on.
     std::fs::write(
         dir.join("bad.txt"),
         "LB2 \"exists (0:r0=1)\"\nLB \"exists 0:r0=1;\"\n",
@@ -708,14 +709,17 @@ fn conds_replace_the_condition_of_the_tests_they_name() {
     let out = hazmat(&dir, &args);
     assert_eq!(
         text(&out.stderr),
-        "Warning: File \"bad.txt\", line 2, characters 17-18: expected the end of the \
-         condition, found `;` (in cond) (User error)\n"
+        "Warning: File \"\", line 1, characters 13-14: expected the end of the condition, \
+         found `;` (in cond) (User error)\n"
     );
     assert!(!text(&out.stdout).contains("Test LB "));
     assert!(text(&out.stdout).contains("Observation LB2 Sometimes 1 2\n"));
     assert_eq!(out.status.code(), Some(0));
     if let Some(theirs) = oracle(&dir, &args[1..]) {
-        assert!(text(&theirs.stderr).contains("unexpected ';' (in cond) (User error)"));
+        assert_eq!(
+            text(&theirs.stderr),
+            "Warning: File \"\", line 1, characters 13-14: unexpected ';' (in cond) (User error)\n"
+        );
         assert_eq!(untimed(&text(&theirs.stdout)), untimed(&text(&out.stdout)));
     }
     // A line herd7 cannot read, or a file it cannot open, stops the run.

@@ -7,6 +7,7 @@
 use super::model::{Chosen, ModelArgs};
 use super::{expand, render};
 use hazmat_checker::engine::enumerate::{Limits, Split};
+use hazmat_checker::models::cat::config::Speedcheck;
 use hazmat_checker::report::expected;
 use hazmat_checker::report::write::{self, SummaryRow};
 use hazmat_checker::{Engine, Options};
@@ -74,6 +75,10 @@ pub(crate) struct CheckArgs {
     /// `outcomereads true` asks (herd7's `-outcomereads`).
     #[arg(skip)]
     outcome_reads: bool,
+    /// Only the executions that can decide the condition count, every one of them, as a
+    /// configuration file's `speedcheck true` asks (herd7's `-speedcheck true`).
+    #[arg(skip)]
+    deciding_only: bool,
 }
 
 /// What happened to one file.
@@ -118,7 +123,8 @@ pub(crate) fn check(mut args: CheckArgs) -> u8 {
         }
     };
     // The configuration's options, where the command line gives none.
-    args.speedcheck |= chosen.settings.speedcheck;
+    args.speedcheck |= chosen.settings.speedcheck == Speedcheck::Fast;
+    args.deciding_only = chosen.settings.speedcheck == Speedcheck::True;
     args.timeout = args.timeout.or(chosen.settings.timeout);
     args.hexa = chosen.settings.hexa;
     args.outcome_reads = chosen.settings.outcome_reads;
@@ -305,6 +311,7 @@ fn check_file(
             ..Default::default()
         },
         speedcheck: args.speedcheck,
+        deciding_only: args.deciding_only,
         unroll: args.unroll,
         outcome_reads: args.outcome_reads,
         ..Default::default()

@@ -40,7 +40,7 @@ use hazmat_checker::models::cat::ErrorKind;
 use hazmat_checker::models::cat::config::keys::{self, Value};
 use hazmat_checker::models::cat::config::maps::{self, Conditions, NameMap};
 use hazmat_checker::models::cat::config::{
-    self, ConfigError, Herd7Words, Places, Selection, Settings, io_message,
+    self, ConfigError, Herd7Words, Places, Selection, Settings, Speedcheck, io_message,
 };
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::known::{self, KERNEL_VARIANT};
@@ -143,17 +143,53 @@ impl Refusal {
     }
 }
 
+/// Why `-libdir` has no answer unless `-set-libdir` came first.
+const NO_LIBDIR: &str = "hazmat has no installation directory, its library of herd7's standard \
+                         model files is built into the binary (-set-libdir DIR names a directory \
+                         it looks in, which -libdir then prints)";
+
 /// Runs herd7's command line; `argv0` is the name it was started under, `args` the rest.
 /// Returns the exit code.
 pub(crate) fn main(argv0: &str, args: &[String]) -> u8 {
-    if args.iter().any(|a| a == "-version") && !args.iter().any(|a| a == "-help") {
-        // herd7 answers -version as soon as it reads it, whatever follows.
-        let before: Vec<&String> = args.iter().take_while(|a| *a != "-version").collect();
-        if let Err(r) = read_args(argv0, &before.into_iter().cloned().collect::<Vec<_>>()) {
-            return refuse(argv0, &r);
+    let answer = {
+        // The first -version or -libdir that is no option's value.
+        let mut i = 0;
+        loop {
+            match args.get(i).map(String::as_str) {
+                None => break None,
+                Some("-version" | "-libdir") => break Some(i),
+                Some(a) if a.starts_with('-') && matches!(arity(a), Some(Some(_))) => i += 2,
+                Some(_) => i += 1,
+            }
         }
-        println!("{VERSION}");
-        return 0;
+    };
+    if let Some(at) = answer
+        && !args.iter().any(|a| a == "-help")
+    {
+        // herd7 answers -version and -libdir as soon as it reads them, whatever follows.
+        let before = match read_args(argv0, &args[..at]) {
+            Ok(before) => before,
+            Err(r) => return refuse(argv0, &r),
+        };
+        if args[at] == "-version" {
+            println!("{VERSION}");
+            return 0;
+        }
+        // herd7 prints its installation directory, the one -set-libdir names if given
+        // first. hazmat has none, its library being built in: it answers only with the
+        // -set-libdir directory, where it looks for model files too.
+        return match &before.places.libdir {
+            Some(dir) => {
+                println!("{}", dir.display());
+                0
+            }
+            None => refuse(
+                argv0,
+                &Refusal::plain(format!(
+                    "-libdir is not supported by hazmat as herd7: {NO_LIBDIR}"
+                )),
+            ),
+        };
     }
     if args.iter().any(|a| a == "-help" || a == "--help") {
         print!("{}", usage(argv0));
@@ -271,6 +307,7 @@ fn usage(argv0: &str) -> String {
         "Usage {argv0} [options] [test]*\n\
          hazmat, as herd7 (the Linux-kernel memory model natively, other models interpreted):\n  \
          -version  show version number and exit\n  \
+         -libdir  show the directory -set-libdir names and exit\n  \
          -set-libdir <path> set installation directory to <path>\n  \
          -v  show hazmat's own warnings about the tests\n  \
          -q  do not show diagnostics (the default)\n  \
@@ -452,7 +489,7 @@ fn apply(args: &mut Args, name: &str, v: &str) -> Result<(), Refusal> {
                 "hazmat starts no viewer: write the drawings with -o DIR and open them yourself",
             );
         }
-        "libdir" => return unsupported("hazmat has no such setting"),
+        "libdir" => return unsupported(NO_LIBDIR),
         _ => {
             if let Err(r) = args.settings.apply(name, v) {
                 return Err(match r {
@@ -676,9 +713,10 @@ fn run_one(
         Ok(None) => None,
         Ok(Some(c)) => Some(maps::with_condition(&source, &test, &c)),
         Err(e) => {
+            // herd7 parses the condition's text alone, in a file it names `""`.
             return One::failed(format!(
-                "Warning: File \"{}\", line {}, characters {}-{}: {} (in cond) (User error)\n",
-                e.file, e.line, e.columns.0, e.columns.1, e.message
+                "Warning: File \"\", line {}, characters {}-{}: {} (in cond) (User error)\n",
+                e.text_line, e.text_columns.0, e.text_columns.1, e.message
             ));
         }
     };
@@ -728,7 +766,8 @@ fn run_one(
             optace: settings.optace,
             ..Default::default()
         },
-        speedcheck: settings.speedcheck,
+        speedcheck: settings.speedcheck == Speedcheck::Fast,
+        deciding_only: settings.speedcheck == Speedcheck::True,
         s128: settings.variants.iter().any(|v| v == "S128"),
         unroll: settings.unroll,
         // herd7 checks the threads of the test's own condition, not those of a `-conds`
@@ -763,7 +802,7 @@ fn run_one(
             failed: false,
         };
     }
-    if settings.speedcheck {
+    if settings.speedcheck == Speedcheck::Fast {
         speedcheck_as_herd7(&mut checked);
     }
     let radix = if settings.hexa {
@@ -803,11 +842,12 @@ fn run_one(
     }
 }
 
-/// A speed check's outcome as herd7 prints it: herd7 records only the executions that
-/// decide the condition (those satisfying the proposition for `exists` and `~exists`,
-/// failing it for `forall`), and reads its verdict from those counts as ever, while
-/// hazmat's speed check also counts the executions it met before, which could not be cut
-/// early.
+/// A speed check's outcome as herd7 prints it under `-speedcheck fast`: herd7 records
+/// only the executions that decide the condition (those satisfying the proposition for
+/// `exists` and `~exists`, failing it for `forall`), and reads its verdict from those
+/// counts as ever, while hazmat's speed check also counts the executions it met before,
+/// which could not be cut early. (`-speedcheck true` needs no such reading: hazmat counts
+/// the deciding executions only, all of them, as herd7 does: `Options::deciding_only`.)
 fn speedcheck_as_herd7(checked: &mut hazmat_checker::Checked) {
     use hazmat_checker::front::program::Quantifier;
     let p = &checked.program;
@@ -864,6 +904,17 @@ fn check_error(file: &str, source: &str, e: &CheckError, dialect: Dialect) -> St
     if let Some(name) = hazmat_checker::models::cat::failed_assertion(&rendered) {
         return user_error(file, &format!("{name} assertion failed, check input test."));
     }
+    if let Some((model, line, col, width, name)) =
+        hazmat_checker::models::cat::unbound_var(&rendered)
+    {
+        // herd7 locates the name (or the `call`) in the model, and words this one without
+        // its test, its "Warning" and its "(User error)".
+        let from = col.saturating_sub(1);
+        return format!(
+            "File \"{model}\", line {line}, characters {from}-{}: unbound var: {name}\n",
+            from + width
+        );
+    }
     let first = rendered.lines().next().unwrap_or("");
     // `file:line:col: error: message` becomes herd7's located warning.
     let message = first
@@ -898,9 +949,27 @@ fn draw(
         optace: args.settings.optace,
         ..Default::default()
     };
-    let nshow = args.settings.nshow.unwrap_or(usize::MAX);
-    let (shown, total) =
-        trace::executions(p, model, show, nshow, &limits).map_err(|e| e.message)?;
+    let mut nshow = args.settings.nshow.unwrap_or(usize::MAX);
+    // herd7's speed check meets only the executions that can decide the condition (those
+    // satisfying the proposition, or failing it for `forall`), and `fast` only the first,
+    // so it draws no other; with nothing to draw, its file is empty.
+    let show = match args.settings.speedcheck {
+        Speedcheck::False => Some(show),
+        speed => {
+            if speed == Speedcheck::Fast {
+                nshow = nshow.min(1);
+            }
+            let forall =
+                p.condition.quantifier == hazmat_checker::front::program::Quantifier::Forall;
+            let deciding = if forall { Show::Counter } else { Show::Witness };
+            (show == Show::All || show == deciding).then_some(deciding)
+        }
+    };
+    let (shown, total) = match show {
+        Some(show) => trace::executions(p, model, show, nshow, &limits).map_err(|e| e.message)?,
+        None => (Vec::new(), 0),
+    };
+    let show = show.unwrap_or(Show::None);
     let mut text = String::new();
     for (i, x) in shown.iter().enumerate() {
         let title = format!(
@@ -942,7 +1011,7 @@ mod tests {
             "true",
         ])
         .expect("valid");
-        assert!(a.settings.speedcheck);
+        assert_eq!(a.settings.speedcheck, config::Speedcheck::Fast);
         assert!(a.settings.hexa);
         assert!(a.exit);
         assert_eq!(a.settings.timeout, Some(2.5));

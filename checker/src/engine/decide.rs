@@ -5,8 +5,10 @@
 //! group of images under the program's symmetry ([`crate::engine::symmetry`]), then every
 //! execution; in full mode the enumeration is shared out among the rayon pool's threads
 //! (`engine::enumerate::split`), and a speed check runs on the calling thread
-//! towards its goal. Each allowed execution is read into states, counts and flags by one
-//! `Collector` per part of the search, merged in the order of the parts.
+//! towards its goal, as does a count of the executions that can decide the condition
+//! (herd7's `-speedcheck true`), which goes on to the end. Each allowed execution is read
+//! into states, counts and flags by one `Collector` per part of the search, merged in the
+//! order of the parts.
 
 use crate::engine::enumerate::{Allowed, Flow, RunError, Stop, enumerate_split, enumerate_with};
 use crate::engine::outcome::{Options, Outcome, herd7_order};
@@ -51,6 +53,9 @@ struct Reading<'p> {
     /// value, when that cell is read too.
     preimages: Vec<Vec<Option<usize>>>,
     speedcheck: bool,
+    /// Whether only the executions that can decide the condition count
+    /// ([`Options::deciding_only`]).
+    deciding_only: bool,
     /// Whether some executions are images under the program's symmetry.
     symmetric: bool,
     /// Whether every cell an image reads has its value from a cell read in the execution
@@ -106,11 +111,10 @@ impl Collector {
 
     /// Counts one allowed execution.
     fn visit(&mut self, r: &Reading<'_>, x: &Allowed<'_>) -> Flow {
-        for f in &x.judgement.flags {
-            if !self.flags.contains(f) {
-                self.flags.push(f);
-            }
-        }
+        let decides = |sat: bool| match r.program.condition.quantifier {
+            Quantifier::Exists | Quantifier::NotExists => sat,
+            Quantifier::Forall => !sat,
+        };
         let image = x.image().filter(|_| r.closed);
         let sat = match image {
             // An image of an execution built whose tuple was met before: its tuple was.
@@ -123,32 +127,40 @@ impl Collector {
                     return Flow::Stop;
                 }
                 // The enumeration has applied the filter.
-                let sat = match self.seen.get(values) {
-                    Some(&sat) => sat,
-                    None => {
-                        let get = |c: Cell| {
-                            values[r.read.iter().position(|&k| k == c).expect("a cell read")]
-                        };
-                        let sat = r.program.condition.prop.eval(&get);
-                        self.seen.insert(values.clone(), sat);
-                        sat
-                    }
-                };
+                let known = self.seen.get(values).copied();
+                let sat = known.unwrap_or_else(|| {
+                    let get =
+                        |c: Cell| values[r.read.iter().position(|&k| k == c).expect("a cell read")];
+                    r.program.condition.prop.eval(&get)
+                });
                 if let Some(j) = image {
                     self.record_image(j, sat, r.preimages.len());
+                }
+                // The goal has cut every execution that cannot decide the condition
+                // already; one that came through all the same would not count.
+                if r.deciding_only && !decides(sat) {
+                    return Flow::Continue;
+                }
+                if known.is_none() {
+                    self.seen.insert(self.values.clone(), sat);
                 }
                 sat
             }
         };
+        let decided = decides(sat);
+        if r.deciding_only && !decided {
+            return Flow::Continue;
+        }
+        for f in &x.judgement.flags {
+            if !self.flags.contains(f) {
+                self.flags.push(f);
+            }
+        }
         if sat {
             self.positive += 1;
         } else {
             self.negative += 1;
         }
-        let decided = match r.program.condition.quantifier {
-            Quantifier::Exists | Quantifier::NotExists => sat,
-            Quantifier::Forall => !sat,
-        };
         if r.speedcheck && decided {
             self.cut_short = true;
             Flow::Stop
@@ -257,13 +269,14 @@ fn run_with(
         closed: symmetry.is_some() && closed,
         preimages,
         speedcheck: options.speedcheck,
+        deciding_only: options.deciding_only,
         symmetric: symmetry.is_some(),
     };
     let quantifier = program.condition.quantifier;
     // In a speed check, only executions that can decide the condition matter: those that
     // satisfy the proposition (`exists`, `~exists`) or fail it (`forall`).
     let negated;
-    let goal = match (options.speedcheck, quantifier) {
+    let goal = match (options.speedcheck || options.deciding_only, quantifier) {
         (false, _) => None,
         (true, Quantifier::Forall) => {
             negated = Prop::Not(Box::new(program.condition.prop.clone()));

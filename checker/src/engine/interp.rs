@@ -36,7 +36,7 @@ use crate::engine::outcome::Outcome;
 use crate::engine::paths::truth;
 use crate::exec::event::{Loc, Value};
 use crate::front::program::{
-    BinOp, Cell, Expr, Instr, Op, Program, RmwWrite, apply_binary, apply_unary,
+    BinOp, Cell, Expr, Instr, Op, Program, Quantifier, RmwWrite, apply_binary, apply_unary,
 };
 use shuttle::scheduler::{DfsScheduler, Schedule, Scheduler, Task, TaskId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -80,6 +80,16 @@ struct Found {
 /// stops the search, the outcome is `Unknown` with the reason.
 /// `stats.candidates` counts interleavings, `stats.allowed` distinct executions.
 pub fn run(program: &Program, limits: &Limits) -> Result<Outcome, RunError> {
+    run_counting(program, limits, false)
+}
+
+/// [`run`], counting only the executions that can decide the condition when
+/// `deciding_only` is set ([`crate::engine::outcome::Options::deciding_only`]).
+pub fn run_counting(
+    program: &Program,
+    limits: &Limits,
+    deciding_only: bool,
+) -> Result<Outcome, RunError> {
     refuse_unsupported(program)?;
     let program = Arc::new(program.clone());
     let found = Arc::new(Mutex::new(Found::default()));
@@ -116,11 +126,17 @@ pub fn run(program: &Program, limits: &Limits) -> Result<Outcome, RunError> {
             limits.max_executions.unwrap_or(found.interleavings)
         ))
     };
-    Ok(summarise(&program, found, unknown))
+    Ok(summarise(&program, found, unknown, deciding_only))
 }
 
-/// Sums up the executions found, as the axiomatic engine does.
-fn summarise(program: &Program, found: Found, unknown: Option<String>) -> Outcome {
+/// Sums up the executions found, as the axiomatic engine does: with `deciding_only`,
+/// those that can decide the condition only.
+fn summarise(
+    program: &Program,
+    found: Found,
+    unknown: Option<String>,
+    deciding_only: bool,
+) -> Outcome {
     let mut states = BTreeSet::new();
     let (mut positive, mut negative) = (0, 0);
     let index: BTreeMap<Cell, usize> = all_cells(program)
@@ -136,8 +152,12 @@ fn summarise(program: &Program, found: Found, unknown: Option<String>) -> Outcom
         {
             continue;
         }
+        let sat = program.condition.prop.eval(&get);
+        if deciding_only && sat == (program.condition.quantifier == Quantifier::Forall) {
+            continue;
+        }
         states.insert(program.shown.iter().map(|&c| get(c)).collect::<Vec<_>>());
-        if program.condition.prop.eval(&get) {
+        if sat {
             positive += 1;
         } else {
             negative += 1;

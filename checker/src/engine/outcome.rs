@@ -44,6 +44,14 @@ pub struct Options {
     /// are cut and the enumeration stops at the first that does, so the verdict says
     /// whether the condition can hold but the states and counts are partial.
     pub speedcheck: bool,
+    /// Count only the allowed executions that can decide the condition (herd7's
+    /// `-speedcheck true`): those whose final state satisfies the proposition, for
+    /// `exists` and `~exists`, or fails it, for `forall`. The others are cut as a speed
+    /// check cuts them, but the enumeration goes on to the end, so the states, counts and
+    /// flags are those of every deciding execution, and the verdict is read from them as
+    /// from a full run's (`Always` when there is one and the proposition holds on it,
+    /// `Never` when there is none). With [`Options::speedcheck`], it stops at the first.
+    pub deciding_only: bool,
     /// Enumerate the whole test even when it splits into pieces that can be counted one by
     /// one (`engine::pieces`); tests set it to hold the two to the same outcome.
     pub whole: bool,

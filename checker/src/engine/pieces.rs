@@ -128,6 +128,7 @@ pub(crate) fn run(
     options: &Options,
 ) -> Option<Result<Outcome, RunError>> {
     if options.speedcheck
+        || options.deciding_only
         || options.whole
         || options.limits.max_executions.is_some()
         || program.filter.is_some()

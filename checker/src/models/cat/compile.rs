@@ -646,6 +646,36 @@ struct Frame {
     siblings: Vec<String>,
 }
 
+/// Where a model reads a name it defines nowhere, from the diagnostic that reports it
+/// (`PATH:LINE:COL: error: `NAME` is not defined...`, as [`Compiler`] words it and
+/// [`crate::models::cat::CatModel`] renders it, with carets under the place): the file as
+/// named, the 1-based line and column, the width of the place in characters (the
+/// carets', or the name's), and the name; for herd7's wording of it, `unbound var: NAME`.
+pub fn unbound_var(message: &str) -> Option<(&str, usize, usize, usize, &str)> {
+    let mut lines = message.lines();
+    let first = lines.next()?;
+    let (head, rest) = first.split_once(": error: `")?;
+    let (name, rest) = rest.split_once('`')?;
+    if !rest.starts_with(" is not defined") {
+        return None;
+    }
+    let at = head.rsplit_once(": ").map_or(head, |(_, at)| at);
+    let mut parts = at.rsplitn(3, ':');
+    let col = parts.next()?.parse().ok()?;
+    let line = parts.next()?.parse().ok()?;
+    let path = parts.next()?;
+    // The first caret line underlines the place: `  |     ^^^^`.
+    let width = lines
+        .take(3)
+        .find_map(|l| {
+            let (_, marks) = l.split_once('|')?;
+            let marks = marks.trim();
+            (!marks.is_empty() && marks.chars().all(|c| c == '^')).then(|| marks.chars().count())
+        })
+        .unwrap_or_else(|| name.chars().count());
+    Some((path, line, col, width, name))
+}
+
 struct Compiler<'a> {
     globals: usize,
     scopes: Vec<Scope>,

@@ -256,6 +256,33 @@ pub fn io_message(e: &std::io::Error) -> String {
     }
 }
 
+/// herd7's speed check (`-speedcheck`, the `speedcheck` key): which executions it counts,
+/// and whether it stops at the first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Speedcheck {
+    /// `false`, the default: every allowed execution.
+    #[default]
+    False,
+    /// `true`: every allowed execution that can decide the condition (one whose final
+    /// state satisfies the proposition, for `exists` and `~exists`, or fails it, for
+    /// `forall`), and no other; herd7 reads its verdict from those counts as ever.
+    True,
+    /// `fast`: as `true`, stopping at the first such execution.
+    Fast,
+}
+
+impl Speedcheck {
+    /// The setting herd7 names `tag`, in any case.
+    pub fn parse(tag: &str) -> Option<Speedcheck> {
+        match tag.to_ascii_lowercase().as_str() {
+            "false" => Some(Speedcheck::False),
+            "true" => Some(Speedcheck::True),
+            "fast" => Some(Speedcheck::Fast),
+            _ => None,
+        }
+    }
+}
+
 /// What the options and configuration lines read so far set, the later one winning:
 /// the model's files and where they are looked for, and the options hazmat honours.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -273,7 +300,7 @@ pub struct Settings {
     /// `timeout`: seconds of a test's run, if bounded.
     pub timeout: Option<f64>,
     /// `speedcheck`: decide the condition only (`true` or `fast`).
-    pub speedcheck: bool,
+    pub speedcheck: Speedcheck,
     /// `hexa`: values printed in hexadecimal.
     pub hexa: bool,
     /// `show`: which executions herd7 draws (its tag: `prop`, `all`, `neg`, `cond`,
@@ -394,7 +421,7 @@ impl Settings {
             "timeout" => {
                 self.timeout = (value != "none").then(|| float(value).max(0.0));
             }
-            "speedcheck" => self.speedcheck = value != "false",
+            "speedcheck" => self.speedcheck = Speedcheck::parse(value).unwrap_or_default(),
             "hexa" => self.hexa = value == "true",
             "show" => self.show = Some(value.to_string()),
             "nshow" => self.nshow = usize::try_from(int(value)).ok(),

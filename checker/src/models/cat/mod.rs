@@ -20,6 +20,7 @@ pub use parser::{normalized, parse};
 pub use source::{Files, Origin, SourceFile};
 pub(crate) mod compile;
 pub(crate) mod eval;
+pub use compile::unbound_var;
 pub use eval::failed_assertion;
 pub mod load;
 mod merge;

@@ -364,7 +364,7 @@ pub const KEYS: &[Key] = &[
             "hazmat's executions always have their initial writes, as herd7's have them by default",
         ),
     ),
-    key("speedcheck", Value::Tags(SPEEDCHECK), Use::Run),
+    key("speedcheck", Value::TagsAnyCase(SPEEDCHECK), Use::Run),
     key("badexecs", Value::Bool, Use::Run),
     key(
         "badflag",

@@ -126,6 +126,11 @@ pub struct CondError {
     /// The 0-based columns, in characters, of the offending text on that line, as herd7
     /// gives its `characters A-B`.
     pub columns: (usize, usize),
+    /// The 1-based line in the condition's text alone, where herd7 locates it (in a file
+    /// it names `""`).
+    pub text_line: usize,
+    /// The 0-based columns on that line of the condition's text alone.
+    pub text_columns: (usize, usize),
     /// What is wrong, starting lowercase.
     pub message: String,
 }
@@ -153,6 +158,8 @@ impl Conditions {
                     file: e.file.clone(),
                     line,
                     columns: (from, from + width),
+                    text_line: p.line,
+                    text_columns: (p.col - 1, p.col - 1 + width),
                     message: p.message,
                 }
             })?;
