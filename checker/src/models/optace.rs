@@ -27,6 +27,10 @@
 //!   reading itself reads what it writes), which the enumeration solves as herd7's
 //!   equations do, through a compare-exchange's expected value too
 //!   (`engine::enumerate::unify`), or leaves unsolved with herd7's name for it (`S2`).
+//!   FIXME: under a model without the kernel's `lock.cat`, herd7 stops on some tests whose
+//!   read-modify-write has an address computed from a value read, at a candidate that
+//!   makes that address another location and multiplies an address
+//!   (`Illegal operation * on constants p+-1 and 0`); hazmat decides them.
 //!
 //! A model that checks coherence (the kernel's, RC11, SC...) rejects every candidate
 //! `true` leaves out, so only a model without such a check answers differently; the
