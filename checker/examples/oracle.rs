@@ -7,6 +7,7 @@
 //! cargo run --release -p hazmat-checker --example oracle -- --cat c11_partialSC.cat --cases 2000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --cat rc11.cat --no-macros --cases 2000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --conf OLD-LKMM/linux-kernel.cfg --cases 2000 --out DIR
+//! cargo run --release -p hazmat-checker --example oracle -- --optace false --cases 2000 --out DIR
 //! cargo run --release -p hazmat-checker --example oracle -- --vars 5 --without plain,lock,rcu --cases 3000 --out DIR
 //! ```
 //!
@@ -29,6 +30,7 @@
 mod oracle;
 
 use clap::Parser;
+use hazmat_checker::models::optace::OptAce;
 use hazmat_checker::testkit::generate::{Class, Config};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -97,6 +99,10 @@ struct Args {
     /// and `--cat` are then ignored.
     #[arg(long)]
     conf: Option<PathBuf>,
+    /// How herd7 builds the candidates (`iico`, `true` or `false`), passed to it as
+    /// `-optace TAG` after the options that choose the model, and to hazmat alike.
+    #[arg(long)]
+    optace: Option<String>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -128,7 +134,12 @@ fn main() -> anyhow::Result<()> {
     let herd7 = match found {
         Ok(mut h) => {
             h.timeout = args.timeout;
-            h
+            match &args.optace {
+                None => h,
+                Some(tag) => h.with_optace(OptAce::parse(tag).ok_or_else(|| {
+                    anyhow::anyhow!("unknown -optace `{tag}`; the tags are iico, true, false")
+                })?),
+            }
         }
         Err(why) => anyhow::bail!("oracle absent: {why}"),
     };

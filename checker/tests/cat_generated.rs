@@ -12,8 +12,9 @@
 //! says so. `HAZMAT_GENERATED_MODELS` sets the number of models per dialect (24 unless
 //! set), `HAZMAT_GENERATED_MODELS_SEED` the first seed (1 unless set), and
 //! `HAZMAT_GENERATED_MODELS_STRIDE` the sample of the corpus (every 120th test of each
-//! folder unless set), and `HAZMAT_GENERATED_MODELS_OPTACE=true` gives both tools herd7's
-//! `-optace true` (`iico`, herd7's default, unless set): thousands of models run offline
+//! folder unless set), and `HAZMAT_GENERATED_MODELS_OPTACE=true` (or `false`) gives both
+//! tools herd7's `-optace true` (`iico`, herd7's default, unless set): thousands of models
+//! run offline
 //! the same way. A failing run's
 //! folder of models and programs is kept, a passing one's too under
 //! `HAZMAT_GENERATED_MODELS_KEEP`.
@@ -66,8 +67,9 @@ struct Tally {
 /// names it (`iico`, herd7's default, unless set).
 fn optace() -> OptAce {
     std::env::var("HAZMAT_GENERATED_MODELS_OPTACE").map_or(OptAce::Iico, |v| {
-        OptAce::parse(&v)
-            .unwrap_or_else(|| panic!("HAZMAT_GENERATED_MODELS_OPTACE={v}: not iico or true"))
+        OptAce::parse(&v).unwrap_or_else(|| {
+            panic!("HAZMAT_GENERATED_MODELS_OPTACE={v}: not iico, true or false")
+        })
     })
 }
 

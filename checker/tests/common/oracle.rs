@@ -221,6 +221,14 @@ impl Herd7 {
         Ok(h)
     }
 
+    /// herd7 with `-optace TAG` added to its options, and hazmat building the candidates
+    /// alike, natively or in its interpreter.
+    pub(crate) fn with_optace(mut self, optace: hazmat_checker::models::optace::OptAce) -> Herd7 {
+        self.args.extend(["-optace".into(), optace.as_str().into()]);
+        self.optace = optace;
+        self
+    }
+
     /// How many candidates herd7 loses on the test `NAME.litmus` of `dir` ([`lost_in_debug_output`]),
     /// from a run of its own with `-debug solver`.
     pub(crate) fn lost_candidates(&self, dir: &Path, name: &str) -> usize {
@@ -691,7 +699,10 @@ pub(crate) fn decide(
                     timeout,
                     herd7.optace,
                 ),
-                None => hazmat_under(herd7.hazmat_model, &c.text, timeout),
+                None => match hazmat_checker::model(herd7.hazmat_model) {
+                    Ok(m) => hazmat_with_macros(m.as_ref(), None, &c.text, timeout, herd7.optace),
+                    Err(e) => Answer::Rejected(e.to_string()),
+                },
             })
             .collect();
         (

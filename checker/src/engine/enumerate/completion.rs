@@ -117,10 +117,11 @@ impl<W: Width> Search<'_, W> {
     /// [`complete_by_model`](Self::complete_by_model) makes them, whose `pco` is acyclic)
     /// gives a final state that passes the filter and the speed-check goal.
     pub(super) fn some_final_state_passes(&mut self) -> bool {
-        // Under herd7's default `-optace iico`, some choice always has an acyclic `pco`.
+        // Under herd7's default `-optace iico` (and `false`), some choice always has an
+        // acyclic `pco`.
         if self.program.applied_filter().is_none()
             && self.goal.is_none()
-            && self.limits.optace == OptAce::Iico
+            && self.limits.optace != OptAce::True
         {
             return true;
         }

@@ -19,6 +19,7 @@ use crate::engine::symmetry::Symmetry;
 use crate::exec::event::{Event, EventKind, Loc, Tag, Tags};
 use crate::exec::execution::Execution;
 use crate::exec::relation::{EventSet, Relation, Width, Words};
+use crate::front::c11;
 use crate::front::program::{Cell, Program, Prop};
 use crate::models::model::{JudgeAt, MemoryModel};
 use crate::models::optace::OptAce;
@@ -417,8 +418,9 @@ impl<'a, W: Width> Search<'a, W> {
     /// reads-from for the ordinary reads of each location, from any write of it but those
     /// its own instruction makes after it (a read-modify-write's own write; herd7's
     /// `-optace iico`, its default with a model file), leaving what coherence allows to
-    /// the model; under `-optace true`, from no write after it in program order at all
-    /// (`OptAce`). Lock events are the model's.
+    /// the model; under `-optace true`, from no write after it in program order at all;
+    /// under `-optace false`, from any write but a C11 read-modify-write's own, herd7's
+    /// one event (`OptAce`). Lock events are the model's.
     /// The lock reads, whose values herd7 does not track, read 0.
     fn plan_for_completion(&mut self) {
         let nlocs = self.program.locs.len();
@@ -453,6 +455,11 @@ impl<'a, W: Width> Search<'a, W> {
                         return true;
                     }
                     match optace {
+                        // A C11 read-modify-write is one event to herd7, which never
+                        // reads itself.
+                        OptAce::False => {
+                            !(self.exec.rmw.contains(r, w) && c11::is_single_event(ev[w].tags))
+                        }
                         OptAce::True => false,
                         OptAce::Iico => !match (self.origin[r], self.origin[w]) {
                             (Some((t, i)), Some((u, j))) => {

@@ -445,12 +445,10 @@ impl Settings {
             "strictskip" => self.strictskip = value == "true",
             "outcomereads" => self.outcome_reads = value == "true",
             "optace" => {
-                self.optace = OptAce::parse(value).ok_or(Refusal::Unsupported(
-                    "under `false` a read-modify-write may read its own write, a cycle of \
-                     values that herd7 solves in ways hazmat does not (through a \
-                     compare-exchange's expected value); hazmat builds the candidates as \
-                     `iico`, herd7's default, or `true` does",
-                ))?;
+                // The keys' table has checked the tag already.
+                if let Some(optace) = OptAce::parse(value) {
+                    self.optace = optace;
+                }
             }
             // Without the keys that make executions bad or select faults, these change
             // nothing herd7 prints.

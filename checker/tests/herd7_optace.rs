@@ -1,0 +1,307 @@
+//! herd7's `-optace` (and the configuration key `optace`), as both of hazmat's command
+//! lines read it (`models::optace`): how herd7 builds the candidates it gives a model,
+//! which only a model without a check of coherence of its own sees, and the runs cut at a
+//! loop's unrolling under any model.
+//!
+//! Each test asserts hazmat's own answer, then compares it with herd7's when herd7 is
+//! present (`$HAZMAT_ORACLE` or `../shared/oracle/herd7`). Every file a test needs is
+//! written here, built into hazmat or in this package's `tests/lkmm-history`, so none
+//! needs the shared folder.
+
+#[path = "common/herd7_cli.rs"]
+mod herd7_cli;
+#[path = "common/untimed.rs"]
+mod untimed;
+
+use herd7_cli::{hazmat, same_as_herd7, text};
+use std::path::{Path, PathBuf};
+use untimed::untimed;
+
+/// A fresh temporary directory for one test.
+fn temp_dir(tag: &str) -> PathBuf {
+    herd7_cli::temp_dir(&format!("herd7-optace-{tag}"))
+}
+
+/// A thread that reads `x` before it writes it twice, beside another write of `x`: a read
+/// of a later write of its own thread, a read of an overwritten write, and an overwritten
+/// final write are each left out by herd7's `-optace true`, and by a model's coherence.
+const OPTACE: &str = "C OA\n{}\n\
+    P0(atomic_int *x) { int r0; r0 = atomic_load_explicit(x, memory_order_relaxed); \
+    atomic_store_explicit(x, 1, memory_order_relaxed); \
+    atomic_store_explicit(x, 2, memory_order_relaxed); }\n\
+    P1(atomic_int *x) { atomic_store_explicit(x, 3, memory_order_relaxed); }\n\
+    exists (0:r0=1 \\/ x=1)\n";
+
+/// A spin loop whose runs cut at the unrolling read the initial value after the thread's
+/// own write: herd7 marks them `Loop` under `-optace iico`, and builds none under `true`.
+const SPIN: &str = "C OL\n{}\n\
+    P0(atomic_int *x) { int r0; atomic_store_explicit(x, 1, memory_order_relaxed); \
+    r0 = atomic_load_explicit(x, memory_order_relaxed); \
+    while (r0 == 0) { r0 = atomic_load_explicit(x, memory_order_relaxed); } }\n\
+    exists (0:r0=1)\n";
+
+/// herd7's `-optace true` (and a configuration's `optace true`, in any case) builds fewer
+/// candidates: a read reads no write after it in its thread, nor one a write between the
+/// two overwrites, and a write a later one of its thread overwrites is not final; `pco`
+/// holds what each thread's accesses show of coherence (a cycle drops the candidate) and
+/// the model runs with the variant `cos-opt`, so `cos.cat` generates coherence orders from
+/// it. A model with no check of coherence answers otherwise (12 states, 3 under `true`);
+/// `cos.cat` alone gives other counts; RC11, which checks coherence, gives the same answer,
+/// but for the runs cut at a loop, which herd7 marks only when it builds one. herd7
+/// 7.58's answers are written here.
+#[test]
+fn optace_true_builds_the_candidates_as_herd7_does() {
+    let dir = temp_dir("optace");
+    std::fs::write(dir.join("OA.litmus"), OPTACE).expect("test");
+    std::fs::write(dir.join("OL.litmus"), SPIN).expect("test");
+    std::fs::write(dir.join("none.cat"), "\"no coherence\"\n").expect("model");
+    std::fs::write(
+        dir.join("cos-only.cat"),
+        "\"cos only\"\ninclude \"cos.cat\"\n",
+    )
+    .expect("model");
+    std::fs::write(dir.join("true.cfg"), "optace TRUE\n").expect("cfg");
+    std::fs::write(dir.join("back.cfg"), "optace true\noptace iico\n").expect("cfg");
+    let twelve = "States 12\n0:r0=0; [x]=1;\n0:r0=0; [x]=2;\n0:r0=0; [x]=3;\n\
+        0:r0=1; [x]=1;\n0:r0=1; [x]=2;\n0:r0=1; [x]=3;\n0:r0=2; [x]=1;\n0:r0=2; [x]=2;\n\
+        0:r0=2; [x]=3;\n0:r0=3; [x]=1;\n0:r0=3; [x]=2;\n0:r0=3; [x]=3;\nOk\n";
+    let three = "States 3\n0:r0=0; [x]=2;\n0:r0=0; [x]=3;\n0:r0=3; [x]=2;\nNo\n";
+    let rc11: &[&str] = &["-model", "rc11.cat", "-macros", "c11.def"];
+    let with = |model: &[&'static str], option: &'static str, value: &'static str| {
+        let mut args = vec!["herd7"];
+        args.extend(model);
+        args.extend([option, value]);
+        args
+    };
+    let (none, cos) = (&["-model", "none.cat"][..], &["-model", "cos-only.cat"][..]);
+    let runs = [
+        (with(none, "-optace", "iico"), twelve, "Sometimes 6 6"),
+        (with(none, "-optace", "true"), three, "Never 0 3"),
+        (with(none, "-conf", "true.cfg"), three, "Never 0 3"),
+        (with(none, "-conf", "back.cfg"), twelve, "Sometimes 6 6"),
+        (with(cos, "-optace", "iico"), twelve, "Sometimes 12 12"),
+        (with(cos, "-optace", "true"), three, "Never 0 4"),
+        (with(cos, "-variant", "cos-opt"), twelve, "Sometimes 12 12"),
+        (with(rc11, "-optace", "iico"), three, "Never 0 4"),
+        (with(rc11, "-optace", "true"), three, "Never 0 4"),
+    ];
+    for (mut args, states, observation) in runs {
+        args.push("OA.litmus");
+        let out = untimed(&text(&hazmat(&dir, &args).stdout));
+        assert!(
+            out.contains(states) && out.contains(&format!("Observation OA {observation}\n")),
+            "{args:?}: {out}"
+        );
+        same_as_herd7(&dir, &args[1..]);
+    }
+    // `hazmat check` reads the key too.
+    let check = "check --conf true.cfg --cat none.cat --macros c11.def --json OA.litmus";
+    let out = hazmat(&dir, &check.split(' ').collect::<Vec<_>>());
+    let j: serde_json::Value =
+        serde_json::from_str(text(&out.stdout).trim()).expect("one JSON object");
+    assert_eq!((&j["positive"], &j["negative"]), (&0.into(), &3.into()));
+    // Under RC11, the runs cut at the loop read the initial value after the thread's own
+    // write: `Loop` and the warning under `iico`, nothing under `true`.
+    for (options, marked) in [(&[][..], true), (&["-optace", "true"][..], false)] {
+        let mut args = vec!["herd7"];
+        args.extend(rc11);
+        args.extend(options);
+        args.push("OL.litmus");
+        let out = hazmat(&dir, &args);
+        let stdout = untimed(&text(&out.stdout));
+        assert!(stdout.contains("Observation OL Always 1 0\n"), "{stdout}");
+        assert_eq!(
+            stdout.contains("\nLoop Ok\n"),
+            marked,
+            "{options:?}: {stdout}"
+        );
+        assert_eq!(
+            text(&out.stderr).contains("unrolling limit exceeded at While"),
+            marked,
+            "{options:?}"
+        );
+        same_as_herd7(&dir, &args[1..]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Kernel read-modify-writes and a store of a read, each of which may read its own
+/// instruction's write under `-optace false`: an exchange (`XS`), an `atomic_add_return`
+/// whose value is then its own and unsolved (`AR`, herd7's `S2`), `WRITE_ONCE` of a
+/// `READ_ONCE` of the same location (`RW`, `S5`), and a compare-exchange whose expected
+/// value is read from another thread (`CX`: it reads its own 1 when it expected 1).
+const KERNEL_SELF: [(&str, &str); 4] = [
+    (
+        "XS",
+        "C XS\n{}\nP0(int *x) { int r0; r0 = xchg(x, 1); }\nexists (0:r0=1)\n",
+    ),
+    (
+        "AR",
+        "C AR\n{}\nP0(atomic_t *x) { int r0; r0 = atomic_add_return(0, x); }\n\
+         exists (0:r0=0)\n",
+    ),
+    (
+        "RW",
+        "C RW\n{}\nP0(int *x) { int r0; WRITE_ONCE(*x, READ_ONCE(*x)); r0 = READ_ONCE(*x); }\n\
+         exists (0:r0=0)\n",
+    ),
+    (
+        "CX",
+        "C CX\n{}\nP0(int *x, int *y) { int r0; int r1; r1 = READ_ONCE(*y); \
+         r0 = cmpxchg(x, r1, 1); }\nP1(int *y) { WRITE_ONCE(*y, 1); }\nexists (0:r0=1)\n",
+    ),
+];
+
+/// The same store of a read in C11, then a fetch-and-add: the store's read may read the
+/// store under `false`, but the fetch-and-add, one event to herd7, never reads itself.
+const C11_SELF: &str = "C CR\n{}\n\
+    P0(atomic_int *x) { int r0; atomic_store_explicit(x, atomic_load_explicit(x, \
+    memory_order_relaxed), memory_order_relaxed); \
+    r0 = atomic_fetch_add_explicit(x, 0, memory_order_relaxed); }\n\
+    exists (0:r0=0)\n";
+
+/// The state lines and counts herd7 7.58 prints for a test of [`KERNEL_SELF`] under a
+/// model without checks, with `-optace iico` and with `-optace false`.
+fn kernel_self_expected(name: &str) -> (&'static str, &'static str) {
+    match name {
+        "XS" => (
+            "States 1\n0:r0=0;\nNo\nWitnesses\nPositive: 0 Negative: 1\n",
+            "States 2\n0:r0=0;\n0:r0=1;\nOk\nWitnesses\nPositive: 1 Negative: 1\n",
+        ),
+        "AR" => (
+            "States 1\n0:r0=0;\nOk\nWitnesses\nPositive: 1 Negative: 0\n",
+            "States 2\n0:r0=S2;\n0:r0=0;\nOk\nWitnesses\nPositive: 1 Negative: 1\n",
+        ),
+        "RW" => (
+            "States 1\n0:r0=0;\nOk\nWitnesses\nPositive: 2 Negative: 0\n",
+            "States 2\n0:r0=S5;\n0:r0=0;\nOk\nWitnesses\nPositive: 3 Negative: 1\n",
+        ),
+        _ => (
+            "States 1\n0:r0=0;\nNo\nWitnesses\nPositive: 0 Negative: 2\n",
+            "States 2\n0:r0=0;\n0:r0=1;\nOk\nWitnesses\nPositive: 1 Negative: 2\n",
+        ),
+    }
+}
+
+/// herd7's `-optace false` (and a configuration's `optace false`) leaves nothing out: a
+/// read may read the write its own instruction makes after it, a kernel
+/// read-modify-write's own write or the store of a `WRITE_ONCE(*x, READ_ONCE(*x))`, and
+/// the value it reads goes round a cycle that herd7 solves (or names, `S2`) as hazmat
+/// does. A model without checks sees those candidates; the kernel's model and RC11 reject
+/// every one (held to herd7 on the conformance corpus and on generated programs), so they
+/// answer as under `iico` and still run natively. A C11 read-modify-write, one event to
+/// herd7, never reads itself. herd7 7.58's answers are written here.
+#[test]
+fn optace_false_builds_the_candidates_as_herd7_does() {
+    let dir = temp_dir("false");
+    for (name, test) in KERNEL_SELF {
+        std::fs::write(dir.join(format!("{name}.litmus")), test).expect("test");
+    }
+    std::fs::write(dir.join("CR.litmus"), C11_SELF).expect("test");
+    std::fs::write(dir.join("none.cat"), "\"no checks\"\n").expect("model");
+    std::fs::write(dir.join("false.cfg"), "optace False\n").expect("cfg");
+    let lkmm = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lkmm-history/v6.15-lkmmv2");
+    let lkmm = lkmm.to_str().expect("path");
+    for (name, _) in KERNEL_SELF {
+        let file = format!("{name}.litmus");
+        let (iico, all) = kernel_self_expected(name);
+        for (options, expected) in [
+            (&["-optace", "iico"][..], iico),
+            (&["-optace", "false"][..], all),
+            (&["-conf", "false.cfg"][..], all),
+        ] {
+            let mut args = vec!["herd7", "-I", lkmm, "-macros", "linux-kernel.def"];
+            args.extend(["-model", "none.cat"]);
+            args.extend(options);
+            args.push(&file);
+            let out = hazmat(&dir, &args);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+            let stdout = untimed(&text(&out.stdout));
+            assert!(stdout.contains(expected), "{args:?}: {stdout}");
+            same_as_herd7(&dir, &args[1..]);
+        }
+        // The kernel's model rejects every candidate `false` adds.
+        let args = [
+            "herd7",
+            "-I",
+            lkmm,
+            "-conf",
+            "linux-kernel.cfg",
+            "-optace",
+            "false",
+            &file,
+        ];
+        let out = untimed(&text(&hazmat(&dir, &args).stdout));
+        let observation = match name {
+            "XS" => "Never 0 1",
+            "CX" => "Never 0 2",
+            _ => "Always 1 0",
+        };
+        assert!(
+            out.contains(&format!("Observation {name} {observation}\n")),
+            "{args:?}: {out}"
+        );
+        same_as_herd7(&dir, &args[1..]);
+    }
+    // `hazmat check` reads the key too, and runs the kernel's model natively under it.
+    std::fs::write(
+        dir.join("kernel-false.cfg"),
+        "conf linux-kernel.cfg\noptace false\n",
+    )
+    .expect("cfg");
+    let check = |args: &[&str]| {
+        let out = hazmat(&dir, args);
+        serde_json::from_str::<serde_json::Value>(text(&out.stdout).trim()).expect("JSON")
+    };
+    let j = check(&[
+        "check",
+        "--conf",
+        "false.cfg",
+        "--cat",
+        "none.cat",
+        "--json",
+        "XS.litmus",
+    ]);
+    assert_eq!((&j["positive"], &j["negative"]), (&1.into(), &1.into()));
+    let j = check(&[
+        "check",
+        "-I",
+        lkmm,
+        "--conf",
+        "kernel-false.cfg",
+        "--json",
+        "XS.litmus",
+    ]);
+    assert_eq!((&j["positive"], &j["negative"]), (&0.into(), &1.into()));
+    assert_eq!(j["model_source"]["kind"], "native", "{j}");
+    // C11: the store's read reads the store under `false`; the fetch-and-add never reads
+    // itself. RC11 rejects both.
+    for (model, optace, observation) in [
+        ("none.cat", "iico", "Sometimes 3 1"),
+        ("none.cat", "false", "Sometimes 4 2"),
+        ("rc11.cat", "false", "Always 1 0"),
+    ] {
+        let args = [
+            "herd7",
+            "-macros",
+            "c11.def",
+            "-model",
+            model,
+            "-optace",
+            optace,
+            "CR.litmus",
+        ];
+        let out = untimed(&text(&hazmat(&dir, &args).stdout));
+        assert!(
+            out.contains(&format!("Observation CR {observation}\n")),
+            "{args:?}: {out}"
+        );
+        same_as_herd7(&dir, &args[1..]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
