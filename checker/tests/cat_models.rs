@@ -1005,3 +1005,46 @@ fn cycles_solved_through_an_exchanges_expected_value_are_herd7s() {
         assert!(!stderr.contains("warning"), "{name} under {cat}: {stderr}");
     }
 }
+
+/// A failed `atomic_add_unless` equates its read with its limit in herd7's equations, as
+/// a successful exchange equates its read with its expected value: under a model with no
+/// checks, the cycle of values through the exchange of
+/// `add-unless-failed-limit-solves-a-cycle.litmus` is solved through it.
+#[test]
+fn cycles_solved_through_a_failed_add_unless_limit_are_herd7s() {
+    let Some(root) = conformance_dir() else {
+        eprintln!("conformance corpus not found; nothing to check");
+        return;
+    };
+    let kernel = root.join("lkmm-model");
+    let dir = std::env::temp_dir().join(format!("hazmat-no-checks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let cat = dir.join("no-checks.cat");
+    std::fs::write(&cat, "\"no checks\"\n").expect("the model");
+    let name = "add-unless-failed-limit-solves-a-cycle";
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../litmus/tests/regressions")
+        .join(format!("{name}.litmus"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hazmat"))
+        .arg("herd7")
+        .arg("-bell")
+        .arg(kernel.join("linux-kernel.bell"))
+        .arg("-macros")
+        .arg(kernel.join("linux-kernel.def"))
+        .arg("-model")
+        .arg(&cat)
+        .arg(&file)
+        .env_remove("HERDLIB")
+        .output()
+        .expect("hazmat runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // herd7 7.58's `States` and `Observation` lines, and the state it adds.
+    assert!(
+        stdout.contains("\nStates 6\n")
+            && stdout.contains("\n0:r0=2; 0:r1=2; 0:r2=0; 1:r0=0; [x]=2;\n")
+            && stdout.contains(&format!("Observation {name} Never 0 8\n")),
+        "herd7 7.58 prints States 6, Never 0 8:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -8,7 +8,9 @@
 //! (`loaded := written`), one per operator, and, for a successful compare-exchange, the
 //! read's value is the expected value itself (C11's `ECas` gives the read-modify-write
 //! event the symbol of the expected value's plain read; the kernel's `cmpxchg` adds the
-//! equation `read := expected`, `M.assign` in `linux_cmpexch_ok`).
+//! equation `read := expected`, `M.assign` in `linux_cmpexch_ok`); a failed
+//! `atomic_add_unless`'s read is its limit in the same way (herd7 solves a cycle of values
+//! through it, `add-unless-failed-limit-solves-a-cycle.litmus`).
 //! That equation is the only one that carries a value backwards, against reads-from: the
 //! expected value, known, flows through the write the exchange reads into a cycle of
 //! values that nothing else solves (`litmus/tests/regressions/c11-models-rmw-reads-write-back.litmus`:
@@ -104,14 +106,17 @@ impl Classes {
 }
 
 impl<W: Width> Search<'_, W> {
-    /// Whether some path assumes a compare-exchange (or `cmpxchg`) succeeds: an equation
-    /// between its read and its expected value, which herd7 solves by unification.
+    /// Whether some path assumes a compare-exchange (or `cmpxchg`) succeeds or an
+    /// `atomic_add_unless` fails: an equation between its read and its expected value or
+    /// its limit, which herd7 solves by unification.
     pub(super) fn has_exchange_equations(&self) -> bool {
         self.paths.iter().any(|p| {
             p.constraints.iter().any(|c| {
                 c.kind == Assumption::Rmw
-                    && c.truth
-                    && matches!(p.nodes[c.sym as usize], Node::Bin(BinOp::Eq, ..))
+                    && matches!(
+                        (c.truth, p.nodes[c.sym as usize]),
+                        (true, Node::Bin(BinOp::Eq, ..)) | (false, Node::Bin(BinOp::Ne, ..))
+                    )
             })
         })
     }
@@ -158,13 +163,16 @@ impl<W: Width> Search<'_, W> {
             };
             classes.equate(g, written).map_err(contradiction)?;
         }
-        // A successful exchange's read is its expected value.
+        // A successful exchange's read is its expected value, and a failed
+        // `atomic_add_unless`'s its limit.
         for t in 0..self.paths.len() {
             for c in &self.paths[t].constraints {
-                if c.kind != Assumption::Rmw || !c.truth {
+                if c.kind != Assumption::Rmw {
                     continue;
                 }
-                if let Node::Bin(BinOp::Eq, read, expected) = self.paths[t].nodes[c.sym as usize]
+                if let (true, Node::Bin(BinOp::Eq, read, expected))
+                | (false, Node::Bin(BinOp::Ne, read, expected)) =
+                    (c.truth, self.paths[t].nodes[c.sym as usize])
                     && let Atom::Var(x) = self.atom(t, read)
                 {
                     let e = self.atom(t, expected);
