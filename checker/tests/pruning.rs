@@ -110,3 +110,34 @@ fn a_search_whose_partial_judgements_do_not_pay_stops_making_them() {
     assert!(p.pruned < e.pruned / 2, "{p:?} against {e:?}");
     assert!(p.candidates > e.candidates, "{p:?} against {e:?}");
 }
+
+/// Six threads that each read a flag and write one of two variables on the branch it
+/// takes: 64 combinations of thread paths with a few candidates each, too few for one
+/// combination's search to learn that its partial judgements seldom cut; the searches of
+/// the test learn it together, and stop making them.
+#[test]
+fn the_searches_of_one_test_learn_together_where_partial_judgements_do_not_pay() {
+    let mut text = String::from("C branch-ring\n\n{\n}\n\n");
+    let n = 6;
+    // The flags first, so that their locations' stages come before those of `a` and `b`.
+    let flags: Vec<String> = (0..n).map(|t| format!("int *f{t}")).collect();
+    let flags = flags.join(", ");
+    for t in 0..n {
+        let (mine, next) = (format!("f{t}"), format!("f{}", (t + 1) % n));
+        text.push_str(&format!(
+            "P{t}({flags}, int *a, int *b)\n{{\n\tint r0;\n\n\
+             \tWRITE_ONCE(*{mine}, 1);\n\tsmp_mb();\n\tr0 = READ_ONCE(*{next});\n\
+             \tif (r0 == 1)\n\t\tWRITE_ONCE(*a, {t});\n\telse\n\t\tWRITE_ONCE(*b, {t});\n}}\n\n"
+        ));
+    }
+    text.push_str("exists (0:r0=0 /\\ 1:r0=0)\n");
+    let lkmm = model("lkmm").expect("lkmm");
+    let paying = check_source(&text, lkmm.as_ref(), &options(false)).expect("decided");
+    let everywhere = check_source(&text, lkmm.as_ref(), &options(true)).expect("decided");
+    assert_eq!(herd_text(&paying), herd_text(&everywhere));
+    let (p, e) = (&paying.outcome.stats, &everywhere.outcome.stats);
+    assert_eq!(p.path_combinations, 64, "{p:?}");
+    assert_eq!(p.allowed, e.allowed);
+    // Alone, each search would judge all of its partial executions, as `e` does.
+    assert!(p.partial * 3 < e.partial * 2, "{p:?} against {e:?}");
+}

@@ -23,10 +23,12 @@
 //! itself [monotone](crate::models::model::MemoryModel::monotone) judges the partial
 //! execution: a partial execution it rejects has no allowed completion, so the whole
 //! subtree is cut.
-//! Such a judgement costs as much as one of a complete candidate, so each search keeps,
-//! per stage, how often it cuts and how many judgements lie below what it lets through,
-//! and stops judging at a stage where a cut saves less than the judgement costs (sampling
-//! one partial execution in sixteen there to follow a change). Leaving one out changes no
+//! Such a judgement costs as much as one of a complete candidate, so the searches of a
+//! test keep, per stage, how often it cuts and how many judgements lie below what it lets
+//! through (carried from one combination of thread paths to the next, on one thread: a
+//! combination often has too few partial executions to learn it alone), and stop judging
+//! at a stage where a cut saves less than the judgement costs (sampling one partial
+//! execution in sixteen there to follow a change). Leaving one out changes no
 //! answer: the judgement of each complete candidate rejects what it would have cut.
 //!
 //! Choices no model could accept are never generated, and the rules are documented here
@@ -128,6 +130,8 @@ pub struct Stats {
     /// Partial executions cut by a monotone model's check (each stands for one or more
     /// candidates never built).
     pub pruned: u64,
+    /// Partial executions a monotone model judged, cut or not.
+    pub partial: u64,
     /// Executions the model allowed, with the images counted for each one built under the
     /// program's symmetry.
     pub allowed: u64,
@@ -153,6 +157,7 @@ impl Stats {
         self.path_combinations += other.path_combinations;
         self.candidates += other.candidates;
         self.pruned += other.pruned;
+        self.partial += other.partial;
         self.allowed += other.allowed;
         self.images += other.images;
         self.nodes += other.nodes;
@@ -365,6 +370,10 @@ struct Setup<'a> {
     budget: u64,
     /// Its part in a split search, if it is one.
     claim: Option<&'a split::Claim<'a>>,
+    /// The partial-judgement counts of the searches of the test's combinations before it,
+    /// which it starts from and leaves its own in: one combination of a test is often too
+    /// small to learn alone that its partial judgements do not pay.
+    learned: Option<&'a std::cell::Cell<Vec<StageCounts>>>,
 }
 
 /// What one search of one combination of thread paths did.
@@ -435,7 +444,7 @@ struct Search<'a, W: Width> {
     /// that is no location (the error it stops the test with must not depend on what
     /// was cut), nor under `max_executions` (which counts complete candidates).
     adaptive: bool,
-    /// The partial judgements of each stage so far.
+    /// The partial judgements of each stage so far (at least one per stage).
     at_stage: Vec<StageCounts>,
     /// Every judgement made so far, partial or complete.
     judgements: u64,

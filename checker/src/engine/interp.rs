@@ -173,6 +173,7 @@ fn summarise(
             path_combinations: 0,
             candidates: found.interleavings,
             pruned: 0,
+            partial: 0,
             allowed: found.executions.len() as u64,
             images: 0,
             nodes: 0,

@@ -9,6 +9,7 @@
 //! The shared-out search of the `split` module drives the same pieces from several
 //! threads.
 
+use super::plan::StageCounts;
 use super::{Allowed, Flow, Limits, RunError, Search, Searched, Setup, Stats, Stop};
 use crate::engine::paths::{self, Path};
 use crate::engine::symmetry::Symmetry;
@@ -232,6 +233,7 @@ pub(super) fn sequential(
     let mut stats = prepared.stats();
     let mut left = budget.unwrap_or(u64::MAX);
     let mut combinations = Combinations::new(model, limits, per_thread);
+    let learned = std::cell::Cell::new(Vec::new());
     while let Some(next) = combinations.next(&mut stats) {
         let combo = match next {
             Ok(combo) => combo,
@@ -241,6 +243,7 @@ pub(super) fn sequential(
             symmetry: prepared.symmetry,
             budget: left,
             claim: None,
+            learned: Some(&learned),
         };
         let searched = search_at_width(program, model, limits, goal, &setup, combo, visit)?;
         if searched.over_budget {
@@ -336,7 +339,17 @@ fn search<'a, W: Width>(
         search.claim = Some(claim);
         search.choose_split(visit);
     }
+    if let Some(learned) = setup.learned {
+        let mut counts = learned.take();
+        if counts.len() < search.at_stage.len() {
+            counts.resize(search.at_stage.len(), StageCounts::default());
+        }
+        search.at_stage = counts;
+    }
     let stop = search.run(visit);
+    if let Some(learned) = setup.learned {
+        learned.set(std::mem::take(&mut search.at_stage));
+    }
     Ok(Searched {
         stats: search.stats,
         failure: search.failure.take(),

@@ -324,6 +324,7 @@ fn worker<C>(
             symmetry: prepared.symmetry,
             budget: u64::MAX,
             claim: Some(&claim),
+            learned: None,
         };
         match search_at_width(program, model, limits, None, &setup, combo, &mut route) {
             // Every thread meets the error here, and counts it as a node; the thread

@@ -100,6 +100,7 @@ impl<W: Width> Search<'_, W> {
         if !self.adaptive || counts.worth_judging() {
             counts.judged += 1;
             self.judgements += 1;
+            self.stats.partial += 1;
             if !self.judge.judge(&self.exec).allowed() {
                 counts.pruned += 1;
                 self.stats.pruned += 1;

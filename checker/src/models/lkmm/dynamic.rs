@@ -633,16 +633,27 @@ impl<W: Width> Workspace<W> {
         let (hb_plus, d) = (&self.hb_plus, &mut self.d);
         let hb_star = hb_plus.optional();
         let pb_star = d.pb.star();
+        // rcu-link = po? ; hb* ; pb* ; prop ; po, read by rcu-order only between two of
+        // RCU's own events (a grace period, or an end of a read-side critical section:
+        // every term puts one of rcu-gp, srcu-gp, rcu-rscsi, srcu-rscsi or rcu-order on
+        // each side of it), so only those rows and columns are composed.
+        let rcu_rscsi = f.rcu_rscs.inverse();
+        let srcu_rscsi = d.srcu_rscs.inverse();
+        let mut ends = s.sync_rcu.clone() | s.sync_srcu.clone();
+        for r in [&rcu_rscsi, &srcu_rscsi] {
+            ends |= r.domain() | r.range();
+        }
         let rcu_link =
             f.po.optional()
+                .restrict_domain(&ends)
                 .seq(&hb_star)
                 .seq(&pb_star)
                 .seq(&d.prop)
-                .seq(&f.po);
+                .seq(&f.po.restrict_range(&ends));
         let rcu_order = rcu_order(
             &rcu_link,
-            &f.rcu_rscs.inverse(),
-            &d.srcu_rscs.inverse(),
+            &rcu_rscsi,
+            &srcu_rscsi,
             s.sync_rcu.clone(),
             s.sync_srcu.clone(),
             &f.loc,

@@ -32,6 +32,8 @@ pub fn rcu_rscs<W: Width>(
 /// read-side critical sections (each unlock-to-lock, `rcu-rscsi`), joined by `rcu-link`,
 /// with at least as many grace periods as critical sections; SRCU terms only pair events
 /// of the same `srcu_struct` (`& loc`).
+/// `link` is read only from a grace period or a critical section's end to another (every
+/// term puts one on each side of it), so its other pairs may be left out.
 ///
 /// # Complexity
 /// Each round is a handful of compositions, O(n³ / 128) word operations; a round only adds
