@@ -39,12 +39,23 @@ pub fn herd_hash(test: &Test, source: &str) -> String {
     {
         return given.to_string();
     }
-    let mut all = Vec::with_capacity(64);
-    all.extend_from_slice(&info_digest(test));
-    all.extend_from_slice(&md5::compute(init_text(test, source)).0);
-    all.extend_from_slice(&md5::compute(code_text(test, source)).0);
-    all.extend_from_slice(&md5::compute(observed_text(test)).0);
-    format!("{:x}", md5::compute(&all))
+    let mut all = md5::Context::new();
+    all.consume(info_digest(test));
+    all.consume(md5::compute(init_text(test, source)).0);
+    all.consume(code_digest(test, source).0);
+    all.consume(md5::compute(observed_text(test)).0);
+    hex(&all.finalize().0)
+}
+
+/// `bytes` in lowercase hexadecimal, two digits each.
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(2 * bytes.len());
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 /// Part 1: the digest of the info lines herd7 digests, or nothing.
@@ -221,34 +232,41 @@ fn value_text(rhs: &[Tok<'_>]) -> String {
     "0".to_string()
 }
 
-/// Part 3: the threads as herd7's digest prints them, side by side.
-fn code_text(test: &Test, source: &str) -> String {
+/// Part 3: the digest of the threads as herd7's digest prints them, side by side (the
+/// text is digested as it is made, never held whole).
+fn code_digest(test: &Test, source: &str) -> md5::Digest {
+    let mut md5 = md5::Context::new();
     if test.threads.is_empty() {
-        return String::new();
+        return md5.finalize();
     }
-    let cells: Vec<String> = test
-        .threads
-        .iter()
-        .map(|t| {
-            let params: Vec<String> = t
-                .params
-                .iter()
-                .map(|p| {
-                    let ty = source
-                        .get(p.ty.span.start..p.ty.span.end)
-                        .map(param_type_text)
-                        .unwrap_or_default();
-                    format!("{ty} {}", p.name.name)
-                })
-                .collect();
-            let body = source
+    for (k, t) in test.threads.iter().enumerate() {
+        if k > 0 {
+            md5.consume("|");
+        }
+        md5.consume(format!(" P{}(", t.id));
+        for (j, p) in t.params.iter().enumerate() {
+            if j > 0 {
+                md5.consume(", ");
+            }
+            let ty = source
+                .get(p.ty.span.start..p.ty.span.end)
+                .map(param_type_text)
+                .unwrap_or_default();
+            md5.consume(ty);
+            md5.consume(" ");
+            md5.consume(&p.name.name);
+        }
+        md5.consume(") {\n");
+        md5.consume(
+            source
                 .get(t.span.start..t.span.end)
                 .map(thread_body)
-                .unwrap_or_default();
-            format!(" P{}({}) {{\n{body}\n}}\n ", t.id, params.join(", "))
-        })
-        .collect();
-    format!("{};\n", cells.join("|"))
+                .unwrap_or_default(),
+        );
+        md5.consume("\n}\n ");
+    }
+    md5.consume(";\n");
+    md5.finalize()
 }
 
 /// The text between a thread's braces, as herd7's shallow lexer takes it: from the first

@@ -78,7 +78,8 @@ impl Program {
         match cell {
             Cell::Reg { thread, reg } => {
                 let t = &self.threads[thread];
-                let _ = write!(out, "{}:", t.number);
+                push_int(out, i64::from(t.number));
+                out.push(':');
                 out.push_str(&t.regs[reg]);
             }
             Cell::Loc(loc) => out.push_str(&self.locs[loc.0 as usize].name),
@@ -123,7 +124,10 @@ impl Program {
     /// Appends [`value_text`](Program::value_text) to `out`, allocating nothing more.
     pub fn write_value_text(&self, out: &mut String, value: Value) {
         let _ = match value {
-            Value::Int(n) => write!(out, "{n}"),
+            Value::Int(n) => {
+                push_int(out, n);
+                Ok(())
+            }
             Value::Addr(loc) => {
                 out.push_str(&self.locs[loc.0 as usize].name);
                 Ok(())
@@ -144,6 +148,17 @@ impl Program {
             })
         }
         self.threads.iter().find_map(|t| find(&t.code, &is))
+    }
+}
+
+/// Writes `n` in decimal: a digit alone without the formatting machinery (most values
+/// and thread numbers of a test's output are).
+fn push_int(out: &mut String, n: i64) {
+    match u8::try_from(n) {
+        Ok(d @ 0..=9) => out.push(char::from(b'0' + d)),
+        _ => {
+            let _ = write!(out, "{n}");
+        }
     }
 }
 
