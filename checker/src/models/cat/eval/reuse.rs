@@ -52,6 +52,55 @@ impl<'a, W: Width> Machine<'a, W> {
         }
     }
 
+    /// Whether a definition into the global `slots` (an `enum`, a procedure, a recursive
+    /// group of functions) was made for these thread paths from the same values: every
+    /// value it captures is one the paths fix. Its slots then hold what it would make
+    /// again.
+    pub(super) fn defined_before<'s>(
+        &self,
+        slots: &[Slot],
+        captures: impl IntoIterator<Item = &'s Slot>,
+    ) -> bool {
+        let globals: Option<Vec<usize>> = slots
+            .iter()
+            .map(|s| match s {
+                Slot::Global(i) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        globals.is_some_and(|g| self.known(&g)) && self.fixed_captures(captures)
+    }
+
+    /// Marks the global `slots` of a definition as made for these thread paths, when what
+    /// it captures is fixed by them (see [`Self::defined_before`]).
+    pub(super) fn keep_defined<'s>(
+        &mut self,
+        slots: &[Slot],
+        captures: impl IntoIterator<Item = &'s Slot>,
+    ) {
+        if !self.fixed_captures(captures) {
+            return;
+        }
+        let globals: Vec<usize> = slots
+            .iter()
+            .filter_map(|s| match s {
+                Slot::Global(i) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        if globals.len() == slots.len() {
+            self.keep(&globals);
+        }
+    }
+
+    /// Whether every slot captured is a global the paths fix.
+    fn fixed_captures<'s>(&self, captures: impl IntoIterator<Item = &'s Slot>) -> bool {
+        captures.into_iter().all(|s| match s {
+            Slot::Global(i) => self.known.get(*i).copied().unwrap_or(false),
+            _ => false,
+        })
+    }
+
     /// What the last evaluation of top-level instruction `i` left, if its `inputs` are as
     /// it read them.
     pub(super) fn unchanged(&self, i: usize, inputs: &[usize]) -> Option<&Memo<W>> {
