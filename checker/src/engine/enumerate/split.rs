@@ -367,6 +367,7 @@ mod tests {
             failure: failure.map(|m| RunError {
                 message: m.into(),
                 span: (0, 0),
+                herd7: None,
             }),
         }
     }
