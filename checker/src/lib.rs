@@ -335,6 +335,7 @@ pub fn parse_and_lower(
         error: RunError {
             message: e.message,
             span: e.span,
+            herd7: None,
         },
         notes: Vec::new(),
     })?;

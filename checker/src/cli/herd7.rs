@@ -873,6 +873,12 @@ fn speedcheck_as_herd7(checked: &mut hazmat_checker::Checked) {
 /// A test hazmat cannot run, as herd7 reports one; `dialect` says whether a macro file
 /// gives the calls their meaning.
 fn check_error(file: &str, source: &str, e: &CheckError, dialect: Dialect) -> String {
+    if let CheckError::Run { error, .. } = e
+        && let Some(words) = &error.herd7
+    {
+        // An error herd7 stops on, in its words.
+        return user_error(file, words);
+    }
     if let CheckError::Lower(l) = e
         && let hazmat_checker::front::lower::LowerErrorKind::UnknownPrimitive {
             name,

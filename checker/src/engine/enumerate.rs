@@ -273,6 +273,9 @@ pub struct RunError {
     pub message: String,
     /// The byte range of the source at fault.
     pub span: (usize, usize),
+    /// herd7's own words for the error, where herd7 stops on it with a message hazmat
+    /// reproduces (the herd7 command prints them in place of `message`).
+    pub herd7: Option<String>,
 }
 
 /// What the callback sees of one allowed execution.

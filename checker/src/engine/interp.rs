@@ -256,6 +256,7 @@ fn refuse_unsupported(program: &Program) -> Result<(), RunError> {
                     return Err(RunError {
                         message: "the shuttle engine does not support `while` loops".into(),
                         span: i.span,
+                        herd7: None,
                     });
                 }
                 Op::Load { deref: true, .. } => {
@@ -265,6 +266,7 @@ fn refuse_unsupported(program: &Program) -> Result<(), RunError> {
                                   dependent load (`__load{deref}`) inside its instruction"
                             .into(),
                         span: i.span,
+                        herd7: None,
                     });
                 }
                 _ => continue,
@@ -272,6 +274,7 @@ fn refuse_unsupported(program: &Program) -> Result<(), RunError> {
             return Err(RunError {
                 message: format!("the shuttle engine does not support spinlocks (`{what}`)"),
                 span: i.span,
+                herd7: None,
             });
         }
         Ok(())
@@ -364,7 +367,9 @@ impl ThreadRun<'_> {
             Expr::Const(v) => Some(*v),
             Expr::Reg(r) => Some(self.regs[*r]),
             Expr::Unary(op, a) => apply_unary(*op, self.eval(a)?),
-            Expr::Binary(op, a, b) => apply_binary(*op, self.eval(a)?, self.eval(b)?),
+            Expr::Binary(op, a, b) => {
+                apply_binary(*op, self.eval(a)?, self.eval(b)?, &self.program.addr_order)
+            }
         }
     }
 
@@ -385,6 +390,7 @@ impl ThreadRun<'_> {
 
     fn instr(&mut self, i: &Instr) -> Result<bool, RunError> {
         let t = self.thread;
+        let order = &self.program.addr_order;
         // Evaluates an expression, or ends the run when it has no meaning.
         macro_rules! eval {
             ($e:expr) => {
@@ -435,6 +441,7 @@ impl ThreadRun<'_> {
                 return Err(RunError {
                     message: "the shuttle engine does not support `while` loops".into(),
                     span: i.span,
+                    herd7: None,
                 });
             }
             Op::Rmw {
@@ -452,7 +459,7 @@ impl ThreadRun<'_> {
                 let old = run.read(t, l);
                 let new = match write {
                     RmwWrite::Set(_) => Some(operand),
-                    RmwWrite::Apply(op, _) => apply_binary(*op, old, operand),
+                    RmwWrite::Apply(op, _) => apply_binary(*op, old, operand, order),
                 };
                 let Some(new) = new else {
                     return Ok(false);
@@ -473,7 +480,7 @@ impl ThreadRun<'_> {
                 let new = eval!(new);
                 let mut run = self.access();
                 let old = run.read(t, l);
-                if apply_binary(BinOp::Eq, old, expected).is_some_and(truth) {
+                if apply_binary(BinOp::Eq, old, expected, order).is_some_and(truth) {
                     run.write(t, l, new);
                 }
                 drop(run);
@@ -494,6 +501,7 @@ impl ThreadRun<'_> {
                                   compare-exchange, which may fail spuriously"
                             .into(),
                         span: i.span,
+                        herd7: None,
                     });
                 }
                 let l = loc!(addr);
@@ -501,7 +509,7 @@ impl ThreadRun<'_> {
                 let desired = eval!(desired);
                 let mut run = self.access();
                 let value = run.read(t, l);
-                let equal = apply_binary(BinOp::Eq, value, expected).is_some_and(truth);
+                let equal = apply_binary(BinOp::Eq, value, expected, order).is_some_and(truth);
                 if equal {
                     run.write(t, l, desired);
                 }
@@ -523,7 +531,7 @@ impl ThreadRun<'_> {
                 let old = run.read(t, l);
                 let added = old != unless;
                 if added {
-                    let Some(new) = apply_binary(BinOp::Add, old, add) else {
+                    let Some(new) = apply_binary(BinOp::Add, old, add, order) else {
                         return Ok(false);
                     };
                     run.write(t, l, new);
@@ -540,6 +548,7 @@ impl ThreadRun<'_> {
                 return Err(RunError {
                     message: "the shuttle engine does not support spinlocks".into(),
                     span: i.span,
+                    herd7: None,
                 });
             }
         }

@@ -27,8 +27,8 @@
 
 use crate::exec::event::{EventKind, Loc, Tag, Tags, Value};
 use crate::front::program::{
-    Applied, BinOp, Expr, Instr, Op, Program, Reg, RmwTags, RmwWrite, Term, ThreadCode, UnOp,
-    herd_binary, herd_unary,
+    AddrOrder, Applied, BinOp, Expr, Instr, Op, Program, Reg, RmwTags, RmwWrite, Term, ThreadCode,
+    UnOp, herd_binary, herd_unary,
 };
 use std::collections::BTreeSet;
 
@@ -183,10 +183,12 @@ pub(crate) fn thread_paths(
     thread: &ThreadCode,
     pointees: &[Loc],
     adjacent: &[Adjacent],
+    order: &AddrOrder,
 ) -> Result<Vec<Path>, PathError> {
     let mut walker = Walker {
         pointees,
         adjacent,
+        order,
         out: Vec::new(),
         depth: 0,
         events: 0,
@@ -236,7 +238,7 @@ pub(crate) fn add_adjacent_locations(program: &mut Program) -> Result<(), PathEr
         let adjacent = adjacent(program);
         let mut found = BTreeSet::new();
         for t in &program.threads {
-            for p in thread_paths(t, &pointees, &adjacent)? {
+            for p in thread_paths(t, &pointees, &adjacent, &program.addr_order)? {
                 if let Some(Value::Shifted(base, offset)) = p.escape.and_then(|e| p.constant(e.sym))
                 {
                     found.insert((base, offset));
@@ -353,16 +355,22 @@ impl Path {
 
     /// Evaluates `sym` once every read's value is known, reading them through `read`;
     /// `None` when an operator gives no value.
-    pub(crate) fn eval_known(&self, sym: SymId, read: &impl Fn(u32) -> Value) -> Option<Value> {
+    pub(crate) fn eval_known(
+        &self,
+        sym: SymId,
+        read: &impl Fn(u32) -> Value,
+        order: &AddrOrder,
+    ) -> Option<Value> {
         let v = match self.nodes[sym as usize] {
             Node::Const(v) => return Some(v),
             Node::Read(k) => return Some(read(k)),
-            Node::Alias(s) => return self.eval_known(s, read),
-            Node::Un(op, a) => herd_unary(op, Term::Val(self.eval_known(a, read)?)),
+            Node::Alias(s) => return self.eval_known(s, read, order),
+            Node::Un(op, a) => herd_unary(op, Term::Val(self.eval_known(a, read, order)?)),
             Node::Bin(op, a, b) => herd_binary(
                 op,
-                Term::Val(self.eval_known(a, read)?),
-                Term::Val(self.eval_known(b, read)?),
+                Term::Val(self.eval_known(a, read, order)?),
+                Term::Val(self.eval_known(b, read, order)?),
+                order,
             ),
         };
         match v {
@@ -414,6 +422,8 @@ struct State {
 struct Walker<'a> {
     pointees: &'a [Loc],
     adjacent: &'a [Adjacent],
+    /// herd7's order of addresses, which subtracting two computes.
+    order: &'a AddrOrder,
     out: Vec<Path>,
     /// How deeply `walk` is nested.
     depth: usize,
@@ -1137,7 +1147,7 @@ impl<'a> Walker<'a> {
     fn bin(&self, st: &mut State, op: BinOp, a: SymId, b: SymId, span: (usize, usize)) -> SymId {
         let p = &mut st.path;
         let taint = p.taint[a as usize] | p.taint[b as usize];
-        match herd_binary(op, p.term(a), p.term(b)) {
+        match herd_binary(op, p.term(a), p.term(b), self.order) {
             Applied::Term(Term::Val(v)) => p.push(Node::Const(v), taint),
             Applied::Term(Term::Var(r)) => p.push(Node::Alias(r), taint),
             Applied::Undetermined | Applied::Illegal => p.push_at(Node::Bin(op, a, b), taint, span),
@@ -1203,6 +1213,14 @@ pub(crate) fn not_a_location(program: &Program, v: Value) -> String {
             "the address of this access is {}, not a location",
             program.value_text(v)
         ),
+    }
+}
+
+/// herd7's words for an access at `v` it stops on, where `v` is an integer.
+pub(crate) fn not_a_location_herd7(v: Value) -> Option<String> {
+    match v {
+        Value::Int(n) => Some(format!("Non-symbolic memory access found on '[{n}]'")),
+        Value::Addr(_) | Value::Shifted(..) | Value::Sym(_) => None,
     }
 }
 
@@ -1295,7 +1313,7 @@ mod tests {
         program
             .threads
             .iter()
-            .map(|t| thread_paths(t, &pointees, &[]).expect("runs"))
+            .map(|t| thread_paths(t, &pointees, &[], &program.addr_order).expect("runs"))
             .collect()
     }
 

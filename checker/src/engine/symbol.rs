@@ -79,7 +79,8 @@
 use crate::engine::paths::{Path, truth};
 use crate::exec::event::Value;
 use crate::front::program::{
-    BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, ThreadCode, apply_binary, apply_unary,
+    AddrOrder, BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, ThreadCode, apply_binary,
+    apply_unary,
 };
 use std::collections::HashMap;
 
@@ -145,6 +146,8 @@ struct Counter<'a> {
     /// The instructions of the thread, flattened, so that a pending read can name one.
     instrs: Vec<&'a Instr>,
     next: u32,
+    /// herd7's order of addresses, which subtracting two computes.
+    order: &'a AddrOrder,
 }
 
 /// herd7's ways through each thread, or the source of the first instruction whose
@@ -155,6 +158,7 @@ fn replay(program: &Program) -> Result<Vec<Vec<Run>>, (usize, usize)> {
     for t in &program.threads {
         let mut counter = Counter {
             thread: t,
+            order: &program.addr_order,
             instrs: Vec::new(),
             next,
         };
@@ -461,7 +465,7 @@ impl Counter<'_> {
             e.value
         } else {
             e.value
-                .and_then(|v| apply_binary(BinOp::Ne, v, Value::Int(0)))
+                .and_then(|v| apply_binary(BinOp::Ne, v, Value::Int(0), self.order))
         };
         if !e.unknown {
             let Some(v) = value else {
@@ -723,7 +727,7 @@ impl Counter<'_> {
                     value: x
                         .value
                         .zip(y.value)
-                        .and_then(|(v, w)| apply_binary(*op, v, w)),
+                        .and_then(|(v, w)| apply_binary(*op, v, w, self.order)),
                 }
             }
         }
@@ -742,7 +746,10 @@ mod tests {
         let mut per_thread: Vec<Vec<Path>> = program
             .threads
             .iter()
-            .map(|t| crate::engine::paths::thread_paths(t, &pointees, &[]).expect("runs"))
+            .map(|t| {
+                crate::engine::paths::thread_paths(t, &pointees, &[], &program.addr_order)
+                    .expect("runs")
+            })
             .collect();
         name(&program, &mut per_thread);
         per_thread

@@ -42,7 +42,9 @@ use crate::front::c11;
 pub use crate::front::c11::Dialect;
 use crate::front::instruction;
 use crate::front::primitive::{self, Returns, Shape};
-use crate::front::program::{BinOp, Expr, Instr, LocDecl, Op, Program, RmwWrite, ThreadCode};
+use crate::front::program::{
+    AddrOrder, BinOp, Expr, Instr, LocDecl, Op, Program, RmwWrite, ThreadCode,
+};
 use crate::front::variant::{self, LkmmVersion, RmwKind};
 use hazmat_litmus::ast;
 use hazmat_litmus::diagnostic::{self, Severity};
@@ -414,7 +416,9 @@ pub fn lower_with_variant(
         condition,
         missing: cx.missing,
         reads: None,
+        addr_order: AddrOrder::default(),
     };
+    program.addr_order = AddrOrder::of(&program.locs);
     program.sort_shown();
     if reading.outcome_reads {
         reads::track(test, &mut program);

@@ -40,6 +40,9 @@ pub struct Program {
     /// What herd7's `-outcomereads true` needs of each execution, when it is asked for
     /// ([`crate::front::lower::reads`]).
     pub reads: Option<Reads>,
+    /// herd7's order of the addresses of [`Program::locs`], which subtracting two
+    /// addresses computes; kept with the locations as they are added.
+    pub addr_order: AddrOrder,
 }
 
 impl Program {
@@ -111,6 +114,7 @@ impl Program {
             spinlock: false,
             next_to: Some((base, offset)),
         });
+        self.addr_order = AddrOrder::of(&self.locs);
         Loc(self.locs.len() as u32 - 1)
     }
 
@@ -350,6 +354,52 @@ impl Term {
     }
 }
 
+/// herd7's order of addresses, by the name of their variable, then by their offset (its
+/// `compare` of symbolic constants, which subtracting two addresses gives: -1, 0 or 1).
+///
+/// [`Loc`] numbers follow the order in which the test declares its variables, which is not
+/// this one when the init block or the parameters do not list them by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AddrOrder {
+    /// By location: the rank of its variable's name among the variables' names, and its
+    /// offset from the variable (not 0 for herd7's location next to a variable, `y+1`).
+    keys: Vec<(u32, i64)>,
+}
+
+impl AddrOrder {
+    /// The order of the addresses of `locs`.
+    pub fn of(locs: &[LocDecl]) -> AddrOrder {
+        let base = |l: usize| match locs[l].next_to {
+            Some((b, o)) => (b.0 as usize, o),
+            None => (l, 0),
+        };
+        // herd7 compares names as OCaml's `String.compare` does: byte by byte.
+        let mut names: Vec<&str> = (0..locs.len())
+            .map(|l| locs[base(l).0].name.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let keys = (0..locs.len())
+            .map(|l| {
+                let (b, o) = base(l);
+                let rank = names.partition_point(|n| *n < locs[b].name.as_str());
+                (rank as u32, o)
+            })
+            .collect();
+        AddrOrder { keys }
+    }
+
+    /// How the address `off` cells from `loc` compares with the address `off2` cells from
+    /// `loc2`, as herd7 orders them.
+    fn cmp(&self, (loc, off): (Loc, i64), (loc2, off2): (Loc, i64)) -> std::cmp::Ordering {
+        let key = |l: Loc, o: i64| {
+            let (rank, base) = self.keys.get(l.0 as usize).copied().unwrap_or((l.0, 0));
+            (rank, base.wrapping_add(o))
+        };
+        key(loc, off).cmp(&key(loc2, off2))
+    }
+}
+
 /// What an operator gives, as herd7 computes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Applied {
@@ -384,13 +434,14 @@ pub fn shifted(loc: Loc, off: i64) -> Value {
 ///
 /// Integers compute as herd7's C integers do, on 32 bits, wrapping.
 /// An address is a location and an offset: adding or subtracting an integer moves the
-/// offset, subtracting two addresses compares them (-1, 0 or 1), comparing an address with
-/// an integer for equality is false, and `<` orders an address above zero; every other
-/// operator on an address is illegal.
+/// offset, subtracting two addresses compares them in herd7's `order` (-1, 0 or 1),
+/// comparing an address with an integer for equality is false, and `<` orders an address
+/// above zero; every other operator on an address is illegal (see [`herd7_illegal`] for
+/// how herd7 words each).
 /// With a variable among the operands the result is undetermined, except for the identities
 /// herd7 applies before it knows the variable: `v + 0 = 0 + v = v`, `v | 0 = 0 | v = v`,
 /// `v ^ v = 0`, `v == v` is true and `v != v` false.
-pub fn herd_binary(op: BinOp, a: Term, b: Term) -> Applied {
+pub fn herd_binary(op: BinOp, a: Term, b: Term, order: &AddrOrder) -> Applied {
     let either_var = a.is_var() || b.is_var();
     // herd7's `binop`: two known integers compute; two known values that are not both
     // integers are illegal; a variable leaves it undetermined.
@@ -420,10 +471,7 @@ pub fn herd_binary(op: BinOp, a: Term, b: Term) -> Applied {
             }
         }
         BinOp::Sub => match (a.addr(), b.addr(), b.int()) {
-            // FIXME: herd7 compares two addresses by the names of their variables; this
-            // compares the order in which the test declares them, which differs when the
-            // init block or the parameters do not list them by name.
-            (Some(x), Some(y), _) => int(x.cmp(&y) as i64),
+            (Some(x), Some(y), _) => int(order.cmp(x, y) as i64),
             (Some((l, o)), None, Some(d)) => {
                 Applied::Term(Term::Val(shifted(l, o.wrapping_sub(d))))
             }
@@ -528,10 +576,52 @@ pub fn apply_unary(op: UnOp, v: Value) -> Option<Value> {
 /// Applies a binary operator to known values, as herd7 does; `None` when herd7 gives it no
 /// meaning (arithmetic on addresses, division by zero) or cannot compute it (an unsolved
 /// symbol).
-pub fn apply_binary(op: BinOp, a: Value, b: Value) -> Option<Value> {
-    match herd_binary(op, Term::Val(a), Term::Val(b)) {
+pub fn apply_binary(op: BinOp, a: Value, b: Value, order: &AddrOrder) -> Option<Value> {
+    match herd_binary(op, Term::Val(a), Term::Val(b), order) {
         Applied::Term(Term::Val(v)) => Some(v),
         _ => None,
+    }
+}
+
+impl Program {
+    /// herd7's words for an operator it gives no meaning on the known values `a` and `b`,
+    /// with which it stops its run of the test: `Illegal operation * on constants a and
+    /// 2`, `Illegal | on a and b`; `>` and `>=` are `<` and `<=` of the operands swapped,
+    /// as herd7 computes them.
+    /// `None` where herd7 fails with an exception of its own instead: a division by zero,
+    /// and `|` of an address and an integer other than 0.
+    pub fn herd7_illegal(&self, op: BinOp, a: Value, b: Value) -> Option<String> {
+        let is_addr = |v: Value| matches!(v, Value::Addr(_) | Value::Shifted(..));
+        let (op, a, b) = match op {
+            BinOp::Gt => (BinOp::Lt, b, a),
+            BinOp::Ge => (BinOp::Le, b, a),
+            BinOp::Or if is_addr(a) && is_addr(b) => {
+                return Some(format!(
+                    "Illegal | on {} and {}",
+                    self.value_text(a),
+                    self.value_text(b)
+                ));
+            }
+            BinOp::Or => return None,
+            BinOp::Div if !is_addr(a) && b == Value::Int(0) => return None,
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::And
+            | BinOp::Xor
+            | BinOp::Lt
+            | BinOp::Le => (op, a, b),
+            // Not herd7's C operators (hazmat's lowering makes them for its own uses, on
+            // integers), or never illegal.
+            _ => return None,
+        };
+        Some(format!(
+            "Illegal operation {} on constants {} and {}",
+            op.symbol(),
+            self.value_text(a),
+            self.value_text(b)
+        ))
     }
 }
 
@@ -876,6 +966,8 @@ mod tests {
 
     const X: Loc = Loc(0);
     const Y: Loc = Loc(1);
+    /// No locations: addresses compare by their numbers.
+    const O: AddrOrder = AddrOrder { keys: Vec::new() };
 
     fn int(n: i64) -> Term {
         Term::Val(Value::Int(n))
@@ -893,52 +985,130 @@ mod tests {
     fn herd7s_identities_decide_before_the_variable_is_known() {
         let v = Term::Var(3);
         let w = Term::Var(4);
-        assert_eq!(herd_binary(BinOp::Xor, v, v), val(int(0)));
-        assert_eq!(herd_binary(BinOp::Xor, v, w), Applied::Undetermined);
-        assert_eq!(herd_binary(BinOp::Add, v, int(0)), val(v));
-        assert_eq!(herd_binary(BinOp::Add, int(0), v), val(v));
-        assert_eq!(herd_binary(BinOp::Or, int(0), v), val(v));
-        assert_eq!(herd_binary(BinOp::Eq, v, v), val(int(1)));
-        assert_eq!(herd_binary(BinOp::Ne, v, v), val(int(0)));
+        assert_eq!(herd_binary(BinOp::Xor, v, v, &O), val(int(0)));
+        assert_eq!(herd_binary(BinOp::Xor, v, w, &O), Applied::Undetermined);
+        assert_eq!(herd_binary(BinOp::Add, v, int(0), &O), val(v));
+        assert_eq!(herd_binary(BinOp::Add, int(0), v, &O), val(v));
+        assert_eq!(herd_binary(BinOp::Or, int(0), v, &O), val(v));
+        assert_eq!(herd_binary(BinOp::Eq, v, v, &O), val(int(1)));
+        assert_eq!(herd_binary(BinOp::Ne, v, v, &O), val(int(0)));
         // No identity for these: herd7 waits for the value.
-        assert_eq!(herd_binary(BinOp::Sub, v, v), Applied::Undetermined);
-        assert_eq!(herd_binary(BinOp::And, v, int(0)), Applied::Undetermined);
-        assert_eq!(herd_binary(BinOp::Mul, v, int(0)), Applied::Undetermined);
-        assert_eq!(herd_binary(BinOp::Sub, v, int(0)), Applied::Undetermined);
+        assert_eq!(herd_binary(BinOp::Sub, v, v, &O), Applied::Undetermined);
+        assert_eq!(
+            herd_binary(BinOp::And, v, int(0), &O),
+            Applied::Undetermined
+        );
+        assert_eq!(
+            herd_binary(BinOp::Mul, v, int(0), &O),
+            Applied::Undetermined
+        );
+        assert_eq!(
+            herd_binary(BinOp::Sub, v, int(0), &O),
+            Applied::Undetermined
+        );
         // An unsolved symbol of a finished execution is a variable too.
         let s = Term::Val(Value::Sym(7));
-        assert_eq!(herd_binary(BinOp::Xor, s, s), val(int(0)));
-        assert_eq!(herd_binary(BinOp::Add, s, int(1)), Applied::Undetermined);
+        assert_eq!(herd_binary(BinOp::Xor, s, s, &O), val(int(0)));
+        assert_eq!(
+            herd_binary(BinOp::Add, s, int(1), &O),
+            Applied::Undetermined
+        );
     }
 
     #[test]
     fn addresses_move_by_integers_and_nothing_else_applies_to_them() {
         assert_eq!(
-            herd_binary(BinOp::Add, addr(X), int(2)),
+            herd_binary(BinOp::Add, addr(X), int(2), &O),
             val(Term::Val(Value::Shifted(X, 2)))
         );
         assert_eq!(
-            herd_binary(BinOp::Sub, Term::Val(Value::Shifted(X, 2)), int(2)),
+            herd_binary(BinOp::Sub, Term::Val(Value::Shifted(X, 2)), int(2), &O),
             val(addr(X))
         );
-        assert_eq!(herd_binary(BinOp::Sub, addr(X), addr(Y)), val(int(-1)));
-        assert_eq!(herd_binary(BinOp::Sub, addr(Y), addr(X)), val(int(1)));
-        assert_eq!(herd_binary(BinOp::Eq, addr(X), int(0)), val(int(0)));
-        assert_eq!(herd_binary(BinOp::Ne, addr(X), int(0)), val(int(1)));
-        assert_eq!(herd_binary(BinOp::Lt, addr(X), int(0)), val(int(0)));
-        assert_eq!(herd_binary(BinOp::Gt, addr(X), int(0)), val(int(1)));
-        assert_eq!(herd_binary(BinOp::Xor, addr(X), addr(X)), val(int(0)));
+        assert_eq!(herd_binary(BinOp::Sub, addr(X), addr(Y), &O), val(int(-1)));
+        assert_eq!(herd_binary(BinOp::Sub, addr(Y), addr(X), &O), val(int(1)));
+        assert_eq!(herd_binary(BinOp::Eq, addr(X), int(0), &O), val(int(0)));
+        assert_eq!(herd_binary(BinOp::Ne, addr(X), int(0), &O), val(int(1)));
+        assert_eq!(herd_binary(BinOp::Lt, addr(X), int(0), &O), val(int(0)));
+        assert_eq!(herd_binary(BinOp::Gt, addr(X), int(0), &O), val(int(1)));
+        assert_eq!(herd_binary(BinOp::Xor, addr(X), addr(X), &O), val(int(0)));
         for op in [BinOp::Mul, BinOp::And, BinOp::Le, BinOp::Xor] {
-            assert_eq!(herd_binary(op, addr(X), int(2)), Applied::Illegal, "{op:?}");
+            assert_eq!(
+                herd_binary(op, addr(X), int(2), &O),
+                Applied::Illegal,
+                "{op:?}"
+            );
         }
-        assert_eq!(herd_binary(BinOp::Add, addr(X), addr(Y)), Applied::Illegal);
-        assert_eq!(herd_binary(BinOp::Div, int(6), int(0)), Applied::Illegal);
-        assert_eq!(herd_binary(BinOp::Div, int(-7), int(2)), val(int(-3)));
+        assert_eq!(
+            herd_binary(BinOp::Add, addr(X), addr(Y), &O),
+            Applied::Illegal
+        );
+        assert_eq!(
+            herd_binary(BinOp::Div, int(6), int(0), &O),
+            Applied::Illegal
+        );
+        assert_eq!(herd_binary(BinOp::Div, int(-7), int(2), &O), val(int(-3)));
         // herd7's integers are 32-bit.
         assert_eq!(
-            herd_binary(BinOp::Add, int(2147483647), int(1)),
+            herd_binary(BinOp::Add, int(2147483647), int(1), &O),
             val(int(-2147483648))
         );
-        assert_eq!(herd_binary(BinOp::Mul, int(65536), int(65536)), val(int(0)));
+        assert_eq!(
+            herd_binary(BinOp::Mul, int(65536), int(65536), &O),
+            val(int(0))
+        );
+    }
+
+    #[test]
+    fn addresses_compare_by_the_names_of_their_variables_then_by_offset() {
+        let decl = |name: &str, next_to| LocDecl {
+            name: name.into(),
+            init: Value::Int(0),
+            spinlock: false,
+            next_to,
+        };
+        // Declared `z`, `a`, then herd7's location `z+1` next to `z`.
+        let locs = [decl("z", None), decl("a", None), decl("z+1", Some((X, 1)))];
+        let order = AddrOrder::of(&locs);
+        let sub = |a, b| herd_binary(BinOp::Sub, Term::Val(a), Term::Val(b), &order);
+        assert_eq!(sub(Value::Addr(X), Value::Addr(Y)), val(int(1)));
+        assert_eq!(sub(Value::Addr(Y), Value::Addr(X)), val(int(-1)));
+        assert_eq!(sub(Value::Shifted(Y, 5), Value::Addr(X)), val(int(-1)));
+        assert_eq!(sub(Value::Shifted(X, -1), Value::Addr(X)), val(int(-1)));
+        assert_eq!(sub(Value::Addr(Loc(2)), Value::Shifted(X, 1)), val(int(0)));
+        assert_eq!(sub(Value::Addr(Loc(2)), Value::Addr(X)), val(int(1)));
+    }
+
+    #[test]
+    fn herd7_words_the_operators_it_stops_on() {
+        let mut program = crate::front::lower::lower(
+            &hazmat_litmus::parse(
+                "C t\n{}\nP0(int *z, int *a) { WRITE_ONCE(*z, 1); }\nexists (z=1)\n",
+            )
+            .expect("parses"),
+        )
+        .expect("lowers");
+        let z = Value::Addr(Loc(0));
+        let a = Value::Addr(Loc(1));
+        program.addr_order = AddrOrder::of(&program.locs);
+        let words = |op, x, y| program.herd7_illegal(op, x, y);
+        assert_eq!(
+            words(BinOp::Gt, z, a).as_deref(),
+            Some("Illegal operation < on constants a and z")
+        );
+        assert_eq!(
+            words(BinOp::Ge, Value::Shifted(Loc(0), -1), Value::Int(0)).as_deref(),
+            Some("Illegal operation <= on constants 0 and z+-1")
+        );
+        assert_eq!(
+            words(BinOp::Or, z, a).as_deref(),
+            Some("Illegal | on z and a")
+        );
+        assert_eq!(words(BinOp::Or, z, Value::Int(1)), None);
+        assert_eq!(words(BinOp::Div, Value::Int(6), Value::Int(0)), None);
+        assert_eq!(
+            words(BinOp::Div, z, Value::Int(0)).as_deref(),
+            Some("Illegal operation / on constants z and 0")
+        );
     }
 }

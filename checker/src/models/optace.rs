@@ -27,10 +27,16 @@
 //!   reading itself reads what it writes), which the enumeration solves as herd7's
 //!   equations do, through a compare-exchange's expected value too
 //!   (`engine::enumerate::unify`), or leaves unsolved with herd7's name for it (`S2`).
-//!   FIXME: under a model without the kernel's `lock.cat`, herd7 stops on some tests whose
-//!   read-modify-write has an address computed from a value read, at a candidate that
-//!   makes that address another location and multiplies an address
-//!   (`Illegal operation * on constants p+-1 and 0`); hazmat decides them.
+//!   FIXME: herd7 pairs a read at an address it cannot solve (computed from such a value,
+//!   or from a value out of thin air under any setting) with every write of every
+//!   location, and drops the candidate as unsolved unless an operator fails on the value
+//!   read, which stops herd7 once the model allows the candidate (`Illegal operation * on
+//!   constants z and 0` where the read meets a location holding an address); hazmat tries
+//!   such a read only at the locations whose address the test handles as a value and at
+//!   those the address names, so it decides those tests
+//!   (`checker/tests/herd7_optace.rs`). Only a model that allows the candidate stops
+//!   herd7: one without the kernel's checks, or a C11 model that allows values out of thin
+//!   air (`c11_partialSC.cat`).
 //!
 //! A model that checks coherence (the kernel's, RC11, SC...) rejects every candidate
 //! `true` leaves out, so only a model without such a check answers differently; the

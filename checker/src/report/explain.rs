@@ -139,6 +139,7 @@ pub fn explain(
         Some(Stop::Limit(why)) => Err(RunError {
             message: format!("gave up at the limit of {why}; the answer is unknown"),
             span: (0, 0),
+            herd7: None,
         }),
         _ => Ok(()),
     };

@@ -450,6 +450,7 @@ mod tests {
             },
             missing: Vec::new(),
             reads: None,
+            addr_order: Default::default(),
         }
     }
 

@@ -101,6 +101,7 @@ impl<W: Width> Search<'_, W> {
                     failure = Some(RunError {
                         message,
                         span: (0, 0),
+                        herd7: None,
                     });
                     false
                 }
@@ -319,6 +320,7 @@ impl<W: Width> Search<'_, W> {
                 self.failure = Some(RunError {
                     message,
                     span: (0, 0),
+                    herd7: None,
                 });
                 Some(Stop::Done)
             }

@@ -93,10 +93,14 @@ pub(super) fn prepare<'p>(
     let adjacent = paths::adjacent(program);
     let mut per_thread = Vec::with_capacity(program.threads.len());
     for t in &program.threads {
-        let ps = paths::thread_paths(t, &pointees, &adjacent).map_err(|e| RunError {
-            message: e.message,
-            span: e.span,
-        })?;
+        let ps =
+            paths::thread_paths(t, &pointees, &adjacent, &program.addr_order).map_err(|e| {
+                RunError {
+                    message: e.message,
+                    span: e.span,
+                    herd7: None,
+                }
+            })?;
         per_thread.push(ps);
     }
     if let Some(e) = unwritten_adjacent_read(program, &per_thread) {
@@ -112,6 +116,7 @@ pub(super) fn prepare<'p>(
         return Err(RunError {
             message: paths::not_a_location(program, v),
             span: e.source,
+            herd7: paths::not_a_location_herd7(v),
         });
     }
     // A path that breaks a lock axiom on its own matters only to a run cut off by a loop,
@@ -433,6 +438,7 @@ pub(super) fn check_something_allowed(
             stats.removed.unsolvable,
         ),
         span: (0, 0),
+        herd7: None,
     })
 }
 
@@ -476,6 +482,7 @@ fn unwritten_adjacent_read(program: &Program, per_thread: &[Vec<Path>]) -> Optio
                             decl.name, program.locs[base.0 as usize].name
                         ),
                         span: r.source,
+                        herd7: None,
                     });
                 }
             }

@@ -218,7 +218,9 @@ impl<W: Width> Search<'_, W> {
             Node::Bin(op, a, b) => {
                 let x = self.may_node(t, a);
                 let y = self.may_node(t, b);
-                pointwise(&x, &y, |x, y| herd_binary(op, x, y))
+                pointwise(&x, &y, |x, y| {
+                    herd_binary(op, x, y, &self.program.addr_order)
+                })
             }
         }
     }

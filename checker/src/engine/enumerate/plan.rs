@@ -224,6 +224,7 @@ impl<'a, W: Width> Search<'a, W> {
                         program.locs[l].name
                     ),
                     span: past.source.unwrap_or((0, 0)),
+                    herd7: None,
                 });
             }
         }

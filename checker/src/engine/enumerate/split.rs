@@ -368,6 +368,7 @@ mod tests {
             failure: failure.map(|m| RunError {
                 message: m.into(),
                 span: (0, 0),
+                herd7: None,
             }),
         }
     }

@@ -199,7 +199,12 @@ impl<W: Width> Search<'_, W> {
                     Node::Un(op, a) => herd_unary(op, classes.term(self.atom(t, a))),
                     Node::Bin(op, a, b) => {
                         let (a, b) = (self.atom(t, a), self.atom(t, b));
-                        herd_binary(op, classes.term(a), classes.term(b))
+                        herd_binary(
+                            op,
+                            classes.term(a),
+                            classes.term(b),
+                            &self.program.addr_order,
+                        )
                     }
                     _ => continue,
                 };

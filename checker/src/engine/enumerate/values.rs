@@ -14,7 +14,7 @@ use super::{NONE, RunError, Search, Why};
 use crate::engine::paths::{self, Node, truth};
 use crate::exec::event::{EventKind, Tag, Value};
 use crate::exec::relation::{EventSet, Width};
-use crate::front::program::{Applied, Cell, Operand, Prop, Term, herd_binary, herd_unary};
+use crate::front::program::{Applied, BinOp, Cell, Operand, Prop, Term, herd_binary, herd_unary};
 
 /// What a value is known to be during the search.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -122,7 +122,9 @@ impl<W: Width> Search<'_, W> {
             Node::Bin(op, a, b) => self.remembered(t, sym, |s| {
                 let x = s.eval(t, a);
                 let y = s.eval(t, b);
-                s.apply(t, sym, x, y, |x, y| herd_binary(op, x, y))
+                s.apply(t, sym, x, y, |x, y| {
+                    herd_binary(op, x, y, &s.program.addr_order)
+                })
             }),
         }
     }
@@ -258,13 +260,20 @@ impl<W: Width> Search<'_, W> {
         let Some(escape) = self.paths[t].escape else {
             return;
         };
-        let message = match self.eval(t, escape.sym) {
-            Known::Value(v) => paths::not_a_location(self.program, v),
-            _ => "the address of this access cannot be computed".to_string(),
+        let (message, herd7) = match self.eval(t, escape.sym) {
+            Known::Value(v) => (
+                paths::not_a_location(self.program, v),
+                paths::not_a_location_herd7(v),
+            ),
+            _ => (
+                "the address of this access cannot be computed".to_string(),
+                None,
+            ),
         };
         self.failure = Some(RunError {
             message,
             span: escape.source,
+            herd7,
         });
     }
 
@@ -333,11 +342,7 @@ impl<W: Width> Search<'_, W> {
             (unsolved, bad) = self.check_solved()?;
         }
         if let Some((thread, sym)) = bad {
-            let span = self.paths[thread as usize].spans[sym as usize];
-            self.bad = Some(RunError {
-                message: self.illegal_message(thread as usize, sym),
-                span,
-            });
+            self.bad = Some(self.illegal(thread as usize, sym));
         } else if unsolved {
             return Err(Why::Unsolvable);
         }
@@ -460,36 +465,55 @@ impl<W: Width> Search<'_, W> {
         }
     }
 
-    /// The message for an operator with no meaning: the operator and its operands' values.
-    fn illegal_message(&mut self, t: usize, sym: paths::SymId) -> String {
+    /// The error for an operator with no meaning: the operator and its operands' values,
+    /// and herd7's words for it where herd7 has its own.
+    fn illegal(&mut self, t: usize, sym: paths::SymId) -> RunError {
+        let span = self.paths[t].spans[sym as usize];
         let node = self.paths[t].nodes[sym as usize];
-        let text = |me: &mut Self, s: paths::SymId| match me.eval(t, s) {
-            Known::Value(v) => me.program.value_text(v),
-            _ => "?".to_string(),
+        let value = |me: &mut Self, s: paths::SymId| match me.eval(t, s) {
+            Known::Value(v) => Some(v),
+            _ => None,
         };
-        match node {
+        let text =
+            |me: &Self, v: Option<Value>| v.map_or("?".to_string(), |v| me.program.value_text(v));
+        let (message, herd7) = match node {
             Node::Bin(op, a, b) => {
+                let (a, b) = (value(self, a), value(self, b));
                 let (x, y) = (text(self, a), text(self, b));
-                match (op, x.as_str(), y.as_str()) {
-                    (
-                        crate::front::program::BinOp::Div | crate::front::program::BinOp::Rem,
-                        _,
-                        "0",
-                    ) => {
+                let herd7 = a
+                    .zip(b)
+                    .and_then(|(a, b)| self.program.herd7_illegal(op, a, b));
+                let integer = matches!(a, Some(Value::Int(_)));
+                let message = match op {
+                    BinOp::Div | BinOp::Rem if integer && b == Some(Value::Int(0)) => {
                         format!("division by zero ({x} {} {y})", op.symbol())
                     }
+                    _ if herd7.is_none() && op == BinOp::Or => format!(
+                        "the operator `|` has no meaning on {x} and {y} (herd7 7.58 fails on \
+                         it: an assertion of its 32-bit integers)"
+                    ),
                     _ => format!(
                         "the operator `{}` has no meaning on {x} and {y} (herd7 stops on it: \
                          illegal operation)",
                         op.symbol()
                     ),
-                }
+                };
+                (message, herd7)
             }
             Node::Un(op, a) => {
+                let a = value(self, a);
                 let x = text(self, a);
-                format!("the operator {op:?} has no meaning on {x}")
+                (format!("the operator {op:?} has no meaning on {x}"), None)
             }
-            _ => "an operator has no meaning on its operands".to_string(),
+            _ => (
+                "an operator has no meaning on its operands".to_string(),
+                None,
+            ),
+        };
+        RunError {
+            message,
+            span,
+            herd7,
         }
     }
 
@@ -628,10 +652,14 @@ impl<W: Width> Search<'_, W> {
             Cell::Reg { thread, reg } => {
                 let path = self.paths[thread];
                 let sym = path.regs[reg];
-                path.eval_known(sym, &|k| {
-                    let g = self.read_event[thread][k as usize];
-                    self.exec.events[g].value
-                })
+                path.eval_known(
+                    sym,
+                    &|k| {
+                        let g = self.read_event[thread][k as usize];
+                        self.exec.events[g].value
+                    },
+                    &self.program.addr_order,
+                )
                 .unwrap_or_default()
             }
             Cell::Loc(l) => {

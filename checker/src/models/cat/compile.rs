@@ -285,6 +285,11 @@ pub(crate) struct FunCode {
     pub(crate) frame: usize,
     /// Where the creating frame finds each captured value.
     pub(crate) captures: Vec<Slot>,
+    /// For a function that is not recursive and reads a name defined nowhere: the error
+    /// and the function's place. herd7 looks up every name such a function reads when it
+    /// makes the function, and stops there, at the function, whether or not a call would
+    /// read the name; hazmat stops at a call of the function.
+    pub(crate) unbound: Option<(Arc<str>, Span)>,
 }
 
 /// A compiled procedure: a function whose body is instructions (checks, mostly).
@@ -644,13 +649,21 @@ struct Frame {
     first_scope: usize,
     /// The function's recursive group, by name, if any.
     siblings: Vec<String>,
+    /// Where a function that is not recursive is written (`f(r) = body`, or `fun r ->
+    /// body`); `None` for a recursive one and a procedure, which herd7 makes without
+    /// looking up the names they read.
+    fun_span: Option<Span>,
+    /// The first by name of the names defined nowhere that the function reads, which herd7
+    /// meets first when it makes the function.
+    unbound: Option<String>,
 }
 
 /// Where a model reads a name it defines nowhere, from the diagnostic that reports it
 /// (`PATH:LINE:COL: error: `NAME` is not defined...`, as [`Compiler`] words it and
 /// [`crate::models::cat::CatModel`] renders it, with carets under the place): the file as
 /// named, the 1-based line and column, the width of the place in characters (the
-/// carets', or the name's), and the name; for herd7's wording of it, `unbound var: NAME`.
+/// carets', or the name's, or, for a function herd7 stops at, its whole length, which
+/// the message says), and the name; for herd7's wording of it, `unbound var: NAME`.
 pub fn unbound_var(message: &str) -> Option<(&str, usize, usize, usize, &str)> {
     let mut lines = message.lines();
     let first = lines.next()?;
@@ -664,13 +677,20 @@ pub fn unbound_var(message: &str) -> Option<(&str, usize, usize, usize, &str)> {
     let col = parts.next()?.parse().ok()?;
     let line = parts.next()?.parse().ok()?;
     let path = parts.next()?;
-    // The first caret line underlines the place: `  |     ^^^^`.
-    let width = lines
-        .take(3)
-        .find_map(|l| {
-            let (_, marks) = l.split_once('|')?;
-            let marks = marks.trim();
-            (!marks.is_empty() && marks.chars().all(|c| c == '^')).then(|| marks.chars().count())
+    // A function herd7 stops at is as long as the message says; otherwise the first caret
+    // line underlines the place: `  |     ^^^^`.
+    let said = rest
+        .strip_suffix(" characters)")
+        .and_then(|r| r.rsplit_once('('))
+        .and_then(|(_, n)| n.parse().ok());
+    let width = said
+        .or_else(|| {
+            lines.take(3).find_map(|l| {
+                let (_, marks) = l.split_once('|')?;
+                let marks = marks.trim();
+                (!marks.is_empty() && marks.chars().all(|c| c == '^'))
+                    .then(|| marks.chars().count())
+            })
         })
         .unwrap_or_else(|| name.chars().count());
     Some((path, line, col, width, name))
@@ -722,6 +742,17 @@ impl Compiler<'_> {
             None => String::new(),
         };
         (Arc::from(format!("`{name}` is not defined{why}")), true)
+    }
+
+    /// Records that the functions being compiled read `name`, defined nowhere: herd7 stops
+    /// when it makes the outermost of them that is not recursive (the recursive ones it
+    /// makes without looking up the names they read).
+    fn unbound_in_function(&mut self, name: &str) {
+        if let Some(frame) = self.frames.iter_mut().find(|f| f.fun_span.is_some())
+            && frame.unbound.as_deref().is_none_or(|first| name < first)
+        {
+            frame.unbound = Some(name.to_string());
+        }
     }
 
     fn global(&mut self, name: &str) -> Slot {
@@ -915,6 +946,8 @@ impl Compiler<'_> {
                     captures: Vec::new(),
                     first_scope: self.scopes.len(),
                     siblings: Vec::new(),
+                    fun_span: None,
+                    unbound: None,
                 });
                 self.scopes.push(Scope::default());
                 let param = self.pattern(params);
@@ -1141,7 +1174,7 @@ impl Compiler<'_> {
     fn exp_named(&mut self, e: &Exp, pat: &Pattern) -> Result<Expr, CompileError> {
         match (e, pat) {
             (Exp::Fun(p, body, _), Pattern::Var(Some(name))) => {
-                Ok(Expr::Fun(self.fun(name, p, body, Vec::new())?))
+                Ok(Expr::Fun(self.fun(name, p, body, Vec::new(), e.span())?))
             }
             _ => self.exp(e),
         }
@@ -1164,7 +1197,7 @@ impl Compiler<'_> {
                 let Exp::Fun(p, body, _) = &b.exp else {
                     unreachable!("checked above");
                 };
-                group.push(self.fun(n, p, body, siblings.clone())?);
+                group.push(self.fun(n, p, body, siblings.clone(), b.exp.span())?);
             }
             return Ok(Rec::Funs(Arc::new(group), slots));
         }
@@ -1188,24 +1221,41 @@ impl Compiler<'_> {
         param: &Pattern,
         body: &Exp,
         siblings: Vec<String>,
+        span: Span,
     ) -> Result<Arc<FunCode>, CompileError> {
+        let fun_span = siblings.is_empty().then_some(span);
         self.frames.push(Frame {
             slots: 0,
             captures: Vec::new(),
             first_scope: self.scopes.len(),
             siblings,
+            fun_span,
+            unbound: None,
         });
         self.scopes.push(Scope::default());
         let param = self.pattern(param);
         let body = self.exp(body);
         self.scopes.pop();
         let frame = self.frames.pop().expect("pushed above");
+        let unbound = frame.unbound.map(|n| {
+            let (message, _) = self.unbound(&n);
+            // herd7 locates the whole function, which may span lines: its length is said,
+            // for `unbound_var`.
+            let message = format!(
+                "{message}, and the function `{name}` reads it: herd7 looks up every name a \
+                 function reads when it makes the function, and stops at the whole function \
+                 ({} characters)",
+                span.end.saturating_sub(span.start)
+            );
+            (Arc::from(message), span)
+        });
         Ok(Arc::new(FunCode {
             name: name.to_string(),
             param,
             body: body?,
             frame: frame.slots,
             captures: frame.captures.into_iter().map(|(s, _)| s).collect(),
+            unbound,
         }))
     }
 
@@ -1228,6 +1278,9 @@ impl Compiler<'_> {
                 Some(slot) => Expr::Var(slot),
                 None => {
                     let (message, caught) = self.unbound(n);
+                    if caught {
+                        self.unbound_in_function(n);
+                    }
                     Expr::Unbound(message, *span, caught)
                 }
             },
@@ -1265,7 +1318,7 @@ impl Compiler<'_> {
                     Rec::Values(values) => Expr::LetRecValues(values, Box::new(body), *span),
                 }
             }
-            Exp::Fun(p, body, _) => Expr::Fun(self.fun("*fun*", p, body, Vec::new())?),
+            Exp::Fun(p, body, span) => Expr::Fun(self.fun("*fun*", p, body, Vec::new(), *span)?),
             Exp::Set(args, span) => Expr::Set(
                 args.iter().map(|a| self.exp(a)).collect::<Result<_, _>>()?,
                 *span,

@@ -292,6 +292,12 @@ impl<'a, W: Width> Machine<'a, W> {
                     Val::Builtin(b) => return self.builtin(*b, arg, span),
                     v => return fail(format!("{} cannot be applied", v.kind()), span),
                 };
+                // herd7 stops when it makes a function that reads a name defined nowhere;
+                // a call is where hazmat meets the function made, in a `try` as herd7
+                // makes it in one, its binding being lazy.
+                if let Some((message, at)) = &code.unbound {
+                    return fail(message.to_string(), *at);
+                }
                 let mut frame = Frame {
                     locals: Locals::from_elem(Val::Empty, code.frame),
                     captures,
