@@ -97,6 +97,7 @@ pub(crate) struct Kept<W: Width = Words<1>> {
     memo: Vec<Option<Memo<W>>>,
     vanish: Vec<Option<bool>>,
     always_empty: Vec<bool>,
+    settled: Vec<bool>,
 }
 
 /// One run of a model over an execution.
@@ -136,6 +137,10 @@ pub(crate) struct Machine<'a, W: Width = Words<1>> {
     /// For each global slot, whether its value is empty on every execution of these
     /// paths.
     always_empty: Vec<bool>,
+    /// For each top-level instruction, whether what it sets is fixed by these paths and
+    /// already set (a fixed binding computed, a definition made from fixed values): a
+    /// later run passes over it.
+    settled: Vec<bool>,
 }
 
 /// What a way through the model that passes every check leaves.
@@ -201,6 +206,7 @@ impl<'a, W: Width> Machine<'a, W> {
                 memo: Vec::new(),
                 vanish: vec![None; code.instrs.len()],
                 always_empty: vec![false; code.globals],
+                settled: vec![false; code.instrs.len()],
             }
         });
         let Kept {
@@ -212,6 +218,7 @@ impl<'a, W: Width> Machine<'a, W> {
             mut memo,
             vanish,
             always_empty,
+            settled,
         } = kept;
         memo.resize_with(code.instrs.len(), || None);
         for (i, v) in &world.base {
@@ -234,6 +241,7 @@ impl<'a, W: Width> Machine<'a, W> {
             memo,
             vanish,
             always_empty,
+            settled,
         }
     }
 }

@@ -33,6 +33,23 @@ impl<'a, W: Width> Machine<'a, W> {
             memo: self.memo,
             vanish: self.vanish,
             always_empty: self.always_empty,
+            settled: self.settled,
+        }
+    }
+
+    /// Whether top-level instruction `ins` set what these paths fix, as it would set it
+    /// again: a fixed binding computed, or a definition made from fixed values.
+    pub(super) fn settles(&self, ins: &Ins) -> bool {
+        match ins {
+            Ins::Let(_, Some(slots)) | Ins::LetRecValues(_, _, _, Some(slots)) => self.known(slots),
+            Ins::Enum(slot, _) => self.defined_before(std::slice::from_ref(slot), &[]),
+            Ins::Procedure(slot, code) => {
+                self.defined_before(std::slice::from_ref(slot), &code.captures)
+            }
+            Ins::LetRecFuns(codes, slots) => {
+                self.defined_before(slots, codes.iter().flat_map(|c| &c.captures))
+            }
+            _ => false,
         }
     }
 

@@ -74,7 +74,15 @@ impl<'a, W: Width> Machine<'a, W> {
                 }
                 ins => {
                     let ok = if std::ptr::eq(instrs, &self.code.instrs[..]) {
-                        self.step_top(i, ins, frame)?
+                        if self.settled[i] {
+                            i += 1;
+                            continue;
+                        }
+                        let ok = self.step_top(i, ins, frame)?;
+                        if ok && self.settles(ins) {
+                            self.settled[i] = true;
+                        }
+                        ok
                     } else {
                         self.step(ins, frame)?
                     };
