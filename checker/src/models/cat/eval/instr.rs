@@ -44,15 +44,10 @@ impl<'a, W: Width> Machine<'a, W> {
                 }
             }
             Ins::LetRecFuns(codes, slots) => {
-                let captures = codes.iter().flat_map(|c| &c.captures);
-                if self.defined_before(slots, captures.clone()) {
-                    return Ok(true);
-                }
                 let group = self.group(codes, frame);
                 for (k, slot) in slots.iter().enumerate() {
                     self.set(*slot, Val::RecFun(group.clone(), k), frame);
                 }
-                self.keep_defined(slots, captures);
             }
             Ins::LetRecValues(values, when, span, fixed) => {
                 if let Some(slots) = fixed
@@ -129,10 +124,6 @@ impl<'a, W: Width> Machine<'a, W> {
                 }
             }
             Ins::Procedure(slot, code) => {
-                let slots = std::slice::from_ref(slot);
-                if self.defined_before(slots, &code.captures) {
-                    return Ok(true);
-                }
                 let captures = code.captures.iter().map(|s| self.get(*s, frame)).collect();
                 self.set(
                     *slot,
@@ -142,7 +133,6 @@ impl<'a, W: Width> Machine<'a, W> {
                     })),
                     frame,
                 );
-                self.keep_defined(slots, &code.captures);
             }
             Ins::Forall(slot, set, body, span) => {
                 let set = self.eval(set, frame)?;
@@ -171,13 +161,8 @@ impl<'a, W: Width> Machine<'a, W> {
                 }
             }
             Ins::Enum(slot, tags) => {
-                let slots = std::slice::from_ref(slot);
-                if self.defined_before(slots, &[]) {
-                    return Ok(true);
-                }
                 let v = Val::Values(Rc::new(tags.iter().map(|t| Val::Tag(t.clone())).collect()));
                 self.set(*slot, v, frame);
-                self.keep_defined(slots, &[]);
             }
             Ins::ShowAs(exp, name) => {
                 if let Ok(v) = self.eval(exp, frame) {

@@ -21,6 +21,11 @@ pub(super) struct Memo<W: Width> {
     pub(super) choices: Option<Val<W>>,
 }
 
+/// Whether `slot` is one of the machine's global slots, which outlive a run.
+fn is_global(slot: &Slot) -> bool {
+    matches!(slot, Slot::Global(_))
+}
+
 impl<'a, W: Width> Machine<'a, W> {
     /// What this machine leaves for the next execution with the same thread paths.
     pub(crate) fn into_kept(self) -> Kept<W> {
@@ -42,12 +47,11 @@ impl<'a, W: Width> Machine<'a, W> {
     pub(super) fn settles(&self, ins: &Ins) -> bool {
         match ins {
             Ins::Let(_, Some(slots)) | Ins::LetRecValues(_, _, _, Some(slots)) => self.known(slots),
-            Ins::Enum(slot, _) => self.defined_before(std::slice::from_ref(slot), &[]),
-            Ins::Procedure(slot, code) => {
-                self.defined_before(std::slice::from_ref(slot), &code.captures)
-            }
+            Ins::Enum(slot, _) => is_global(slot),
+            Ins::Procedure(slot, code) => is_global(slot) && self.fixed_captures(&code.captures),
             Ins::LetRecFuns(codes, slots) => {
-                self.defined_before(slots, codes.iter().flat_map(|c| &c.captures))
+                slots.iter().all(is_global)
+                    && self.fixed_captures(codes.iter().flat_map(|c| &c.captures))
             }
             _ => false,
         }
@@ -66,47 +70,6 @@ impl<'a, W: Width> Machine<'a, W> {
             if let Some(k) = self.known.get_mut(i) {
                 *k = true;
             }
-        }
-    }
-
-    /// Whether a definition into the global `slots` (an `enum`, a procedure, a recursive
-    /// group of functions) was made for these thread paths from the same values: every
-    /// value it captures is one the paths fix. Its slots then hold what it would make
-    /// again.
-    pub(super) fn defined_before<'s>(
-        &self,
-        slots: &[Slot],
-        captures: impl IntoIterator<Item = &'s Slot>,
-    ) -> bool {
-        let globals: Option<Vec<usize>> = slots
-            .iter()
-            .map(|s| match s {
-                Slot::Global(i) => Some(*i),
-                _ => None,
-            })
-            .collect();
-        globals.is_some_and(|g| self.known(&g)) && self.fixed_captures(captures)
-    }
-
-    /// Marks the global `slots` of a definition as made for these thread paths, when what
-    /// it captures is fixed by them (see [`Self::defined_before`]).
-    pub(super) fn keep_defined<'s>(
-        &mut self,
-        slots: &[Slot],
-        captures: impl IntoIterator<Item = &'s Slot>,
-    ) {
-        if !self.fixed_captures(captures) {
-            return;
-        }
-        let globals: Vec<usize> = slots
-            .iter()
-            .filter_map(|s| match s {
-                Slot::Global(i) => Some(*i),
-                _ => None,
-            })
-            .collect();
-        if globals.len() == slots.len() {
-            self.keep(&globals);
         }
     }
 
