@@ -1142,3 +1142,62 @@ Observation srcu-round Always 18 0
 Hash=4c52ea5e6239d5e6a87f286b58ebf57e
 
 ";
+
+/// A binding that only checks empty on every execution of the thread paths read (here
+/// `only-fences`, without a fence) is passed over on the later executions of those paths;
+/// one a check reads that is not empty (`late`, read after a check that some executions
+/// fail) is evaluated on each, and its check rejects the executions herd7 7.58 rejects.
+#[test]
+fn a_binding_only_empty_checks_read_changes_no_answer() {
+    let model = temp_file(
+        "dead.cat",
+        "\"bindings only empty checks read\"\n\
+         include \"cos.cat\"\n\
+         let com = rf | co | fr\n\
+         acyclic po-loc | com as coherence\n\
+         let order = (po | com)+\n\
+         let fence-pairs = ext & ((F * _) | (_ * F))\n\
+         let only-fences = order ; order\n\
+         flag ~empty (fence-pairs & only-fences) as fence-order\n\
+         flag ~empty (order & rfe & (W * R)) as external-read\n\
+         let late = fr ; order\n\
+         irreflexive late as late-order\n\
+         flag ~empty (fence-pairs & late) as late-fence\n",
+    );
+    let mp = |name: &str, fence: &str| {
+        temp_file(
+            &format!("{name}.litmus"),
+            &format!(
+                "C {name}\n{{}}\n\
+                 P0(int *x, int *y) {{ WRITE_ONCE(*x, 1); {fence} WRITE_ONCE(*y, 1); }}\n\
+                 P1(int *x, int *y) {{ int r0; int r1; r0 = READ_ONCE(*y); \
+                 r1 = READ_ONCE(*x); }}\n\
+                 exists (1:r0=1 /\\ 1:r1=0)\n"
+            ),
+        )
+    };
+    // herd7 7.58's flags and observations.
+    for (test, flags, observation) in [
+        (
+            corr("CoRR-dead"),
+            vec!["Flag external-read"],
+            "Observation CoRR-dead Never 0 3",
+        ),
+        (
+            mp("MP-dead", ""),
+            vec!["Flag external-read"],
+            "Observation MP-dead Never 0 3",
+        ),
+        (
+            mp("MP-dead-mb", "smp_mb();"),
+            vec!["Flag external-read", "Flag fence-order", "Flag late-fence"],
+            "Observation MP-dead-mb Never 0 3",
+        ),
+    ] {
+        let out = herd7_kernel_macros(&model, "lkmmv2", &[&test]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        assert_eq!(flag_lines(&stdout), flags, "{stdout}");
+        assert!(stdout.contains(&format!("{observation}\n")), "{stdout}");
+    }
+}

@@ -489,6 +489,14 @@ pub(crate) struct Code {
     /// [`super::stage`]): a run that finds them as the run before it left them need not
     /// evaluate it again. Empty until staged.
     pub(crate) inputs: Vec<Option<Vec<usize>>>,
+    /// For each top-level instruction, the global slots it reads (what its functions and
+    /// procedures capture included) and those it sets; with [`Code::roots`], what a run
+    /// needs to find the bindings nothing it evaluates reads (see `eval::reuse`). Empty
+    /// until staged.
+    pub(crate) reads: Vec<Vec<usize>>,
+    pub(crate) sets: Vec<Vec<usize>>,
+    /// The global slots the enumeration reads after a run: the model's last `co` and `rf`.
+    pub(crate) roots: Vec<usize>,
     /// Whether the model has an `assert` (not skipped), which herd7 evaluates on the runs
     /// it cuts at a loop too.
     pub(crate) asserts: bool,
@@ -554,6 +562,9 @@ pub(crate) fn compile(
         finals,
         warnings: cx.warnings,
         inputs: Vec::new(),
+        reads: Vec::new(),
+        sets: Vec::new(),
+        roots: Vec::new(),
         asserts: cx.asserts,
         strict: (skip.strict && !skip.names.is_empty()).then(|| {
             let mut names: Vec<Arc<str>> = Vec::new();

@@ -98,6 +98,7 @@ pub(crate) struct Kept<W: Width = Words<1>> {
     vanish: Vec<Option<bool>>,
     always_empty: Vec<bool>,
     settled: Vec<bool>,
+    dead: Dead,
 }
 
 /// One run of a model over an execution.
@@ -141,6 +142,20 @@ pub(crate) struct Machine<'a, W: Width = Words<1>> {
     /// already set (a fixed binding computed, a definition made from fixed values): a
     /// later run passes over it.
     settled: Vec<bool>,
+    /// The top-level bindings whose values nothing a run evaluates on these paths reads.
+    dead: Dead,
+}
+
+/// The top-level bindings a run passes over because nothing it evaluates on these paths
+/// reads their values (see [`Machine::find_dead`]).
+#[derive(Default)]
+pub(crate) struct Dead {
+    /// For each top-level instruction, whether it is such a binding.
+    pub(super) ins: Vec<bool>,
+    /// How many top-level instructions had been looked at (their entry in
+    /// [`Machine::vanish`] set) when `ins` was found, and how many have been since.
+    pub(super) found_at: usize,
+    pub(super) looked: usize,
 }
 
 /// What a way through the model that passes every check leaves.
@@ -207,6 +222,10 @@ impl<'a, W: Width> Machine<'a, W> {
                 vanish: vec![None; code.instrs.len()],
                 always_empty: vec![false; code.globals],
                 settled: vec![false; code.instrs.len()],
+                dead: Dead {
+                    ins: vec![false; code.instrs.len()],
+                    ..Dead::default()
+                },
             }
         });
         let Kept {
@@ -219,6 +238,7 @@ impl<'a, W: Width> Machine<'a, W> {
             vanish,
             always_empty,
             settled,
+            dead,
         } = kept;
         memo.resize_with(code.instrs.len(), || None);
         for (i, v) in &world.base {
@@ -242,6 +262,7 @@ impl<'a, W: Width> Machine<'a, W> {
             vanish,
             always_empty,
             settled,
+            dead,
         }
     }
 }

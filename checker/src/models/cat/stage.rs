@@ -45,6 +45,24 @@ pub(crate) fn stage(code: &mut Code) {
         stage.instr(ins, &mut out);
     }
     code.inputs = out.iter().map(|ins| stage.inputs(ins)).collect();
+    code.reads = out
+        .iter()
+        .map(|ins| {
+            let mut read = Vec::new();
+            ins_reads(ins, &mut read);
+            read.sort_unstable();
+            read.dedup();
+            read
+        })
+        .collect();
+    code.sets = out.iter().map(globals_set_by).collect();
+    code.roots = ["co", "rf"]
+        .iter()
+        .filter_map(|name| match code.finals.get(*name) {
+            Some(Slot::Global(i)) => Some(*i),
+            _ => None,
+        })
+        .collect();
     code.instrs = out;
     code.globals = stage.globals;
 }

@@ -39,6 +39,7 @@ impl<'a, W: Width> Machine<'a, W> {
             vanish: self.vanish,
             always_empty: self.always_empty,
             settled: self.settled,
+            dead: self.dead,
         }
     }
 
@@ -113,6 +114,42 @@ impl<'a, W: Width> Machine<'a, W> {
             .extend(inputs.iter().map(|&g| self.globals[g].clone()));
         m.holds = holds;
         m.choices = choices;
+    }
+
+    /// Finds the top-level bindings whose values nothing a run evaluates on these paths
+    /// reads, for later runs to pass over: bindings read only by instructions that are
+    /// empty on every execution of these paths (which a run passes over, see
+    /// [`Self::vanishes`]) and by other such bindings, not by the enumeration (the model's
+    /// last `co` and `rf`). In the kernel's model, without plain accesses, the relations
+    /// only the data-race checks read; without a grace period, `rcu-link`.
+    ///
+    /// Only a binding evaluated on an earlier run of these paths is passed over (as an
+    /// instruction empty on every execution is), and an instruction no run has reached
+    /// yet counts as reading what it names.
+    pub(super) fn find_dead(&mut self) {
+        let code = self.code;
+        self.dead.found_at = self.dead.looked;
+        if code.reads.len() != code.instrs.len() || code.sets.len() != code.instrs.len() {
+            return;
+        }
+        let mut live = vec![false; self.globals.len()];
+        for &g in &code.roots {
+            live[g] = true;
+        }
+        for (i, ins) in code.instrs.iter().enumerate().rev() {
+            let looked = self.vanish.get(i).copied().flatten();
+            if looked == Some(true) {
+                continue;
+            }
+            let binding = matches!(ins, Ins::Let(_, None) | Ins::LetRecValues(_, _, _, None));
+            if binding && looked == Some(false) && !code.sets[i].iter().any(|&g| live[g]) {
+                self.dead.ins[i] = true;
+                continue;
+            }
+            for &g in &code.reads[i] {
+                live[g] = true;
+            }
+        }
     }
 
     /// Whether what the paths fix makes the value of `ins` (a binding or a check) empty on

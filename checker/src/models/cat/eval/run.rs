@@ -23,6 +23,9 @@ impl<'a, W: Width> Machine<'a, W> {
         leaf: &mut dyn FnMut(&Leaf<'_, W>) -> Go,
     ) -> Result<Go, EvalError> {
         let code = self.code;
+        if self.dead.looked != self.dead.found_at {
+            self.find_dead();
+        }
         let mut frame = Frame {
             locals: Locals::new(),
             captures: &[],
@@ -74,7 +77,7 @@ impl<'a, W: Width> Machine<'a, W> {
                 }
                 ins => {
                     let ok = if std::ptr::eq(instrs, &self.code.instrs[..]) {
-                        if self.settled[i] {
+                        if self.settled[i] || self.dead.ins[i] {
                             i += 1;
                             continue;
                         }
@@ -153,6 +156,7 @@ impl<'a, W: Width> Machine<'a, W> {
                 let v = self.vanishes(ins);
                 if let Some(f) = self.vanish.get_mut(i) {
                     *f = Some(v);
+                    self.dead.looked += 1;
                 }
             }
         }
