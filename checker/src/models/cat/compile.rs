@@ -371,10 +371,8 @@ pub(crate) enum Expr {
         /// Where it is written.
         span: Span,
     },
-    /// `try e with e2`; with `true`, it catches every error, even a name hazmat does not
-    /// compute (see [`Expr::Unbound`]): the wrapping of a binding only drawings read
-    /// (see [`super::stage`]).
-    Try(Box<Expr>, Box<Expr>, bool),
+    /// `try e with e2`.
+    Try(Box<Expr>, Box<Expr>),
     /// `if cond then e1 else e2`.
     If(Box<CondIr>, Box<Expr>, Box<Expr>),
 }
@@ -427,10 +425,6 @@ pub(crate) enum Ins {
     Match(Expr, Vec<(Arc<str>, Vec<Ins>)>, Option<Vec<Ins>>, Span),
     /// An `enum`: the set of its tags into the slot.
     Enum(Slot, Vec<Arc<str>>),
-    /// `show e as name`: a relation to draw.
-    ShowAs(Expr, Arc<str>),
-    /// A relation to draw, by the slot its name has at that point.
-    Show(Arc<str>, Slot),
 }
 
 /// How a `call` runs.
@@ -920,18 +914,17 @@ impl Compiler<'_> {
                     skipped,
                 });
             }
-            Instr::Show { names, .. } => {
-                for n in names {
-                    if let Some(slot) = self.lookup(n) {
-                        out.push(Ins::Show(Arc::from(n.as_str()), slot));
-                    }
-                }
+            // What a model shows is for herd7's drawings, which evaluate it lazily and only
+            // when drawing (hazmat draws its own relations): nothing runs. The expression
+            // of a `show ... as` is compiled all the same, so that it is refused where it
+            // was.
+            Instr::ShowAs { exp, .. } => {
+                self.exp(exp)?;
             }
-            Instr::ShowAs { exp, name, .. } => {
-                let exp = self.exp(exp)?;
-                out.push(Ins::ShowAs(exp, Arc::from(name.as_str())));
-            }
-            Instr::Unshow { .. } | Instr::Debug { .. } | Instr::Events { .. } => {}
+            Instr::Show { .. }
+            | Instr::Unshow { .. }
+            | Instr::Debug { .. }
+            | Instr::Events { .. } => {}
             Instr::Include { file, span } => {
                 if self.including.iter().any(|f| f == file) {
                     return err(format!("`{file}` includes itself"), *span);
@@ -1382,7 +1375,7 @@ impl Compiler<'_> {
                     span: *span,
                 }
             }
-            Exp::Try(a, b, _) => Expr::Try(Box::new(self.exp(a)?), Box::new(self.exp(b)?), false),
+            Exp::Try(a, b, _) => Expr::Try(Box::new(self.exp(a)?), Box::new(self.exp(b)?)),
             Exp::If(c, a, b, span) => {
                 if let Cond::Variant(v) = &**c {
                     self.warn_unknown_variants(v, *span);

@@ -111,8 +111,6 @@ pub(crate) struct Machine<'a, W: Width = Words<1>> {
     /// Under herd7's `-strictskip true`, the names of the skipped checks that failed on
     /// the current way, each once.
     skipped: Vec<Arc<str>>,
-    /// The relations `show` names on the current way, by name.
-    pub(crate) shown: Vec<(Arc<str>, Val<W>)>,
     depth: usize,
     /// The operations evaluated so far on this execution, bounded by [`MAX_STEPS`].
     steps: u64,
@@ -250,7 +248,6 @@ impl<'a, W: Width> Machine<'a, W> {
             globals,
             flags: Vec::new(),
             skipped: Vec::new(),
-            shown: Vec::new(),
             depth: 0,
             steps: 0,
             deadline,

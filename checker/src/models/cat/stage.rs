@@ -164,7 +164,7 @@ impl Stage {
                 self.mark(bound, true);
                 out.push(ins);
             }
-            ins @ (Ins::Call(..) | Ins::ShowAs(..) | Ins::Show(..)) => out.push(ins),
+            ins @ Ins::Call(..) => out.push(ins),
         }
     }
 
@@ -234,7 +234,7 @@ impl Stage {
             Expr::Op(_, args, _) | Expr::Tuple(args) | Expr::Set(args, _) => {
                 self.all_fixed(args.iter())
             }
-            Expr::App(f, a, _) | Expr::Try(f, a, _) => self.all_fixed([&**f, &**a]),
+            Expr::App(f, a, _) | Expr::Try(f, a) => self.all_fixed([&**f, &**a]),
             // A name bound in a function's frame is read as fixed (a parameter is, its
             // argument being judged at the call), so a binding there of what is not fixed
             // makes the whole expression not fixed: `let t = rf in t` in a function body
@@ -434,20 +434,15 @@ fn worth_hoisting(e: &Expr) -> bool {
 /// check, a `with`, a procedure, a needed binding, a function a needed binding holds)
 /// reads it, or the enumeration does (`co`, `rf`); the others, found by a fixpoint, are
 /// bound to the empty value instead, which nothing can observe, so an undefined name, a
-/// type error or a cost in them is herd7's nothing, not an error.
-/// A binding only a `show` needs is evaluated for the drawings, where herd7 drops what
-/// fails to evaluate: its errors give the empty value.
+/// type error or a cost in them is herd7's nothing, not an error. (A `show` reads
+/// nothing: herd7 evaluates it only when it draws.)
 fn skip_unneeded(code: &mut Code) {
-    let answer = needed(code, false);
-    let drawn = needed(code, true);
+    let answer = needed(code);
     for (k, ins) in code.instrs.iter_mut().enumerate() {
         if let Ins::Let(bindings, _) = ins {
             for (j, (_, e)) in bindings.iter_mut().enumerate() {
-                if !drawn[k][j] {
+                if !answer[k][j] {
                     *e = Expr::Empty;
-                } else if !answer[k][j] {
-                    let inner = std::mem::replace(e, Expr::Empty);
-                    *e = Expr::Try(Box::new(inner), Box::new(Expr::Empty), true);
                 }
             }
         }
@@ -455,8 +450,8 @@ fn skip_unneeded(code: &mut Code) {
 }
 
 /// For each top-level binding of `code`, by instruction and place in it, whether the
-/// answer (or, with `shows`, the answer or a `show`) needs its value.
-fn needed(code: &Code, shows: bool) -> Vec<Vec<bool>> {
+/// answer needs its value.
+fn needed(code: &Code) -> Vec<Vec<bool>> {
     let mut needed: Vec<Vec<bool>> = code
         .instrs
         .iter()
@@ -479,7 +474,6 @@ fn needed(code: &Code, shows: bool) -> Vec<Vec<bool>> {
                     .zip(needed)
                     .filter(|(_, n)| **n)
                     .for_each(|((_, e), _)| reads_captured(e, &mut read)),
-                Ins::Show(..) | Ins::ShowAs(..) if !shows => {}
                 _ => ins_reads(ins, &mut read),
             }
         }
@@ -546,7 +540,7 @@ fn ins_reads(ins: &Ins, out: &mut Vec<usize>) {
                 reads_captured(&w.exp, out);
             }
         }
-        Ins::Check { exp, .. } | Ins::WithFrom(_, exp, _) | Ins::ShowAs(exp, _) => {
+        Ins::Check { exp, .. } | Ins::WithFrom(_, exp, _) => {
             reads_captured(exp, out);
         }
         Ins::Call(a, b, _, _) => {
@@ -571,7 +565,6 @@ fn ins_reads(ins: &Ins, out: &mut Vec<usize>) {
                 ins_reads(i, out);
             }
         }
-        Ins::Show(_, slot) => out.extend(global(slot)),
         Ins::Enum(..) => {}
     }
 }
@@ -639,7 +632,7 @@ fn bound_by(ins: &Ins, out: &mut Vec<Slot>) {
                 bound_by(i, out);
             }
         }
-        Ins::Check { .. } | Ins::Call(..) | Ins::ShowAs(..) | Ins::Show(..) => {}
+        Ins::Check { .. } | Ins::Call(..) => {}
     }
 }
 
@@ -699,7 +692,7 @@ fn each_child<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
         | Expr::Fun(_) => {}
         Expr::Op1(_, a, _) => f(a),
         Expr::Op(_, args, _) | Expr::Tuple(args) | Expr::Set(args, _) => args.iter().for_each(f),
-        Expr::App(a, b, _) | Expr::Try(a, b, _) => {
+        Expr::App(a, b, _) | Expr::Try(a, b) => {
             f(a);
             f(b);
         }
@@ -790,8 +783,8 @@ mod tests {
     }
 
     /// A binding nothing needs is never evaluated, as herd7's lazy `let` never evaluates
-    /// it, however many unneeded bindings read it; one only a `show` reads is evaluated for
-    /// the drawings, its errors giving the empty value.
+    /// it, however many unneeded bindings read it; nor is one only a `show` reads, which
+    /// herd7 evaluates only to draw.
     #[test]
     fn what_no_answer_needs_is_not_evaluated() {
         let code = staged(
@@ -803,14 +796,13 @@ mod tests {
                 .find(|(p, _)| pattern_slots(p) == [Slot::Global(slot(&code, name))])
                 .map(|(_, e)| match e {
                     Expr::Empty => "skipped",
-                    Expr::Try(_, _, true) => "for drawings",
                     _ => "evaluated",
                 }),
             _ => None,
         };
         assert_eq!(bound("a"), Some("skipped"));
         assert_eq!(bound("b"), Some("skipped"));
-        assert_eq!(bound("c"), Some("for drawings"));
+        assert_eq!(bound("c"), Some("skipped"));
         assert_eq!(bound("d"), Some("evaluated"));
     }
 

@@ -231,9 +231,9 @@ impl<'a, W: Width> Machine<'a, W> {
                     }
                 }
             }
-            Expr::Try(a, b, all) => match self.eval(a, frame) {
+            Expr::Try(a, b) => match self.eval(a, frame) {
                 Ok(v) => v,
-                Err(e) if e.uncaught && !all => return Err(e),
+                Err(e) if e.uncaught => return Err(e),
                 Err(_) => self.eval(b, frame)?,
             },
             Expr::If(c, a, b) => {

@@ -92,8 +92,7 @@ impl<'a, W: Width> Machine<'a, W> {
                 };
                 self.bind(&p.code.param, arg, &mut inner, *span)?;
                 self.enter(&p.code.name, *span)?;
-                let (flags, skipped, shown) =
-                    (self.flags.len(), self.skipped.len(), self.shown.len());
+                let (flags, skipped) = (self.flags.len(), self.skipped.len());
                 // A procedure's checks fail its caller's execution.
                 let ok = self.body_passes(&p.code.body, &mut inner);
                 self.depth -= 1;
@@ -103,7 +102,6 @@ impl<'a, W: Width> Machine<'a, W> {
                     // before the call).
                     self.flags.truncate(flags);
                     self.skipped.truncate(skipped);
-                    self.shown.truncate(shown);
                     if !ok {
                         let Some(name) = name else {
                             return fail(
@@ -163,15 +161,6 @@ impl<'a, W: Width> Machine<'a, W> {
             Ins::Enum(slot, tags) => {
                 let v = Val::Values(Rc::new(tags.iter().map(|t| Val::Tag(t.clone())).collect()));
                 self.set(*slot, v, frame);
-            }
-            Ins::ShowAs(exp, name) => {
-                if let Ok(v) = self.eval(exp, frame) {
-                    self.shown.push((name.clone(), v));
-                }
-            }
-            Ins::Show(name, slot) => {
-                let v = self.get(*slot, frame);
-                self.shown.push((name.clone(), v));
             }
         }
         Ok(true)

@@ -61,14 +61,12 @@ impl<'a, W: Width> Machine<'a, W> {
                     };
                     let flags = self.flags.len();
                     let skipped = self.skipped.len();
-                    let shown = self.shown.len();
                     for c in choices.iter() {
                         self.set(*slot, c.clone(), frame);
                         let mut inner: Option<&mut OnLeaf<'_, W>> = Some(&mut *k);
                         let go = self.instrs(instrs, i + 1, frame, &mut inner)?;
                         self.flags.truncate(flags);
                         self.skipped.truncate(skipped);
-                        self.shown.truncate(shown);
                         if go == Go::Stop {
                             return Ok(Go::Stop);
                         }
