@@ -99,6 +99,7 @@ pub(crate) struct Kept<W: Width = Words<1>> {
     always_empty: Vec<bool>,
     settled: Vec<bool>,
     dead: Dead,
+    empty_terms: Vec<Option<Box<[bool]>>>,
 }
 
 /// One run of a model over an execution.
@@ -142,6 +143,10 @@ pub(crate) struct Machine<'a, W: Width = Words<1>> {
     settled: Vec<bool>,
     /// The top-level bindings whose values nothing a run evaluates on these paths reads.
     dead: Dead,
+    /// For each top-level binding of a union, once looked at on these paths, which of its
+    /// terms what the paths fix makes empty on every execution, when some are and some
+    /// are not ([`Machine::find_empty_terms`]).
+    empty_terms: Vec<Option<Box<[bool]>>>,
 }
 
 /// The top-level bindings a run passes over because nothing it evaluates on these paths
@@ -224,6 +229,7 @@ impl<'a, W: Width> Machine<'a, W> {
                     ins: vec![false; code.instrs.len()],
                     ..Dead::default()
                 },
+                empty_terms: vec![None; code.instrs.len()],
             }
         });
         let Kept {
@@ -237,6 +243,7 @@ impl<'a, W: Width> Machine<'a, W> {
             always_empty,
             settled,
             dead,
+            empty_terms,
         } = kept;
         memo.resize_with(code.instrs.len(), || None);
         for (i, v) in &world.base {
@@ -260,6 +267,7 @@ impl<'a, W: Width> Machine<'a, W> {
             always_empty,
             settled,
             dead,
+            empty_terms,
         }
     }
 }

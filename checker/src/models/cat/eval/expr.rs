@@ -22,7 +22,7 @@ enum Tail<W: Width> {
 
 impl<'a, W: Width> Machine<'a, W> {
     /// Counts one operation, failing past [`MAX_STEPS`].
-    fn count(&mut self, span: Span) -> Result<(), EvalError> {
+    pub(super) fn count(&mut self, span: Span) -> Result<(), EvalError> {
         self.steps += 1;
         if self.steps.is_multiple_of(1024)
             && self

@@ -1,11 +1,13 @@
 //! What a run reuses from the run before it on the same thread paths: the values of the
 //! bindings the paths fix, the last result of each top-level instruction with the inputs
-//! it read, and which instructions the paths make empty on every execution.
+//! it read, which instructions and terms of unions the paths make empty on every
+//! execution, and which bindings only those read.
 
+use super::slot::Frame;
 use super::value::{identical, is_empty};
-use super::{Kept, Machine, Val};
+use super::{EvalError, Kept, Machine, Val};
 use crate::exec::relation::Width;
-use crate::models::cat::ast::{Op1, Op2};
+use crate::models::cat::ast::{Op1, Op2, Span};
 use crate::models::cat::compile::{Expr, Ins, Pat, Slot};
 
 /// What the last evaluation of a top-level instruction read and gave, for a later run
@@ -40,6 +42,7 @@ impl<'a, W: Width> Machine<'a, W> {
             always_empty: self.always_empty,
             settled: self.settled,
             dead: self.dead,
+            empty_terms: self.empty_terms,
         }
     }
 
@@ -197,6 +200,72 @@ impl<'a, W: Width> Machine<'a, W> {
             }
             Ins::Check { exp, .. } => self.always_empty_exp(exp),
             _ => false,
+        }
+    }
+
+    /// Records which terms of binding `i`, when it binds a union, what the paths fix makes
+    /// empty on every execution, when some are and some are not: `lock.cat`'s
+    /// `rf | ([IW | UL] ; singlestep(co) ; lk-rmw^-1)` without a lock, the kernel's
+    /// `fence | rcu-fence` without a grace period. Later runs leave them out
+    /// ([`Self::step_without_empty_terms`]), as they pass over an instruction empty on
+    /// every execution.
+    pub(super) fn find_empty_terms(&mut self, i: usize, ins: &Ins) {
+        let Ins::Let(bindings, None) = ins else {
+            return;
+        };
+        let [(Pat::One(_), Expr::Op(Op2::Union, args, _))] = &bindings[..] else {
+            return;
+        };
+        let empty: Box<[bool]> = args.iter().map(|a| self.always_empty_exp(a)).collect();
+        if empty.contains(&true)
+            && empty.contains(&false)
+            && let Some(t) = self.empty_terms.get_mut(i)
+        {
+            *t = Some(empty);
+        }
+    }
+
+    /// Runs binding `i` without the terms of its union that are empty on every execution
+    /// of these paths ([`Self::find_empty_terms`]): `Some(true)` once bound, `None` when it
+    /// has no such terms or when the others' union is not a relation (an empty term might
+    /// then give the union its kind), for the binding to be evaluated whole.
+    pub(super) fn step_without_empty_terms(
+        &mut self,
+        i: usize,
+        ins: &Ins,
+        frame: &mut Frame<'_, W>,
+    ) -> Result<Option<bool>, EvalError> {
+        if !matches!(self.empty_terms.get(i), Some(Some(_))) {
+            return Ok(None);
+        }
+        let Ins::Let(bindings, None) = ins else {
+            return Ok(None);
+        };
+        let [(p, Expr::Op(Op2::Union, args, span))] = &bindings[..] else {
+            return Ok(None);
+        };
+        self.count(*span)?;
+        let mut acc: Option<Val<W>> = None;
+        for (k, a) in args.iter().enumerate() {
+            if self.empty_terms[i].as_ref().is_some_and(|e| e[k]) {
+                continue;
+            }
+            let v = self.eval(a, frame)?;
+            acc = Some(match acc {
+                None => v,
+                Some(acc) => self.setop(Op2::Union, acc, v, *span)?,
+            });
+        }
+        match acc {
+            Some(v @ Val::Rel(_)) => {
+                self.bind(p, v, frame, Span::default())?;
+                Ok(Some(true))
+            }
+            Some(v) => {
+                self.recycle(v);
+                Ok(None)
+            }
+            None => Ok(None),
         }
     }
 

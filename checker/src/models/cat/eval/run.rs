@@ -149,12 +149,20 @@ impl<'a, W: Width> Machine<'a, W> {
                     _ => true,
                 });
             }
-            Some(false) => {}
+            Some(false) => {
+                if let Some(ok) = self.step_without_empty_terms(i, ins, frame)? {
+                    self.remember(i, inputs, ok, None);
+                    return Ok(ok);
+                }
+            }
             None => {
                 let v = self.vanishes(ins);
                 if let Some(f) = self.vanish.get_mut(i) {
                     *f = Some(v);
                     self.dead.looked += 1;
+                }
+                if !v {
+                    self.find_empty_terms(i, ins);
                 }
             }
         }
