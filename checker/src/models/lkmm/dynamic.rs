@@ -170,22 +170,55 @@ pub(super) struct Workspace<W: Width = Words<1>> {
 }
 
 /// The relations [`Workspace::compute_rf`] computes from `rf` alone, as they were for
-/// one `rf`.
+/// one `rf`: those the checks read (`checked`, and the strong fences), taken back at
+/// once, and the others (`rest`, and the other fences), taken back when every relation
+/// is asked for ([`Workspace::relations`]).
 #[derive(Clone, Debug)]
 struct OfRf<W: Width> {
     rf: Relation<W>,
-    rfe: Relation<W>,
-    rfi: Relation<W>,
-    addr: Relation<W>,
-    data: Relation<W>,
-    ctrl: Relation<W>,
-    srcu_rscs: Relation<W>,
-    po_unlock_lock_po: Relation<W>,
+    /// `rf`'s hash, its key in [`RfCache::index`].
+    hash: u64,
+    checked: [Relation<W>; 3],
+    rest: [Relation<W>; 8],
     fences: Fences<W>,
-    ppo_rf: Relation<W>,
-    rmw_sequence: Relation<W>,
-    cumul_fence: Relation<W>,
-    cumul_plus: Relation<W>,
+}
+
+impl<W: Width> OfRf<W> {
+    fn empty(n: usize) -> OfRf<W> {
+        OfRf {
+            rf: Relation::empty(n),
+            hash: 0,
+            checked: std::array::from_fn(|_| Relation::empty(n)),
+            rest: std::array::from_fn(|_| Relation::empty(n)),
+            fences: Fences::empty(n),
+        }
+    }
+}
+
+/// The relations of `rf` alone that the checks read, the strong fences apart: `rfe`,
+/// `ppo_rf` and `cumul_plus`, in [`OfRf::checked`]'s order.
+fn checked<'a, W: Width>(
+    d: &'a mut Dynamic<W>,
+    ppo_rf: &'a mut Relation<W>,
+    cumul_plus: &'a mut Relation<W>,
+) -> [&'a mut Relation<W>; 3] {
+    [&mut d.rfe, ppo_rf, cumul_plus]
+}
+
+impl<W: Width> Dynamic<W> {
+    /// The other relations of `rf` alone, in [`OfRf::rest`]'s order (the fences apart).
+    fn rest(&mut self) -> [&mut Relation<W>; 8] {
+        [
+            &mut self.rfi,
+            &mut self.addr,
+            &mut self.data,
+            &mut self.ctrl,
+            &mut self.srcu_rscs,
+            &mut self.po_unlock_lock_po,
+            &mut self.rmw_sequence,
+            &mut self.cumul_fence,
+        ]
+    }
 }
 
 /// How many relations an [`OfRf`] holds, to size the cache.
@@ -235,18 +268,27 @@ impl<W: Width> RfCache<W> {
         foldhash::fast::FixedState::default().hash_one(rf)
     }
 
-    /// The slot that holds `rf`, if one does.
-    fn find(&self, rf: &Relation<W>) -> Option<usize> {
+    /// The slot that holds `rf`, or, if none does, `rf`'s hash when it was computed.
+    fn find(&self, rf: &Relation<W>) -> Result<usize, Option<u64>> {
         if self.slots.is_empty() {
-            return None;
+            return Err(None);
         }
-        let slot = *self.index.get(&Self::hash(rf))?;
-        (self.slots[slot].rf == *rf).then_some(slot)
+        let hash = Self::hash(rf);
+        match self.index.get(&hash) {
+            Some(&slot) if self.slots[slot].rf == *rf => Ok(slot),
+            _ => Err(Some(hash)),
+        }
     }
 
-    /// The slot in which to keep the relations of `rf`, if the cache keeps any: a new one
-    /// while there is room, else the oldest, forgotten first.
-    fn slot_for(&mut self, rf: &Relation<W>, fill: impl FnOnce() -> OfRf<W>) -> Option<usize> {
+    /// The slot in which to keep the relations of `rf` (whose hash is `hash` when
+    /// [`RfCache::find`] computed it), if the cache keeps any: a new one while there is
+    /// room, else the oldest, forgotten first.
+    fn slot_for(
+        &mut self,
+        rf: &Relation<W>,
+        hash: Option<u64>,
+        fill: impl FnOnce() -> OfRf<W>,
+    ) -> Option<usize> {
         if self.computed < RF_CACHE_AFTER {
             self.computed += 1;
             return None;
@@ -260,13 +302,15 @@ impl<W: Width> RfCache<W> {
         } else {
             let slot = self.next;
             self.next = (self.next + 1) % self.capacity;
-            let old = Self::hash(&self.slots[slot].rf);
+            let old = self.slots[slot].hash;
             if self.index.get(&old) == Some(&slot) {
                 self.index.remove(&old);
             }
             slot
         };
-        self.index.insert(Self::hash(rf), slot);
+        let hash = hash.unwrap_or_else(|| Self::hash(rf));
+        self.slots[slot].hash = hash;
+        self.index.insert(hash, slot);
         Some(slot)
     }
 }
@@ -347,10 +391,10 @@ impl<W: Width> Workspace<W> {
         }
         if !self.rf_done {
             match self.cache.find(&x.rf) {
-                Some(slot) => self.restore_rf(slot),
-                None => {
+                Ok(slot) => self.restore_rf(slot),
+                Err(hash) => {
                     self.compute_rf(x, s, f);
-                    self.keep_rf();
+                    self.keep_rf(hash);
                 }
             }
             self.rf_done = true;
@@ -358,51 +402,39 @@ impl<W: Width> Workspace<W> {
         self.compute_co(x, s, f)
     }
 
-    /// Keeps the relations of `rf` alone, just computed, in the cache.
-    fn keep_rf(&mut self) {
+    /// Keeps the relations of `rf` alone, just computed, in the cache (`hash` is
+    /// `d.rf`'s, when [`RfCache::find`] computed it).
+    fn keep_rf(&mut self, hash: Option<u64>) {
         let n = self.d.rf.size();
-        let Some(slot) = self.cache.slot_for(&self.d.rf, || OfRf {
-            rf: Relation::empty(n),
-            rfe: Relation::empty(n),
-            rfi: Relation::empty(n),
-            addr: Relation::empty(n),
-            data: Relation::empty(n),
-            ctrl: Relation::empty(n),
-            srcu_rscs: Relation::empty(n),
-            po_unlock_lock_po: Relation::empty(n),
-            fences: Fences::empty(n),
-            ppo_rf: Relation::empty(n),
-            rmw_sequence: Relation::empty(n),
-            cumul_fence: Relation::empty(n),
-            cumul_plus: Relation::empty(n),
-        }) else {
+        let Some(slot) = self.cache.slot_for(&self.d.rf, hash, || OfRf::empty(n)) else {
             return;
         };
-        let (d, kept) = (&self.d, &mut self.cache.slots[slot]);
+        let kept = &mut self.cache.slots[slot];
+        let d = &mut self.d;
         kept.rf.copy_from(&d.rf);
-        kept.rfe.copy_from(&d.rfe);
-        kept.rfi.copy_from(&d.rfi);
-        kept.addr.copy_from(&d.addr);
-        kept.data.copy_from(&d.data);
-        kept.ctrl.copy_from(&d.ctrl);
-        kept.srcu_rscs.copy_from(&d.srcu_rscs);
-        kept.po_unlock_lock_po.copy_from(&d.po_unlock_lock_po);
         kept.fences.copy_from(&d.fences);
-        kept.ppo_rf.copy_from(&self.ppo_rf);
-        kept.rmw_sequence.copy_from(&d.rmw_sequence);
-        kept.cumul_fence.copy_from(&d.cumul_fence);
-        kept.cumul_plus.copy_from(&self.cumul_plus);
+        for (k, r) in kept.rest.iter_mut().zip(d.rest()) {
+            k.copy_from(r);
+        }
+        let now = checked(d, &mut self.ppo_rf, &mut self.cumul_plus);
+        for (k, r) in kept.checked.iter_mut().zip(now) {
+            k.copy_from(r);
+        }
     }
 
     /// Takes the relations of `rf` alone that the checks read from the cache's `slot`,
     /// which holds `d.rf`'s, and leaves the others there until [`Workspace::relations`]
     /// needs them.
     fn restore_rf(&mut self, slot: usize) {
-        let (d, kept) = (&mut self.d, &self.cache.slots[slot]);
-        d.rfe.copy_from(&kept.rfe);
+        let kept = &self.cache.slots[slot];
+        let d = &mut self.d;
         d.fences.strong.copy_from(&kept.fences.strong);
-        self.ppo_rf.copy_from(&kept.ppo_rf);
-        self.cumul_plus.copy_from(&kept.cumul_plus);
+        for (r, k) in checked(d, &mut self.ppo_rf, &mut self.cumul_plus)
+            .into_iter()
+            .zip(&kept.checked)
+        {
+            r.copy_from(k);
+        }
         self.pending = Some(slot);
     }
 
@@ -413,15 +445,10 @@ impl<W: Width> Workspace<W> {
             return;
         };
         let (d, kept) = (&mut self.d, &self.cache.slots[slot]);
-        d.rfi.copy_from(&kept.rfi);
-        d.addr.copy_from(&kept.addr);
-        d.data.copy_from(&kept.data);
-        d.ctrl.copy_from(&kept.ctrl);
-        d.srcu_rscs.copy_from(&kept.srcu_rscs);
-        d.po_unlock_lock_po.copy_from(&kept.po_unlock_lock_po);
         d.fences.copy_from(&kept.fences);
-        d.rmw_sequence.copy_from(&kept.rmw_sequence);
-        d.cumul_fence.copy_from(&kept.cumul_fence);
+        for (r, k) in d.rest().into_iter().zip(&kept.rest) {
+            r.copy_from(k);
+        }
     }
 
     /// Every relation of the last execution checked, once [`Workspace::check`] passed.
