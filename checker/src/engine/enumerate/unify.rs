@@ -121,6 +121,17 @@ impl<W: Width> Search<'_, W> {
         })
     }
 
+    /// Whether some path assumes an address computed from values read denotes a location:
+    /// an equation between the address and the location of the write its read reads (or
+    /// of the writes that read its write), which herd7 solves with the others.
+    pub(super) fn has_address_equations(&self) -> bool {
+        self.paths.iter().any(|p| {
+            p.constraints
+                .iter()
+                .any(|c| c.kind == Assumption::Address && c.truth)
+        })
+    }
+
     /// The variable of thread `t`'s node `sym`, or its constant.
     fn atom(&self, t: usize, mut sym: SymId) -> Atom {
         let path = self.paths[t];
@@ -164,19 +175,23 @@ impl<W: Width> Search<'_, W> {
             classes.equate(g, written).map_err(contradiction)?;
         }
         // A successful exchange's read is its expected value, and a failed
-        // `atomic_add_unless`'s its limit.
+        // `atomic_add_unless`'s its limit; an address computed from values read is the
+        // location the path assumes, which herd7 equates with the location of the write
+        // its read reads.
         for t in 0..self.paths.len() {
             for c in &self.paths[t].constraints {
-                if c.kind != Assumption::Rmw {
-                    continue;
-                }
+                let why = match c.kind {
+                    Assumption::Rmw => Why::Assumption(Assumption::Rmw),
+                    Assumption::Address if c.truth => Why::Assumption(Assumption::Address),
+                    _ => continue,
+                };
                 if let (true, Node::Bin(BinOp::Eq, read, expected))
                 | (false, Node::Bin(BinOp::Ne, read, expected)) =
                     (c.truth, self.paths[t].nodes[c.sym as usize])
                     && let Atom::Var(x) = self.atom(t, read)
                 {
                     let e = self.atom(t, expected);
-                    classes.equate(x, e).map_err(contradiction)?;
+                    classes.equate(x, e).map_err(|_| why)?;
                 }
             }
         }
