@@ -336,7 +336,8 @@ impl<W: Width> Search<'_, W> {
         }
         let (mut unsolved, mut bad) = self.check_solved()?;
         // Forward, a cycle of values gets a symbol and an operator on it stays unsolved;
-        // herd7's equations may solve it through a successful exchange's expected value.
+        // herd7's equations may solve it through a successful exchange's expected value,
+        // or through the location an address is assumed to denote.
         if unsolved && (self.has_exchange_equations() || self.has_address_equations()) {
             symbols = self.unify()?;
             (unsolved, bad) = self.check_solved()?;
