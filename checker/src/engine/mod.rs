@@ -2,7 +2,8 @@
 //! up as an outcome.
 //!
 //! `paths` runs each thread alone with symbolic reads (the first half of herd7's
-//! semantics), `symbol` replays herd7's names for unsolved values, [`enumerate`] picks
+//! semantics), `unsolved` finds the accesses whose address herd7 may not solve, which the
+//! paths try at every location, `symbol` replays herd7's names for unsolved values, [`enumerate`] picks
 //! reads-from and coherence and solves the values (the second half), sharing a large
 //! search among threads (`enumerate::split`), [`symmetry`] builds one execution of each
 //! group of renamed copies, `pieces` counts a pipeline of threads piece by piece,
@@ -22,3 +23,4 @@ pub(crate) mod paths;
 pub(crate) mod pieces;
 pub(crate) mod symbol;
 pub mod symmetry;
+pub(crate) mod unsolved;

@@ -88,6 +88,19 @@ pub(crate) struct Escape {
     /// Whether the access reads at an address known without reading memory: herd7 stops
     /// on it as soon as the path exists, whatever the values read.
     pub(crate) always: bool,
+    /// The instruction of the access ([`PathEvent::stmt`]).
+    pub(crate) stmt: u32,
+}
+
+/// The accesses of one thread whose address herd7 may leave unsolved, and the locations
+/// they are tried at: herd7 pairs a read at an address it cannot solve with every write
+/// of every location (see [`crate::engine::unsolved`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Wide {
+    /// The instructions ([`PathEvent::stmt`]) whose computed address may be unsolved.
+    pub(crate) stmts: BTreeSet<u32>,
+    /// Every location a write may be at.
+    pub(crate) targets: Vec<Loc>,
 }
 
 /// One event of a path.
@@ -179,16 +192,19 @@ const MAX_PATH_EVENTS: usize = 1 << 22;
 /// through an address read from memory is tried at each of them. `adjacent` are herd7's
 /// locations next to a variable the program has ([`adjacent`]): an access at `y + 1` is
 /// one at the location `y+1` when the program has it, and stops the path otherwise.
+/// `wide` are the accesses whose address may be unsolved, tried at every location too.
 pub(crate) fn thread_paths(
     thread: &ThreadCode,
     pointees: &[Loc],
     adjacent: &[Adjacent],
     order: &AddrOrder,
+    wide: &Wide,
 ) -> Result<Vec<Path>, PathError> {
     let mut walker = Walker {
         pointees,
         adjacent,
         order,
+        wide,
         out: Vec::new(),
         depth: 0,
         events: 0,
@@ -238,7 +254,13 @@ pub(crate) fn add_adjacent_locations(program: &mut Program) -> Result<(), PathEr
         let adjacent = adjacent(program);
         let mut found = BTreeSet::new();
         for t in &program.threads {
-            for p in thread_paths(t, &pointees, &adjacent, &program.addr_order)? {
+            for p in thread_paths(
+                t,
+                &pointees,
+                &adjacent,
+                &program.addr_order,
+                &Wide::default(),
+            )? {
                 if let Some(Value::Shifted(base, offset)) = p.escape.and_then(|e| p.constant(e.sym))
                 {
                     found.insert((base, offset));
@@ -422,6 +444,7 @@ struct State {
 struct Walker<'a> {
     pointees: &'a [Loc],
     adjacent: &'a [Adjacent],
+    wide: &'a Wide,
     /// herd7's order of addresses, which subtracting two computes.
     order: &'a AddrOrder,
     out: Vec<Path>,
@@ -949,9 +972,10 @@ impl<'a> Walker<'a> {
     /// returns `false` to drop the path.
     ///
     /// An address computed from values read may denote any location whose address the
-    /// test handles as a value, or one written in the address itself (`x + r1`); the path
-    /// forks once per such location, assuming the address is that location, and once more
-    /// assuming it is none of them, where it stops with an [`Escape`].
+    /// test handles as a value, or one written in the address itself (`x + r1`), or, where
+    /// it may be unsolved ([`Wide`]), any location; the path forks once per such location,
+    /// assuming the address is that location, and once more assuming it is none of them,
+    /// where it stops with an [`Escape`].
     fn fork_addr(
         &mut self,
         mut st: State,
@@ -988,12 +1012,16 @@ impl<'a> Walker<'a> {
                     source: span,
                     read: false,
                     always: access != Access::Store,
+                    stmt: st.stmt,
                 });
                 self.finish(st.path)
             }
             None => {
                 let mut candidates: BTreeSet<Loc> = self.pointees.iter().copied().collect();
                 addresses(addr, &mut candidates);
+                if self.wide.stmts.contains(&st.stmt) {
+                    candidates.extend(self.wide.targets.iter().copied());
+                }
                 let mut targets = Vec::with_capacity(candidates.len());
                 for &loc in &candidates {
                     let mut st2 = st.clone();
@@ -1023,6 +1051,7 @@ impl<'a> Walker<'a> {
                     source: span,
                     read: access == Access::Load,
                     always: false,
+                    stmt: st.stmt,
                 });
                 self.finish(st.path)
             }
@@ -1313,7 +1342,10 @@ mod tests {
         program
             .threads
             .iter()
-            .map(|t| thread_paths(t, &pointees, &[], &program.addr_order).expect("runs"))
+            .map(|t| {
+                thread_paths(t, &pointees, &[], &program.addr_order, &Wide::default())
+                    .expect("runs")
+            })
             .collect()
     }
 

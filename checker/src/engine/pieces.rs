@@ -288,7 +288,8 @@ fn uses_of(bits: &[(u128, u128)]) -> Vec<Uses> {
 fn uses(program: &Program) -> Option<Vec<Uses>> {
     let mut all = Vec::with_capacity(program.threads.len());
     for t in &program.threads {
-        let ps = paths::thread_paths(t, &[], &[], &program.addr_order).ok()?;
+        let ps =
+            paths::thread_paths(t, &[], &[], &program.addr_order, &paths::Wide::default()).ok()?;
         let mut u = Uses::default();
         for p in &ps {
             if p.cutoff.is_some()

@@ -747,8 +747,14 @@ mod tests {
             .threads
             .iter()
             .map(|t| {
-                crate::engine::paths::thread_paths(t, &pointees, &[], &program.addr_order)
-                    .expect("runs")
+                crate::engine::paths::thread_paths(
+                    t,
+                    &pointees,
+                    &[],
+                    &program.addr_order,
+                    &Default::default(),
+                )
+                .expect("runs")
             })
             .collect();
         name(&program, &mut per_thread);

@@ -11,13 +11,15 @@
 
 use super::plan::StageCounts;
 use super::{Allowed, Flow, Limits, RunError, Search, Searched, Setup, Stats, Stop};
-use crate::engine::paths::{self, Path};
+use crate::engine::paths::{self, Path, Wide};
 use crate::engine::symmetry::Symmetry;
+use crate::engine::unsolved;
 use crate::exec::event::{EventKind, Loc, Tag};
 use crate::exec::relation::{Growable, Width, Words};
 use crate::front::c11::{self, Dialect};
-use crate::front::program::{Op, Program, Prop};
+use crate::front::program::{Op, Program, Prop, ThreadCode};
 use crate::models::model::{JudgeAt, MemoryModel};
+use crate::models::optace::OptAce;
 use std::time::Instant;
 
 /// Enumerates the executions of `program` that `model` allows, calling `visit` on each.
@@ -91,17 +93,42 @@ pub(super) fn prepare<'p>(
 ) -> Result<Prepared<'p>, RunError> {
     let pointees = paths::pointees(program);
     let adjacent = paths::adjacent(program);
+    let build = |t: &ThreadCode, wide: &Wide| {
+        paths::thread_paths(t, &pointees, &adjacent, &program.addr_order, wide).map_err(|e| {
+            RunError {
+                message: e.message,
+                span: e.span,
+                herd7: None,
+            }
+        })
+    };
+    let none = Wide::default();
     let mut per_thread = Vec::with_capacity(program.threads.len());
     for t in &program.threads {
-        let ps =
-            paths::thread_paths(t, &pointees, &adjacent, &program.addr_order).map_err(|e| {
-                RunError {
-                    message: e.message,
-                    span: e.span,
-                    herd7: None,
-                }
-            })?;
-        per_thread.push(ps);
+        per_thread.push(build(t, &none)?);
+    }
+    // An access whose address may be unsolved is tried at every location, as herd7 pairs
+    // it with every write; the reads it adds may close new cycles, so to a fixpoint.
+    let self_reads = limits.optace == OptAce::False
+        && (model.completes() || per_thread.iter().flatten().any(|p| p.cutoff.is_some()));
+    let mut wide = vec![none; program.threads.len()];
+    loop {
+        let mut changed = false;
+        for (t, found) in unsolved::widen(program, &per_thread, self_reads)
+            .into_iter()
+            .enumerate()
+        {
+            if found.stmts.is_subset(&wide[t].stmts) {
+                continue;
+            }
+            wide[t].stmts.extend(found.stmts);
+            wide[t].targets = found.targets;
+            per_thread[t] = build(&program.threads[t], &wide[t])?;
+            changed = true;
+        }
+        if !changed {
+            break;
+        }
     }
     if let Some(e) = unwritten_adjacent_read(program, &per_thread) {
         return Err(e);

@@ -11,11 +11,15 @@
 //! equation `read := expected`, `M.assign` in `linux_cmpexch_ok`); a failed
 //! `atomic_add_unless`'s read is its limit in the same way (herd7 solves a cycle of values
 //! through it, `add-unless-failed-limit-solves-a-cycle.litmus`).
-//! That equation is the only one that carries a value backwards, against reads-from: the
+//! An address computed from values read is, on a path that assumes it denotes a location,
+//! that location: herd7 equates a read's address with the location of the write it reads,
+//! which binds an address that is a cycle's value itself (see
+//! [`crate::engine::unsolved`]).
+//! Those equations are the only ones that carry a value backwards, against reads-from: the
 //! expected value, known, flows through the write the exchange reads into a cycle of
 //! values that nothing else solves (`litmus/tests/regressions/c11-models-rmw-reads-write-back.litmus`:
 //! a cycle through `&` that the exchange's 0 solves).
-//! So where the forward computation leaves a candidate with such an exchange unsolved,
+//! So where the forward computation leaves a candidate with such an equation unsolved,
 //! [`Search::unify`] solves its equations herd7's way, to a fixpoint, and fixes every
 //! read's value from the solution; the checks of [`Search::solve`] then run as before.
 //! herd7 7.58's solver is one pass, where this iterates: an execution herd7 loses there
@@ -121,6 +125,17 @@ impl<W: Width> Search<'_, W> {
         })
     }
 
+    /// Whether some path assumes an address computed from values read denotes a location:
+    /// an equation between the address and the location, which herd7 solves with the
+    /// others.
+    pub(super) fn has_address_equations(&self) -> bool {
+        self.paths.iter().any(|p| {
+            p.constraints
+                .iter()
+                .any(|c| c.kind == Assumption::Address && c.truth)
+        })
+    }
+
     /// The variable of thread `t`'s node `sym`, or its constant.
     fn atom(&self, t: usize, mut sym: SymId) -> Atom {
         let path = self.paths[t];
@@ -164,19 +179,23 @@ impl<W: Width> Search<'_, W> {
             classes.equate(g, written).map_err(contradiction)?;
         }
         // A successful exchange's read is its expected value, and a failed
-        // `atomic_add_unless`'s its limit.
+        // `atomic_add_unless`'s its limit; an address computed from values read is the
+        // location the path assumes, which herd7 equates with the location of the write
+        // its read reads.
         for t in 0..self.paths.len() {
             for c in &self.paths[t].constraints {
-                if c.kind != Assumption::Rmw {
-                    continue;
-                }
+                let why = match c.kind {
+                    Assumption::Rmw => Why::Assumption(Assumption::Rmw),
+                    Assumption::Address if c.truth => Why::Assumption(Assumption::Address),
+                    _ => continue,
+                };
                 if let (true, Node::Bin(BinOp::Eq, read, expected))
                 | (false, Node::Bin(BinOp::Ne, read, expected)) =
                     (c.truth, self.paths[t].nodes[c.sym as usize])
                     && let Atom::Var(x) = self.atom(t, read)
                 {
                     let e = self.atom(t, expected);
-                    classes.equate(x, e).map_err(contradiction)?;
+                    classes.equate(x, e).map_err(|_| why)?;
                 }
             }
         }

@@ -336,8 +336,9 @@ impl<W: Width> Search<'_, W> {
         }
         let (mut unsolved, mut bad) = self.check_solved()?;
         // Forward, a cycle of values gets a symbol and an operator on it stays unsolved;
-        // herd7's equations may solve it through a successful exchange's expected value.
-        if unsolved && self.has_exchange_equations() {
+        // herd7's equations may solve it through a successful exchange's expected value,
+        // or through the location an address is assumed to denote.
+        if unsolved && (self.has_exchange_equations() || self.has_address_equations()) {
             symbols = self.unify()?;
             (unsolved, bad) = self.check_solved()?;
         }
@@ -381,6 +382,12 @@ impl<W: Width> Search<'_, W> {
         // it writes, once its assumptions hold.
         for t in 0..self.paths.len() {
             if let Some(escape) = self.paths[t].escape {
+                // An address left unsolved is none of these: herd7 tries such an access
+                // at every location, which the path's other forks are
+                // ([`crate::engine::unsolved`]).
+                if !matches!(self.eval(t, escape.sym), Known::Value(_)) {
+                    return Err(Why::Unsolvable);
+                }
                 if escape.read {
                     return Err(Why::Nowhere(Some(escape.source)));
                 }
