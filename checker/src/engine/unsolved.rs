@@ -155,7 +155,14 @@ impl Flow {
 pub(crate) fn widen(program: &Program, per_thread: &[Vec<Path>], self_reads: bool) -> Vec<Wide> {
     let mut wide = vec![Wide::default(); per_thread.len()];
     let computed = |p: &Path| p.escape.is_some() || p.events.iter().any(|e| e.addr_dep != 0);
-    if !per_thread.iter().flatten().any(computed) {
+    // A cycle of values passes through a write of a value computed from a read.
+    let carried = |p: &Path| {
+        p.events
+            .iter()
+            .any(|e| e.kind == EventKind::Write && p.taint[e.value as usize] != 0)
+    };
+    let paths = || per_thread.iter().flatten();
+    if !paths().any(computed) || !paths().any(carried) {
         return wide;
     }
     let mut flow = Flow::default();
