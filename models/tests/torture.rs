@@ -129,12 +129,27 @@ fn longhold() {
 
 #[test]
 fn fairness() {
-    let report = succeeds(Scenario::Fairness);
-    // Both holders held, and both waiters (one per address) completed waits.
-    assert!(report.holds.0 >= 2, "{report}");
-    assert!(report.sticky_latency.count >= 2, "{report}");
-    // Drains engage for the stuck addresses and the fairness cap rotates them.
-    assert!(report.core.drain_fairness_disengages > 0, "{report}");
+    // Drains engage for the stuck addresses and the fairness cap rotates them, once a drain
+    // has stayed engaged long enough while its holder holds: on a loaded machine one brief
+    // run may end before the scan thread gets that far (its drains end orphaned instead).
+    // Every run must succeed; the rotation must show within a few runs.
+    let mut runs = Vec::new();
+    for _ in 0..5 {
+        let report = succeeds(Scenario::Fairness);
+        // Both holders held, and both waiters (one per address) completed waits.
+        assert!(report.holds.0 >= 2, "{report}");
+        assert!(report.sticky_latency.count >= 2, "{report}");
+        let rotated = report.core.drain_fairness_disengages > 0;
+        runs.push(report);
+        if rotated {
+            return;
+        }
+    }
+    panic!(
+        "the fairness cap rotated no drain in {} runs:\n{}",
+        runs.len(),
+        runs.iter().map(|r| r.to_string()).collect::<String>()
+    );
 }
 
 #[test]
