@@ -8,7 +8,7 @@ use super::value::{identical, is_empty};
 use super::{EvalError, Kept, Machine, Val};
 use crate::exec::relation::Width;
 use crate::models::cat::ast::{Op1, Op2, Span};
-use crate::models::cat::compile::{Expr, Ins, Pat, Slot};
+use crate::models::cat::compile::{BASE, Builtin, Expr, Ins, Pat, Slot};
 
 /// What the last evaluation of a top-level instruction read and gave, for a later run
 /// that finds its inputs unchanged (see [`Code::inputs`]).
@@ -284,6 +284,19 @@ impl<'a, W: Width> Machine<'a, W> {
             Expr::Op(Op2::Union, args, _) => args.iter().all(|a| self.always_empty_exp(a)),
             Expr::Op(Op2::Diff, args, _) => args.first().is_some_and(|a| self.always_empty_exp(a)),
             Expr::Op1(Op1::Plus | Op1::Inv | Op1::ToId, a, _) => self.always_empty_exp(a),
+            // A built-in that gives the empty value of an empty argument: `domain`,
+            // `range`, `different-values` (the bell's `srcu-bad-value-match` without SRCU),
+            // named by a fixed binding or by herd7's own name (a slot of `BASE`, which
+            // nothing binds again; `different-values` is one whose results change).
+            Expr::App(f, a, _) => {
+                matches!(**f, Expr::Var(Slot::Global(g))
+                if (g < BASE.len() || self.known.get(g).copied().unwrap_or(false))
+                    && matches!(
+                        self.globals[g],
+                        Val::Builtin(Builtin::Domain | Builtin::Range | Builtin::DifferentValues)
+                    ))
+                    && self.always_empty_exp(a)
+            }
             _ => false,
         }
     }
