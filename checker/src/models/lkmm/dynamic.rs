@@ -81,25 +81,20 @@ impl<W: Width> Dynamic<W> {
 
     /// Makes every relation empty, over `n` events, in place.
     fn reset(&mut self, n: usize) {
+        for r in self.rest() {
+            r.reset(n);
+        }
         for r in [
             &mut self.rf,
             &mut self.co,
             &mut self.fr,
             &mut self.rfe,
-            &mut self.rfi,
-            &mut self.addr,
-            &mut self.data,
-            &mut self.ctrl,
-            &mut self.srcu_rscs,
-            &mut self.po_unlock_lock_po,
             &mut self.fences.strong,
             &mut self.fences.nonrw,
             &mut self.fences.all,
             &mut self.fences.internal,
             &mut self.fences.strong_or_release,
             &mut self.ppo,
-            &mut self.rmw_sequence,
-            &mut self.cumul_fence,
             &mut self.prop,
             &mut self.hb,
             &mut self.pb,
