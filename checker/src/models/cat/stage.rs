@@ -38,6 +38,13 @@ pub(crate) fn stage(code: &mut Code) {
             stage.dynamic[*i] = false;
         }
     }
+    code.roots = ["co", "rf"]
+        .iter()
+        .filter_map(|name| match code.finals.get(*name) {
+            Some(Slot::Global(i)) => Some(*i),
+            _ => None,
+        })
+        .collect();
     skip_unneeded(code);
     let instrs = std::mem::take(&mut code.instrs);
     let mut out = Vec::with_capacity(instrs.len());
@@ -56,13 +63,6 @@ pub(crate) fn stage(code: &mut Code) {
         })
         .collect();
     code.sets = out.iter().map(globals_set_by).collect();
-    code.roots = ["co", "rf"]
-        .iter()
-        .filter_map(|name| match code.finals.get(*name) {
-            Some(Slot::Global(i)) => Some(*i),
-            _ => None,
-        })
-        .collect();
     code.instrs = out;
     code.globals = stage.globals;
 }
@@ -461,12 +461,7 @@ fn needed(code: &Code) -> Vec<Vec<bool>> {
         })
         .collect();
     loop {
-        let mut read = Vec::new();
-        for name in ["co", "rf"] {
-            if let Some(Slot::Global(i)) = code.finals.get(name) {
-                read.push(*i);
-            }
-        }
+        let mut read = code.roots.clone();
         for (ins, needed) in code.instrs.iter().zip(&needed) {
             match ins {
                 Ins::Let(bindings, _) => bindings

@@ -228,7 +228,8 @@ impl<'a, W: Width> Machine<'a, W> {
     /// Runs binding `i` without the terms of its union that are empty on every execution
     /// of these paths ([`Self::find_empty_terms`]): `Some(true)` once bound, `None` when it
     /// has no such terms or when the others' union is not a relation (an empty term might
-    /// then give the union its kind), for the binding to be evaluated whole.
+    /// then give the union its kind), for the binding to be evaluated whole, on this run
+    /// and, the kinds of its terms being those of these paths, on the later ones.
     pub(super) fn step_without_empty_terms(
         &mut self,
         i: usize,
@@ -261,11 +262,13 @@ impl<'a, W: Width> Machine<'a, W> {
                 self.bind(p, v, frame, Span::default())?;
                 Ok(Some(true))
             }
-            Some(v) => {
-                self.recycle(v);
+            other => {
+                if let Some(v) = other {
+                    self.recycle(v);
+                }
+                self.empty_terms[i] = None;
                 Ok(None)
             }
-            None => Ok(None),
         }
     }
 
