@@ -16,6 +16,8 @@ mod cat_oracle;
 #[path = "common/history.rs"]
 mod history;
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use cat_oracle::{compare, herd7, kept_answer};
 use history::{Runner, Tool};
 use std::path::{Path, PathBuf};
@@ -30,8 +32,7 @@ fn own_dir() -> PathBuf {
 /// cfg's `variant` line left out when `variant` is false.
 fn model(who: &str, version: &str, edits: &[(&str, &str)], variant: bool) -> PathBuf {
     let from = history::versions_dir().join(version);
-    let dir = std::env::temp_dir().join(format!("hazmat-case-{who}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let dir = scratch::folder(&format!("case-{who}"));
     for file in ["linux-kernel.cat", "linux-kernel.bell", "lock.cat"] {
         std::fs::copy(from.join(file), dir.join(file))
             .unwrap_or_else(|e| panic!("{}: {e}", from.join(file).display()));
@@ -60,8 +61,7 @@ fn model(who: &str, version: &str, edits: &[(&str, &str)], variant: bool) -> Pat
 /// occurrence of each `(file, from, to)` of `edits` replaced in that file (each must apply).
 fn renamed(who: &str, version: &str, edits: &[(&str, &str, &str)]) -> PathBuf {
     let from = history::versions_dir().join(version);
-    let dir = std::env::temp_dir().join(format!("hazmat-case-{who}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let dir = scratch::folder(&format!("case-{who}"));
     for file in [
         "linux-kernel.cat",
         "linux-kernel.bell",

@@ -3,6 +3,8 @@
 //! out of `docs/src/` (which the built book does not hold), and each `#anchor` to a
 //! heading of the page it names, as mdBook makes their ids.
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
@@ -198,8 +200,7 @@ fn every_link_of_the_book_leads_to_a_page_and_heading_of_the_book() {
 /// The check finds each kind of broken link in a book made for it.
 #[test]
 fn a_broken_link_is_found() {
-    let dir = std::env::temp_dir().join(format!("hazmat-book-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let dir = scratch::folder("book");
     let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect("written");
     write("SUMMARY.md", "# Summary\n\n- [A](a.md)\n");
     write(

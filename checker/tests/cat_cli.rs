@@ -4,6 +4,8 @@
 //! The tests that need the kernel's model files and herd7's library read them from the
 //! shared folder (see `tests/cat_models.rs`) and, without it, pass having checked nothing.
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -17,8 +19,8 @@ fn hazmat(args: &[&str]) -> Output {
 
 /// Writes `text` to a file of its own in the temporary directory.
 fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hazmat-cat-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary directory");
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let dir = scratch::shared(&DIR, "cat-cli");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("temporary file");
     path
@@ -165,8 +167,7 @@ fn a_name_defined_nowhere_is_located_when_the_model_runs() {
 /// outputs are herd7 7.58's.
 #[test]
 fn a_name_defined_nowhere_is_herd7s_unbound_var_under_hazmat_herd7() {
-    let dir = std::env::temp_dir().join(format!("hazmat-cat-cli-unbound-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let dir = scratch::folder("cat-cli-unbound");
     let sb = "P0(atomic_int *x, atomic_int *y) { atomic_store_explicit(x, 1, memory_order_relaxed); \
               int r0 = atomic_load_explicit(y, memory_order_relaxed); }\n\
               exists (0:r0=0)\n";

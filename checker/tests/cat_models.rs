@@ -18,6 +18,8 @@
 #[path = "common/corpus.rs"]
 mod corpus;
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use corpus::{Case, conformance_dir, load_cases};
 use hazmat_checker::models::cat::config::{Places, Settings};
 use hazmat_checker::models::cat::files::Disk;
@@ -469,7 +471,7 @@ fn edited_lkmm_agrees_with_herd7() {
             root.join(folder),
         ));
     }
-    let tmp = std::env::temp_dir().join(format!("hazmat-cat-mutants-{}", std::process::id()));
+    let tmp = scratch::folder("cat-mutants");
     let mut problems = Vec::new();
     let mut differing_from_lkmm = 0;
     for (k, m) in chosen.iter().enumerate() {
@@ -600,8 +602,7 @@ P0(spinlock_t *l, int *x)
 }
 exists (x=1)
 ";
-    let dir = std::env::temp_dir().join(format!("hazmat-relock-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let dir = scratch::folder("relock");
     let file = dir.join("relock.litmus");
     std::fs::write(&file, test).expect("the test");
     let model = ModelFiles {
@@ -805,9 +806,7 @@ fn c11_models_interpreted_agree_with_herd7() {
     files.retain(|f| !f.ends_with("c11-cas-write-back-chain-expected-is-object.litmus"));
     let generated = env::number("HAZMAT_CAT_C11_GENERATED", 50);
     let seed = env::number::<u64>("HAZMAT_CAT_C11_SEED", 1);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("c11-models-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let dir = scratch::folder("c11-models");
     let config = hazmat_checker::testkit::generate::Config {
         max_size: 6,
         ..hazmat_checker::testkit::generate::Config::c11()
@@ -1017,8 +1016,7 @@ fn cycles_solved_through_a_failed_add_unless_limit_are_herd7s() {
         return;
     };
     let kernel = root.join("lkmm-model");
-    let dir = std::env::temp_dir().join(format!("hazmat-no-checks-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let dir = scratch::folder("no-checks");
     let cat = dir.join("no-checks.cat");
     std::fs::write(&cat, "\"no checks\"\n").expect("the model");
     let name = "add-unless-failed-limit-solves-a-cycle";

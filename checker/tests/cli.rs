@@ -1,5 +1,7 @@
 //! The `hazmat` binary: subcommands, output and documented exit codes.
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -13,8 +15,8 @@ fn hazmat(args: &[&str]) -> Output {
 
 /// Writes `text` to a file of its own in the temporary directory.
 fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hazmat-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary directory");
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let dir = scratch::shared(&DIR, "cli");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("temporary file");
     path
@@ -303,7 +305,7 @@ fn a_test_under_the_other_dialect_s_model_gets_a_hint() {
 /// Drawing options without `--show` would draw nothing: an error says so and what to add.
 #[test]
 fn drawing_options_without_show_say_why_nothing_is_drawn() {
-    let dir = std::env::temp_dir().join(format!("hazmat-cli-graphs-{}", std::process::id()));
+    let dir = scratch::folder("cli-graphs");
     let file = "litmus/tests/classic/MP+wmb+rmb.litmus";
     let dir_arg = dir.display().to_string();
     for (args, given) in [

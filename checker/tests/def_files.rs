@@ -10,6 +10,8 @@
 #[path = "common/cat_oracle.rs"]
 mod cat_oracle;
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -22,9 +24,7 @@ fn hazmat(args: &[&str], dir: &Path) -> Output {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hazmat-defs-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    dir
+    scratch::folder(&format!("defs-{name}"))
 }
 
 /// herd7 and the kernel's model folder, or `None` (having said so) without them.

@@ -28,6 +28,8 @@ mod env;
 #[path = "common/history.rs"]
 mod history;
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use cat_oracle::{compare, herd7, kept_answer};
 use history::{Runner, Tool, Version};
 use std::path::{Path, PathBuf};
@@ -40,8 +42,7 @@ fn own_dir() -> PathBuf {
 /// A model in a folder of its own for the test `who`: `files` copied from the folders they
 /// are named with, and the macro file of these tests.
 fn assemble(who: &str, files: &[(&Path, &str)]) -> Version {
-    let dir = std::env::temp_dir().join(format!("hazmat-deref-{who}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let dir = scratch::folder(&format!("deref-{who}"));
     let def = own_dir();
     for (from, file) in files
         .iter()

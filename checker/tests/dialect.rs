@@ -7,6 +7,8 @@
 //! `../shared/conformance/lkmm-model`); without them the test says so and checks only that
 //! hazmat decides the examples it should.
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use hazmat_checker::{Options, check_source, model};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -181,8 +183,7 @@ fn hazmat_decides_and_refuses_as_herd7_does() {
         eprintln!("the herd7 oracle is not at hand; set HAZMAT_ORACLE to compare with it");
         return;
     };
-    let dir = std::env::temp_dir().join(format!("hazmat-names-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("the temporary directory is made");
+    let dir = scratch::folder("names");
     let mut disagreements = Vec::new();
     for (k, (rule, source)) in DECIDED.iter().chain(REFUSED).enumerate() {
         let (ours, theirs) = (hazmat(source), herd7(&oracle, &model, &dir, k, source));

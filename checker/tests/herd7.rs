@@ -8,6 +8,8 @@
 //! `/usr/bin/time` and `timeout`, and check that every test is judged as herd7 judges it
 //! and that hazmat's output is herd7's, line for line, the `Time` line aside.
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -22,10 +24,7 @@ const SB: &str = "C SB\n{}\n\
 
 /// A fresh temporary directory for one test.
 fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hazmat-herd7-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    dir
+    scratch::folder(&format!("herd7-{tag}"))
 }
 
 /// A directory holding `herd7`, a symlink to the hazmat binary.

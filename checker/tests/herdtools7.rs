@@ -34,6 +34,8 @@
 //! hazmat's own library's, and the outputs must be the ones kept; `instructions-C`, whose
 //! `ci.cfg` names herd7's `herd/libdir/rc11.cat` by its path, is skipped, saying so.
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -180,12 +182,7 @@ fn tree(
     cfg_text: &str,
     files: &[PathBuf],
 ) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "hazmat-herdtools7-{}-{tag}-{}",
-        suite.name,
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch::folder(&format!("herdtools7-{}-{tag}", suite.name));
     let libdir = dir.join("herd/libdir");
     std::fs::create_dir_all(libdir.parent().expect("herd/")).expect("the tree");
     if let Some(library) = library {
@@ -429,9 +426,7 @@ fn gen_c_programs_are_diy7s() {
         eprintln!("no diy7 beside herd7; nothing to check");
         return;
     }
-    let out = std::env::temp_dir().join(format!("hazmat-herdtools7-diy7-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).expect("a folder");
+    let out = scratch::folder("herdtools7-diy7");
     let status = Command::new(&diy7)
         .args([
             "-arch", "C", "-num", "false", "-size", "1", "-nprocs", "4", "-safe",

@@ -16,6 +16,8 @@
 //! file (a `#[cfg(test)]` module) may use anything and are not read. Comments and strings
 //! are not read: only code names files.
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -782,8 +784,7 @@ fn no_file_is_longer_than_a_newcomer_can_hold() {
         .collect();
     assert!(told.is_empty(), "{}", told.join("\n"));
     // The count can fail: a file one line over the limit is caught.
-    let copy = std::env::temp_dir().join(format!("hazmat-long-{}", std::process::id()));
-    std::fs::create_dir_all(&copy).expect("a directory");
+    let copy = scratch::folder("long");
     let text = "// a line\n".repeat(MAX_LINES + 1) + "#[cfg(test)]\nmod tests {}\n";
     std::fs::write(copy.join("long.rs"), text).expect("written");
     let found = long_files(&copy);
@@ -799,8 +800,7 @@ fn an_upward_import_and_a_new_circle_are_caught() {
     let root = repo_root();
     let architecture =
         std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).expect("ARCHITECTURE.md");
-    let copy = std::env::temp_dir().join(format!("hazmat-layering-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&copy);
+    let copy = scratch::folder("layering");
     for part in ["checker/src", "litmus/src"] {
         copy_dir(&root.join(part), &copy.join(part));
     }

@@ -125,8 +125,7 @@ fn agree(herd7: &Herd7, config: Config, cases: u64, suffix: &str) {
         minimise: 3,
         kind: None,
     };
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("oracle{suffix}-{}-{seed}", std::process::id()));
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("oracle{suffix}-{seed}"));
     let report = oracle::run(herd7, &settings, &scratch, |_| {});
     let _ = std::fs::remove_dir_all(&scratch);
     eprintln!("{}", report.stats.table());
@@ -227,8 +226,7 @@ fn herd7_answers_each_file_of_a_batch() {
     ];
     // herd7 has no address-of operator in thread code.
     cases[1].text = cases[1].text.replacen("{\n", "{\n\tr9 = &r9;\n", 1);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("oracle-batch-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-batch");
     let decided = oracle::decide(&herd7, cases, &dir, Duration::from_secs(10));
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
@@ -286,8 +284,8 @@ fn the_executions_herd7_loses_are_told_apart() {
     // budget, and a timeout is not a disagreement.
     herd7.timeout = 120.0;
     let regressions = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests/regressions");
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("oracle-lost-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-lost");
+    let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::create_dir_all(&dir);
     let mut seen = 0;
     for entry in std::fs::read_dir(&regressions).expect("the regressions folder") {

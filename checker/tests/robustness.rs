@@ -5,6 +5,8 @@
 //! Each check runs on a thread with a 2 MB stack, the size of the worker threads
 //! `hazmat check` decides files on, so that a recursion too deep for them fails here too.
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use hazmat_checker::engine::enumerate::Limits;
 use hazmat_checker::{CheckError, Checked, Engine, Options, check_source, model};
 use std::fmt::Write as _;
@@ -402,8 +404,7 @@ fn the_shuttle_engine_obeys_the_limits() {
 
 #[test]
 fn the_cli_answers_a_ten_megabyte_file_with_an_error() {
-    let dir = std::env::temp_dir().join(format!("hazmat-robustness-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let dir = scratch::folder("robustness");
     let file = dir.join("big.litmus");
     let body = "\tWRITE_ONCE(*x, 1);\n".repeat(10_000_000 / 20);
     std::fs::write(&file, test(&thread(0, &body), "x=1")).expect("the file is written");

@@ -4,6 +4,8 @@
 //!
 //! Refresh the snapshots with `UPDATE_EXPECT=1 cargo test -p hazmat-checker --test traces`.
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use expect_test::expect_file;
 use hazmat_checker::engine::enumerate::{Flow, Limits, enumerate};
 use hazmat_checker::exec::execution::{AnyExecution, Execution};
@@ -744,7 +746,7 @@ fn the_command_line_draws_and_explains() {
     assert!(text.contains("MP: witness 1 of 1 under lkmm"), "{text}");
     assert!(text.contains("  hb  "), "{text}");
 
-    let dir = std::env::temp_dir().join(format!("hazmat-traces-{}", std::process::id()));
+    let dir = scratch::folder("traces");
     let out = Command::new(hazmat)
         .args(["check", "--show", "all", "--graph-format", "svg", "--graph"])
         .arg(&dir)

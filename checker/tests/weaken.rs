@@ -2,6 +2,8 @@
 //! the hazptr tests found among the variants the tool reports, bad input, and the
 //! command line's table, JSON and written variants.
 
+#[path = "common/scratch.rs"]
+mod scratch;
 use hazmat_checker::engine::outcome::Verdict;
 use hazmat_checker::weaken::decide::{Judge, Question};
 use hazmat_checker::weaken::{self, Analysis, Setup, WeakenError, variant};
@@ -381,10 +383,7 @@ fn hazmat(args: &[&str]) -> std::process::Output {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hazmat-weaken-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    dir
+    scratch::folder(&format!("weaken-{name}"))
 }
 
 #[test]

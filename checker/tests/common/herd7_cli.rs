@@ -6,10 +6,9 @@ use crate::untimed::untimed;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A fresh temporary directory, named `tag` and the process.
+/// A fresh temporary directory, named `tag`, emptied when made.
 pub(crate) fn temp_dir(tag: &str) -> PathBuf {
-    let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{tag}-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(tag);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temporary directory");
     dir
