@@ -56,8 +56,7 @@ fn oracle() -> Option<(PathBuf, PathBuf)> {
 
 /// A fresh scratch folder for one test.
 fn scratch(tag: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("cat-library-{tag}-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cat-library-{tag}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     dir
@@ -742,4 +741,91 @@ fn a_kernel_tree_alone_gives_herd7s_answers() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     let _ = std::fs::remove_dir_all(&tree);
+}
+
+/// The answers of `hazmat check --interpret --json` in `dir` with `args`, one line per
+/// test, the times and counters left out (they are all that may differ between two ways
+/// of computing the same answers).
+fn interpreted_answers(dir: &Path, args: &[&str]) -> Vec<String> {
+    let out = hazmat_in(
+        dir,
+        &[&["check", "-j1", "--interpret", "--json"], args].concat(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+        .lines()
+        .map(
+            |line| match serde_json::from_str::<serde_json::Value>(line) {
+                Ok(serde_json::Value::Object(mut o)) => {
+                    o.remove("time");
+                    o.remove("stats");
+                    serde_json::Value::Object(o).to_string()
+                }
+                _ => line.to_string(),
+            },
+        )
+        .collect()
+}
+
+/// `cross` and `co_locs` of hazmat's own `cross.cat`, which the machine computes natively,
+/// give the answers their text gives: a copy of the file in the current folder (a user's
+/// copy, which wins and runs as written) changes no answer, flag or state, under the
+/// kernel's model (coherence orders through `cos-opt.cat`, the lock tests' reads-from of
+/// `lock.cat` through `cross`) and under RC11.
+#[test]
+fn the_library_s_native_cross_answers_as_its_text() {
+    let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests");
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lkmm-history/v6.15-lkmmv2");
+    let cross = BUILTIN
+        .iter()
+        .find(|(n, _)| *n == "cross.cat")
+        .map(|(_, t)| *t)
+        .expect("cross.cat is built in");
+    let lkmm: Vec<String> = ["lkmm", "classic", "regressions", "hazptr"]
+        .iter()
+        .map(|d| litmus.join(d).display().to_string())
+        .collect();
+    let c11: Vec<String> = ["c11", "hazptr-c11"]
+        .iter()
+        .map(|d| litmus.join(d).display().to_string())
+        .collect();
+    let mut locks = 0;
+    for (tag, files, args) in [
+        ("lkmm", &lkmm, vec!["--conf", "linux-kernel.cfg"]),
+        (
+            "rc11",
+            &c11,
+            vec!["--cat", "rc11.cat", "--macros", "c11.def"],
+        ),
+    ] {
+        let dir = scratch(&format!("native-cross-{tag}"));
+        for file in [
+            "linux-kernel.cat",
+            "linux-kernel.bell",
+            "linux-kernel.def",
+            "linux-kernel.cfg",
+            "lock.cat",
+        ] {
+            std::fs::copy(kernel.join(file), dir.join(file)).expect("the kernel's files");
+        }
+        let args: Vec<&str> = args
+            .iter()
+            .copied()
+            .chain(files.iter().map(String::as_str))
+            .collect();
+        let native = interpreted_answers(&dir, &args);
+        std::fs::write(dir.join("cross.cat"), cross).expect("the copy");
+        let written = interpreted_answers(&dir, &args);
+        assert!(native.len() > 20, "{tag}: {native:?}");
+        assert_eq!(native.len(), written.len(), "{tag}");
+        let differing: Vec<String> = native
+            .iter()
+            .zip(&written)
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| format!("native: {a}\ntext:   {b}"))
+            .collect();
+        assert!(differing.is_empty(), "{tag}:\n{}", differing.join("\n"));
+        locks += native.iter().filter(|l| l.contains("lock")).count();
+    }
+    assert!(locks > 0, "lock tests were run");
 }

@@ -271,6 +271,31 @@ pub(crate) enum Pat {
     Tuple(Vec<Option<Slot>>),
 }
 
+/// A function of hazmat's own library that the machine computes natively, with the meaning
+/// of its cat text, whenever its argument has the shape that text expects (else the text
+/// runs): the functions that enumerate coherence orders, which every model with
+/// `cos-opt.cat`, `cos.cat` or `lock.cat` calls on every execution, through dozens of
+/// calls of cat functions each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Intrinsic {
+    /// `cross.cat`'s `cross`: every union taking one relation from each set of a set of
+    /// sets of relations.
+    Cross,
+    /// `cross.cat`'s `co_locs`: the set of the `linearisations` of each class.
+    CoLocs,
+}
+
+impl Intrinsic {
+    /// The intrinsic that the function `name` of hazmat's own library file `file` is.
+    fn of(file: &str, name: &str) -> Option<Intrinsic> {
+        match (file, name) {
+            ("cross.cat", "cross") => Some(Intrinsic::Cross),
+            ("cross.cat", "co_locs") => Some(Intrinsic::CoLocs),
+            _ => None,
+        }
+    }
+}
+
 /// A compiled function: its parameter, body and frame, and what it captures from the frame
 /// it is created in.
 #[derive(Debug)]
@@ -290,6 +315,8 @@ pub(crate) struct FunCode {
     /// makes the function, and stops there, at the function, whether or not a call would
     /// read the name; hazmat stops at a call of the function.
     pub(crate) unbound: Option<(Arc<str>, Span)>,
+    /// For a function of hazmat's own library computed natively: which.
+    pub(crate) intrinsic: Option<Intrinsic>,
 }
 
 /// A compiled procedure: a function whose body is instructions (checks, mostly).
@@ -504,6 +531,13 @@ pub(crate) struct Code {
 pub(crate) trait Includes {
     /// The parsed model of the file `name`, as an `include` at `span` names it.
     fn include(&mut self, name: &str, span: Span) -> Result<Arc<ast::Model>, CompileError>;
+
+    /// The name of the file of index `file` when it is one of hazmat's own library files,
+    /// unchanged ([`super::files::BUILTIN`]); `None` for a user's file, a copy included.
+    fn own(&self, file: u32) -> Option<&'static str> {
+        let _ = file;
+        None
+    }
 }
 
 /// Compiles `models` (a prelude first, then the model), in order, as one program, with
@@ -1253,6 +1287,10 @@ impl Compiler<'_> {
             );
             (Arc::from(message), span)
         });
+        let intrinsic = self
+            .includes
+            .own(span.file)
+            .and_then(|file| Intrinsic::of(file, name));
         Ok(Arc::new(FunCode {
             name: name.to_string(),
             param,
@@ -1260,6 +1298,7 @@ impl Compiler<'_> {
             frame: frame.slots,
             captures: frame.captures.into_iter().map(|(s, _)| s).collect(),
             unbound,
+            intrinsic,
         }))
     }
 

@@ -32,6 +32,7 @@ mod check;
 mod coerce;
 mod expr;
 mod instr;
+mod intrinsic;
 mod ops;
 mod reuse;
 mod run;

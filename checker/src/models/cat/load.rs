@@ -9,9 +9,9 @@
 use super::ast::{self, Span};
 use super::compile::{self, CompileError, Includes};
 use super::error::{CatError, ErrorKind, model_error};
-use super::files::{FileSystem, Library, Loaded, PRELUDE_NAME};
+use super::files::{BUILTIN, FileSystem, Library, Loaded, PRELUDE_NAME};
 use super::model::CatModel;
-use super::source::Files;
+use super::source::{Files, Origin};
 use super::stage;
 use std::sync::Arc;
 
@@ -165,5 +165,16 @@ impl Includes for FromLoaded<'_> {
         let model = Arc::new(model.clone());
         self.cache.push((name.to_string(), model.clone()));
         Ok(model)
+    }
+
+    fn own(&self, file: u32) -> Option<&'static str> {
+        let source = self.loaded.files().get(file)?;
+        if source.origin != Origin::Builtin {
+            return None;
+        }
+        BUILTIN
+            .iter()
+            .find(|(_, text)| *text == source.text)
+            .map(|(name, _)| *name)
     }
 }

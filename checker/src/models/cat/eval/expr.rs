@@ -298,6 +298,11 @@ impl<'a, W: Width> Machine<'a, W> {
                 if let Some((message, at)) = &code.unbound {
                     return fail(message.to_string(), *at);
                 }
+                if let Some(i) = code.intrinsic
+                    && let Some(v) = self.intrinsic(i, &arg, span)?
+                {
+                    return Ok(v);
+                }
                 let mut frame = Frame {
                     locals: Locals::from_elem(Val::Empty, code.frame),
                     captures,
