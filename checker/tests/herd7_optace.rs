@@ -558,3 +558,209 @@ fn a_read_at_an_unsolved_address_reads_every_location_as_herd7s_does() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The tests of a read at a constant address that is no location (`r1` holds 0, or 5):
+/// alone, beside a write at an address computed from values read (in another thread, or
+/// later in its own), beside a read at such an address only, a write instead of the read,
+/// two reads, a read in a branch no execution takes, a kernel exchange there, and the
+/// computed write's address an integer itself.
+const NOWHERE: [(&str, &str); 14] = [
+    (
+        "N0",
+        "{ 0:r1=0; }\nP0(int *x) { int r0; int *r1; r0 = READ_ONCE(*r1); }",
+    ),
+    (
+        "N1",
+        "{ 0:r1=0; int *q = &x; }\nP0(int *x) { int r0; int *r1; r0 = READ_ONCE(*r1); }\n\
+         P1(int **q) { int *r1; r1 = READ_ONCE(*q); WRITE_ONCE(*r1, 1); }",
+    ),
+    (
+        "N2",
+        "{ 0:r1=0; int *q = &x; }\nP0(int *x) { int r0; int *r1; r0 = READ_ONCE(*r1); }\n\
+         P1(int **q) { int *r1; int r2; r1 = READ_ONCE(*q); r2 = READ_ONCE(*r1); }",
+    ),
+    (
+        "N3",
+        "{ 0:r1=5; int *q = &x; }\nP0(int *x) { int r0; int *r1; r0 = READ_ONCE(*r1); }\n\
+         P1(int **q) { int *r1; r1 = READ_ONCE(*q); WRITE_ONCE(*r1, 1); }",
+    ),
+    (
+        "N4",
+        "{ 0:r1=0; int *q = &x; }\nP0(int *x) { int r0; int *r1; WRITE_ONCE(*r1, 2); }\n\
+         P1(int **q) { int *r1; r1 = READ_ONCE(*q); WRITE_ONCE(*r1, 1); }",
+    ),
+    (
+        "N5",
+        "{ 0:r1=0; int *q = &x; }\nP0(int *x) { int r0; int r2; int *r1; \
+         r2 = READ_ONCE(*x); if (r2 == 7) { r0 = READ_ONCE(*r1); } }\n\
+         P1(int **q) { int *r1; r1 = READ_ONCE(*q); WRITE_ONCE(*r1, 1); }",
+    ),
+    (
+        "N6",
+        "{ 0:r1=0; }\nP0(int *x) { int r0; int r2; int *r1; r2 = READ_ONCE(*x); \
+         if (r2 == 7) { r0 = READ_ONCE(*r1); } }\nP1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "N7",
+        "{ 0:r1=0; int *q = &x; }\nP0(int *x) { int r0; int *r1; r0 = READ_ONCE(*r1); \
+         r0 = READ_ONCE(*r1); }\n\
+         P1(int **q) { int *r1; r1 = READ_ONCE(*q); WRITE_ONCE(*r1, 1); }",
+    ),
+    (
+        "N8",
+        "{ 0:r1=0; }\nP0(int *x) { int r0; int *r1; r0 = xchg(r1, 1); }",
+    ),
+    (
+        "N9",
+        "{ 0:r1=0; int *q = &x; }\nP0(int **q) { int r0; int *r1; int *r2; \
+         r0 = READ_ONCE(*r1); r2 = READ_ONCE(*q); WRITE_ONCE(*r2, 1); }",
+    ),
+    (
+        "N10",
+        "{ 0:r1=0; int *q = &x; }\nP0(int *x) { int r0; int *r1; r0 = READ_ONCE(*r1); }\n\
+         P1(int **q) { int *r1; r1 = READ_ONCE(*q); WRITE_ONCE(*r1, 1); }\n\
+         P2(int **q) { WRITE_ONCE(*q, 3); }",
+    ),
+    (
+        "N11",
+        "{ 0:r1=0; int *q = &x; }\nP0(int *x) { int r0; int *r1; r0 = READ_ONCE(*r1); }\n\
+         P1(int **q) { int *r1; r1 = READ_ONCE(*q); WRITE_ONCE(*r1, 1); }\n\
+         P2(int **q) { WRITE_ONCE(*q, 0); }",
+    ),
+    (
+        "N12",
+        "{ 0:r1=0; }\nP0(atomic_int *x) { int r0; atomic_int *r1; \
+         r0 = atomic_load_explicit(r1, memory_order_relaxed); }",
+    ),
+    (
+        "N13",
+        "{ 0:r1=0; atomic_int *q = &x; }\nP0(atomic_int *x) { int r0; atomic_int *r1; \
+         r0 = atomic_load_explicit(r1, memory_order_relaxed); }\n\
+         P1(atomic_int **q) { atomic_int *r1; \
+         r1 = atomic_load_explicit(q, memory_order_relaxed); \
+         atomic_store_explicit(r1, 1, memory_order_relaxed); }",
+    ),
+];
+
+/// A read at a constant address that is no location: herd7 pairs it with the writes at an
+/// address computed from values read (and at that same address), and stops the test, with
+/// no output, only where some combination of paths has none (`Non symbolic location with
+/// no initial write`, then an empty line); otherwise every pairing asks the computed
+/// address to be the constant, and the candidates are dropped (`Never 0 0`) unless one is
+/// at that very address, which stops herd7 as any access there does. A later write of the
+/// read's thread pairs but under `-optace true`, and the exchange's own write only under
+/// `-optace false`. hazmat decides the same (herd7 7.58's answers are written here), and
+/// `hazmat check` answers where herd7 does and locates the read where it stops.
+#[test]
+fn a_read_at_a_constant_address_that_is_no_location_stops_as_herd7_does() {
+    let dir = temp_dir("nowhere");
+    for (name, body) in NOWHERE {
+        std::fs::write(
+            dir.join(format!("{name}.litmus")),
+            format!("C {name}\n{body}\nexists (0:r0=0)\n"),
+        )
+        .expect("test");
+    }
+    let lk = |test: String, optace: &'static str| {
+        let mut args = vec![
+            "herd7".to_string(),
+            "-I".into(),
+            LKMM.into(),
+            "-conf".into(),
+            "linux-kernel.cfg".into(),
+        ];
+        if !optace.is_empty() {
+            args.extend(["-optace".into(), optace.into()]);
+        }
+        args.push(test);
+        args
+    };
+    let fatal = |name: &str, n: u32| {
+        format!(
+            "Warning: File \"{name}.litmus\": Non symbolic location with no initial write: \
+             '[{n}]'\n\n"
+        )
+    };
+    let user = |name: &str, n: u32| {
+        format!(
+            "Warning: File \"{name}.litmus\": Non-symbolic memory access found on '[{n}]' \
+             (User error)\n"
+        )
+    };
+    let never = |name: &str| {
+        format!(
+            "States 0\nNo\nWitnesses\nPositive: 0 Negative: 0\n\
+         Condition exists (0:r0=0)\nObservation {name} Never 0 0\n"
+        )
+    };
+    let runs: Vec<(Vec<String>, Result<String, String>)> = vec![
+        (lk("N0.litmus".into(), ""), Err(fatal("N0", 0))),
+        (lk("N1.litmus".into(), ""), Ok(never("N1"))),
+        (lk("N1.litmus".into(), "false"), Ok(never("N1"))),
+        (lk("N1.litmus".into(), "true"), Ok(never("N1"))),
+        (lk("N2.litmus".into(), ""), Err(fatal("N2", 0))),
+        (lk("N3.litmus".into(), ""), Ok(never("N3"))),
+        (lk("N4.litmus".into(), ""), Err(user("N4", 0))),
+        (
+            lk("N5.litmus".into(), ""),
+            Ok(
+                "States 1\n0:r0=0;\nOk\nWitnesses\nPositive: 2 Negative: 0\n\
+                Condition exists (0:r0=0)\nObservation N5 Always 2 0\n"
+                    .into(),
+            ),
+        ),
+        (lk("N6.litmus".into(), ""), Err(fatal("N6", 0))),
+        (lk("N7.litmus".into(), ""), Ok(never("N7"))),
+        (lk("N8.litmus".into(), ""), Err(fatal("N8", 0))),
+        (lk("N8.litmus".into(), "false"), Err(user("N8", 0))),
+        (lk("N9.litmus".into(), ""), Ok(never("N9"))),
+        (lk("N9.litmus".into(), "false"), Ok(never("N9"))),
+        (lk("N9.litmus".into(), "true"), Err(fatal("N9", 0))),
+        (lk("N10.litmus".into(), ""), Ok(never("N10"))),
+        (lk("N11.litmus".into(), ""), Err(user("N11", 0))),
+    ];
+    let mut runs = runs;
+    for model in ["rc11.cat", "c11_partialSC.cat"] {
+        let c11 = |test: &str| {
+            ["herd7", "-macros", "c11.def", "-model", model, test]
+                .map(String::from)
+                .to_vec()
+        };
+        runs.push((c11("N12.litmus"), Err(fatal("N12", 0))));
+        runs.push((c11("N13.litmus"), Ok(never("N13"))));
+    }
+    let mut cos = lk("N1.litmus".into(), "false");
+    cos.splice(5..5, ["-model".to_string(), "cos.cat".to_string()]);
+    runs.push((cos, Ok(never("N1"))));
+    for (args, expected) in runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = hazmat(&dir, &args);
+        let (stdout, stderr) = (untimed(&text(&out.stdout)), text(&out.stderr));
+        match expected {
+            Ok(shown) => {
+                assert!(stdout.contains(&shown), "{args:?}: {stdout}{stderr}");
+                assert_eq!(stderr, "", "{args:?}");
+            }
+            Err(stopped) => {
+                assert_eq!(stdout, "", "{args:?}");
+                assert_eq!(stderr, stopped, "{args:?}");
+            }
+        }
+        same_as_herd7(&dir, &args[1..]);
+    }
+    // `hazmat check` answers where herd7 does, and locates the read where it stops.
+    let cfg = format!("{LKMM}/linux-kernel.cfg");
+    let out = hazmat(&dir, &["check", "--conf", &cfg, "-I", LKMM, "N1.litmus"]);
+    assert!(
+        text(&out.stdout).contains("Observation N1 Never 0 0\n"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = hazmat(&dir, &["check", "--conf", &cfg, "-I", LKMM, "N0.litmus"]);
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("N0.litmus:3:36: error: this read's address is the integer 0"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -33,7 +33,7 @@
 //! Any other model runs in the cat interpreter, from its files; [`choose_model`] asks the
 //! library's one choice ([`hazmat_checker::models::choose`]), as `hazmat check` does.
 
-use hazmat_checker::engine::enumerate::{Limits, Split};
+use hazmat_checker::engine::enumerate::{Herd7Stop, Limits, Split};
 use hazmat_checker::front::c11::Dialect;
 use hazmat_checker::front::lower::{ConditionSource, missing_thread};
 use hazmat_checker::models::cat::ErrorKind;
@@ -877,7 +877,10 @@ fn check_error(file: &str, source: &str, e: &CheckError, dialect: Dialect) -> St
         && let Some(words) = &error.herd7
     {
         // An error herd7 stops on, in its words.
-        return user_error(file, words);
+        return match words {
+            Herd7Stop::User(words) => user_error(file, words),
+            Herd7Stop::Fatal(words) => format!("Warning: File \"{file}\": {words}\n"),
+        };
     }
     if let CheckError::Lower(l) = e
         && let hazmat_checker::front::lower::LowerErrorKind::UnknownPrimitive {

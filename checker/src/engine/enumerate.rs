@@ -275,7 +275,17 @@ pub struct RunError {
     pub span: (usize, usize),
     /// herd7's own words for the error, where herd7 stops on it with a message hazmat
     /// reproduces (the herd7 command prints them in place of `message`).
-    pub herd7: Option<String>,
+    pub herd7: Option<Herd7Stop>,
+}
+
+/// herd7's words for an error it stops a test on, by the way it prints them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Herd7Stop {
+    /// A user error: `Warning: File "F": WORDS (User error)`.
+    User(Box<str>),
+    /// A fatal error: `Warning: File "F": WORDS`, the words ending with their own line
+    /// break.
+    Fatal(Box<str>),
 }
 
 /// What the callback sees of one allowed execution.

@@ -3,7 +3,8 @@
 //!
 //! `paths` runs each thread alone with symbolic reads (the first half of herd7's
 //! semantics), `unsolved` finds the accesses whose address herd7 may not solve, which the
-//! paths try at every location, `symbol` replays herd7's names for unsolved values, [`enumerate`] picks
+//! paths try at every location, `nowhere` finds the reads at a constant address that is
+//! no location which herd7 stops on before it searches, `symbol` replays herd7's names for unsolved values, [`enumerate`] picks
 //! reads-from and coherence and solves the values (the second half), sharing a large
 //! search among threads (`enumerate::split`), [`symmetry`] builds one execution of each
 //! group of renamed copies, `pieces` counts a pipeline of threads piece by piece,
@@ -18,6 +19,7 @@
 pub mod decide;
 pub mod enumerate;
 pub mod interp;
+pub(crate) mod nowhere;
 pub mod outcome;
 pub(crate) mod paths;
 pub(crate) mod pieces;

@@ -26,6 +26,7 @@
 //! once per test, however many candidate executions share them.
 
 use crate::exec::event::{EventKind, Loc, Tag, Tags, Value};
+use crate::front::c11;
 use crate::front::program::{
     AddrOrder, Applied, BinOp, Expr, Instr, Op, Program, Reg, RmwTags, RmwWrite, Term, ThreadCode,
     UnOp, herd_binary, herd_unary,
@@ -81,12 +82,14 @@ pub(crate) struct Escape {
     pub(crate) sym: SymId,
     /// The access.
     pub(crate) source: (usize, usize),
-    /// Whether the access only reads at an address computed from values read: herd7 finds
-    /// no write for such a read and drops the candidate, where it stops with an error on a
-    /// write, and on any access at an address known without reading memory.
+    /// Whether the access reads there (only, at an address computed from values read; at
+    /// an address known without reading memory, a read-modify-write too): herd7 pairs such
+    /// a read with no write but one at the same address, and drops the candidate otherwise
+    /// ([`crate::engine::nowhere`]), where it stops with an error on a write there.
     pub(crate) read: bool,
     /// Whether the access reads at an address known without reading memory: herd7 stops
-    /// on it as soon as the path exists, whatever the values read.
+    /// on it as soon as a combination of paths has no write it may pair it with
+    /// ([`crate::engine::nowhere`]).
     pub(crate) always: bool,
     /// The instruction of the access ([`PathEvent::stmt`]).
     pub(crate) stmt: u32,
@@ -166,6 +169,29 @@ pub(crate) struct Path {
     /// a lock it holds; `nested-is-locked`: it sees a lock it holds unlocked): the model
     /// forbids every execution with it, but herd7 still marks one cut off by a loop.
     pub(crate) breaks_lock_axiom: bool,
+    /// The accesses of a path built as herd7 builds its event structures
+    /// ([`thread_shapes`]); empty otherwise.
+    pub(crate) accesses: Vec<Shape>,
+}
+
+/// One access of a path as herd7 builds it ([`thread_shapes`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shape {
+    /// Its address: a location, computed from values read, or a constant that is none.
+    pub(crate) at: At,
+    pub(crate) reads: bool,
+    pub(crate) writes: bool,
+    /// Whether its write is one event with its read, as herd7's C11 read-modify-write is.
+    pub(crate) single: bool,
+    pub(crate) source: (usize, usize),
+}
+
+/// Where an access of a [`Shape`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum At {
+    Location,
+    Computed,
+    Nowhere(Value),
 }
 
 /// Why a thread cannot be run.
@@ -200,29 +226,58 @@ pub(crate) fn thread_paths(
     order: &AddrOrder,
     wide: &Wide,
 ) -> Result<Vec<Path>, PathError> {
-    let mut walker = Walker {
+    Walker {
         pointees,
         adjacent,
         order,
         wide,
+        shapes: false,
         out: Vec::new(),
         depth: 0,
         events: 0,
-    };
-    let mut start = Path::default();
-    start.regs = thread
-        .init
-        .iter()
-        .map(|v| start_const(&mut start, *v))
-        .collect();
-    let state = State {
-        path: start,
-        ctrl: 0,
-        held: BTreeSet::new(),
-        stmt: 0,
-    };
-    walker.walk(state, vec![(&thread.code[..], None)])?;
-    Ok(walker.out)
+    }
+    .run(thread)
+}
+
+/// The paths of `thread` as herd7 builds its event structures, each with its accesses
+/// ([`Path::accesses`]): an address computed from values read does not fork on the
+/// location it denotes, and an access at no location does not stop the path.
+pub(crate) fn thread_shapes(
+    thread: &ThreadCode,
+    adjacent: &[Adjacent],
+    order: &AddrOrder,
+) -> Result<Vec<Path>, PathError> {
+    Walker {
+        pointees: &[],
+        adjacent,
+        order,
+        wide: &Wide::default(),
+        shapes: true,
+        out: Vec::new(),
+        depth: 0,
+        events: 0,
+    }
+    .run(thread)
+}
+
+impl<'a> Walker<'a> {
+    /// Every path of `thread`.
+    fn run(mut self, thread: &'a ThreadCode) -> Result<Vec<Path>, PathError> {
+        let mut start = Path::default();
+        start.regs = thread
+            .init
+            .iter()
+            .map(|v| start_const(&mut start, *v))
+            .collect();
+        let state = State {
+            path: start,
+            ctrl: 0,
+            held: BTreeSet::new(),
+            stmt: 0,
+        };
+        self.walk(state, vec![(&thread.code[..], None)])?;
+        Ok(self.out)
+    }
 }
 
 fn start_const(path: &mut Path, v: Value) -> SymId {
@@ -447,6 +502,8 @@ struct Walker<'a> {
     wide: &'a Wide,
     /// herd7's order of addresses, which subtracting two computes.
     order: &'a AddrOrder,
+    /// Whether the paths are herd7's event structures ([`thread_shapes`]).
+    shapes: bool,
     out: Vec<Path>,
     /// How deeply `walk` is nested.
     depth: usize,
@@ -995,6 +1052,28 @@ impl<'a> Walker<'a> {
                 .map_or(v, |&(_, _, loc)| Value::Addr(loc)),
             v => v,
         });
+        if self.shapes {
+            let (at, loc) = match known {
+                Some(Value::Addr(loc)) => (At::Location, loc),
+                Some(v) => (At::Nowhere(v), Loc(u32::MAX)),
+                None => (At::Computed, Loc(u32::MAX)),
+            };
+            let first = st.path.events.len();
+            if body(self, &mut st, loc, adep)? {
+                let events = &st.path.events[first..];
+                let kind = |k| events.iter().any(|e| e.kind == k);
+                let shape = Shape {
+                    at,
+                    reads: kind(EventKind::Read),
+                    writes: kind(EventKind::Write),
+                    single: events.iter().any(|e| c11::is_single_event(e.tags)),
+                    source: span,
+                };
+                st.path.accesses.push(shape);
+                self.walk(st, todo)?;
+            }
+            return Ok(());
+        }
         match known {
             Some(Value::Addr(loc)) => {
                 if body(self, &mut st, loc, adep)? {
@@ -1002,15 +1081,16 @@ impl<'a> Walker<'a> {
                 }
                 Ok(())
             }
-            // An address known without reading memory, but no location: herd7 stops at
-            // once on a read there (it finds no initial write to read), and on a write only
-            // if an execution takes the path, so the path stops here and the enumeration
-            // reports it if its assumptions hold.
+            // An address known without reading memory, but no location: herd7 stops on a
+            // read there when it finds no write to pair it with, which is decided before the
+            // search ([`crate::engine::nowhere`]), and drops the candidate otherwise unless
+            // a write there is in it; on a write only if an execution takes the path. So the
+            // path stops here and the enumeration decides once its assumptions hold.
             Some(_) => {
                 st.path.escape = Some(Escape {
                     sym: a,
                     source: span,
-                    read: false,
+                    read: access != Access::Store,
                     always: access != Access::Store,
                     stmt: st.stmt,
                 });
@@ -1332,145 +1412,4 @@ pub(crate) fn truth(v: Value) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn paths_of(source: &str) -> Vec<Vec<Path>> {
-        let test = hazmat_litmus::parse(source).expect("parses");
-        let program = crate::front::lower::lower(&test).expect("lowers");
-        let pointees = pointees(&program);
-        program
-            .threads
-            .iter()
-            .map(|t| {
-                thread_paths(t, &pointees, &[], &program.addr_order, &Wide::default())
-                    .expect("runs")
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_branch_on_a_read_forks_and_its_dependency_ends_at_the_join() {
-        let p = paths_of(
-            "C t\n{}\nP0(int *x, int *y, int *z) { int r0; r0 = READ_ONCE(*x); \
-             if (r0) { WRITE_ONCE(*y, 1); } WRITE_ONCE(*z, 1); }\nexists (x=0)\n",
-        );
-        let paths = &p[0];
-        assert_eq!(paths.len(), 2);
-        let taken = &paths[0];
-        assert_eq!(taken.constraints.len(), 1);
-        assert!(taken.constraints[0].truth);
-        // Read x, write y (in the branch, ctrl-dependent), write z (after it, not).
-        assert_eq!(taken.events.len(), 3);
-        assert_eq!(taken.events[1].ctrl_dep, 1);
-        assert_eq!(taken.events[2].ctrl_dep, 0);
-        assert_eq!(paths[1].events.len(), 2);
-    }
-
-    #[test]
-    fn a_branch_on_a_constant_does_not_fork() {
-        let p = paths_of(
-            "C t\n{}\nP0(int *x) { int r0 = 1; if (r0 == 1) WRITE_ONCE(*x, 1); }\nexists (x=0)\n",
-        );
-        assert_eq!(p[0].len(), 1);
-        assert_eq!(p[0][0].events.len(), 1);
-    }
-
-    #[test]
-    fn cmpxchg_succeeds_with_a_write_or_fails_with_a_lone_read() {
-        let p = paths_of("C t\n{}\nP0(int *x) { int r0; r0 = cmpxchg(x, 0, 1); }\nexists (x=0)\n");
-        let paths = &p[0];
-        assert_eq!(paths.len(), 2);
-        assert_eq!(paths[0].events.len(), 2);
-        assert!(paths[0].events[1].rmw_with_prev);
-        assert!(
-            paths[0]
-                .events
-                .iter()
-                .all(|e| e.tags.has(Tag::Rmw) && e.tags.has(Tag::Mb))
-        );
-        assert_eq!(paths[1].events.len(), 1);
-        assert!(paths[1].events[0].tags.has(Tag::Rmw));
-    }
-
-    #[test]
-    fn data_and_address_dependencies_follow_registers() {
-        let p = paths_of(
-            "C t\n{ int *p = &a; }\nP0(int **p, int *y) { int *r0; int r1; r0 = READ_ONCE(*p); \
-             r1 = READ_ONCE(*r0); WRITE_ONCE(*y, r1 + 1); }\nexists (y=0)\n",
-        );
-        // The address read from p may denote any location whose address the test handles
-        // (here a): one path per such location, and one that stops where the address is
-        // none of them.
-        let paths = &p[0];
-        assert_eq!(paths.len(), 2);
-        let ev = &paths[0].events;
-        assert_eq!(ev[1].addr_dep, 0b1);
-        assert_eq!(ev[2].data_dep, 0b10);
-        assert_eq!(
-            paths[0].constraints.len(),
-            1,
-            "the address read must be a's"
-        );
-        assert!(paths[0].escape.is_none());
-        let escape = paths[1]
-            .escape
-            .expect("the second path stops at the address");
-        assert!(escape.read);
-        assert_eq!(paths[1].events.len(), 1, "it stops before the second read");
-        assert!(
-            !paths[1].constraints[0].truth,
-            "the address must not be a's"
-        );
-    }
-
-    #[test]
-    fn values_are_built_with_herd7s_identities_and_keep_their_dependencies() {
-        let p = paths_of(
-            "C t\n{}\nP0(int *x, int *y, int *z) { int r0; int r1; r0 = READ_ONCE(*x); \
-             r1 = r0 ^ r0; WRITE_ONCE(*(y + r1), r1 + 1); if (r0 == r0) { WRITE_ONCE(*z, 1); } }\n\
-             exists (x=0)\n",
-        );
-        // `r0 ^ r0` is 0 and `r0 == r0` is true before r0 is known: one path, no fork on
-        // the address or the branch, yet the write to y has an address and a data
-        // dependency on the read, and the write to z a control dependency.
-        let paths = &p[0];
-        assert_eq!(paths.len(), 1);
-        let ev = &paths[0].events;
-        assert_eq!(ev.len(), 3);
-        assert_eq!(paths[0].constant(ev[1].value), Some(Value::Int(1)));
-        assert_eq!((ev[1].addr_dep, ev[1].data_dep), (0b1, 0b1));
-        assert_eq!(ev[2].ctrl_dep, 0b1);
-        assert!(paths[0].constraints.is_empty());
-    }
-
-    #[test]
-    fn an_illegal_operation_is_left_for_the_enumeration() {
-        // `x * 2` has no meaning, but herd7 only reports it for an execution it allows:
-        // the path keeps the operation as a node.
-        let p = paths_of("C t\n{}\nP0(int *x) { int r0; r0 = x * 2; }\nexists (0:r0=0)\n");
-        let path = &p[0][0];
-        let r0 = path.regs[0];
-        assert!(matches!(
-            path.nodes[r0 as usize],
-            Node::Bin(BinOp::Mul, _, _)
-        ));
-    }
-
-    #[test]
-    fn a_nested_lock_marks_the_path_as_breaking_a_lock_axiom() {
-        let p =
-            paths_of("C t\n{}\nP0(spinlock_t *l) { spin_lock(l); spin_lock(l); }\nexists (true)\n");
-        assert_eq!(p[0].len(), 1);
-        assert!(p[0][0].breaks_lock_axiom);
-        let p = paths_of(
-            "C t\n{}\nP0(spinlock_t *l) { int r0; spin_lock(l); r0 = spin_is_locked(l); }\nexists (true)\n",
-        );
-        // Inside its own critical section a thread sees the lock held: the RU path breaks
-        // nested-is-locked.
-        assert_eq!(p[0].len(), 2);
-        for path in &p[0] {
-            assert_eq!(path.breaks_lock_axiom, path.events[2].tags.has(Tag::Ru));
-        }
-    }
-}
+mod tests;

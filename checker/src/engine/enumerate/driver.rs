@@ -10,11 +10,11 @@
 //! threads.
 
 use super::plan::StageCounts;
-use super::{Allowed, Flow, Limits, RunError, Search, Searched, Setup, Stats, Stop};
+use super::{Allowed, Flow, Herd7Stop, Limits, RunError, Search, Searched, Setup, Stats, Stop};
 use crate::engine::paths::{self, Path, Wide};
 use crate::engine::symmetry::Symmetry;
-use crate::engine::unsolved;
-use crate::exec::event::{EventKind, Loc, Tag};
+use crate::engine::{nowhere, unsolved};
+use crate::exec::event::{EventKind, Loc, Tag, Value};
 use crate::exec::relation::{Growable, Width, Words};
 use crate::front::c11::{self, Dialect};
 use crate::front::program::{Op, Program, Prop, ThreadCode};
@@ -133,18 +133,53 @@ pub(super) fn prepare<'p>(
     if let Some(e) = unwritten_adjacent_read(program, &per_thread) {
         return Err(e);
     }
-    // herd7 reads the initial value of every location a path reads before it looks at the
-    // values read, so a read at an address known without reading memory that is no
-    // location stops the test if any path makes it.
-    if let Some((e, v)) = per_thread.iter().flatten().find_map(|p| {
+    // A read at an address known without reading memory that is no location: herd7 stops
+    // the test if some combination of paths has no write it may pair the read with, or if
+    // the read's own path writes there after it ([`nowhere`]); otherwise the search drops
+    // the candidates with the read. One next to a location stops it at once.
+    let constant = |p: &Path| {
         let e = p.escape.filter(|e| e.always)?;
         Some((e, p.constant(e.sym)?))
-    }) {
+    };
+    if let Some((e, v)) = per_thread
+        .iter()
+        .flatten()
+        .filter_map(constant)
+        .find(|(_, v)| !matches!(v, Value::Int(_)))
+    {
         return Err(RunError {
             message: paths::not_a_location(program, v),
             span: e.source,
-            herd7: paths::not_a_location_herd7(v),
+            herd7: paths::not_a_location_herd7(v).map(|w| Herd7Stop::User(w.into())),
         });
+    }
+    if per_thread.iter().flatten().any(|p| constant(p).is_some()) {
+        let mut shapes = Vec::with_capacity(program.threads.len());
+        for t in &program.threads {
+            shapes.push(
+                paths::thread_shapes(t, &adjacent, &program.addr_order).map_err(|e| RunError {
+                    message: e.message,
+                    span: e.span,
+                    herd7: None,
+                })?,
+            );
+        }
+        if let Some(u) = nowhere::unpaired(&shapes, limits.optace) {
+            let v = Value::Int(u.value);
+            return Err(if u.own {
+                RunError {
+                    message: paths::not_a_location(program, v),
+                    span: u.source,
+                    herd7: paths::not_a_location_herd7(v).map(|w| Herd7Stop::User(w.into())),
+                }
+            } else {
+                RunError {
+                    message: nowhere::unpaired_message(u.value),
+                    span: u.source,
+                    herd7: Some(Herd7Stop::Fatal(nowhere::unpaired_herd7(u.value).into())),
+                }
+            });
+        }
     }
     // A path that breaks a lock axiom on its own matters only to a run cut off by a loop,
     // which herd7 marks whatever the model says, and to a model that completes candidates

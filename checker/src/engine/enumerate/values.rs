@@ -10,7 +10,7 @@
 //! candidate, with the reason (`Why`).
 //! `Search::final_value` reads the final state the condition and the filter see.
 
-use super::{NONE, RunError, Search, Why};
+use super::{Herd7Stop, NONE, RunError, Search, Why};
 use crate::engine::paths::{self, Node, truth};
 use crate::exec::event::{EventKind, Tag, Value};
 use crate::exec::relation::{EventSet, Width};
@@ -263,7 +263,7 @@ impl<W: Width> Search<'_, W> {
         let (message, herd7) = match self.eval(t, escape.sym) {
             Known::Value(v) => (
                 paths::not_a_location(self.program, v),
-                paths::not_a_location_herd7(v),
+                paths::not_a_location_herd7(v).map(|w| Herd7Stop::User(w.into())),
             ),
             _ => (
                 "the address of this access cannot be computed".to_string(),
@@ -377,23 +377,32 @@ impl<W: Width> Search<'_, W> {
                 Why::Filter
             });
         }
-        // A path that stops at an address that is none of the test's locations drops the
-        // candidate if it reads there, as herd7 finds no write for it, and is an error if
-        // it writes, once its assumptions hold.
+        // A path that stops at an address that is none of the test's locations: herd7
+        // pairs a read there with no write but one at the same address, and drops the
+        // candidate otherwise (see [`crate::engine::nowhere`]); a write there is an error,
+        // once its assumptions hold.
+        let mut reads = Vec::new();
+        let mut writes = Vec::new();
         for t in 0..self.paths.len() {
             if let Some(escape) = self.paths[t].escape {
                 // An address left unsolved is none of these: herd7 tries such an access
                 // at every location, which the path's other forks are
                 // ([`crate::engine::unsolved`]).
-                if !matches!(self.eval(t, escape.sym), Known::Value(_)) {
+                let Known::Value(v) = self.eval(t, escape.sym) else {
                     return Err(Why::Unsolvable);
-                }
-                if escape.read {
-                    return Err(Why::Nowhere(Some(escape.source)));
-                }
-                self.fail_at_escape(t);
-                return Ok(());
+                };
+                if escape.read { &mut reads } else { &mut writes }.push((t, escape.source, v));
             }
+        }
+        if let Some(&(_, source, _)) = reads
+            .iter()
+            .find(|&&(_, _, v)| writes.iter().all(|&(_, _, w)| w != v))
+        {
+            return Err(Why::Nowhere(Some(source)));
+        }
+        if let Some(&(t, _, _)) = writes.first() {
+            self.fail_at_escape(t);
+            return Ok(());
         }
         if self.bad.is_some() {
             return Ok(());
@@ -520,7 +529,7 @@ impl<W: Width> Search<'_, W> {
         RunError {
             message,
             span,
-            herd7,
+            herd7: herd7.map(|w| Herd7Stop::User(w.into())),
         }
     }
 
