@@ -547,11 +547,11 @@ fn an_access_through_a_missing_parameter_says_what_to_add() {
     .assert_eq(&error(source));
     let alone = source.replace(", int *flag", "");
     expect![[r#"
-        t.litmus:8:30: error: the address of this access is the integer 0, not a location (herd7 stops on it: non-symbolic location)
+        t.litmus:6:2: error: the address of this access is the integer 0, not a location (herd7 stops on it: non-symbolic location)
           |
-        8 | P1(int *data) { int r0; r0 = smp_load_acquire(flag); }
-          |                              ^^^^^^^^^^^^^^^^^^^^^^
-          = note: if `flag` is a shared variable, add `int *flag` to P1's parameters"#]]
+        6 | 	smp_store_release(flag, 1);
+          | 	^^^^^^^^^^^^^^^^^^^^^^^^^^
+          = note: if `flag` is a shared variable, add `int *flag` to P0's parameters"#]]
     .assert_eq(&error(&alone));
 }
 
