@@ -718,3 +718,105 @@ fn values_out_of_thin_air_through_a_compare_exchanges_write_back_are_named_as_he
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The order in which herd7 numbers the fresh values of the code after an instruction with
+/// two outcomes or an `if`, replayed where such values go round a compare-exchange's
+/// write-back (`cos.cat` alone, `-optace false`): herd7 lists a sequence's ways reversed
+/// once per statement, so a compare-exchange after one statement of a branch runs the code
+/// after the `if` after its success first (`IS`: the load after the `if` is `S17`, not
+/// `S15`; `IT`: with a statement after it, `S19`); the code after a branch that hazmat
+/// knows is not taken, but herd7 does not (`r1 = r0 == 0;`, `r0` never written), is
+/// counted all the same (`KB`: `S9` and `S12`, not `S7` and `S10`); and a successful
+/// exchange's read, numbered as the plain read of its expected value, comes first in the
+/// union-find as the later event (`TA`: `S20`, not `S11`). herd7 7.58's states are written
+/// here.
+#[test]
+fn thin_air_names_follow_herd7s_order_of_ways() {
+    let dir = temp_dir("ways");
+    let relaxed = "memory_order_relaxed";
+    let cas = |weak: &str, obj: &str, exp: &str, new: u32, r: &str| {
+        format!(
+            "{r} = atomic_compare_exchange_{weak}_explicit({obj}, {exp}, {new}, {relaxed}, \
+             {relaxed});"
+        )
+    };
+    let is = |name: &str, branch: &str| {
+        format!(
+            "C {name}\n{{}}\nP0(int *x, int *y) {{ int r0; int r1; int r2; int r3; \
+             r0 = atomic_load_explicit(y, {relaxed}); r1 = r0 == 0; \
+             if (r1 >= 0) {{ {branch} }} r3 = atomic_load_explicit(x, {relaxed}); }}\n\
+             locations [0:r3; x;]\nexists (0:r0=2)\n"
+        )
+    };
+    let store = |loc: &str| format!("atomic_store_explicit({loc}, 2, {relaxed});");
+    let tests = [
+        (
+            "IS",
+            is(
+                "IS",
+                &format!("{} {}", store("x"), cas("weak", "x", "x", 1, "r2")),
+            ),
+        ),
+        (
+            "IT",
+            is(
+                "IT",
+                &format!(
+                    "{} {} {}",
+                    store("x"),
+                    cas("weak", "x", "x", 1, "r2"),
+                    store("y")
+                ),
+            ),
+        ),
+        (
+            "KB",
+            format!(
+                "C KB\n{{}}\nP0(int *x, int *y) {{ int r0; int r1; int r2; r1 = r0 == 0; \
+                 if (r1 >= 0) {{ atomic_store_explicit(x, 1, {relaxed}); }} \
+                 r2 = atomic_load_explicit(y, {relaxed}); }}\n\
+                 P1(int *y) {{ int r0; {} }}\nexists (0:r2=0)\n",
+                cas("weak", "y", "y", 2, "r0")
+            ),
+        ),
+        (
+            "TA",
+            format!(
+                "C TA\n{{}}\nP0(int *x) {{ int r0; {} }}\n\
+                 P1(int *x, int *y) {{ int r0; int r1; {} {} }}\n\
+                 P2(int *x) {{ int r0; r0 = *x; }}\n\
+                 locations [1:r0; 1:r1; 2:r0; x; y;]\nexists (y=1)\n",
+                cas("weak", "x", "x", 2, "r0"),
+                cas("weak", "y", "y", 2, "r0"),
+                cas("strong", "x", "y", 1, "r1")
+            ),
+        ),
+    ];
+    for (name, source) in &tests {
+        std::fs::write(dir.join(format!("{name}.litmus")), source).expect("test");
+    }
+    for (name, shown) in [
+        (
+            "IS",
+            "States 14\n0:r0=0; 0:r3=S17; [x]=S17;\n0:r0=0; 0:r3=S17; [x]=2;\n",
+        ),
+        (
+            "IT",
+            "States 28\n0:r0=0; 0:r3=S19; [x]=S19;\n0:r0=0; 0:r3=S19; [x]=2;\n",
+        ),
+        (
+            "KB",
+            "States 4\n0:r2=S9;\n0:r2=S12;\n0:r2=0;\n0:r2=2;\nOk\n",
+        ),
+        ("TA", "\n1:r0=0; 1:r1=1; 2:r0=S20; [x]=S20; [y]=S20;\n"),
+    ] {
+        let file = format!("{name}.litmus");
+        let args = ["herd7", "-model", "cos.cat", "-optace", "false", &file];
+        let out = hazmat(&dir, &args);
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+        let stdout = untimed(&text(&out.stdout));
+        assert!(stdout.contains(shown), "{args:?}: {stdout}");
+        same_as_herd7(&dir, &args[1..]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -631,7 +631,9 @@ impl<W: Width> Search<'_, W> {
         let rank =
             |sets: &[(u32, u32, u32)], v: u32| sets.iter().find(|e| e.0 == v).map_or(0, |e| e.2);
         let mut order = reads.to_vec();
-        order.sort_by_key(|r| std::cmp::Reverse(r.1));
+        // A successful compare-exchange's read has the number of the expected value's
+        // plain read, which it follows: the later event first.
+        order.sort_by_key(|r| std::cmp::Reverse((r.1, r.0)));
         for &(x, own) in &order {
             let (_, _, source) = *writes.iter().find(|w| w.0 == self.rf_src[x])?;
             let (a, b) = (class(x, own), class(source, number(source)?));
