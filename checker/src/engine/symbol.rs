@@ -21,17 +21,26 @@
 //!   first, so a temporary's read is counted where the statement uses it);
 //! - an `if` on an unknown value evaluates its condition, then the whole `then` branch,
 //!   then the whole `else` branch, and then the rest of the code once per way through the
-//!   `if`: first the ways through `else`, then those through `then`; an `if` on a value
-//!   herd7 knows (a constant, the result of a compare-exchange) runs one branch; an `if`
-//!   on a register assigned a constant is one herd7 does not know (it reads the register
-//!   as a fresh value), so it evaluates both branches, and hazmat keeps the way taken.
+//!   `if`, in the order the `if` lists its ways (below); an `if` on a value herd7 knows
+//!   (a constant, the result of a compare-exchange) runs one branch; an `if` on a
+//!   register assigned a constant is one herd7 does not know (it reads the register as a
+//!   fresh value), so it evaluates both branches and the rest after each, and hazmat
+//!   keeps the way taken (the other is counted, then dropped).
+//!
+//! The order of the ways: each of herd7's binds lists its results in the reverse of the
+//! order it made them (`Evt` is a list, and a bind conses each result of its continuation
+//! onto it). So a sequence of statements runs the rest once per way through its first
+//! statement, in the order that statement lists them, and lists the ways so made
+//! reversed, once per statement (lowering's instructions of one herd7 statement,
+//! `Instr::stmt`, count once); an `if` lists the ways of its `then` branch, then those of
+//! its `else` branch, reversed. An `if` with one statement in its branch thus runs the
+//! rest after its `else` first, but a compare-exchange after one other statement of a
+//! branch makes the rest after the `if` run after its success first.
 //!
 //! herd7 evaluates an instruction with two outcomes as one alternative of two monads,
 //! each evaluating the instruction's operands itself, the first before the second; the
 //! statement then yields the two outcomes in an order its binds decide, and the rest of
-//! the code runs once per outcome in that order (each of herd7's binds lists its results in
-//! the reverse of the order it made them; a sequence of statements reverses them once
-//! more, and the `if` around a branch once more):
+//! the code runs once per outcome in that order:
 //! - C11's compare-exchange (`ECas` in herd7's C semantics): the expected value's address,
 //!   the object's, the plain read of the expected value; then the failure: the read, and
 //!   for a strong exchange its comparison with the expected value (`neqT`); then the
@@ -69,6 +78,8 @@
 //! value too: two SRCU read-side sections passing their indices round print `S7`, the
 //! first read's copy, in the executions where both read the second's unlock, though the
 //! highest number is `S13`.
+//! The loads' list is in the reverse of the events' order: a successful compare-exchange's
+//! read, which has the number of its expected value's plain read, comes before it.
 //! FIXME: register copies other than a store's value (`r2 = r1;`, a condition on the
 //! value) are not counted, and a class whose write stores no read's value as it is (a
 //! value computed from one, or one an exchange or a kernel read-modify-write stores) takes
@@ -76,8 +87,11 @@
 //!
 //! A `while` loop's rounds are counted as `if`s, a way cut off at the unrolling limit
 //! ending its thread, which is herd7's count (so the threads after it are named as herd7
-//! names them), but herd7 builds a round's body before its condition, an order within
-//! the loop's thread not replayed. Programs whose numbering is not replayed get no names,
+//! names them), but herd7 builds a round's body before its condition, and binds the next
+//! round to the body as a whole, an order within the loop's thread not replayed.
+//! FIXME: a block nested in a block (`{ a; { b; c; } }`), and a branch written without
+//! braces, are one sequence more or less to herd7, which lists their ways reversed once
+//! more or less; lowering flattens them, so their order is that of a braced branch. Programs whose numbering is not replayed get no names,
 //! and their symbols keep hazmat's own numbering (the event of the read): the result of an
 //! instruction with two outcomes used inside an expression (`if (cmpxchg(...))`), where
 //! herd7 evaluates the rest of the statement once per outcome. [`unreplayed`] says where
@@ -840,8 +854,9 @@ mod tests {
     #[test]
     fn a_store_counts_its_address_before_its_value() {
         let t = named("C t\n{}\nP0(int *a, int *b) { *a = *b; }\nexists (a=1)\n");
-        // a (1), then b (2) and *b (3), although lowering reads *b first.
-        assert_eq!(numbers(&t[0][0]), (vec![3], vec![0]));
+        // a (1), then b (2) and *b (3), although lowering reads *b first; the write stores
+        // the read's value through no register.
+        assert_eq!(numbers(&t[0][0]), (vec![3], vec![DIRECT]));
     }
 
     #[test]
@@ -878,13 +893,39 @@ mod tests {
              memory_order_relaxed); r0 = *x; }\nexists (0:r0=1)\n",
         );
         // e (1), x (2), *e (3); failure: *x (4), the comparison (5); success: nothing;
-        // after the failure: x (6), *x (7); after the success: x (8), *x (9).
+        // after the failure: x (6), *x (7); after the success: x (8), *x (9). The failure
+        // writes back the value it read.
         let by_way: Vec<_> = t[0]
             .iter()
             .map(|p| (p.branches.clone(), numbers(p)))
             .collect();
-        assert!(by_way.contains(&(vec![false], (vec![3, 4, 7], vec![0]))));
+        assert!(by_way.contains(&(vec![false], (vec![3, 4, 7], vec![DIRECT]))));
         assert!(by_way.contains(&(vec![true], (vec![3, 3, 9], vec![0]))));
+    }
+
+    #[test]
+    fn a_compare_exchange_after_a_statement_of_a_branch_runs_the_rest_after_its_success_first() {
+        let t = named(
+            "C t\n{}\nP0(atomic_int *x, int *e) { int r0; int r1; r1 = *e; if (r1 == 0) { \
+             *e = 1; r0 = atomic_compare_exchange_weak_explicit(x, e, 2, \
+             memory_order_relaxed, memory_order_relaxed); } r0 = *x; }\nexists (0:r0=1)\n",
+        );
+        // e (1), *e (2), r1 (3), r1 == 0 (4); then: e (5), then e (6), x (7), *e (8), the
+        // failure: *x (9); after else: x (10), *x (11); after the success: x (12), *x
+        // (13); after the failure: x (14), *x (15).
+        let by_way: Vec<_> = t[0]
+            .iter()
+            .map(|p| (p.branches.clone(), numbers(p).0))
+            .collect();
+        assert!(by_way.contains(&(vec![false], vec![2, 11])), "{by_way:?}");
+        assert!(
+            by_way.contains(&(vec![true, true], vec![2, 8, 8, 13])),
+            "{by_way:?}"
+        );
+        assert!(
+            by_way.contains(&(vec![true, false], vec![2, 8, 9, 15])),
+            "{by_way:?}"
+        );
     }
 
     #[test]
