@@ -801,8 +801,7 @@ fn c11_models_interpreted_agree_with_herd7() {
     let herdlib = cat_oracle::herdlib(&herd7);
     let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/tests");
     let mut files = c11_files(&litmus);
-    // On this one herd7 7.58's solver loses candidates that hazmat keeps, and herd7 names
-    // a value out of thin air otherwise in some executions (see its comment).
+    // On this one herd7 7.58's solver loses candidates that hazmat keeps (see its comment).
     files.retain(|f| !f.ends_with("c11-cas-write-back-chain-expected-is-object.litmus"));
     let generated = env::number("HAZMAT_CAT_C11_GENERATED", 50);
     let seed = env::number::<u64>("HAZMAT_CAT_C11_SEED", 1);

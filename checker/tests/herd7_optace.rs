@@ -764,3 +764,265 @@ fn a_read_at_a_constant_address_that_is_no_location_stops_as_herd7_does() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A test of `y` whose thread `P0` has `params` and `body` (a compare-exchange on `y`),
+/// and `more` threads.
+fn cas_on_itself(name: &str, init: &str, params: &str, body: &str, more: &str) -> String {
+    format!("C {name}\n{{ {init} }}\nP0({params}) {{ int r0; {body} }}\n{more}exists (y=2)\n")
+}
+
+/// Under `cos.cat` alone with `-optace false`, a C11 compare-exchange whose expected value
+/// is its own object may read the value its failure writes back, and that value goes round
+/// the cycle. herd7 names it by the root of its union-find, and the write-back stores the
+/// failed read's value with no register between, so the plain read of the expected value
+/// (`S3`), when it reads the write-back too, is the root over the failed read (`S4`): two
+/// states where the class's highest number gave one. The same through the other forms
+/// (strong, without `_explicit`, the expected value read through a pointer to the object,
+/// a second thread's exchange or a reader copying the value on), and where a hoisted read
+/// is stored as it is (`*y = *y;`). herd7 7.58's states and counts are written here.
+#[test]
+fn values_out_of_thin_air_through_a_compare_exchanges_write_back_are_named_as_herd7s() {
+    let dir = temp_dir("write-back");
+    let relaxed = "memory_order_relaxed, memory_order_relaxed";
+    let weak = format!("r0 = atomic_compare_exchange_weak_explicit(y, y, 1, {relaxed});");
+    let reader = "P1(int *y, int *x) { int r0; r0 = atomic_load_explicit(y, memory_order_relaxed); \
+                  atomic_store_explicit(x, r0, memory_order_relaxed); }\n";
+    let tests = [
+        ("W", cas_on_itself("W", "", "int *y", &weak, "")),
+        (
+            "WP",
+            cas_on_itself(
+                "WP",
+                "",
+                "int *y",
+                "r0 = atomic_compare_exchange_weak(y, y, 1);",
+                "",
+            ),
+        ),
+        (
+            "SP",
+            cas_on_itself(
+                "SP",
+                "",
+                "int *y",
+                &format!("r0 = atomic_compare_exchange_strong_explicit(y, y, 1, {relaxed});"),
+                "",
+            ),
+        ),
+        (
+            "PT",
+            cas_on_itself(
+                "PT",
+                "int *z = &y;",
+                "int *y, int **z",
+                "int *r1; r1 = *z; r0 = atomic_compare_exchange_weak(y, r1, 1);",
+                "",
+            ),
+        ),
+        (
+            "PX",
+            cas_on_itself(
+                "PX",
+                "int *x = &y;",
+                "int *y, int **x",
+                &format!("r0 = atomic_compare_exchange_weak_explicit(y, *x, 1, {relaxed});"),
+                "",
+            ),
+        ),
+        (
+            "T2",
+            cas_on_itself(
+                "T2",
+                "",
+                "int *y",
+                &weak,
+                "P1(int *y) { int r0; r0 = atomic_compare_exchange_strong(y, y, 2); }\n",
+            ),
+        ),
+        (
+            "TR",
+            cas_on_itself("TR", "", "int *y", &weak, reader).replace("(y=2)", "(x=2 /\\ y=2)"),
+        ),
+        (
+            "DS",
+            cas_on_itself("DS", "", "int *y", "*y = *y; *y = *y;", ""),
+        ),
+    ];
+    for (name, source) in &tests {
+        std::fs::write(dir.join(format!("{name}.litmus")), source).expect("test");
+    }
+    let regression = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../litmus/tests/regressions/c11-cas-expected-is-object-two-thin-air-names.litmus");
+    let regression = regression.to_str().expect("path");
+    let four =
+        "States 4\n[y]=S3;\n[y]=S4;\n[y]=0;\n[y]=1;\nNo\nWitnesses\nPositive: 0 Negative: 5\n";
+    for (file, shown) in [
+        (regression, four.to_string()),
+        ("W.litmus", four.to_string()),
+        ("WP.litmus", four.to_string()),
+        // A strong exchange fails only on another value: the cycle is never built.
+        ("SP.litmus", "States 1\n[y]=1;\nNo\n".to_string()),
+        (
+            "PT.litmus",
+            "States 4\n[y]=S5;\n[y]=S6;\n[y]=0;\n[y]=1;\nNo\nWitnesses\nPositive: 0 Negative: 5\n"
+                .to_string(),
+        ),
+        (
+            "PX.litmus",
+            "States 4\n[y]=S4;\n[y]=S5;\n[y]=0;\n[y]=1;\nNo\nWitnesses\nPositive: 0 Negative: 5\n"
+                .to_string(),
+        ),
+        (
+            "T2.litmus",
+            "States 6\n[y]=S3;\n[y]=S4;\n[y]=S7;\n[y]=0;\n[y]=1;\n[y]=2;\nOk\nWitnesses\n\
+             Positive: 52 Negative: 48\n"
+                .to_string(),
+        ),
+        (
+            "TR.litmus",
+            "States 6\n[x]=S8; [y]=S8;\n[x]=0; [y]=S3;\n[x]=0; [y]=S4;\n[x]=0; [y]=0;\n\
+             [x]=0; [y]=1;\n[x]=1; [y]=1;\nNo\nWitnesses\nPositive: 0 Negative: 10\n"
+                .to_string(),
+        ),
+        (
+            "DS.litmus",
+            "States 3\n[y]=S3;\n[y]=S6;\n[y]=0;\nNo\nWitnesses\nPositive: 0 Negative: 18\n"
+                .to_string(),
+        ),
+    ] {
+        let args = ["herd7", "-model", "cos.cat", "-optace", "false", file];
+        let out = hazmat(&dir, &args);
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+        let stdout = untimed(&text(&out.stdout));
+        assert!(stdout.contains(&shown), "{args:?}: {stdout}");
+        same_as_herd7(&dir, &args[1..]);
+    }
+    // Chains of write-backs read across threads, under `cos.cat` and `c11_cos.cat` (the
+    // default `-optace`): herd7 names the value `S7` in some executions and `S19` in others,
+    // and hazmat prints its 41 states. herd7 7.58 loses candidates to its solver there (see
+    // the file's comment), so only the states are compared with its.
+    let chain = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../litmus/tests/regressions/c11-cas-write-back-chain-expected-is-object.litmus");
+    let chain = chain.to_str().expect("path");
+    for model in ["cos.cat", "c11_cos.cat"] {
+        let args = ["herd7", "-model", model, "-macros", "c11.def", chain];
+        let states = |o: &std::process::Output| {
+            let out = text(&o.stdout);
+            out[..out.find("Witnesses").unwrap_or(out.len())].to_string()
+        };
+        let ours = states(&hazmat(&dir, &args));
+        for line in [
+            "States 41\n",
+            "\n0:r0=0; 0:r1=0; 1:r0=0; 2:r0=0; [x]=S7; [y]=S7;\n",
+            "\n0:r0=0; 0:r1=0; 1:r0=0; 2:r0=0; [x]=S19; [y]=S19;\n",
+        ] {
+            assert!(ours.contains(line), "{args:?}: {ours}");
+        }
+        if let Some(theirs) = herd7_cli::oracle(&dir, &args[1..]) {
+            assert_eq!(ours, states(&theirs), "{args:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The order in which herd7 numbers the fresh values of the code after an instruction with
+/// two outcomes or an `if`, replayed where such values go round a compare-exchange's
+/// write-back (`cos.cat` alone, `-optace false`): herd7 lists a sequence's ways reversed
+/// once per statement, so a compare-exchange after one statement of a branch runs the code
+/// after the `if` after its success first (`IS`: the load after the `if` is `S17`, not
+/// `S15`; `IT`: with a statement after it, `S19`); the code after a branch that hazmat
+/// knows is not taken, but herd7 does not (`r1 = r0 == 0;`, `r0` never written), is
+/// counted all the same (`KB`: `S9` and `S12`, not `S7` and `S10`); and a successful
+/// exchange's read, numbered as the plain read of its expected value, comes first in the
+/// union-find as the later event (`TA`: `S20`, not `S11`). herd7 7.58's states are written
+/// here.
+#[test]
+fn thin_air_names_follow_herd7s_order_of_ways() {
+    let dir = temp_dir("ways");
+    let relaxed = "memory_order_relaxed";
+    let cas = |weak: &str, obj: &str, exp: &str, new: u32, r: &str| {
+        format!(
+            "{r} = atomic_compare_exchange_{weak}_explicit({obj}, {exp}, {new}, {relaxed}, \
+             {relaxed});"
+        )
+    };
+    let is = |name: &str, branch: &str| {
+        format!(
+            "C {name}\n{{}}\nP0(int *x, int *y) {{ int r0; int r1; int r2; int r3; \
+             r0 = atomic_load_explicit(y, {relaxed}); r1 = r0 == 0; \
+             if (r1 >= 0) {{ {branch} }} r3 = atomic_load_explicit(x, {relaxed}); }}\n\
+             locations [0:r3; x;]\nexists (0:r0=2)\n"
+        )
+    };
+    let store = |loc: &str| format!("atomic_store_explicit({loc}, 2, {relaxed});");
+    let tests = [
+        (
+            "IS",
+            is(
+                "IS",
+                &format!("{} {}", store("x"), cas("weak", "x", "x", 1, "r2")),
+            ),
+        ),
+        (
+            "IT",
+            is(
+                "IT",
+                &format!(
+                    "{} {} {}",
+                    store("x"),
+                    cas("weak", "x", "x", 1, "r2"),
+                    store("y")
+                ),
+            ),
+        ),
+        (
+            "KB",
+            format!(
+                "C KB\n{{}}\nP0(int *x, int *y) {{ int r0; int r1; int r2; r1 = r0 == 0; \
+                 if (r1 >= 0) {{ atomic_store_explicit(x, 1, {relaxed}); }} \
+                 r2 = atomic_load_explicit(y, {relaxed}); }}\n\
+                 P1(int *y) {{ int r0; {} }}\nexists (0:r2=0)\n",
+                cas("weak", "y", "y", 2, "r0")
+            ),
+        ),
+        (
+            "TA",
+            format!(
+                "C TA\n{{}}\nP0(int *x) {{ int r0; {} }}\n\
+                 P1(int *x, int *y) {{ int r0; int r1; {} {} }}\n\
+                 P2(int *x) {{ int r0; r0 = *x; }}\n\
+                 locations [1:r0; 1:r1; 2:r0; x; y;]\nexists (y=1)\n",
+                cas("weak", "x", "x", 2, "r0"),
+                cas("weak", "y", "y", 2, "r0"),
+                cas("strong", "x", "y", 1, "r1")
+            ),
+        ),
+    ];
+    for (name, source) in &tests {
+        std::fs::write(dir.join(format!("{name}.litmus")), source).expect("test");
+    }
+    for (name, shown) in [
+        (
+            "IS",
+            "States 14\n0:r0=0; 0:r3=S17; [x]=S17;\n0:r0=0; 0:r3=S17; [x]=2;\n",
+        ),
+        (
+            "IT",
+            "States 28\n0:r0=0; 0:r3=S19; [x]=S19;\n0:r0=0; 0:r3=S19; [x]=2;\n",
+        ),
+        (
+            "KB",
+            "States 4\n0:r2=S9;\n0:r2=S12;\n0:r2=0;\n0:r2=2;\nOk\n",
+        ),
+        ("TA", "\n1:r0=0; 1:r1=1; 2:r0=S20; [x]=S20; [y]=S20;\n"),
+    ] {
+        let file = format!("{name}.litmus");
+        let args = ["herd7", "-model", "cos.cat", "-optace", "false", &file];
+        let out = hazmat(&dir, &args);
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+        let stdout = untimed(&text(&out.stdout));
+        assert!(stdout.contains(shown), "{args:?}: {stdout}");
+        same_as_herd7(&dir, &args[1..]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -21,17 +21,26 @@
 //!   first, so a temporary's read is counted where the statement uses it);
 //! - an `if` on an unknown value evaluates its condition, then the whole `then` branch,
 //!   then the whole `else` branch, and then the rest of the code once per way through the
-//!   `if`: first the ways through `else`, then those through `then`; an `if` on a value
-//!   herd7 knows (a constant, the result of a compare-exchange) runs one branch; an `if`
-//!   on a register assigned a constant is one herd7 does not know (it reads the register
-//!   as a fresh value), so it evaluates both branches, and hazmat keeps the way taken.
+//!   `if`, in the order the `if` lists its ways (below); an `if` on a value herd7 knows
+//!   (a constant, the result of a compare-exchange) runs one branch; an `if` on a
+//!   register assigned a constant is one herd7 does not know (it reads the register as a
+//!   fresh value), so it evaluates both branches and the rest after each, and hazmat
+//!   keeps the way taken (the other is counted, then dropped).
+//!
+//! The order of the ways: each of herd7's binds lists its results in the reverse of the
+//! order it made them (`Evt` is a list, and a bind conses each result of its continuation
+//! onto it). So a sequence of statements runs the rest once per way through its first
+//! statement, in the order that statement lists them, and lists the ways so made
+//! reversed, once per statement (lowering's instructions of one herd7 statement,
+//! `Instr::stmt`, count once); an `if` lists the ways of its `then` branch, then those of
+//! its `else` branch, reversed. An `if` with one statement in its branch thus runs the
+//! rest after its `else` first, but a compare-exchange after one other statement of a
+//! branch makes the rest after the `if` run after its success first.
 //!
 //! herd7 evaluates an instruction with two outcomes as one alternative of two monads,
 //! each evaluating the instruction's operands itself, the first before the second; the
 //! statement then yields the two outcomes in an order its binds decide, and the rest of
-//! the code runs once per outcome in that order (each of herd7's binds lists its results in
-//! the reverse of the order it made them; a sequence of statements reverses them once
-//! more, and the `if` around a branch once more):
+//! the code runs once per outcome in that order:
 //! - C11's compare-exchange (`ECas` in herd7's C semantics): the expected value's address,
 //!   the object's, the plain read of the expected value; then the failure: the read, and
 //!   for a strong exchange its comparison with the expected value (`neqT`); then the
@@ -58,19 +67,31 @@
 //! order, so that the last copy of a value is its class's root), then memory's (for each
 //! load, `loaded := written`, the list again in the reverse of the loads' order, as
 //! herd7's `-debug mem` shows), and the name printed for an unsolved class is its root's
-//! number. The enumeration replays both rounds on each class from the numbers given here
+//! number. A write that stores a read's value as herd7 made it, with no register between
+//! (a failed compare-exchange's write-back of the value it read, `*y = *x;`), is numbered
+//! [`DIRECT`]: a read of it equates its value with that read's own class. So a
+//! compare-exchange whose expected value is its own object, reading its own write-back
+//! under `cos.cat` alone and `-optace false`, prints `S4` (the failed read) where only the
+//! failed read reads the write-back, and `S3` (the plain read of the expected value, which
+//! wins the tie of the later union) where the plain read reads it too. The enumeration replays both rounds on each class from the numbers given here
 //! (`Search::herd_root`), a read's class reaching the reads off the cycle that read its
 //! value too: two SRCU read-side sections passing their indices round print `S7`, the
 //! first read's copy, in the executions where both read the second's unlock, though the
 //! highest number is `S13`.
+//! The loads' list is in the reverse of the events' order: a successful compare-exchange's
+//! read, which has the number of its expected value's plain read, comes before it.
 //! FIXME: register copies other than a store's value (`r2 = r1;`, a condition on the
-//! value) are not counted, and a class whose write stores no read's value as it is takes
+//! value) are not counted, and a class whose write stores no read's value as it is (a
+//! value computed from one, or one an exchange or a kernel read-modify-write stores) takes
 //! the highest number among its reads and copies, as the corpus's cycles have it.
 //!
 //! A `while` loop's rounds are counted as `if`s, a way cut off at the unrolling limit
 //! ending its thread, which is herd7's count (so the threads after it are named as herd7
-//! names them), but herd7 builds a round's body before its condition, an order within
-//! the loop's thread not replayed. Programs whose numbering is not replayed get no names,
+//! names them), but herd7 builds a round's body before its condition, and binds the next
+//! round to the body as a whole, an order within the loop's thread not replayed.
+//! FIXME: a block nested in a block (`{ a; { b; c; } }`), and a branch written without
+//! braces, are one sequence more or less to herd7, which lists their ways reversed once
+//! more or less; lowering flattens them, so their order is that of a braced branch. Programs whose numbering is not replayed get no names,
 //! and their symbols keep hazmat's own numbering (the event of the read): the result of an
 //! instruction with two outcomes used inside an expression (`if (cmpxchg(...))`), where
 //! herd7 evaluates the rest of the statement once per outcome. [`unreplayed`] says where
@@ -83,6 +104,11 @@ use crate::front::program::{
     apply_unary,
 };
 use std::collections::HashMap;
+
+/// The number of a write that stores a read's value as herd7 made it, through no register
+/// (a failed compare-exchange's write-back, `*y = *x;`): herd7's equation for a read of it
+/// names the read's value itself.
+pub(crate) const DIRECT: u32 = u32::MAX;
 
 /// One way through a thread as herd7 evaluates it.
 #[derive(Clone, Debug, Default)]
@@ -102,6 +128,10 @@ struct Run {
     known: Vec<(Reg, Value, bool)>,
     /// Whether the way was cut off at a loop's unrolling: herd7 evaluates nothing after.
     cut: bool,
+    /// Whether the way goes through a branch that hazmat knows is not taken: herd7, who
+    /// does not know it, evaluates the rest of the code after it all the same, and so
+    /// counts its fresh values, but hazmat has no path for it.
+    dead: bool,
 }
 
 impl Run {
@@ -163,11 +193,19 @@ fn replay(program: &Program) -> Result<Vec<Vec<Run>>, (usize, usize)> {
             next,
         };
         flatten(&t.code, &mut counter.instrs);
+        // hazmat knows the registers' initial values, as its paths do; herd7 reads a
+        // named register as a fresh value all the same.
+        let start = Run {
+            known: (0..t.regs.len())
+                .map(|r| (r, t.init.get(r).copied().unwrap_or(Value::Int(0)), false))
+                .collect(),
+            ..Run::default()
+        };
         let r = counter
-            .block(&t.code, Run::default())
+            .block(&t.code, start)
             .map_err(|i| counter.instrs[i].span)?;
         next = counter.next;
-        runs.push(r);
+        runs.push(r.into_iter().filter(|r| !r.dead).collect());
     }
     Ok(runs)
 }
@@ -308,8 +346,18 @@ impl Counter<'_> {
         self.thread.regs[r].starts_with('%')
     }
 
-    /// The ways through `code` from `run`, in herd7's order.
+    /// The ways through `code` from `run`, in the order herd7 lists them (see the module's
+    /// notes): the rest of the code runs once per way through each statement, in the
+    /// order the statement lists its ways, and the sequence lists the ways it so makes
+    /// reversed, once per statement.
     fn block(&mut self, code: &[Instr], run: Run) -> Replay<Vec<Run>> {
+        self.block_after(code, None, run)
+    }
+
+    /// [`Counter::block`] on code that follows, in its block, an instruction of herd7's
+    /// statement `prev`: the code's first instruction starts a statement unless it is
+    /// one more of `prev`'s (a hoisted read, a compare-exchange's write-back).
+    fn block_after(&mut self, code: &[Instr], prev: Option<u32>, run: Run) -> Replay<Vec<Run>> {
         if run.cut {
             return Ok(vec![run]);
         }
@@ -320,7 +368,10 @@ impl Counter<'_> {
         };
         let mut all = Vec::new();
         for r in self.instr(first, run)? {
-            all.extend(self.block(rest, r)?);
+            all.extend(self.block_after(rest, Some(first.stmt), r)?);
+        }
+        if prev != Some(first.stmt) {
+            all.reverse();
         }
         Ok(all)
     }
@@ -399,14 +450,21 @@ impl Counter<'_> {
                     _ => self.deferred(&mut run, index, k),
                 }
             }
-            // herd7 writes the value read back at the expected address, evaluated already.
+            // herd7 writes the value read back at the expected address, evaluated already:
+            // the read's own value, with no register between.
             Op::Store {
                 write_back: true, ..
-            } => run.writes.push(0),
+            } => run.writes.push(DIRECT),
             Op::Store { addr, val, .. } => {
                 self.expr(addr, &mut run);
+                // A hoisted read stored as it is (`*y = *x;`) passes no register either.
+                let direct = matches!(val, Expr::Reg(t) if run.pending.iter().any(|p| p.0 == *t));
                 let copy = self.expr(val, &mut run).copy;
-                run.writes.push(copy.unwrap_or(0));
+                run.writes.push(match copy {
+                    Some(n) => n,
+                    None if direct => DIRECT,
+                    None => 0,
+                });
             }
             Op::Fence { .. } => {}
             // A lock evaluates its address and makes its events with no value (a read and
@@ -467,30 +525,37 @@ impl Counter<'_> {
             e.value
                 .and_then(|v| apply_binary(BinOp::Ne, v, Value::Int(0), self.order))
         };
+        // herd7 lists an `if`'s ways as those of its `then` branch, then those of its
+        // `else` branch (only the branch taken, when it knows the condition), reversed.
         if !e.unknown {
             let Some(v) = value else {
                 return Err(index);
             };
-            return self.block(if truth(v) { then } else { els }, run);
+            let mut ways = self.block(if truth(v) { then } else { els }, run)?;
+            ways.reverse();
+            return Ok(ways);
         }
         if !comparison {
             self.fresh();
         }
         // A condition hazmat knows (on a register assigned a constant) makes no branch of
-        // hazmat's: herd7 still evaluates both, and the way taken is the one kept.
+        // hazmat's: herd7 still evaluates both, and the rest after each, and the way taken
+        // is the one kept (on a way already dead, hazmat's values are not the run's).
         let mut taken = run.clone();
         let mut not_taken = run;
-        if value.is_none() {
-            taken.branches.push(true);
-            not_taken.branches.push(false);
+        match value {
+            None => {
+                taken.branches.push(true);
+                not_taken.branches.push(false);
+            }
+            Some(v) if truth(v) => not_taken.dead = true,
+            Some(_) => taken.dead = true,
         }
         let taken = self.block(then, taken)?;
         let not_taken = self.block(els, not_taken)?;
-        Ok(match value {
-            Some(v) if truth(v) => taken,
-            Some(_) => not_taken,
-            None => not_taken.into_iter().chain(taken).collect(),
-        })
+        let mut ways: Vec<Run> = taken.into_iter().chain(not_taken).collect();
+        ways.reverse();
+        Ok(ways)
     }
 
     /// An instruction with two outcomes. herd7 evaluates both as one alternative, the
@@ -789,8 +854,9 @@ mod tests {
     #[test]
     fn a_store_counts_its_address_before_its_value() {
         let t = named("C t\n{}\nP0(int *a, int *b) { *a = *b; }\nexists (a=1)\n");
-        // a (1), then b (2) and *b (3), although lowering reads *b first.
-        assert_eq!(numbers(&t[0][0]), (vec![3], vec![0]));
+        // a (1), then b (2) and *b (3), although lowering reads *b first; the write stores
+        // the read's value through no register.
+        assert_eq!(numbers(&t[0][0]), (vec![3], vec![DIRECT]));
     }
 
     #[test]
@@ -827,13 +893,39 @@ mod tests {
              memory_order_relaxed); r0 = *x; }\nexists (0:r0=1)\n",
         );
         // e (1), x (2), *e (3); failure: *x (4), the comparison (5); success: nothing;
-        // after the failure: x (6), *x (7); after the success: x (8), *x (9).
+        // after the failure: x (6), *x (7); after the success: x (8), *x (9). The failure
+        // writes back the value it read.
         let by_way: Vec<_> = t[0]
             .iter()
             .map(|p| (p.branches.clone(), numbers(p)))
             .collect();
-        assert!(by_way.contains(&(vec![false], (vec![3, 4, 7], vec![0]))));
+        assert!(by_way.contains(&(vec![false], (vec![3, 4, 7], vec![DIRECT]))));
         assert!(by_way.contains(&(vec![true], (vec![3, 3, 9], vec![0]))));
+    }
+
+    #[test]
+    fn a_compare_exchange_after_a_statement_of_a_branch_runs_the_rest_after_its_success_first() {
+        let t = named(
+            "C t\n{}\nP0(atomic_int *x, int *e) { int r0; int r1; r1 = *e; if (r1 == 0) { \
+             *e = 1; r0 = atomic_compare_exchange_weak_explicit(x, e, 2, \
+             memory_order_relaxed, memory_order_relaxed); } r0 = *x; }\nexists (0:r0=1)\n",
+        );
+        // e (1), *e (2), r1 (3), r1 == 0 (4); then: e (5), then e (6), x (7), *e (8), the
+        // failure: *x (9); after else: x (10), *x (11); after the success: x (12), *x
+        // (13); after the failure: x (14), *x (15).
+        let by_way: Vec<_> = t[0]
+            .iter()
+            .map(|p| (p.branches.clone(), numbers(p).0))
+            .collect();
+        assert!(by_way.contains(&(vec![false], vec![2, 11])), "{by_way:?}");
+        assert!(
+            by_way.contains(&(vec![true, true], vec![2, 8, 8, 13])),
+            "{by_way:?}"
+        );
+        assert!(
+            by_way.contains(&(vec![true, false], vec![2, 8, 9, 15])),
+            "{by_way:?}"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 use super::{Herd7Stop, NONE, RunError, Search, Why};
 use crate::engine::paths::{self, Node, truth};
+use crate::engine::symbol::DIRECT;
 use crate::exec::event::{EventKind, Tag, Value};
 use crate::exec::relation::{EventSet, Width};
 use crate::front::program::{Applied, BinOp, Cell, Operand, Prop, Term, herd_binary, herd_unary};
@@ -537,7 +538,8 @@ impl<W: Width> Search<'_, W> {
     /// the names herd7 prints (see [`crate::engine::symbol`]), when the paths carry them:
     /// the root herd7's union-find leaves ([`Self::herd_root`]), or, where a write of the
     /// class stores no read's value as it is, the highest herd7 number among the class's
-    /// reads and writes.
+    /// reads and register copies (a write numbered [`DIRECT`], which stores a read's value
+    /// through no register, has no number of its own).
     fn name_symbols(&mut self, firsts: &[usize]) {
         let nlocs = self.program.locs.len();
         let mut names = Vec::with_capacity(firsts.len());
@@ -566,7 +568,9 @@ impl<W: Width> Search<'_, W> {
                 if herd == 0 && kind == EventKind::Read {
                     return;
                 }
-                name = name.max(herd);
+                if herd != DIRECT {
+                    name = name.max(herd);
+                }
                 match kind {
                     EventKind::Read => reads.push((x, herd)),
                     _ => match self.copied_read(t, i) {
@@ -606,16 +610,17 @@ impl<W: Width> Search<'_, W> {
 
     /// The name herd7 gives a class of values out of thin air: the root of its two rounds
     /// of union-find by rank (see [`crate::engine::symbol`]). After the registers' round
-    /// each read's value is its last copy (`writes`: the copy's number, the read), if it
-    /// has one; memory's, with fresh ranks, unites for each read, the last first (herd7's
-    /// list of loads is in the reverse of its events' order, which is the numbers'), the
-    /// read's class with that of the value its write stores, the read's winning a tie.
+    /// each read's value is its last copy (`writes`: the copy's number, or [`DIRECT`] for a
+    /// write of the read's value through no register, and the read), if it has one;
+    /// memory's, with fresh ranks, unites for each read, the last first (herd7's list of
+    /// loads is in the reverse of its events' order, which is the numbers'), the read's
+    /// class with that of the value its write stores, the read's winning a tie.
     /// `None` when a read of the class reads a write that stores no read of it.
     fn herd_root(&self, reads: &[(usize, u32)], writes: &[(usize, u32, usize)]) -> Option<u32> {
         let class = |read: usize, own: u32| {
             writes
                 .iter()
-                .filter(|w| w.2 == read)
+                .filter(|w| w.2 == read && w.1 != DIRECT)
                 .map(|w| w.1)
                 .max()
                 .unwrap_or(own)
@@ -635,7 +640,9 @@ impl<W: Width> Search<'_, W> {
         let rank =
             |sets: &[(u32, u32, u32)], v: u32| sets.iter().find(|e| e.0 == v).map_or(0, |e| e.2);
         let mut order = reads.to_vec();
-        order.sort_by_key(|r| std::cmp::Reverse(r.1));
+        // A successful compare-exchange's read has the number of the expected value's
+        // plain read, which it follows: the later event first.
+        order.sort_by_key(|r| std::cmp::Reverse((r.1, r.0)));
         for &(x, own) in &order {
             let (_, _, source) = *writes.iter().find(|w| w.0 == self.rf_src[x])?;
             let (a, b) = (class(x, own), class(source, number(source)?));
