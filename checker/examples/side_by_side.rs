@@ -1,8 +1,9 @@
 //! hazmat beside herd7, in one run: for each folder of the conformance corpus named
 //! (`paulmck-luc` and `herdtools-catalogue` unless named), herd7 7.58 as one process over
 //! the folder's files, then hazmat over the same files with the native LKMM and with the
-//! cat interpreter running the kernel's model files, each on one thread and on two; it
-//! prints each time and its ratio to herd7's.
+//! cat interpreter running the kernel's model files, each on one thread and on two, the
+//! interpreter with hazmat's own library (as a kernel tree alone runs) and, on one thread,
+//! with herd7's on the path; it prints each time and its ratio to herd7's.
 //!
 //! ```sh
 //! cargo run --release -p hazmat-checker --example side_by_side -- [FOLDER...]
@@ -107,10 +108,19 @@ fn main() {
         variants: cfg.variants,
         ..Spec::default()
     };
-    let library = Library::new().include(&model_dir).include(&herdlib);
-    let interpreted = match load(&library, &Disk, &spec) {
-        Ok(m) => m,
-        Err(e) => {
+    // The kernel's files with hazmat's own library, as `hazmat check --conf
+    // linux-kernel.cfg` runs them from a kernel tree, and with herd7's library on the path
+    // (`-I`), whose `cross.cat` the interpreter runs as written.
+    let (interpreted, with_herdlib) = match (
+        load(&Library::new().include(&model_dir), &Disk, &spec),
+        load(
+            &Library::new().include(&model_dir).include(&herdlib),
+            &Disk,
+            &spec,
+        ),
+    ) {
+        (Ok(m), Ok(h)) => (m, h),
+        (Err(e), _) | (_, Err(e)) => {
             eprintln!("{}", e.render());
             return;
         }
@@ -121,11 +131,12 @@ fn main() {
         .unwrap_or(3)
         .max(1);
     let native = hazmat_checker::models::lkmm::Lkmm;
-    let runs: [(&str, &dyn MemoryModel, usize); 4] = [
+    let runs: [(&str, &dyn MemoryModel, usize); 5] = [
         ("native -j1", &native, 1),
         ("native -j2", &native, 2),
         ("interpreted -j1", &interpreted, 1),
         ("interpreted -j2", &interpreted, 2),
+        ("herd7's lib -j1", &with_herdlib, 1),
     ];
     for folder in &folders {
         let paths = hazmat_checker::testkit::harness::litmus_files(root.join(folder));
