@@ -110,7 +110,7 @@ fn main() {
     };
     // The kernel's files with hazmat's own library, as `hazmat check --conf
     // linux-kernel.cfg` runs them from a kernel tree, and with herd7's library on the path
-    // (`-I`), whose `cross.cat` the interpreter runs as written.
+    // (`-I`).
     let (interpreted, with_herdlib) = match (
         load(&Library::new().include(&model_dir), &Disk, &spec),
         load(

@@ -271,9 +271,10 @@ pub(crate) enum Pat {
     Tuple(Vec<Option<Slot>>),
 }
 
-/// A function of hazmat's own library that the machine computes natively, with the meaning
-/// of its cat text, whenever its argument has the shape that text expects (else the text
-/// runs): the functions that enumerate coherence orders, which every model with
+/// A function of hazmat's own library (or herd7's `cross.cat`, which has the same two
+/// functions) that the machine computes natively, with the meaning of its cat text,
+/// whenever its argument has the shape that text expects (else the text runs): the
+/// functions that enumerate coherence orders, which every model with
 /// `cos-opt.cat`, `cos.cat` or `lock.cat` calls on every execution, through dozens of
 /// calls of cat functions each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -532,8 +533,11 @@ pub(crate) trait Includes {
     /// The parsed model of the file `name`, as an `include` at `span` names it.
     fn include(&mut self, name: &str, span: Span) -> Result<Arc<ast::Model>, CompileError>;
 
-    /// The name of the file of index `file` when it is one of hazmat's own library files,
-    /// unchanged ([`super::files::BUILTIN`]); `None` for a user's file, a copy included.
+    /// The name of the file of index `file` when it is a library file whose functions the
+    /// machine may compute natively ([`Intrinsic`]): one of hazmat's own, unchanged
+    /// ([`super::files::BUILTIN`]), or herd7 7.58's `cross.cat`, known by its text as the
+    /// native models know it ([`super::known`]); `None` for any other file, an edited copy
+    /// or a copy of hazmat's own included.
     fn own(&self, file: u32) -> Option<&'static str> {
         let _ = file;
         None
@@ -570,6 +574,7 @@ pub(crate) fn compile(
         depth: 0,
         including: Vec::new(),
         asserts: false,
+        bound: None,
     };
     cx.declared = declared_tags(bell.and_then(|b| models.get(b).copied()), &|c| {
         cx.variant(c)
@@ -757,6 +762,9 @@ struct Compiler<'a> {
     including: Vec<String>,
     /// Whether an `assert` was compiled.
     asserts: bool,
+    /// The name of the binding whose value is being compiled, for an anonymous function
+    /// that is its value ([`Intrinsic`]: herd7's `let cross = let rec ... in fun ...`).
+    bound: Option<String>,
 }
 
 /// The deepest nesting of expressions compiled, so that a deep model cannot overflow the
@@ -1214,6 +1222,12 @@ impl Compiler<'_> {
             (Exp::Fun(p, body, _), Pattern::Var(Some(name))) => {
                 Ok(Expr::Fun(self.fun(name, p, body, Vec::new(), e.span())?))
             }
+            (_, Pattern::Var(Some(name))) => {
+                let outer = self.bound.replace(name.to_string());
+                let r = self.exp(e);
+                self.bound = outer;
+                r
+            }
             _ => self.exp(e),
         }
     }
@@ -1287,10 +1301,16 @@ impl Compiler<'_> {
             );
             (Arc::from(message), span)
         });
+        // A function is an intrinsic by its own name, or, anonymous, by the name of the
+        // binding it is the value of.
+        let named = match (name, &self.bound) {
+            ("*fun*", Some(bound)) => bound.as_str(),
+            _ => name,
+        };
         let intrinsic = self
             .includes
             .own(span.file)
-            .and_then(|file| Intrinsic::of(file, name));
+            .and_then(|file| Intrinsic::of(file, named));
         Ok(Arc::new(FunCode {
             name: name.to_string(),
             param,
