@@ -18,6 +18,7 @@
 
 use super::ast::{self, Cond, Exp, Instr, Op1, Op2, Pattern, Role, Span, Test, VariantCond};
 use super::config::keys;
+use super::known::Known;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -287,11 +288,11 @@ pub(crate) enum Intrinsic {
 }
 
 impl Intrinsic {
-    /// The intrinsic that the function `name` of hazmat's own library file `file` is.
-    fn of(file: &str, name: &str) -> Option<Intrinsic> {
+    /// The intrinsic that the function `name` of the known file `file` is.
+    fn of(file: Known, name: &str) -> Option<Intrinsic> {
         match (file, name) {
-            ("cross.cat", "cross") => Some(Intrinsic::Cross),
-            ("cross.cat", "co_locs") => Some(Intrinsic::CoLocs),
+            (Known::Cross, "cross") => Some(Intrinsic::Cross),
+            (Known::Cross, "co_locs") => Some(Intrinsic::CoLocs),
             _ => None,
         }
     }
@@ -316,7 +317,7 @@ pub(crate) struct FunCode {
     /// makes the function, and stops there, at the function, whether or not a call would
     /// read the name; hazmat stops at a call of the function.
     pub(crate) unbound: Option<(Arc<str>, Span)>,
-    /// For a function of hazmat's own library computed natively: which.
+    /// For a function of a known `cross.cat` computed natively: which.
     pub(crate) intrinsic: Option<Intrinsic>,
 }
 
@@ -533,12 +534,10 @@ pub(crate) trait Includes {
     /// The parsed model of the file `name`, as an `include` at `span` names it.
     fn include(&mut self, name: &str, span: Span) -> Result<Arc<ast::Model>, CompileError>;
 
-    /// The name of the file of index `file` when it is a library file whose functions the
-    /// machine may compute natively ([`Intrinsic`]): one of hazmat's own, unchanged
-    /// ([`super::files::BUILTIN`]), or herd7 7.58's `cross.cat`, known by its text as the
-    /// native models know it ([`super::known`]); `None` for any other file, an edited copy
-    /// or a copy of hazmat's own included.
-    fn own(&self, file: u32) -> Option<&'static str> {
+    /// The file of index `file` when hazmat knows it ([`super::known`]: one of hazmat's own
+    /// library, or herd7 7.58's by its text), for the functions the machine computes
+    /// natively ([`Intrinsic`]); `None` for any other file, an edited copy included.
+    fn known(&self, file: u32) -> Option<Known> {
         let _ = file;
         None
     }
@@ -1309,7 +1308,7 @@ impl Compiler<'_> {
         };
         let intrinsic = self
             .includes
-            .own(span.file)
+            .known(span.file)
             .and_then(|file| Intrinsic::of(file, named));
         Ok(Arc::new(FunCode {
             name: name.to_string(),

@@ -168,7 +168,7 @@ pub fn kernel_file_named(name: &str) -> Option<Known> {
 }
 
 /// A loaded file, known by its content, or by its name when it is built into hazmat.
-fn loaded_file(f: &SourceFile) -> Option<Known> {
+pub(crate) fn loaded_file(f: &SourceFile) -> Option<Known> {
     match f.origin {
         Origin::Builtin => KNOWN
             .iter()

@@ -9,10 +9,10 @@
 use super::ast::{self, Span};
 use super::compile::{self, CompileError, Includes};
 use super::error::{CatError, ErrorKind, model_error};
-use super::files::{BUILTIN, FileSystem, Library, Loaded, PRELUDE_NAME};
+use super::files::{FileSystem, Library, Loaded, PRELUDE_NAME};
 use super::known::{self, Known};
 use super::model::CatModel;
-use super::source::{Files, Origin, SourceFile};
+use super::source::Files;
 use super::stage;
 use std::sync::Arc;
 
@@ -112,11 +112,15 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
         });
         order.push(Arc::new(model));
     }
-    let own = loaded.files().iter().map(|(_, f)| own_file(f)).collect();
+    let known = loaded
+        .files()
+        .iter()
+        .map(|(_, f)| known::loaded_file(f))
+        .collect();
     let mut includes = FromLoaded {
         loaded: &loaded,
         cache: Vec::new(),
-        own,
+        known,
     };
     let models: Vec<&ast::Model> = order.iter().map(|m| &**m).collect();
     let mut code = compile::compile(
@@ -150,20 +154,8 @@ fn located(files: &Files, e: &CompileError) -> CatError {
 struct FromLoaded<'a> {
     loaded: &'a Loaded,
     cache: Vec<(String, Arc<ast::Model>)>,
-    /// For each file, what [`Includes::own`] says of it.
-    own: Vec<Option<&'static str>>,
-}
-
-/// The library file whose functions the machine may compute natively that `source` is:
-/// one of hazmat's own, unchanged, or herd7 7.58's `cross.cat`.
-fn own_file(source: &SourceFile) -> Option<&'static str> {
-    if source.origin == Origin::Builtin {
-        return BUILTIN
-            .iter()
-            .find(|(_, text)| *text == source.text)
-            .map(|(name, _)| *name);
-    }
-    (known::cat_file(&source.text) == Some(Known::Cross)).then_some("cross.cat")
+    /// For each file, what [`Includes::known`] says of it.
+    known: Vec<Option<Known>>,
 }
 
 impl Includes for FromLoaded<'_> {
@@ -184,7 +176,7 @@ impl Includes for FromLoaded<'_> {
         Ok(model)
     }
 
-    fn own(&self, file: u32) -> Option<&'static str> {
-        self.own.get(file as usize).copied().flatten()
+    fn known(&self, file: u32) -> Option<Known> {
+        self.known.get(file as usize).copied().flatten()
     }
 }

@@ -1,5 +1,5 @@
-//! The functions of hazmat's own library that the machine computes natively
-//! ([`Intrinsic`]), each with the meaning of its cat text in `lib/cross.cat`: the same
+//! The functions of `cross.cat` (hazmat's own, or herd7's, known by its text) that the
+//! machine computes natively ([`Intrinsic`]), each with the meaning of its cat text: the same
 //! operations (`linearisations`, `|` and `++`, the machine's own) made in the same order,
 //! so the value is the one the text makes, its elements in the same order. An argument of
 //! another shape than the text expects is left to the text (`None`), so that what it
@@ -74,8 +74,7 @@ impl<'a, W: Width> Machine<'a, W> {
         if !shaped {
             return Ok(None);
         }
-        let sets = sets.to_vec();
-        self.extend(Val::Empty, &sets, Val::Empty, span).map(Some)
+        self.extend(Val::Empty, sets, Val::Empty, span).map(Some)
     }
 
     /// The text's `extend (picked, sets, found)`.
@@ -107,11 +106,12 @@ mod tests {
     use crate::models::cat::ast::{self, Span};
     use crate::models::cat::compile::{self, CompileError, Expr, Includes, Ins, Intrinsic};
     use crate::models::cat::files::BUILTIN;
+    use crate::models::cat::known::Known;
     use crate::models::cat::parse;
     use std::sync::Arc;
 
-    /// Includes nothing; file 0 is hazmat's own library file `own`, if any.
-    struct Only(Option<&'static str>);
+    /// Includes nothing; file 0 is the known file `known`, if any.
+    struct Only(Option<Known>);
     impl Includes for Only {
         fn include(&mut self, name: &str, span: Span) -> Result<Arc<ast::Model>, CompileError> {
             Err(CompileError {
@@ -119,20 +119,20 @@ mod tests {
                 span,
             })
         }
-        fn own(&self, file: u32) -> Option<&'static str> {
+        fn known(&self, file: u32) -> Option<Known> {
             self.0.filter(|_| file == 0)
         }
     }
 
-    /// The intrinsic of each top-level function of `cross.cat` compiled as `own` says.
-    fn intrinsics(own: Option<&'static str>) -> Vec<(String, Option<Intrinsic>)> {
+    /// The intrinsic of each top-level function of `cross.cat` compiled as the file `known`.
+    fn intrinsics(known: Option<Known>) -> Vec<(String, Option<Intrinsic>)> {
         let text = BUILTIN
             .iter()
             .find(|(n, _)| *n == "cross.cat")
             .map(|(_, t)| *t)
             .expect("cross.cat is built in");
         let model = parse(text, 0).expect("cross.cat parses");
-        let code = compile::compile(&[&model], None, &[], Default::default(), &mut Only(own))
+        let code = compile::compile(&[&model], None, &[], Default::default(), &mut Only(known))
             .unwrap_or_else(|e| panic!("{}", e.message));
         code.instrs
             .iter()
@@ -152,7 +152,7 @@ mod tests {
     /// function; the same text from anywhere else (a user's copy) runs as written.
     #[test]
     fn only_the_library_s_own_cross_and_co_locs_are_intrinsics() {
-        let own = intrinsics(Some("cross.cat"));
+        let own = intrinsics(Some(Known::Cross));
         let named = |name: &str| own.iter().find(|(n, _)| n == name).map(|(_, i)| *i);
         assert_eq!(named("cross"), Some(Some(Intrinsic::Cross)), "{own:?}");
         assert_eq!(named("co_locs"), Some(Some(Intrinsic::CoLocs)), "{own:?}");
@@ -161,6 +161,10 @@ mod tests {
         assert!(!copied.is_empty());
         assert!(copied.iter().all(|(_, i)| i.is_none()), "{copied:?}");
         // Another of hazmat's files defining a function of the same name is not it.
-        assert!(intrinsics(Some("cos.cat")).iter().all(|(_, i)| i.is_none()));
+        assert!(
+            intrinsics(Some(Known::Cos))
+                .iter()
+                .all(|(_, i)| i.is_none())
+        );
     }
 }
