@@ -108,15 +108,20 @@ pub(crate) fn dialect_warning(test: &ast::Test, dialect: Dialect) -> Option<Warn
     if dialect != Dialect::Kernel {
         return None;
     }
-    let kernel: Vec<&str> = primitive::names().collect();
-    let c11: Vec<&str> = c11::names(Dialect::Kernel)
-        .filter(|n| !kernel.contains(n))
-        .collect();
+    // The C11 names the kernel's primitives do not also have, made once.
+    static C11_ONLY: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    let c11 = C11_ONLY.get_or_init(|| {
+        let kernel: Vec<&str> = primitive::names().collect();
+        c11::names(Dialect::Kernel)
+            .filter(|n| !kernel.contains(n))
+            .collect()
+    });
     let call = test.threads.iter().find_map(|t| {
         ThreadNames::of(test, t)
             .calls
             .into_iter()
-            .find(|f| c11.contains(&f.name.as_str()))
+            .find(|f| c11.contains(f.name.as_str()))
     })?;
     Some(Warning {
         message: format!(
