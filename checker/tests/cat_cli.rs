@@ -1144,6 +1144,48 @@ Hash=4c52ea5e6239d5e6a87f286b58ebf57e
 
 ";
 
+/// An instruction whose value changes between executions but that what the thread paths
+/// fix makes empty on every one (here, without a fence, anything sequenced after `[F]`) is
+/// not evaluated, but only when its evaluation could not fail: the checks of empty values
+/// hold, and a set where a relation belongs is still found, located, whether the test has
+/// a fence or not.
+#[test]
+fn instructions_empty_on_every_execution_keep_their_errors() {
+    let sb = temp_file("sb-vanish.litmus", SB);
+    let fenced = temp_file(
+        "sb-vanish-mb.litmus",
+        &SB.replacen("WRITE_ONCE(*x, 1);", "WRITE_ONCE(*x, 1); smp_mb();", 1),
+    );
+    assert_ne!(std::fs::read_to_string(&fenced).unwrap(), SB);
+    let good = temp_file(
+        "vanish-good.cat",
+        "\"empty terms\"\n\
+         let fenced = ([F] ; po) | ([F] ; rf)\n\
+         let rec chain = fenced | (chain ; fenced)\n\
+         acyclic chain as fences\n\
+         flag ~empty fenced as has-fence\n\
+         flag empty fenced as no-fence\n\
+         acyclic po | rf as sc\n",
+    );
+    assert_eq!(flags_raised(&good, None, &sb), ["no-fence"]);
+    assert_eq!(flags_raised(&good, None, &fenced), ["has-fence"]);
+    let bad = temp_file(
+        "vanish-bad.cat",
+        "\"a set sequenced\"\n\
+         let fenced = [F] ; rf ; F\n\
+         acyclic fenced as fences\n",
+    );
+    for test in [&sb, &fenced] {
+        let (code, _, stderr) = interpret(&["--cat", s(&bad)], test);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains("vanish-bad.cat:2:")
+                && stderr.contains("a relation was expected, not a set"),
+            "{stderr}"
+        );
+    }
+}
+
 /// A binding that only checks empty on every execution of the thread paths read (here
 /// `only-fences`, without a fence) is passed over on the later executions of those paths,
 /// and so is a term of a union that is empty on every execution (`fence-pairs ; rf`);

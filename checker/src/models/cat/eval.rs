@@ -17,8 +17,9 @@
 //! choices), `instr` (one instruction), `expr` (one expression, and the calls of
 //! functions), `ops` (the operators of sets and relations), `builtin` (herd7's built-in
 //! functions), `coerce` (a value read as the kind an operation needs), `slot` (where a
-//! name's value lives), `check` (what a check does), `spare` (relations recycled) and
-//! `reuse` (what a run reuses from the run before it on the same thread paths).
+//! name's value lives), `check` (what a check does), `spare` (relations recycled),
+//! `reuse` (what a run reuses from the run before it on the same thread paths) and
+//! `vanish` (what it need not evaluate at all).
 
 use super::ast::Span;
 use super::compile::{Code, Slot};
@@ -39,6 +40,7 @@ mod run;
 mod slot;
 mod spare;
 mod value;
+mod vanish;
 
 pub use check::failed_assertion;
 use reuse::Memo;

@@ -161,7 +161,11 @@ impl<'a, W: Width> Machine<'a, W> {
                     *f = Some(v);
                     self.dead.looked += 1;
                 }
-                if !v {
+                if v {
+                    if let Some(ok) = self.pass_vanished(ins, frame)? {
+                        return Ok(ok);
+                    }
+                } else {
                     self.find_empty_terms(i, ins);
                 }
             }
