@@ -430,25 +430,31 @@ impl CatModel {
         let mut machine = Machine::new(&self.code, &world, deadline, kept);
         let n = view.len();
         let mut error = None;
+        let empty = Relation::empty(n);
         let r = machine.run(&mut |leaf| {
-            let rel = |slot: Option<Slot>| -> Result<Relation<W>, EvalError> {
+            // The model's own values, read in place.
+            let rel = |slot: Option<Slot>| -> Result<&Relation<W>, EvalError> {
                 match slot {
                     Some(Slot::Global(i)) => match &leaf.globals[i] {
-                        Val::Rel(r) => Ok((**r).clone()),
-                        Val::Empty => Ok(Relation::empty(n)),
+                        Val::Rel(r) => Ok(r),
+                        Val::Empty => Ok(&empty),
                         _ => Err(EvalError {
                             message: "the model's `co` or `rf` is not a relation".into(),
                             span: Span::default(),
                             uncaught: false,
                         }),
                     },
-                    _ => Ok(Relation::empty(n)),
+                    _ => Ok(&empty),
                 }
             };
+            let back;
             let (co, rf) = match (rel(self.co), rel(self.rf)) {
                 (Ok(co), Ok(rf)) => match &merge {
                     None => (co, rf),
-                    Some(m) => (m.co_back(&co, x.len()), m.rf_back(&rf, x.len())),
+                    Some(m) => {
+                        back = (m.co_back(co, x.len()), m.rf_back(rf, x.len()));
+                        (&back.0, &back.1)
+                    }
                 },
                 (Err(e), _) | (_, Err(e)) => {
                     error = Some(e);
@@ -457,8 +463,8 @@ impl CatModel {
             };
             let flags: Vec<&'static str> = leaf.flags.iter().map(|f| intern(f)).collect();
             if each(Completion {
-                co: &co,
-                rf: &rf,
+                co,
+                rf,
                 judgement: &Judgement {
                     rejected_by: None,
                     flags,

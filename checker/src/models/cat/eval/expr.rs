@@ -22,8 +22,19 @@ enum Tail<W: Width> {
 
 impl<'a, W: Width> Machine<'a, W> {
     /// Counts one operation, failing past [`MAX_STEPS`].
+    #[inline]
     pub(super) fn count(&mut self, span: Span) -> Result<(), EvalError> {
         self.steps += 1;
+        if self.steps.is_multiple_of(1024) || self.steps > MAX_STEPS {
+            return self.counted_many(span);
+        }
+        Ok(())
+    }
+
+    /// [`Self::count`] every 1024 operations, and past [`MAX_STEPS`]: whether the time
+    /// given ran out, or the steps.
+    #[cold]
+    fn counted_many(&self, span: Span) -> Result<(), EvalError> {
         if self.steps.is_multiple_of(1024)
             && self
                 .deadline
@@ -165,13 +176,7 @@ impl<'a, W: Width> Machine<'a, W> {
                 self.apply(f, a, *span)?
             }
             Expr::Let(bindings, body) => {
-                let mut vals = Operands::with_capacity(bindings.len());
-                for (_, e) in bindings {
-                    vals.push(self.eval(e, frame)?);
-                }
-                for ((p, _), v) in bindings.iter().zip(vals) {
-                    self.bind(p, v, frame, Span::default())?;
-                }
+                self.bind_all(bindings, frame)?;
                 self.eval(body, frame)?
             }
             Expr::LetRecFuns(codes, slots, body) => {
@@ -336,13 +341,7 @@ impl<'a, W: Width> Machine<'a, W> {
                 }
             }
             Expr::Let(bindings, body) => {
-                let mut vals = Operands::with_capacity(bindings.len());
-                for (_, e) in bindings {
-                    vals.push(self.eval(e, frame)?);
-                }
-                for ((p, _), v) in bindings.iter().zip(vals) {
-                    self.bind(p, v, frame, Span::default())?;
-                }
+                self.bind_all(bindings, frame)?;
                 self.eval_tail(body, frame)
             }
             Expr::LetRecFuns(codes, slots, body) => {

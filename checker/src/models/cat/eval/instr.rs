@@ -3,7 +3,7 @@
 
 use super::slot::{Frame, Locals};
 use super::value::ProcClosure;
-use super::{EvalError, Machine, Operands, Val, fail};
+use super::{EvalError, Machine, Val, fail};
 use crate::exec::relation::Width;
 use crate::models::cat::ast::{Span, Test};
 use crate::models::cat::compile::{Calling, Expr, Ins};
@@ -32,13 +32,7 @@ impl<'a, W: Width> Machine<'a, W> {
                 {
                     return Ok(true);
                 }
-                let mut vals = Operands::with_capacity(bindings.len());
-                for (_, e) in bindings {
-                    vals.push(self.eval(e, frame)?);
-                }
-                for ((p, _), v) in bindings.iter().zip(vals) {
-                    self.bind(p, v, frame, Span::default())?;
-                }
+                self.bind_all(bindings, frame)?;
                 if let Some(slots) = fixed {
                     self.keep(slots);
                 }

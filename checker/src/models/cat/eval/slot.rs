@@ -6,7 +6,7 @@ use super::value::{RecGroup, identical};
 use super::{EvalError, Machine, Operands, Val, fail};
 use crate::exec::relation::Width;
 use crate::models::cat::ast::Span;
-use crate::models::cat::compile::{FunCode, Pat, Slot};
+use crate::models::cat::compile::{Expr, FunCode, Pat, Slot};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -62,6 +62,28 @@ impl<'a, W: Width> Machine<'a, W> {
             Slot::Local(i) => frame.locals[i] = v,
             Slot::Capture(_) | Slot::Sibling(_) => {}
         }
+    }
+
+    /// The bindings of a `let`: every expression evaluated, then every pattern bound (a
+    /// name bound reads, in the others' expressions, the value from before the `let`).
+    pub(super) fn bind_all(
+        &mut self,
+        bindings: &[(Pat, Expr)],
+        frame: &mut Frame<'_, W>,
+    ) -> Result<(), EvalError> {
+        // One binding, the common case, without gathering its value first.
+        if let [(p, e)] = bindings {
+            let v = self.eval(e, frame)?;
+            return self.bind(p, v, frame, Span::default());
+        }
+        let mut vals = Operands::with_capacity(bindings.len());
+        for (_, e) in bindings {
+            vals.push(self.eval(e, frame)?);
+        }
+        for ((p, _), v) in bindings.iter().zip(vals) {
+            self.bind(p, v, frame, Span::default())?;
+        }
+        Ok(())
     }
 
     pub(super) fn bind(
