@@ -5,6 +5,7 @@ use super::{EvalError, Machine, Val, fail};
 use crate::exec::relation::{EventSet, Relation, Width};
 use crate::models::cat::ast::Span;
 use crate::models::cat::compile::Builtin;
+use smallvec::SmallVec;
 use std::rc::Rc;
 
 /// The most orders `linearisations` may return.
@@ -67,18 +68,7 @@ impl<'a, W: Width> Machine<'a, W> {
                 }
                 let s = self.set_of(&t[0], span)?;
                 let r = self.rel(&t[1], span)?;
-                match linearisations(&s, &r, n) {
-                    Some(orders) => Val::Values(Rc::new(orders)),
-                    None => {
-                        return fail(
-                            format!(
-                                "`linearisations` has more than {MAX_LINEARISATIONS} orders \
-                                 to return here"
-                            ),
-                            span,
-                        );
-                    }
-                }
+                orders_or_fail(linearisations(&s, &r, n), span)?
             }
             Builtin::DifferentValues => {
                 let r = self.rel(&arg, span)?;
@@ -116,11 +106,24 @@ impl<'a, W: Width> Machine<'a, W> {
 /// # Complexity
 /// As many steps as there are orders, up to `|s|!`.
 fn linearisations<W: Width>(s: &EventSet<W>, r: &Relation<W>, n: usize) -> Option<Vec<Val<W>>> {
-    let elems: Vec<usize> = s.iter().collect();
-    // The predecessors of each element within the set, by `r`'s paths, those through
-    // events outside the set included, as herd7 orders them.
-    let closed = r.plus();
-    let preds: Vec<EventSet<W>> = elems
+    linearisations_closed(s, &r.plus(), n)
+}
+
+/// [`linearisations`] of `s` and a relation whose transitive closure is `closed`: for
+/// several sets and one relation, the closure made once.
+pub(super) fn linearisations_closed<W: Width>(
+    s: &EventSet<W>,
+    closed: &Relation<W>,
+    n: usize,
+) -> Option<Vec<Val<W>>> {
+    let elems: SmallVec<[usize; 8]> = s.iter().collect();
+    // One element or none: one order, the empty one.
+    if elems.len() <= 1 {
+        return Some(vec![Val::Rel(Rc::new(Relation::empty(n)))]);
+    }
+    // The predecessors of each element within the set, by the relation's paths, those
+    // through events outside the set included, as herd7 orders them.
+    let preds: SmallVec<[EventSet<W>; 8]> = elems
         .iter()
         .map(|&e| {
             let mut p = closed.predecessors(e);
@@ -129,13 +132,13 @@ fn linearisations<W: Width>(s: &EventSet<W>, r: &Relation<W>, n: usize) -> Optio
         })
         .collect();
     let mut out = Vec::new();
-    let mut order = Vec::with_capacity(elems.len());
+    let mut order = SmallVec::<[usize; 8]>::new();
     fn go<W: Width>(
         elems: &[usize],
         preds: &[EventSet<W>],
         n: usize,
         placed: &mut EventSet<W>,
-        order: &mut Vec<usize>,
+        order: &mut SmallVec<[usize; 8]>,
         out: &mut Vec<Val<W>>,
     ) {
         if out.len() > MAX_LINEARISATIONS {
@@ -166,6 +169,20 @@ fn linearisations<W: Width>(s: &EventSet<W>, r: &Relation<W>, n: usize) -> Optio
     let mut placed = EventSet::EMPTY;
     go(&elems, &preds, n, &mut placed, &mut order, &mut out);
     (out.len() <= MAX_LINEARISATIONS).then_some(out)
+}
+
+/// The orders [`linearisations`] found as a set, or the error of too many.
+pub(super) fn orders_or_fail<W: Width>(
+    orders: Option<Vec<Val<W>>>,
+    span: Span,
+) -> Result<Val<W>, EvalError> {
+    match orders {
+        Some(orders) => Ok(Val::Values(Rc::new(orders))),
+        None => fail(
+            format!("`linearisations` has more than {MAX_LINEARISATIONS} orders to return here"),
+            span,
+        ),
+    }
 }
 
 #[cfg(test)]

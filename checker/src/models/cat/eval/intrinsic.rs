@@ -1,11 +1,13 @@
 //! The functions of `cross.cat` (hazmat's own, or herd7's, known by its text) that the
 //! machine computes natively ([`Intrinsic`]), each with the meaning of its cat text: the same
-//! operations (`linearisations`, `|` and `++`, the machine's own) made in the same order,
-//! so the value is the one the text makes, its elements in the same order. An argument of
+//! operations (`linearisations`, with the order's closure made once for every class, `|`,
+//! the machine's own, and `++`, made in place as the machine makes it) in the same order, so
+//! the value is the one the text makes, its elements in the same order. An argument of
 //! another shape than the text expects is left to the text (`None`), so that what it
 //! does with it, an error included, is the text's.
 
-use super::{EvalError, Machine, Operands, Val};
+use super::builtin::{linearisations_closed, orders_or_fail};
+use super::{EvalError, Machine, Val};
 use crate::exec::relation::Width;
 use crate::models::cat::ast::{Op2, Span};
 use crate::models::cat::compile::{Builtin, Intrinsic};
@@ -40,19 +42,33 @@ impl<'a, W: Width> Machine<'a, W> {
             Val::Values(vs) => vs,
             _ => return Ok(None),
         };
+        // Sets and a relation, as `linearisations` takes them: the order's closure is made
+        // once for every class; anything else is left to the built-in, errors included.
+        let closed = match order {
+            Val::Rel(r) if classes.iter().all(|c| matches!(c, Val::Set(_))) => Some(r.plus()),
+            _ => None,
+        };
+        let n = self.world.n;
         let orders = classes
             .iter()
             .map(|c| {
                 self.count(span)?;
-                let pair = Val::Tuple(Rc::new(vec![c.clone(), order.clone()]));
-                self.builtin(Builtin::Linearisations, pair, span)
+                match (&closed, c) {
+                    (Some(closed), Val::Set(s)) => {
+                        orders_or_fail(linearisations_closed(s, closed, n), span)
+                    }
+                    _ => {
+                        let pair = Val::Tuple(Rc::new(vec![c.clone(), order.clone()]));
+                        self.builtin(Builtin::Linearisations, pair, span)
+                    }
+                }
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let mut acc = Val::Empty;
+        let mut added = Added::default();
         for o in orders.into_iter().rev() {
-            acc = self.op(Op2::Add, Operands::from_iter([o, acc]), span)?;
+            added.add(o, self.world.n);
         }
-        Ok(Some(acc))
+        Ok(Some(added.into_set(Val::Empty)))
     }
 
     /// `cross choices`: every union of one relation of each set of `choices`, in the
@@ -74,30 +90,62 @@ impl<'a, W: Width> Machine<'a, W> {
         if !shaped {
             return Ok(None);
         }
-        self.extend(Val::Empty, sets, Val::Empty, span).map(Some)
+        let mut found = Added::default();
+        self.extend(Val::Empty, sets, &mut found, span)?;
+        Ok(Some(found.into_set(Val::Empty)))
     }
 
-    /// The text's `extend (picked, sets, found)`.
+    /// The text's `extend (picked, sets, found)`, adding to `found` in place.
     fn extend(
         &mut self,
         picked: Val<W>,
         sets: &[Val<W>],
-        found: Val<W>,
+        found: &mut Added<W>,
         span: Span,
-    ) -> Result<Val<W>, EvalError> {
+    ) -> Result<(), EvalError> {
         self.count(span)?;
         let Some((options, later)) = sets.split_first() else {
-            return self.op(Op2::Add, Operands::from_iter([picked, found]), span);
+            found.add(picked, self.world.n);
+            return Ok(());
         };
         let Val::Values(options) = options else {
-            return Ok(found);
+            return Ok(());
         };
-        let mut found = found;
         for o in options.iter() {
             let union = self.setop(Op2::Union, picked.clone(), o.clone(), span)?;
-            found = self.extend(union, later, found, span)?;
+            self.extend(union, later, found, span)?;
         }
-        Ok(found)
+        Ok(())
+    }
+}
+
+/// The values the text adds one by one (`x ++ s`) to a set that starts empty, kept in
+/// the order added: `++` puts a value first unless the set has the same one already.
+struct Added<W: Width> {
+    values: Vec<Val<W>>,
+}
+
+impl<W: Width> Default for Added<W> {
+    fn default() -> Self {
+        Added { values: Vec::new() }
+    }
+}
+
+impl<W: Width> Added<W> {
+    /// `x ++` the set so far.
+    fn add(&mut self, x: Val<W>, n: usize) {
+        if !self.values.iter().any(|y| y.same(&x, n)) {
+            self.values.push(x);
+        }
+    }
+
+    /// The set made, `empty` when nothing was added (as the text leaves its start).
+    fn into_set(mut self, empty: Val<W>) -> Val<W> {
+        if self.values.is_empty() {
+            return empty;
+        }
+        self.values.reverse();
+        Val::Values(Rc::new(self.values))
     }
 }
 
