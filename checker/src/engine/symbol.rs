@@ -100,7 +100,7 @@
 use crate::engine::paths::{Path, truth};
 use crate::exec::event::Value;
 use crate::front::program::{
-    AddrOrder, BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, ThreadCode, apply_binary,
+    AddrOrder, BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, Statement, ThreadCode, apply_binary,
     apply_unary,
 };
 use std::collections::HashMap;
@@ -171,6 +171,45 @@ struct Eval {
 /// replayed.
 type Replay<T> = Result<T, usize>;
 
+/// How herd7 sees the branches of an `if` statement: its `then` branch, and its `else`
+/// branch if written (`None` for an `if` that lowering makes inside a statement).
+type Branches<'a> = Option<(&'a Statement, Option<&'a Statement>)>;
+
+/// The branches of an `if` instruction numbered `stmt`, with how herd7 sees them.
+#[derive(Clone, Copy)]
+struct Arms<'a> {
+    stmt: u32,
+    then: &'a [Instr],
+    els: &'a [Instr],
+    shapes: Branches<'a>,
+}
+
+impl Arms<'_> {
+    /// The ways through the `then` branch (`taken`) or the `else` branch; an `else`
+    /// not written is one way, with no code.
+    fn ways(&self, counter: &mut Counter<'_>, taken: bool, run: Run) -> Replay<Vec<Run>> {
+        let (code, shape) = match (taken, self.shapes) {
+            (true, Some((then, _))) => (self.then, Some(then)),
+            (false, Some((_, Some(els)))) => (self.els, Some(els)),
+            (false, Some((_, None))) => return counter.seq(&[], self.els, run),
+            (true, None) => (self.then, None),
+            (false, None) => (self.els, None),
+        };
+        counter.arm(self.stmt, shape, code, run)
+    }
+}
+
+/// The number of instructions at the start of `code` that the statement `s` holds.
+fn extent(s: &Statement, code: &[Instr]) -> usize {
+    match s {
+        Statement::Plain(id) | Statement::If { stmt: id, .. } => {
+            code.iter().take_while(|i| i.stmt == *id).count()
+        }
+        Statement::Decl => 0,
+        Statement::Block(seq) => seq.iter().fold(0, |n, s| n + extent(s, &code[n..])),
+    }
+}
+
 struct Counter<'a> {
     thread: &'a ThreadCode,
     /// The instructions of the thread, flattened, so that a pending read can name one.
@@ -202,7 +241,7 @@ fn replay(program: &Program) -> Result<Vec<Vec<Run>>, (usize, usize)> {
             ..Run::default()
         };
         let r = counter
-            .block(&t.code, start)
+            .seq(&t.statements, &t.code, start)
             .map_err(|i| counter.instrs[i].span)?;
         next = counter.next;
         runs.push(r.into_iter().filter(|r| !r.dead).collect());
@@ -346,34 +385,96 @@ impl Counter<'_> {
         self.thread.regs[r].starts_with('%')
     }
 
-    /// The ways through `code` from `run`, in the order herd7 lists them (see the module's
-    /// notes): the rest of the code runs once per way through each statement, in the
-    /// order the statement lists its ways, and the sequence lists the ways it so makes
-    /// reversed, once per statement.
-    fn block(&mut self, code: &[Instr], run: Run) -> Replay<Vec<Run>> {
-        self.block_after(code, None, run)
-    }
-
-    /// [`Counter::block`] on code that follows, in its block, an instruction of herd7's
-    /// statement `prev`: the code's first instruction starts a statement unless it is
-    /// one more of `prev`'s (a hoisted read, a compare-exchange's write-back).
-    fn block_after(&mut self, code: &[Instr], prev: Option<u32>, run: Run) -> Replay<Vec<Run>> {
+    /// The ways through the sequence of statements `seq`, lowered as `code`, from `run`,
+    /// in the order herd7 lists them (see the module's notes): the rest of the sequence
+    /// runs once per way through its first statement, in the order the statement lists
+    /// its ways, and the sequence lists the ways so made reversed.
+    fn seq(&mut self, seq: &[Statement], code: &[Instr], run: Run) -> Replay<Vec<Run>> {
         if run.cut {
             return Ok(vec![run]);
         }
-        let Some((first, rest)) = code.split_first() else {
+        let Some((first, rest)) = seq.split_first() else {
+            // Code that no statement holds is code whose order is not known.
+            if let Some(ins) = code.first() {
+                return Err(self.index(ins));
+            }
             let mut run = run;
             self.flush(&mut run, None);
             return Ok(vec![run]);
         };
+        let n = extent(first, code);
         let mut all = Vec::new();
-        for r in self.instr(first, run)? {
-            all.extend(self.block_after(rest, Some(first.stmt), r)?);
+        for r in self.statement(first, &code[..n], run)? {
+            all.extend(self.seq(rest, &code[n..], r)?);
         }
-        if prev != Some(first.stmt) {
-            all.reverse();
+        all.reverse();
+        Ok(all)
+    }
+
+    /// The ways through the statement `s`, lowered as `code`, in the order herd7 lists
+    /// them: a block's as a sequence's, a declaration's one way, those of any other
+    /// statement as its instructions make them.
+    fn statement(&mut self, s: &Statement, code: &[Instr], run: Run) -> Replay<Vec<Run>> {
+        match s {
+            Statement::Block(seq) => self.seq(seq, code, run),
+            Statement::Decl => Ok(vec![run]),
+            Statement::Plain(_) => self.instrs(code, None, run),
+            Statement::If { then, els, .. } => self.instrs(code, Some((then, els.as_deref())), run),
+        }
+    }
+
+    /// The ways through `code`, the instructions of one statement (the reads lowering
+    /// hoists, a compare-exchange's write-back, the `if` that ends an `if` statement, whose
+    /// branches herd7 sees as `branches`): each runs once per way through the one before
+    /// it, in the order that one makes them, not reversed.
+    fn instrs(&mut self, code: &[Instr], branches: Branches<'_>, run: Run) -> Replay<Vec<Run>> {
+        let Some((first, rest)) = code.split_first() else {
+            return Ok(vec![run]);
+        };
+        if run.cut {
+            return Ok(vec![run]);
+        }
+        let own = if rest.is_empty() { branches } else { None };
+        let mut all = Vec::new();
+        for r in self.instr(first, own, run)? {
+            all.extend(self.instrs(rest, branches, r)?);
         }
         Ok(all)
+    }
+
+    /// The ways through a branch, lowered as `code`, of the `if` numbered `stmt`, which
+    /// herd7 sees as the statement `shape` (a block when written in braces); `None` for the
+    /// branch of an `if` that lowering makes inside a statement (a compare-exchange's
+    /// write-back), which is part of that statement. The instructions of the `if`'s own
+    /// that start the branch (herd7's count of instructions, a loop's cut) come first.
+    fn arm(
+        &mut self,
+        stmt: u32,
+        shape: Option<&Statement>,
+        code: &[Instr],
+        run: Run,
+    ) -> Replay<Vec<Run>> {
+        let Some(shape) = shape else {
+            return self.instrs(code, None, run);
+        };
+        let lead = code.iter().take_while(|i| i.stmt == stmt).count();
+        let body = &code[lead..];
+        if let Some(ins) = body.get(extent(shape, body)) {
+            return Err(self.index(ins));
+        }
+        let mut all = Vec::new();
+        for r in self.instrs(&code[..lead], None, run)? {
+            all.extend(self.statement(shape, body, r)?);
+        }
+        Ok(all)
+    }
+
+    /// The index of `ins` among the thread's instructions, flattened.
+    fn index(&self, ins: &Instr) -> usize {
+        self.instrs
+            .iter()
+            .position(|i| std::ptr::eq(*i, ins))
+            .expect("the instruction is the thread's")
     }
 
     /// Counts the pending reads that `op` does not use: herd7 evaluated their statements
@@ -424,14 +525,22 @@ impl Counter<'_> {
         Ok(())
     }
 
-    fn instr(&mut self, ins: &Instr, mut run: Run) -> Replay<Vec<Run>> {
+    /// The ways through the instruction `ins`; `branches`, how herd7 sees the branches of
+    /// an `if` statement's own `if`.
+    fn instr(&mut self, ins: &Instr, branches: Branches<'_>, mut run: Run) -> Replay<Vec<Run>> {
         self.flush(&mut run, Some(&ins.op));
-        let index = self
-            .instrs
-            .iter()
-            .position(|i| std::ptr::eq(*i, ins))
-            .expect("the instruction is the thread's");
+        let index = self.index(ins);
         match &ins.op {
+            Op::If { cond, then, els } => {
+                let arms = Arms {
+                    stmt: ins.stmt,
+                    then,
+                    els,
+                    shapes: branches,
+                };
+                return self.branch(index, cond, arms, run);
+            }
+            _ if branches.is_some() => return Err(index),
             // herd7 numbers its instructions with no value of its own.
             Op::Let { dst, .. } if self.thread.regs[*dst] == crate::front::lower::POI => {}
             Op::Let { dst, val } => {
@@ -497,7 +606,6 @@ impl Counter<'_> {
             | Op::AddUnless { .. }
             | Op::Trylock { .. }
             | Op::IsLocked { .. } => return self.two_ways(index, run),
-            Op::If { cond, then, els } => return self.branch(index, cond, then, els, run),
             Op::Cutoff => {
                 self.flush(&mut run, None);
                 run.cut = true;
@@ -513,8 +621,7 @@ impl Counter<'_> {
         &mut self,
         index: usize,
         cond: &Expr,
-        then: &[Instr],
-        els: &[Instr],
+        arms: Arms<'_>,
         mut run: Run,
     ) -> Replay<Vec<Run>> {
         let e = self.expr(cond, &mut run);
@@ -531,7 +638,7 @@ impl Counter<'_> {
             let Some(v) = value else {
                 return Err(index);
             };
-            let mut ways = self.block(if truth(v) { then } else { els }, run)?;
+            let mut ways = arms.ways(self, truth(v), run)?;
             ways.reverse();
             return Ok(ways);
         }
@@ -551,8 +658,8 @@ impl Counter<'_> {
             Some(v) if truth(v) => not_taken.dead = true,
             Some(_) => taken.dead = true,
         }
-        let taken = self.block(then, taken)?;
-        let not_taken = self.block(els, not_taken)?;
+        let taken = arms.ways(self, true, taken)?;
+        let not_taken = arms.ways(self, false, not_taken)?;
         let mut ways: Vec<Run> = taken.into_iter().chain(not_taken).collect();
         ways.reverse();
         Ok(ways)
