@@ -166,9 +166,8 @@ fn loops_print_in_their_three_shapes() {
         	int r0;
         	int r1;
         	r0 = smp_load_acquire(x);
-        	while (r0 == 0) {
+        	while (r0 == 0)
         		r0 = smp_load_acquire(x);
-        	}
         	r1 = READ_ONCE(*y);
         }
 
