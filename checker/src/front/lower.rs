@@ -672,10 +672,12 @@ impl ThreadLowering<'_> {
         }
     }
 
-    /// What a statement counts as among herd7's instructions, before its parts.
+    /// What a statement counts as among herd7's instructions, before its parts: a
+    /// declaration without a value counts inside braces, where herd7 keeps it.
     fn cost(&self, s: &ast::Stmt) -> u32 {
         match &s.kind {
-            ast::StmtKind::Decl { init: None, .. } | ast::StmtKind::Comment { .. } => 0,
+            ast::StmtKind::Decl { init: None, .. } => u32::from(self.in_block),
+            ast::StmtKind::Comment { .. } => 0,
             ast::StmtKind::While { .. } => 0,
             ast::StmtKind::Expr(e) => match &e.kind {
                 ast::ExprKind::Call { func, .. } => self
