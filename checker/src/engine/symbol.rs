@@ -36,6 +36,14 @@
 //! its `else` branch, reversed. An `if` with one statement in its branch thus runs the
 //! rest after its `else` first, but a compare-exchange after one other statement of a
 //! branch makes the rest after the `if` run after its success first.
+//! What a statement is follows herd7's C grammar, which lowering keeps beside the
+//! instructions it flattens ([`ThreadCode::statements`]): a block in braces is one
+//! statement holding a sequence of its own (a branch in braces is such a block, and so is
+//! a block in a block, or a macro's body, which lowering counts as one statement), a
+//! branch or loop body written without braces is its one statement, not a sequence, and a
+//! declaration without a value inside braces is a statement with one way (herd7 drops
+//! those of a thread's body). The instructions that start a branch with the `if`'s own
+//! number (herd7's count of instructions, a loop's cut) are no statement.
 //!
 //! herd7 evaluates an instruction with two outcomes as one alternative of two monads,
 //! each evaluating the instruction's operands itself, the first before the second; the
@@ -89,13 +97,18 @@
 //! ending its thread, which is herd7's count (so the threads after it are named as herd7
 //! names them), but herd7 builds a round's body before its condition, and binds the next
 //! round to the body as a whole, an order within the loop's thread not replayed.
-//! FIXME: a block nested in a block (`{ a; { b; c; } }`), and a branch written without
-//! braces, are one sequence more or less to herd7, which lists their ways reversed once
-//! more or less; lowering flattens them, so their order is that of a braced branch. Programs whose numbering is not replayed get no names,
-//! and their symbols keep hazmat's own numbering (the event of the read): the result of an
-//! instruction with two outcomes used inside an expression (`if (cmpxchg(...))`), where
-//! herd7 evaluates the rest of the statement once per outcome. [`unreplayed`] says where
-//! (or where the first loop is), for the warning beside such a name.
+//! Programs whose numbering is not replayed get no names, and their symbols keep hazmat's
+//! own numbering (the event of the read): the result of an instruction with two outcomes
+//! used inside an expression (`if (cmpxchg(...))`), where herd7 evaluates the rest of the
+//! statement once per outcome. [`unreplayed`] says where (or where the first loop is), for
+//! the warning beside such a name; [`name`] says where a path of a thread is none of the
+//! ways replayed (no program is known to do so), for the same warning.
+//! FIXME: herd7 makes no fresh value for an operator it simplifies (`x + 0` and `x | 0`
+//! are `x` to it, so `atomic_add_return(0, x)` makes no sum), and a statement that is a
+//! bare register (`r1;`) reads it; the replay counts a fresh value for the first and none
+//! for the second (lowering drops the statement), so a name after them may differ from
+//! herd7's, with no warning (`r0 = atomic_add_return(0, z);` after an `if`: `S17` where
+//! herd7 prints `S15`).
 
 use crate::engine::paths::{Path, truth};
 use crate::exec::event::Value;
@@ -277,7 +290,8 @@ fn first_cutoff(program: &Program) -> Option<(usize, usize)> {
 /// first thread with a path whose ways or accesses are not those of a way replayed: such
 /// a path keeps no names, and a value out of thin air of its prints under hazmat's own
 /// name, for which the caller warns as for [`unreplayed`] (no program is known to reach
-/// this: hazmat's paths and the replay make the same ways).
+/// this: hazmat's paths and the replay make the same ways, but for a path that stops at an
+/// address that is no location, which makes no final state and is passed over).
 pub(crate) fn name(program: &Program, per_thread: &mut [Vec<Path>]) -> Option<(usize, usize)> {
     let Ok(runs) = replay(program) else {
         return None;
@@ -286,6 +300,11 @@ pub(crate) fn name(program: &Program, per_thread: &mut [Vec<Path>]) -> Option<(u
     for ((paths, runs), thread) in per_thread.iter_mut().zip(&runs).zip(&program.threads) {
         let by_way: HashMap<&[bool], &Run> = runs.iter().map(|r| (&r.branches[..], r)).collect();
         for path in paths.iter_mut() {
+            // A path that stops at an address that is no location makes no final state
+            // (its candidates are dropped, or stop the test), and the way replayed goes on.
+            if path.escape.is_some() {
+                continue;
+            }
             let writes = path
                 .events
                 .iter()

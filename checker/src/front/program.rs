@@ -205,7 +205,8 @@ pub struct ThreadCode {
 /// Lowering flattens blocks; nothing but that numbering reads these.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Statement {
-    /// A statement other than an `if` or a block: the instructions numbered `stmt`.
+    /// A statement other than an `if` or a block: the instructions with this
+    /// [`Instr::stmt`].
     Plain(u32),
     /// An `if` (or one round of a `while` loop), the instructions numbered `stmt` ending
     /// with its [`Op::If`], and what each branch is: a statement written without braces,
