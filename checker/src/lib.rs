@@ -483,9 +483,8 @@ mod tests {
     use exec::event::Value;
 
     /// A value out of thin air shown where the enumeration could not name some paths of a
-    /// thread ([`engine::enumerate::Stats`]'s `unnamed_at`, which no program is known to
-    /// reach) is warned of, at that thread's code, as where the replay stops; nothing is
-    /// said where no such value is shown.
+    /// thread ([`engine::enumerate::Stats`]'s `unnamed_at`) is warned of, at that thread's
+    /// code, as where the replay stops; nothing is said where no such value is shown.
     #[test]
     fn a_value_out_of_thin_air_on_unnamed_paths_is_warned_of() {
         let source = "C t\n{}\nP0(int *x) { int r0; r0 = READ_ONCE(*x); }\nexists (0:r0=1)\n";
