@@ -228,8 +228,9 @@ pub fn check_source(
 /// `checked` with a warning where a final state shows a value out of thin air (`S<n>`)
 /// whose name hazmat may not take from herd7's numbering: at the first instruction through
 /// which [`engine::symbol`] does not replay it (a `while` loop's unrolling, the result of an
-/// instruction with two outcomes used inside an expression): the states and counts are
-/// herd7's, the name may not be.
+/// instruction with two outcomes used inside an expression), or else at the code of the
+/// first thread some of whose paths it could not name ([`engine::enumerate::Stats`]'s
+/// `unnamed_at`): the states and counts are herd7's, the name may not be.
 fn with_symbol_name_warning(mut checked: Checked) -> Checked {
     let shows_symbol = checked
         .outcome
@@ -240,7 +241,8 @@ fn with_symbol_name_warning(mut checked: Checked) -> Checked {
     if !shows_symbol {
         return checked;
     }
-    if let Some((start, end)) = engine::symbol::unreplayed(&checked.program) {
+    let unreplayed = engine::symbol::unreplayed(&checked.program);
+    if let Some((start, end)) = unreplayed.or(checked.outcome.stats.unnamed_at) {
         checked.doubts.push(Warning {
             message: "a final state shows a value out of thin air (`S` and a number): herd7 \
                       names it by the count of fresh values its C front end keeps, which \
@@ -473,4 +475,38 @@ pub fn explain_source(
         explained.warnings.extend(warning);
     }
     Ok(explained)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use exec::event::Value;
+
+    /// A value out of thin air shown where the enumeration could not name some paths of a
+    /// thread ([`engine::enumerate::Stats`]'s `unnamed_at`) is warned of, at that thread's
+    /// code, as where the replay stops; nothing is said where no such value is shown.
+    #[test]
+    fn a_value_out_of_thin_air_on_unnamed_paths_is_warned_of() {
+        let source = "C t\n{}\nP0(int *x) { int r0; r0 = READ_ONCE(*x); }\nexists (0:r0=1)\n";
+        let checked = |shown: Value, unnamed| {
+            let mut c =
+                check_source(source, &models::lkmm::Lkmm, &Options::default()).expect("decided");
+            assert!(c.doubts.is_empty());
+            c.outcome.states = vec![vec![shown]];
+            c.outcome.stats.unnamed_at = unnamed;
+            with_symbol_name_warning(c).doubts
+        };
+        let at = source.find("r0 = READ").expect("P0");
+        let doubts = checked(Value::Sym(2), Some((at, at + 18)));
+        assert_eq!(doubts.len(), 1);
+        assert!(
+            doubts[0].render("t.litmus", source).contains(
+                "hazmat does not replay through this instruction, so the name may differ"
+            ),
+            "{doubts:?}"
+        );
+        assert_eq!(doubts[0].span, Span::new(at, at + 18));
+        assert!(checked(Value::Sym(2), None).is_empty());
+        assert!(checked(Value::Int(0), Some((at, at + 18))).is_empty());
+    }
 }

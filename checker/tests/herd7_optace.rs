@@ -1026,3 +1026,202 @@ fn thin_air_names_follow_herd7s_order_of_ways() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// herd7's C front end lists the ways through a sequence of statements reversed once per
+/// statement, and a branch written without braces, a block in a block and a declaration in
+/// braces are one statement more or less to it (a branch in braces is a sequence of its
+/// own, a declaration without a value in braces an instruction): the names of values out of
+/// thin air after them follow. Under `cos.cat` alone and `-optace false`, a compare-exchange
+/// whose expected value is its own object in a branch without braces (`UT`), in a block in
+/// the branch (`NT`), after a declaration (`DT`), in an `else` without braces (`UE`, `EI`
+/// after an `else if`), in an `if` of a branch (`II`, `IE`), and in blocks at several
+/// depths (`IB`, `DD`), makes the load after it print another name than in braces (`BT`,
+/// `BE`); the blocks whose order comes out the same (`TB`, `T3`, `JB`, `UB`) too. The
+/// same with the kernel's `cmpxchg` (a value a load reads back from its own store, under a
+/// model without checks): `KU`, `KN`, `KD`, `KE`, `KW`, `KX` differ from the braced `KB`;
+/// `KC`, `KA`, `KT` come out the same. herd7 7.58's states are written here. herd7 refuses
+/// an empty block (`{}`), and so does hazmat, at the same place.
+#[test]
+fn thin_air_names_follow_herd7s_statements_with_and_without_braces() {
+    let dir = temp_dir("braces");
+    let relaxed = "memory_order_relaxed";
+    let cas = format!("r2 = atomic_compare_exchange_weak_explicit(x, x, 1, {relaxed}, {relaxed});");
+    let store = |loc: &str| format!("atomic_store_explicit({loc}, 2, {relaxed});");
+    let (sx, sy) = (store("x"), store("y"));
+    let c11 = |name: &str, code: &str| {
+        format!(
+            "C {name}\n{{}}\nP0(int *x, int *y) {{ int r0; int r1; int r2; int r3; \
+             r0 = atomic_load_explicit(y, {relaxed}); r1 = r0 == 0; {code} \
+             r3 = atomic_load_explicit(x, {relaxed}); }}\n\
+             locations [0:r3; x;]\nexists (0:r0=2)\n"
+        )
+    };
+    let tests = [
+        ("BT", format!("if (r1 >= 0) {{ {cas} }}")),
+        ("UT", format!("if (r1 >= 0) {cas}")),
+        ("NT", format!("if (r1 >= 0) {{ {{ {cas} }} }}")),
+        ("DT", format!("if (r1 >= 0) {{ int r5; {cas} }}")),
+        ("BE", format!("if (r1 < 0) {{ {sy} }} else {{ {cas} }}")),
+        ("UE", format!("if (r1 < 0) {sy} else {cas}")),
+        ("UB", format!("if (r1 < 0) {sy} else {{ {sy} {cas} }}")),
+        (
+            "EI",
+            format!("if (r1 < 0) {sy} else if (r1 > 5) {sy} else {cas}"),
+        ),
+        ("II", format!("if (r1 >= 0) if (r0 >= 0) {cas}")),
+        (
+            "IE",
+            format!("if (r1 >= 0) {{ if (r0 >= 0) {cas} else {{ {sy} }} }}"),
+        ),
+        ("TB", format!("{{ {sx} {cas} }}")),
+        ("T3", format!("{{ {{ {sy} {{ {cas} }} }} }}")),
+        ("IB", format!("if (r1 >= 0) {{ {sx} {{ {cas} }} }}")),
+        ("JB", format!("if (r1 >= 0) {{ {{ {sx} }} {cas} }}")),
+        ("DD", format!("{{ int r5; {{ int r6; {cas} }} {sy} }}")),
+    ];
+    for (name, code) in &tests {
+        std::fs::write(dir.join(format!("{name}.litmus")), c11(name, code)).expect("test");
+    }
+    for (name, states, n) in [
+        ("BT", 6, 14),
+        ("UT", 6, 16),
+        ("NT", 6, 16),
+        ("DT", 6, 16),
+        ("BE", 6, 13),
+        ("UE", 6, 15),
+        ("UB", 12, 16),
+        ("EI", 6, 18),
+        ("II", 6, 16),
+        ("IE", 6, 21),
+        ("TB", 14, 11),
+        ("T3", 12, 11),
+        ("IB", 14, 15),
+        ("JB", 14, 17),
+        ("DD", 12, 12),
+    ] {
+        let file = format!("{name}.litmus");
+        let args = ["herd7", "-model", "cos.cat", "-optace", "false", &file];
+        let out = hazmat(&dir, &args);
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+        let stdout = untimed(&text(&out.stdout));
+        let shown = format!("States {states}\n0:r0=0; 0:r3=S{n}; [x]=S{n};\n");
+        assert!(stdout.contains(&shown), "{args:?}: {stdout}");
+        same_as_herd7(&dir, &args[1..]);
+    }
+    // The kernel's `cmpxchg` before a value a load reads back from its own store.
+    std::fs::write(dir.join("none.cat"), "\"no checks\"\n").expect("model");
+    let cx = "r2 = cmpxchg(y, 0, 1);";
+    let kernel_test = |name: &str, code: &str| {
+        format!(
+            "C {name}\n{{}}\nP0(int *x, int *y, int *z, spinlock_t *l) {{ int r0; int r1; \
+             int r2; r1 = READ_ONCE(*y); {code} r0 = READ_ONCE(*z); WRITE_ONCE(*z, r0); }}\n\
+             locations [0:r0;]\nexists (0:r1=2)\n"
+        )
+    };
+    let kernel_tests = [
+        ("KB", format!("if (r1 >= 0) {{ {cx} }}"), "S21"),
+        ("KU", format!("if (r1 >= 0) {cx}"), "S17"),
+        ("KN", format!("{{ {cx} }}"), "S11"),
+        ("KD", format!("if (r1 >= 0) {{ int r5; {cx} }}"), "S17"),
+        (
+            "KE",
+            format!("if (r1 > 0) WRITE_ONCE(*x, 1); else {cx}"),
+            "S14",
+        ),
+        (
+            "KW",
+            format!("if (r1 > 0) {{ WRITE_ONCE(*x, 1); {{ {cx} }} }}"),
+            "S14",
+        ),
+        (
+            "KX",
+            "if (r1 > 0) { r2 = xchg(x, 1); } else r2 = cmpxchg_relaxed(x, 1, 2);".to_string(),
+            "S19",
+        ),
+        ("KC", format!("{{ {{ {cx} }} WRITE_ONCE(*x, 1); }}"), "S17"),
+        (
+            "KA",
+            "if (r1) r2 = atomic_add_unless(y, 1, 0); else { WRITE_ONCE(*y, 2); }".to_string(),
+            "S15",
+        ),
+        ("KT", "if (r1 > 0) r2 = spin_trylock(l);".to_string(), "S9"),
+    ];
+    for (name, code, shown) in &kernel_tests {
+        let file = format!("{name}.litmus");
+        std::fs::write(dir.join(&file), kernel_test(name, code)).expect("test");
+        let args = kernel("none.cat", "false", &file);
+        let out = hazmat(&dir, &args);
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+        let stdout = untimed(&text(&out.stdout));
+        assert!(
+            stdout.contains(&format!("\n0:r0={shown}; 0:r1=0;\n")),
+            "{args:?}: {stdout}"
+        );
+        same_as_herd7(&dir, &args[1..]);
+    }
+    // An empty block: herd7 stops at its `}`, with nothing on stdout.
+    std::fs::write(dir.join("E0.litmus"), c11("E0", "if (r1 >= 0) {}")).expect("test");
+    let args = [
+        "herd7",
+        "-model",
+        "cos.cat",
+        "-optace",
+        "false",
+        "E0.litmus",
+    ];
+    let out = hazmat(&dir, &args);
+    assert_eq!(text(&out.stdout), "", "{args:?}");
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("Warning: File \"E0.litmus\", line 3, characters 133-134: "),
+        "{err}"
+    );
+    if let Some(theirs) = herd7_cli::oracle(&dir, &args[1..]) {
+        assert_eq!(text(&theirs.stdout), "");
+        assert!(text(&theirs.stderr).contains("line 3, characters 133-134: "));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A condition hazmat's paths decide from its form (`r1 == r1`, the same value twice),
+/// where herd7 reads two fresh values and evaluates both branches (dropping the way its
+/// equations contradict), gives a path that is none of the ways the replay of herd7's
+/// numbering makes: its value out of thin air prints under hazmat's own name (`S4`), with
+/// a warning at the thread's code; the states and counts are herd7's.
+/// FIXME: herd7 7.58 prints `S14`; the replay makes both ways, as herd7 does, but does not
+/// know which one hazmat's path is.
+#[test]
+fn a_value_out_of_thin_air_on_a_path_not_replayed_is_warned_of() {
+    let dir = temp_dir("unnamed");
+    std::fs::write(dir.join("none.cat"), "\"no checks\"\n").expect("model");
+    std::fs::write(
+        dir.join("SC.litmus"),
+        "C SC\n{}\nP0(int *y, int *z) { int r0; int r1; r1 = READ_ONCE(*y); \
+         if (r1 == r1) { WRITE_ONCE(*y, 1); } r0 = READ_ONCE(*z); WRITE_ONCE(*z, r0); }\n\
+         locations [0:r0;]\nexists (0:r1=2)\n",
+    )
+    .expect("test");
+    let args = kernel("none.cat", "false", "SC.litmus");
+    let out = hazmat(&dir, &args);
+    let ours = untimed(&text(&out.stdout));
+    assert!(
+        ours.contains("States 4\n0:r0=S4; 0:r1=0;\n0:r0=S4; 0:r1=1;\n"),
+        "{ours}"
+    );
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with(
+            "SC.litmus:3:43: warning: a final state shows a value out of thin air (`S` and a \
+             number): herd7 names it by the count of fresh values its C front end keeps, \
+             which hazmat does not replay through this instruction"
+        ),
+        "{err}"
+    );
+    if let Some(theirs) = herd7_cli::oracle(&dir, &args[1..]) {
+        assert_eq!(
+            ours.replace("=S4;", "=S14;"),
+            untimed(&text(&theirs.stdout))
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

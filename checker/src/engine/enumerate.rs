@@ -149,6 +149,11 @@ pub struct Stats {
     /// warning points to.
     #[serde(skip)]
     pub nowhere_at: Option<(usize, usize)>,
+    /// The code of the first thread some of whose paths have no names of herd7's for
+    /// their values ([`crate::engine::symbol::name`]), as its byte range: a value out of
+    /// thin air of theirs prints under hazmat's own name, and a warning says so.
+    #[serde(skip)]
+    pub unnamed_at: Option<(usize, usize)>,
 }
 
 impl Stats {
@@ -163,6 +168,10 @@ impl Stats {
         self.nodes += other.nodes;
         self.removed.add(&other.removed);
         self.nowhere_at = match (self.nowhere_at, other.nowhere_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.unnamed_at = match (self.unnamed_at, other.unnamed_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };

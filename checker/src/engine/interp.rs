@@ -179,6 +179,7 @@ fn summarise(
             nodes: 0,
             removed: Default::default(),
             nowhere_at: None,
+            unnamed_at: None,
         },
         unknown,
         cut_short: false,

@@ -50,7 +50,7 @@ use crate::engine::enumerate::{Limits, RunError, Stats, Stop, enumerate};
 use crate::engine::outcome::{Options, Outcome, herd7_order};
 use crate::engine::paths::{self, Assumption};
 use crate::exec::event::{EventKind, Loc, Tag, Tags, Value};
-use crate::front::program::{Cell, Expr, Instr, Op, Program};
+use crate::front::program::{Cell, Expr, Instr, Op, Program, Statement};
 use crate::models::model::MemoryModel;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -647,6 +647,7 @@ fn sub_program(program: &Program, keep: &[bool], ext: Option<(usize, Loc, Value)
     for (t, code) in p.threads.iter_mut().enumerate() {
         if !keep[t] {
             code.code.clear();
+            code.statements.clear();
         }
     }
     if let Some((t, loc, v)) = ext {
@@ -660,6 +661,7 @@ fn sub_program(program: &Program, keep: &[bool], ext: Option<(usize, Loc, Value)
             span: (0, 0),
             stmt: 0,
         }];
+        p.threads[t].statements = vec![Statement::Plain(0)];
     }
     p
 }

@@ -36,6 +36,14 @@
 //! its `else` branch, reversed. An `if` with one statement in its branch thus runs the
 //! rest after its `else` first, but a compare-exchange after one other statement of a
 //! branch makes the rest after the `if` run after its success first.
+//! What a statement is follows herd7's C grammar, which lowering keeps beside the
+//! instructions it flattens ([`ThreadCode::statements`]): a block in braces is one
+//! statement holding a sequence of its own (a branch in braces is such a block, and so is
+//! a block in a block, or a macro's body, which lowering counts as one statement), a
+//! branch or loop body written without braces is its one statement, not a sequence, and a
+//! declaration without a value inside braces is a statement with one way (herd7 drops
+//! those of a thread's body). The instructions that start a branch with the `if`'s own
+//! number (herd7's count of instructions, a loop's cut) are no statement.
 //!
 //! herd7 evaluates an instruction with two outcomes as one alternative of two monads,
 //! each evaluating the instruction's operands itself, the first before the second; the
@@ -89,18 +97,29 @@
 //! ending its thread, which is herd7's count (so the threads after it are named as herd7
 //! names them), but herd7 builds a round's body before its condition, and binds the next
 //! round to the body as a whole, an order within the loop's thread not replayed.
-//! FIXME: a block nested in a block (`{ a; { b; c; } }`), and a branch written without
-//! braces, are one sequence more or less to herd7, which lists their ways reversed once
-//! more or less; lowering flattens them, so their order is that of a braced branch. Programs whose numbering is not replayed get no names,
-//! and their symbols keep hazmat's own numbering (the event of the read): the result of an
-//! instruction with two outcomes used inside an expression (`if (cmpxchg(...))`), where
-//! herd7 evaluates the rest of the statement once per outcome. [`unreplayed`] says where
-//! (or where the first loop is), for the warning beside such a name.
+//! Programs whose numbering is not replayed get no names, and their symbols keep hazmat's
+//! own numbering (the event of the read): the result of an instruction with two outcomes
+//! used inside an expression (`if (cmpxchg(...))`), where herd7 evaluates the rest of the
+//! statement once per outcome. [`unreplayed`] says where (or where the first loop is), for
+//! the warning beside such a name; [`name`] says where a path of a thread is none of the
+//! ways replayed, for the same warning.
+//! FIXME: hazmat's paths decide a condition whose value follows from its form
+//! (`if (r1 == r1)`: the same value twice), where herd7, who reads each use of a register
+//! as a fresh value, evaluates both branches and the rest after each (dropping the way
+//! the equations contradict); the replay, which tracks values and not their identity,
+//! makes both ways as herd7 does, but does not know which one hazmat's path is, so such
+//! a path gets no names (a warning says so).
+//! FIXME: herd7 makes no fresh value for an operator it simplifies (`x + 0` and `x | 0`
+//! are `x` to it, so `atomic_add_return(0, x)` makes no sum), and a statement that is a
+//! bare register (`r1;`) reads it; the replay counts a fresh value for the first and none
+//! for the second (lowering drops the statement), so a name after them may differ from
+//! herd7's, with no warning (`r0 = atomic_add_return(0, z);` after an `if`: `S17` where
+//! herd7 prints `S15`).
 
 use crate::engine::paths::{Path, truth};
 use crate::exec::event::Value;
 use crate::front::program::{
-    AddrOrder, BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, ThreadCode, apply_binary,
+    AddrOrder, BinOp, Expr, Instr, Op, Program, Reg, RmwWrite, Statement, ThreadCode, apply_binary,
     apply_unary,
 };
 use std::collections::HashMap;
@@ -171,6 +190,45 @@ struct Eval {
 /// replayed.
 type Replay<T> = Result<T, usize>;
 
+/// How herd7 sees the branches of an `if` statement: its `then` branch, and its `else`
+/// branch if written (`None` for an `if` that lowering makes inside a statement).
+type Branches<'a> = Option<(&'a Statement, Option<&'a Statement>)>;
+
+/// The branches of an `if` instruction numbered `stmt`, with how herd7 sees them.
+#[derive(Clone, Copy)]
+struct Arms<'a> {
+    stmt: u32,
+    then: &'a [Instr],
+    els: &'a [Instr],
+    shapes: Branches<'a>,
+}
+
+impl Arms<'_> {
+    /// The ways through the `then` branch (`taken`) or the `else` branch; an `else`
+    /// not written is one way, with no code.
+    fn ways(&self, counter: &mut Counter<'_>, taken: bool, run: Run) -> Replay<Vec<Run>> {
+        let (code, shape) = match (taken, self.shapes) {
+            (true, Some((then, _))) => (self.then, Some(then)),
+            (false, Some((_, Some(els)))) => (self.els, Some(els)),
+            (false, Some((_, None))) => return counter.seq(&[], self.els, run),
+            (true, None) => (self.then, None),
+            (false, None) => (self.els, None),
+        };
+        counter.arm(self.stmt, shape, code, run)
+    }
+}
+
+/// The number of instructions at the start of `code` that the statement `s` holds.
+fn extent(s: &Statement, code: &[Instr]) -> usize {
+    match s {
+        Statement::Plain(id) | Statement::If { stmt: id, .. } => {
+            code.iter().take_while(|i| i.stmt == *id).count()
+        }
+        Statement::Decl => 0,
+        Statement::Block(seq) => seq.iter().fold(0, |n, s| n + extent(s, &code[n..])),
+    }
+}
+
 struct Counter<'a> {
     thread: &'a ThreadCode,
     /// The instructions of the thread, flattened, so that a pending read can name one.
@@ -202,7 +260,7 @@ fn replay(program: &Program) -> Result<Vec<Vec<Run>>, (usize, usize)> {
             ..Run::default()
         };
         let r = counter
-            .block(&t.code, start)
+            .seq(&t.statements, &t.code, start)
             .map_err(|i| counter.instrs[i].span)?;
         next = counter.next;
         runs.push(r.into_iter().filter(|r| !r.dead).collect());
@@ -234,25 +292,38 @@ fn first_cutoff(program: &Program) -> Option<(usize, usize)> {
 }
 
 /// Sets [`Path::herd`] on every path of every thread, when herd7's numbering of the
-/// program can be replayed.
-pub(crate) fn name(program: &Program, per_thread: &mut [Vec<Path>]) {
+/// program can be replayed ([`unreplayed`] says where it cannot). Returns the code of the
+/// first thread with a path whose ways or accesses are not those of a way replayed: such
+/// a path keeps no names, and a value out of thin air of its prints under hazmat's own
+/// name, for which the caller warns as for [`unreplayed`]: a condition that hazmat's paths
+/// decide from its form alone (`r1 == r1`, which herd7 reads as two fresh values), where
+/// the replay makes both ways (see the module's FIXME). A path that stops at an address
+/// that is no location makes no final state, and is passed over.
+pub(crate) fn name(program: &Program, per_thread: &mut [Vec<Path>]) -> Option<(usize, usize)> {
     let Ok(runs) = replay(program) else {
-        return;
+        return None;
     };
-    for (paths, runs) in per_thread.iter_mut().zip(&runs) {
+    let mut unnamed = None;
+    for ((paths, runs), thread) in per_thread.iter_mut().zip(&runs).zip(&program.threads) {
         let by_way: HashMap<&[bool], &Run> = runs.iter().map(|r| (&r.branches[..], r)).collect();
         for path in paths.iter_mut() {
-            let Some(run) = by_way.get(&path.branches[..]) else {
+            // A path that stops at an address that is no location makes no final state
+            // (its candidates are dropped, or stop the test), and the way replayed goes on.
+            if path.escape.is_some() {
                 continue;
-            };
+            }
             let writes = path
                 .events
                 .iter()
                 .filter(|e| e.kind == crate::exec::event::EventKind::Write)
                 .count();
-            if run.reads.len() != path.reads as usize || run.writes.len() != writes {
+            let run = by_way
+                .get(&path.branches[..])
+                .filter(|run| run.reads.len() == path.reads as usize && run.writes.len() == writes);
+            let Some(run) = run else {
+                unnamed = unnamed.or_else(|| code_span(&thread.code));
                 continue;
-            }
+            };
             let mut w = 0;
             path.herd = path
                 .events
@@ -268,6 +339,12 @@ pub(crate) fn name(program: &Program, per_thread: &mut [Vec<Path>]) {
                 .collect();
         }
     }
+    unnamed
+}
+
+/// The source of `code`, from its first instruction to its last.
+fn code_span(code: &[Instr]) -> Option<(usize, usize)> {
+    Some((code.first()?.span.0, code.last()?.span.1))
 }
 
 fn flatten<'a>(code: &'a [Instr], out: &mut Vec<&'a Instr>) {
@@ -346,34 +423,96 @@ impl Counter<'_> {
         self.thread.regs[r].starts_with('%')
     }
 
-    /// The ways through `code` from `run`, in the order herd7 lists them (see the module's
-    /// notes): the rest of the code runs once per way through each statement, in the
-    /// order the statement lists its ways, and the sequence lists the ways it so makes
-    /// reversed, once per statement.
-    fn block(&mut self, code: &[Instr], run: Run) -> Replay<Vec<Run>> {
-        self.block_after(code, None, run)
-    }
-
-    /// [`Counter::block`] on code that follows, in its block, an instruction of herd7's
-    /// statement `prev`: the code's first instruction starts a statement unless it is
-    /// one more of `prev`'s (a hoisted read, a compare-exchange's write-back).
-    fn block_after(&mut self, code: &[Instr], prev: Option<u32>, run: Run) -> Replay<Vec<Run>> {
+    /// The ways through the sequence of statements `seq`, lowered as `code`, from `run`,
+    /// in the order herd7 lists them (see the module's notes): the rest of the sequence
+    /// runs once per way through its first statement, in the order the statement lists
+    /// its ways, and the sequence lists the ways so made reversed.
+    fn seq(&mut self, seq: &[Statement], code: &[Instr], run: Run) -> Replay<Vec<Run>> {
         if run.cut {
             return Ok(vec![run]);
         }
-        let Some((first, rest)) = code.split_first() else {
+        let Some((first, rest)) = seq.split_first() else {
+            // Code that no statement holds is code whose order is not known.
+            if let Some(ins) = code.first() {
+                return Err(self.index(ins));
+            }
             let mut run = run;
             self.flush(&mut run, None);
             return Ok(vec![run]);
         };
+        let n = extent(first, code);
         let mut all = Vec::new();
-        for r in self.instr(first, run)? {
-            all.extend(self.block_after(rest, Some(first.stmt), r)?);
+        for r in self.statement(first, &code[..n], run)? {
+            all.extend(self.seq(rest, &code[n..], r)?);
         }
-        if prev != Some(first.stmt) {
-            all.reverse();
+        all.reverse();
+        Ok(all)
+    }
+
+    /// The ways through the statement `s`, lowered as `code`, in the order herd7 lists
+    /// them: a block's as a sequence's, a declaration's one way, those of any other
+    /// statement as its instructions make them.
+    fn statement(&mut self, s: &Statement, code: &[Instr], run: Run) -> Replay<Vec<Run>> {
+        match s {
+            Statement::Block(seq) => self.seq(seq, code, run),
+            Statement::Decl => Ok(vec![run]),
+            Statement::Plain(_) => self.instrs(code, None, run),
+            Statement::If { then, els, .. } => self.instrs(code, Some((then, els.as_deref())), run),
+        }
+    }
+
+    /// The ways through `code`, the instructions of one statement (the reads lowering
+    /// hoists, a compare-exchange's write-back, the `if` that ends an `if` statement, whose
+    /// branches herd7 sees as `branches`): each runs once per way through the one before
+    /// it, in the order that one makes them, not reversed.
+    fn instrs(&mut self, code: &[Instr], branches: Branches<'_>, run: Run) -> Replay<Vec<Run>> {
+        let Some((first, rest)) = code.split_first() else {
+            return Ok(vec![run]);
+        };
+        if run.cut {
+            return Ok(vec![run]);
+        }
+        let own = if rest.is_empty() { branches } else { None };
+        let mut all = Vec::new();
+        for r in self.instr(first, own, run)? {
+            all.extend(self.instrs(rest, branches, r)?);
         }
         Ok(all)
+    }
+
+    /// The ways through a branch, lowered as `code`, of the `if` numbered `stmt`, which
+    /// herd7 sees as the statement `shape` (a block when written in braces); `None` for the
+    /// branch of an `if` that lowering makes inside a statement (a compare-exchange's
+    /// write-back), which is part of that statement. The instructions of the `if`'s own
+    /// that start the branch (herd7's count of instructions, a loop's cut) come first.
+    fn arm(
+        &mut self,
+        stmt: u32,
+        shape: Option<&Statement>,
+        code: &[Instr],
+        run: Run,
+    ) -> Replay<Vec<Run>> {
+        let Some(shape) = shape else {
+            return self.instrs(code, None, run);
+        };
+        let lead = code.iter().take_while(|i| i.stmt == stmt).count();
+        let body = &code[lead..];
+        if let Some(ins) = body.get(extent(shape, body)) {
+            return Err(self.index(ins));
+        }
+        let mut all = Vec::new();
+        for r in self.instrs(&code[..lead], None, run)? {
+            all.extend(self.statement(shape, body, r)?);
+        }
+        Ok(all)
+    }
+
+    /// The index of `ins` among the thread's instructions, flattened.
+    fn index(&self, ins: &Instr) -> usize {
+        self.instrs
+            .iter()
+            .position(|i| std::ptr::eq(*i, ins))
+            .expect("the instruction is the thread's")
     }
 
     /// Counts the pending reads that `op` does not use: herd7 evaluated their statements
@@ -424,14 +563,22 @@ impl Counter<'_> {
         Ok(())
     }
 
-    fn instr(&mut self, ins: &Instr, mut run: Run) -> Replay<Vec<Run>> {
+    /// The ways through the instruction `ins`; `branches`, how herd7 sees the branches of
+    /// an `if` statement's own `if`.
+    fn instr(&mut self, ins: &Instr, branches: Branches<'_>, mut run: Run) -> Replay<Vec<Run>> {
         self.flush(&mut run, Some(&ins.op));
-        let index = self
-            .instrs
-            .iter()
-            .position(|i| std::ptr::eq(*i, ins))
-            .expect("the instruction is the thread's");
+        let index = self.index(ins);
         match &ins.op {
+            Op::If { cond, then, els } => {
+                let arms = Arms {
+                    stmt: ins.stmt,
+                    then,
+                    els,
+                    shapes: branches,
+                };
+                return self.branch(index, cond, arms, run);
+            }
+            _ if branches.is_some() => return Err(index),
             // herd7 numbers its instructions with no value of its own.
             Op::Let { dst, .. } if self.thread.regs[*dst] == crate::front::lower::POI => {}
             Op::Let { dst, val } => {
@@ -497,7 +644,6 @@ impl Counter<'_> {
             | Op::AddUnless { .. }
             | Op::Trylock { .. }
             | Op::IsLocked { .. } => return self.two_ways(index, run),
-            Op::If { cond, then, els } => return self.branch(index, cond, then, els, run),
             Op::Cutoff => {
                 self.flush(&mut run, None);
                 run.cut = true;
@@ -513,8 +659,7 @@ impl Counter<'_> {
         &mut self,
         index: usize,
         cond: &Expr,
-        then: &[Instr],
-        els: &[Instr],
+        arms: Arms<'_>,
         mut run: Run,
     ) -> Replay<Vec<Run>> {
         let e = self.expr(cond, &mut run);
@@ -531,7 +676,7 @@ impl Counter<'_> {
             let Some(v) = value else {
                 return Err(index);
             };
-            let mut ways = self.block(if truth(v) { then } else { els }, run)?;
+            let mut ways = arms.ways(self, truth(v), run)?;
             ways.reverse();
             return Ok(ways);
         }
@@ -551,8 +696,8 @@ impl Counter<'_> {
             Some(v) if truth(v) => not_taken.dead = true,
             Some(_) => taken.dead = true,
         }
-        let taken = self.block(then, taken)?;
-        let not_taken = self.block(els, not_taken)?;
+        let taken = arms.ways(self, true, taken)?;
+        let not_taken = arms.ways(self, false, not_taken)?;
         let mut ways: Vec<Run> = taken.into_iter().chain(not_taken).collect();
         ways.reverse();
         Ok(ways)
@@ -926,6 +1071,34 @@ mod tests {
             by_way.contains(&(vec![true, false], vec![2, 8, 9, 15])),
             "{by_way:?}"
         );
+    }
+
+    #[test]
+    fn a_path_that_is_no_way_replayed_keeps_no_names_and_says_where() {
+        let source = "C t\n{}\nP0(int *x) { int r0; r0 = READ_ONCE(*x); }\n\
+                      P1(int *x) { int r0; r0 = READ_ONCE(*x); if (r0 == 1) \
+                      WRITE_ONCE(*x, 2); }\nexists (0:r0=1)\n";
+        let test = hazmat_litmus::parse(source).expect("parses");
+        let program = crate::front::lower::lower(&test).expect("lowers");
+        let mut paths = named(source);
+        assert!(name(&program, &mut paths).is_none());
+        // A way the replay does not make, and one with a read too many.
+        for mangle in [
+            (|p: &mut Path| p.branches.push(true)) as fn(&mut Path),
+            |p: &mut Path| p.reads += 1,
+        ] {
+            let mut paths = named(source);
+            for p in &mut paths[1] {
+                p.herd.clear();
+            }
+            mangle(&mut paths[1][0]);
+            let at = name(&program, &mut paths).expect("told");
+            assert!(source[..at.0].contains("P1("), "{at:?}");
+            assert!(source[at.0..at.1].ends_with("WRITE_ONCE(*x, 2);"), "{at:?}");
+            assert!(paths[1][0].herd.is_empty());
+            assert!(!paths[1][1].herd.is_empty());
+            assert!(!paths[0][0].herd.is_empty());
+        }
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub use crate::front::c11::Dialect;
 use crate::front::instruction;
 use crate::front::primitive::{self, Returns, Shape};
 use crate::front::program::{
-    AddrOrder, BinOp, Expr, Instr, LocDecl, Op, Program, RmwWrite, ThreadCode,
+    AddrOrder, BinOp, Expr, Instr, LocDecl, Op, Program, RmwWrite, Statement, ThreadCode,
 };
 use crate::front::variant::{self, LkmmVersion, RmwKind};
 use hazmat_litmus::ast;
@@ -267,6 +267,7 @@ pub fn lower_with_variant(
             regs: Vec::new(),
             init: Vec::new(),
             code: Vec::new(),
+            statements: Vec::new(),
         });
         cx.params
             .push(t.params.iter().map(|p| p.name.name.clone()).collect());
@@ -310,18 +311,24 @@ pub fn lower_with_variant(
             temps: 0,
             stmt: 0,
             stmts: 0,
+            in_block: false,
             poi: None,
         };
         if macros.is_some_and(crate::front::defs::Macros::numbers_srcu_locks) {
             lw.poi = Some(lw.cx.reg(i, POI));
         }
         let mut code = Vec::new();
-        failed = t.body.iter().find_map(|s| lw.stmt(s, &mut code).err());
+        let mut shape = Vec::new();
+        failed = t
+            .body
+            .iter()
+            .find_map(|s| lw.stmt(s, &mut code, &mut shape).err());
         if failed.is_some() {
             break;
         }
         warnings.extend(lw.warnings(test));
         cx.threads[i].code = code;
+        cx.threads[i].statements = shape;
     }
     // herd7 expands a macro file's macros first (an unknown one is its first error), then
     // checks the threads the trailer names, then refuses what it meets in the code.
@@ -535,10 +542,21 @@ struct ThreadLowering<'a> {
     stmt: u32,
     /// The next instruction's number.
     stmts: u32,
+    /// Whether the statement being lowered is inside braces, where herd7 keeps a
+    /// declaration without a value as a statement.
+    in_block: bool,
     /// The register that counts herd7's instructions as herd7 numbers them along a path
     /// (its `program_order_index`), when the macros make SRCU locks on the structure,
     /// whose number it gives (see [`ThreadLowering::count`]).
     poi: Option<usize>,
+}
+
+/// A branch as herd7 sees it, from what its one statement pushed: that statement.
+fn branch(mut statements: Vec<Statement>) -> Statement {
+    match statements.len() {
+        1 => statements.pop().unwrap_or(Statement::Block(Vec::new())),
+        _ => Statement::Block(statements),
+    }
 }
 
 impl ThreadLowering<'_> {
@@ -654,10 +672,12 @@ impl ThreadLowering<'_> {
         }
     }
 
-    /// What a statement counts as among herd7's instructions, before its parts.
+    /// What a statement counts as among herd7's instructions, before its parts: a
+    /// declaration without a value counts inside braces, where herd7 keeps it.
     fn cost(&self, s: &ast::Stmt) -> u32 {
         match &s.kind {
-            ast::StmtKind::Decl { init: None, .. } | ast::StmtKind::Comment { .. } => 0,
+            ast::StmtKind::Decl { init: None, .. } => u32::from(self.in_block),
+            ast::StmtKind::Comment { .. } => 0,
             ast::StmtKind::While { .. } => 0,
             ast::StmtKind::Expr(e) => match &e.kind {
                 ast::ExprKind::Call { func, .. } => self
@@ -670,10 +690,26 @@ impl ThreadLowering<'_> {
         }
     }
 
-    fn stmt(&mut self, s: &ast::Stmt, out: &mut Vec<Instr>) -> Result<(), LowerError> {
+    /// Lowers `s` into `out`, and pushes it as herd7 sees it onto `shapes` (nothing for what
+    /// herd7 drops: a comment, a declaration without a value outside braces).
+    fn stmt(
+        &mut self,
+        s: &ast::Stmt,
+        out: &mut Vec<Instr>,
+        shapes: &mut Vec<Statement>,
+    ) -> Result<(), LowerError> {
         // Each statement is one herd7 instruction, an `if` its condition; blocks are not.
         if !matches!(s.kind, ast::StmtKind::Block(_)) {
             self.begin();
+        }
+        match &s.kind {
+            ast::StmtKind::Decl { init: None, .. } if self.in_block => shapes.push(Statement::Decl),
+            ast::StmtKind::Decl { init: None, .. }
+            | ast::StmtKind::Comment { .. }
+            | ast::StmtKind::Block(_)
+            | ast::StmtKind::If { .. }
+            | ast::StmtKind::While { .. } => {}
+            _ => shapes.push(Statement::Plain(self.stmt)),
         }
         let cost = self.cost(s);
         self.count(cost, out);
@@ -753,12 +789,21 @@ impl ThreadLowering<'_> {
                 let c = self.expr(cond, out)?;
                 let mut t = Vec::new();
                 self.count(1, &mut t);
-                self.stmt(then, &mut t)?;
+                let mut then_shape = Vec::new();
+                self.stmt(then, &mut t, &mut then_shape)?;
                 let mut f = Vec::new();
+                let mut els_shape = None;
                 if let Some(e) = els {
                     self.count(1, &mut f);
-                    self.stmt(e, &mut f)?;
+                    let mut shape = Vec::new();
+                    self.stmt(e, &mut f, &mut shape)?;
+                    els_shape = Some(Box::new(branch(shape)));
                 }
+                shapes.push(Statement::If {
+                    stmt: id,
+                    then: Box::new(branch(then_shape)),
+                    els: els_shape,
+                });
                 out.push(Instr {
                     stmt: id,
                     op: Op::If {
@@ -770,12 +815,16 @@ impl ThreadLowering<'_> {
                 });
             }
             ast::StmtKind::Block(b) => {
+                let outer = std::mem::replace(&mut self.in_block, true);
+                let mut inner = Vec::new();
                 for s in b {
-                    self.stmt(s, out)?;
+                    self.stmt(s, out, &mut inner)?;
                 }
+                self.in_block = outer;
+                shapes.push(Statement::Block(inner));
             }
             ast::StmtKind::While { cond, body } => {
-                self.unroll(s, cond, body, 0, out)?;
+                self.unroll(s, cond, body, 0, out, shapes)?;
             }
             ast::StmtKind::Comment { .. } => {}
             _ => return err("unsupported statement", s.span),
@@ -786,7 +835,8 @@ impl ThreadLowering<'_> {
     /// `while (cond) body` as herd7 runs it: iteration `n` tests the condition, as its own
     /// instruction, and runs the body and iteration `n + 1` when it holds, up to
     /// `-unroll` iterations ([`UNROLL`] unless told); a run whose condition still holds
-    /// then is cut off.
+    /// then is cut off. Each iteration is an `if` to [`Statement`], whose `then` branch is
+    /// the body, then the next iteration.
     fn unroll(
         &mut self,
         s: &ast::Stmt,
@@ -794,6 +844,7 @@ impl ThreadLowering<'_> {
         body: &ast::Stmt,
         n: u32,
         out: &mut Vec<Instr>,
+        shapes: &mut Vec<Statement>,
     ) -> Result<(), LowerError> {
         if n > 0 {
             self.begin();
@@ -802,6 +853,7 @@ impl ThreadLowering<'_> {
         let id = self.stmt;
         let c = self.expr(cond, out)?;
         let mut then = Vec::new();
+        let mut round = Vec::new();
         if n >= self.cx.unroll {
             then.push(Instr {
                 stmt: id,
@@ -809,9 +861,14 @@ impl ThreadLowering<'_> {
                 span: sp(s.span),
             });
         } else {
-            self.stmt(body, &mut then)?;
-            self.unroll(s, cond, body, n + 1, &mut then)?;
+            self.stmt(body, &mut then, &mut round)?;
+            self.unroll(s, cond, body, n + 1, &mut then, &mut round)?;
         }
+        shapes.push(Statement::If {
+            stmt: id,
+            then: Box::new(Statement::Block(round)),
+            els: None,
+        });
         out.push(Instr {
             stmt: id,
             op: Op::If {

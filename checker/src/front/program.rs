@@ -192,6 +192,38 @@ pub struct ThreadCode {
     pub init: Vec<Value>,
     /// The instructions.
     pub code: Vec<Instr>,
+    /// How herd7's C front end groups the instructions into statements and blocks, which
+    /// decides the order in which it numbers their fresh values (see [`Statement`]).
+    pub statements: Vec<Statement>,
+}
+
+/// One statement of herd7's C front end, over the instructions lowered from it (by
+/// their [`Instr::stmt`]): herd7 lists the ways through a sequence of statements
+/// reversed once per statement, and a block, a declaration in a block or a branch with or
+/// without braces is one statement more or less to it, so the order of its ways, and the
+/// names of values out of thin air, follow these statements (see `engine::symbol`).
+/// Lowering flattens blocks; nothing but that numbering reads these.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Statement {
+    /// A statement other than an `if` or a block: the instructions with this
+    /// [`Instr::stmt`].
+    Plain(u32),
+    /// An `if` (or one round of a `while` loop), the instructions numbered `stmt` ending
+    /// with its [`Op::If`], and what each branch is: a statement written without braces,
+    /// or a [`Statement::Block`]. An `if` without `else` has `None` there.
+    If {
+        /// The number of its instructions.
+        stmt: u32,
+        /// Its `then` branch.
+        then: Box<Statement>,
+        /// Its `else` branch, if written.
+        els: Option<Box<Statement>>,
+    },
+    /// Statements between braces: herd7's sequence, one statement to the code around it.
+    Block(Vec<Statement>),
+    /// A declaration without a value inside braces: a statement of herd7's with no
+    /// instruction (herd7 drops those of a thread's body).
+    Decl,
 }
 
 /// A place whose final value a state shows or a condition tests.

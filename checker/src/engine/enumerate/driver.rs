@@ -64,7 +64,7 @@ pub fn enumerate_with(
 ) -> Result<(Stats, Option<Stop>), RunError> {
     let prepared = prepare(program, model, limits, goal, symmetry)?;
     match sequential(program, model, limits, goal, &prepared, None, visit)? {
-        Sequential::Done(stats, stop) => Ok((stats, stop)),
+        Sequential::Done(stats, stop) => Ok((*stats, stop)),
         Sequential::OverBudget => unreachable!("no budget was set"),
     }
 }
@@ -74,6 +74,9 @@ pub(super) struct Prepared<'p> {
     pub(super) per_thread: Vec<Vec<Path>>,
     /// Paths left out because they break a lock axiom on their own.
     broken: u64,
+    /// The code of the first thread with paths that herd7's names of fresh values were not
+    /// given to ([`crate::engine::symbol::name`]).
+    unnamed: Option<(usize, usize)>,
     /// Whether nothing about the search makes it need every candidate in order: no goal, no
     /// limit on candidates, no model that completes candidates, no run cut off by a loop
     /// and no escaping address (so its symmetry may be used, and it may be split).
@@ -193,7 +196,7 @@ pub(super) fn prepare<'p>(
             broken += (before - ps.len()) as u64;
         }
     }
-    crate::engine::symbol::name(program, &mut per_thread);
+    let unnamed = crate::engine::symbol::name(program, &mut per_thread);
     let usable = goal.is_none()
         && limits.max_executions.is_none()
         && !model.completes()
@@ -207,6 +210,7 @@ pub(super) fn prepare<'p>(
     Ok(Prepared {
         per_thread,
         broken,
+        unnamed,
         usable,
         symmetry,
     })
@@ -214,8 +218,9 @@ pub(super) fn prepare<'p>(
 
 /// How a sequential enumeration ended.
 pub(super) enum Sequential {
-    /// With its counts, and why it stopped early if it did.
-    Done(Stats, Option<Stop>),
+    /// With its counts (boxed: they are most of its size), and why it stopped early if it
+    /// did.
+    Done(Box<Stats>, Option<Stop>),
     /// It took more steps than its budget allowed.
     OverBudget,
 }
@@ -223,7 +228,10 @@ pub(super) enum Sequential {
 impl Prepared<'_> {
     /// The counts of a test before any combination is searched.
     pub(super) fn stats(&self) -> Stats {
-        let mut stats = Stats::default();
+        let mut stats = Stats {
+            unnamed_at: self.unnamed,
+            ..Stats::default()
+        };
         stats.removed.deadlock += self.broken;
         stats
     }
@@ -304,7 +312,7 @@ pub(super) fn sequential(
     while let Some(next) = combinations.next(&mut stats) {
         let combo = match next {
             Ok(combo) => combo,
-            Err(timeout) => return Ok(Sequential::Done(stats, Some(timeout))),
+            Err(timeout) => return Ok(Sequential::Done(Box::new(stats), Some(timeout))),
         };
         let setup = Setup {
             symmetry: prepared.symmetry,
@@ -322,19 +330,19 @@ pub(super) fn sequential(
             return Err(e);
         }
         if searched.stop.is_some() {
-            return Ok(Sequential::Done(stats, searched.stop));
+            return Ok(Sequential::Done(Box::new(stats), searched.stop));
         }
         if let Some(max) = limits.max_executions
             && stats.candidates >= max
         {
             return Ok(Sequential::Done(
-                stats,
+                Box::new(stats),
                 Some(Stop::Limit(format!("{max} executions"))),
             ));
         }
     }
     check_something_allowed(program, model, goal, per_thread, &stats)?;
-    Ok(Sequential::Done(stats, None))
+    Ok(Sequential::Done(Box::new(stats), None))
 }
 
 /// Searches one combination of thread paths at the narrowest width that holds its events

@@ -204,7 +204,7 @@ pub fn enumerate_split<C: Send>(
         })?;
     }
     if let Sequential::Done(stats, stop) = probe {
-        return Ok((stats, stop, vec![one]));
+        return Ok((*stats, stop, vec![one]));
     }
     drop(one);
     let shared = Shared {

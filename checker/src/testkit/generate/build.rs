@@ -1021,16 +1021,49 @@ fn assign(r: usize, rhs: Expr) -> Stmt {
 }
 
 fn if_stmt(cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
+    let salt = salt(&cond, &then, &els);
+    // A `then` branch that is an `if` keeps its braces: an `else` would be the inner one's.
+    let then = branch(then, salt, false);
+    let els = (!els.is_empty()).then(|| Box::new(branch(els, salt >> 8, true)));
     stmt(StmtKind::If {
         cond,
-        then: Box::new(stmt(StmtKind::Block(then))),
-        els: (!els.is_empty()).then(|| Box::new(stmt(StmtKind::Block(els)))),
+        then: Box::new(then),
+        els,
     })
 }
 
 fn while_stmt(cond: Expr, body: Vec<Stmt>) -> Stmt {
+    let salt = salt(&cond, &body, &[]);
     stmt(StmtKind::While {
         cond,
-        body: Box::new(stmt(StmtKind::Block(body))),
+        body: Box::new(branch(body, salt, false)),
     })
+}
+
+/// A number drawn from the text of a compound statement, which decides how its branches
+/// are written: the same sketch gives the same program, and a seed the same sketch.
+fn salt(cond: &Expr, then: &[Stmt], els: &[Stmt]) -> u64 {
+    // FNV-1a over the statement's debug text.
+    format!("{cond:?}{then:?}{els:?}")
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+}
+
+/// A branch or loop body of the statements `body`, written as herd7's C reads it in one of
+/// three ways, which `salt` picks: one statement without braces (one time in three, where
+/// it is one statement, and not an `if` unless `nested_if` allows it), a block in a block
+/// (one time in four of the others), or a block. herd7 numbers the values of each
+/// otherwise, so the names of values out of thin air differ.
+fn branch(mut body: Vec<Stmt>, salt: u64, nested_if: bool) -> Stmt {
+    let lone = body.len() == 1 && (nested_if || !matches!(body[0].kind, StmtKind::If { .. }));
+    if lone && salt.is_multiple_of(3) {
+        return body.remove(0);
+    }
+    let block = stmt(StmtKind::Block(body));
+    if (salt >> 4).is_multiple_of(4) {
+        return stmt(StmtKind::Block(vec![block]));
+    }
+    block
 }

@@ -1,5 +1,5 @@
 use super::*;
-use hazmat_litmus::ast::Quantifier;
+use hazmat_litmus::ast::{self, Quantifier};
 use std::collections::BTreeSet;
 
 #[test]
@@ -166,9 +166,8 @@ fn loops_print_in_their_three_shapes() {
         	int r0;
         	int r1;
         	r0 = smp_load_acquire(x);
-        	while (r0 == 0) {
+        	while (r0 == 0)
         		r0 = smp_load_acquire(x);
-        	}
         	r1 = READ_ONCE(*y);
         }
 
@@ -530,4 +529,49 @@ fn programs_call_only_what_the_macros_define() {
         .filter(|c| !macros.defines(c))
         .count();
     assert!(lacking > 0);
+}
+
+/// Branches and loop bodies come in braces mostly, and some of one statement without
+/// them, some as a block in a block, which herd7 numbers otherwise; a `then` branch
+/// without braces is never an `if`, whose `else` it would take.
+#[test]
+fn branches_come_with_and_without_braces() {
+    fn walk(s: &ast::Stmt, count: &mut [usize; 4]) {
+        let branch = |b: &ast::Stmt, count: &mut [usize; 4]| {
+            let k = match &b.kind {
+                ast::StmtKind::Block(inner) if matches!(&inner[..], [i] if matches!(i.kind, ast::StmtKind::Block(_))) => {
+                    1
+                }
+                ast::StmtKind::Block(_) => 0,
+                ast::StmtKind::If { .. } => 3,
+                _ => 2,
+            };
+            count[k] += 1;
+            walk(b, count);
+        };
+        match &s.kind {
+            ast::StmtKind::If { then, els, .. } => {
+                assert!(els.is_none() || !matches!(then.kind, ast::StmtKind::If { .. }));
+                branch(then, count);
+                if let Some(e) = els {
+                    branch(e, count);
+                }
+            }
+            ast::StmtKind::While { body, .. } => branch(body, count),
+            ast::StmtKind::Block(b) => b.iter().for_each(|s| walk(s, count)),
+            _ => {}
+        }
+    }
+    // Braced, a block in a block, one statement, an `if` (an `else if`).
+    let mut count = [0; 4];
+    for seed in 0..400 {
+        for config in [Config::lkmm(), Config::c11()] {
+            for t in from_seed(seed, config).to_test("t").threads {
+                t.body.iter().for_each(|s| walk(s, &mut count));
+            }
+        }
+    }
+    let [braced, nested, bare, _] = count;
+    assert!(bare > 20 && nested > 20, "{count:?}");
+    assert!(braced > bare + nested, "{count:?}");
 }
