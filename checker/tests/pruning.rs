@@ -1,6 +1,8 @@
-//! Partial judgements change no answer: the enumeration judges a partial execution only
-//! at the stages of its search where that has paid so far, and a run that judges at every
-//! stage (as one under `max_executions` does) prints the same herd7 output.
+//! Partial judgements and the model's vouching change no answer: the enumeration judges a
+//! partial execution only at the stages of its search where that has paid so far, and a
+//! run that judges at every stage (as one under `max_executions` does) prints the same
+//! herd7 output; a run in which the model vouches for the completions of the last stages
+//! prints what one that judges each of them whole prints.
 
 use hazmat_checker::engine::enumerate::Limits;
 use hazmat_checker::{Checked, Options, check_source, model};
@@ -140,4 +142,97 @@ fn the_searches_of_one_test_learn_together_where_partial_judgements_do_not_pay()
     assert_eq!(p.allowed, e.allowed);
     // Alone, each search would judge all of its partial executions, as `e` does.
     assert!(p.partial * 3 < e.partial * 2, "{p:?} against {e:?}");
+}
+
+/// The whole enumeration with the model's vouching for the last stages' completions
+/// (`no_vouching` false) or with every complete candidate judged whole.
+fn vouching_options(vouching: bool) -> Options {
+    Options {
+        limits: Limits {
+            no_vouching: !vouching,
+            ..Default::default()
+        },
+        speedcheck: false,
+        whole: true,
+        ..Default::default()
+    }
+}
+
+/// The output of `text` under `m`, with the model's vouching and without it, and the
+/// counts of the first.
+fn vouched_or_not(
+    text: &str,
+    m: &dyn hazmat_checker::models::model::MemoryModel,
+) -> (
+    String,
+    String,
+    Option<hazmat_checker::engine::enumerate::Stats>,
+) {
+    let run = |vouching| match check_source(text, m, &vouching_options(vouching)) {
+        Ok(c) => (herd_text(&c), Some(c.outcome.stats)),
+        Err(e) => (format!("error: {e}"), None),
+    };
+    let ((vouched, stats), (whole, _)) = rayon::join(|| run(true), || run(false));
+    (vouched, whole, stats)
+}
+
+/// Every shipped litmus file, and the kernel's documentation tests when the shared corpus
+/// is beside the repository, under the model its folder is judged by, with the model's
+/// vouching and without.
+#[test]
+fn the_corpus_is_answered_alike_with_vouching_and_without() {
+    let mut compared = 0;
+    for file in two_ways::shipped_and_kernel_doc() {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let (vouched, whole, _) = vouched_or_not(&text, two_ways::model_for(&file).as_ref());
+        assert_eq!(vouched, whole, "{}", file.display());
+        compared += 1;
+    }
+    assert!(compared > 80, "only {compared} files compared");
+}
+
+/// Generated programs of the whole LKMM vocabulary under the LKMM, SC and TSO, and of
+/// herd7's C11 dialect under RC11, with the model's vouching and without.
+/// `HAZMAT_PRUNING_CASES` sets the number of programs of each vocabulary (default 300)
+/// and `HAZMAT_PRUNING_SEED` the first seed.
+#[test]
+fn generated_programs_are_answered_alike_with_vouching_and_without() {
+    let cases = env::number("HAZMAT_PRUNING_CASES", 300);
+    let seed = env::number("HAZMAT_PRUNING_SEED", 2_500_000);
+    let compared = generated::for_each(cases, seed, |s, text, m, model| {
+        let (vouched, whole, _) = vouched_or_not(text, model);
+        assert_eq!(vouched, whole, "seed {s} under {m}:\n{text}");
+    });
+    assert_eq!(compared, cases * 4);
+}
+
+/// A thread that takes two `xchg` locks nested and two identical threads that take one
+/// (a smaller `C-ManfredSpraul-L1G2xchg`): the last location is written twice by the
+/// first thread and read twice by each of the others, so many candidates are judged
+/// under the LKMM's vouching for the completions of a partial execution, and those that
+/// read it against coherence by coherence at that location alone, with the same answer.
+#[test]
+fn the_lkmm_vouches_for_the_completions_of_the_last_reads() {
+    let mut text = String::from("C xchg-locks-vouched\n\n{\n}\n\n");
+    text.push_str(
+        "P0(int *g, int *l, int *gh, int *lh)\n{\n\tint r1; int r2; int r3;\n\n\
+         \tr1 = xchg_acquire(l, 1);\n\tr2 = xchg_acquire(g, 1);\n\
+         \tr3 = READ_ONCE(*gh);\n\tWRITE_ONCE(*lh, 1);\n\tWRITE_ONCE(*lh, 0);\n\
+         \tsmp_store_release(g, 0);\n\tsmp_store_release(l, 0);\n}\n\n",
+    );
+    for t in 1..3 {
+        text.push_str(&format!(
+            "P{t}(int *g, int *l, int *gh, int *lh)\n{{\n\tint r1; int r2; int r3;\n\n\
+             \tr1 = xchg_acquire(g, 1);\n\tr2 = READ_ONCE(*lh);\n\tr3 = READ_ONCE(*lh);\n\
+             \tWRITE_ONCE(*gh, 1);\n\tWRITE_ONCE(*gh, 0);\n\
+             \tsmp_store_release(g, 0);\n}}\n\n"
+        ));
+    }
+    text.push_str("exists (0:r3=1 /\\ 0:r1=0 /\\ 0:r2=0 /\\ 1:r1=0 /\\ 2:r1=0)\n");
+    let lkmm = model("lkmm").expect("lkmm");
+    let (vouched, whole, stats) = vouched_or_not(&text, lkmm.as_ref());
+    assert_eq!(vouched, whole);
+    assert!(vouched.contains("Never 0 41394"), "{vouched}");
+    let stats = stats.expect("decided");
+    assert!(stats.vouched * 3 > stats.candidates, "{stats:?}");
 }

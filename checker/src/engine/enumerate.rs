@@ -30,6 +30,8 @@
 //! at a stage where a cut saves less than the judgement costs (sampling one partial
 //! execution in sixteen there to follow a change). Leaving one out changes no
 //! answer: the judgement of each complete candidate rejects what it would have cut.
+//! On the last stages, where only reads-from and coherence orders fixed by program order
+//! are left, a model may instead vouch for every completion at once (the `vouch` module).
 //!
 //! Choices no model could accept are never generated, and the rules are documented here
 //! because every native model must agree with them (each includes SC per location and
@@ -37,7 +39,8 @@
 //! a read never reads from a write of its own thread that comes after it in program order
 //! or that a later write of its thread to the same location overwrites before the read;
 //! coherence never orders two writes of one thread against program order; and the write of
-//! a read-modify-write comes right after the write its read reads from.
+//! a read-modify-write comes right after the write its read reads from (so no two
+//! read-modify-writes of a location read the same write).
 //!
 //! Two kinds of combinations are searched as herd7 searches them instead, with none of
 //! these rules: those of a model that
@@ -58,8 +61,9 @@
 //! rest), `stages` (the walk through the stages: reads-from, coherence, spinlocks, and
 //! the partial judgements between them), `values` (solving the values, the filter and the
 //! goal), `completion` (judging a complete candidate, and the candidates a model file
-//! completes), `may` (the speed check's look-ahead) and `split` (a search shared out
-//! among threads).
+//! completes), `vouch` (the last stages' reads-from judged once for all their
+//! completions, where the model vouches for them), `may` (the speed check's look-ahead)
+//! and `split` (a search shared out among threads).
 
 use crate::engine::paths::{Assumption, Path};
 use crate::engine::symmetry::Symmetry;
@@ -81,6 +85,7 @@ mod split;
 mod stages;
 mod unify;
 mod values;
+mod vouch;
 
 pub use driver::{enumerate, enumerate_with};
 pub use split::enumerate_split;
@@ -106,6 +111,10 @@ pub struct Limits {
     /// [`OptAce`]): under `true`, fewer reads-from and final writes, and a `pco` that
     /// holds what program order shows of coherence.
     pub optace: OptAce,
+    /// Whether every complete candidate gets the model's whole judgement, the model's
+    /// vouching for many at once unused ([`Stats::vouched`]); tests set it to hold the
+    /// vouching to the whole judgements.
+    pub no_vouching: bool,
 }
 
 /// When [`enumerate_split`] shares a search out among threads.
@@ -132,6 +141,9 @@ pub struct Stats {
     pub pruned: u64,
     /// Partial executions a monotone model judged, cut or not.
     pub partial: u64,
+    /// Of the complete candidates, those judged by the checks the model's vouching left
+    /// open alone ([`crate::models::model::JudgeAt::vouch`]).
+    pub vouched: u64,
     /// Executions the model allowed, with the images counted for each one built under the
     /// program's symmetry.
     pub allowed: u64,
@@ -163,6 +175,7 @@ impl Stats {
         self.candidates += other.candidates;
         self.pruned += other.pruned;
         self.partial += other.partial;
+        self.vouched += other.vouched;
         self.allowed += other.allowed;
         self.images += other.images;
         self.nodes += other.nodes;
@@ -516,6 +529,14 @@ struct Search<'a, W: Width> {
     counting: Option<(u64, u64)>,
     /// Whether it met a node past the one the split search stopped at.
     halted: bool,
+    /// For each stage, the events of the locations whose choices the model may vouch for
+    /// from there on, if it may ([`vouch`]).
+    vouch_regions: Vec<Option<EventSet<W>>>,
+    /// How the model's vouching has fared at each stage, at its entry and within it.
+    vouch_counts: Vec<[vouch::VouchCounts; 2]>,
+    /// While the model has vouched for every completion of a partial execution, the
+    /// events whose checks it left to each completion.
+    vouched: Option<EventSet<W>>,
 }
 
 const NONE: usize = usize::MAX;

@@ -123,27 +123,7 @@ impl Judge for Lkmm {
     /// [`Fixed`]) when the execution has the same events, `po` and `rmw`, as consecutive
     /// candidates of one combination of paths do.
     fn judge_any<W: Width>(&self, execution: &Execution<W>) -> Judgement {
-        SKELETON.with(|cell| {
-            let mut cached = cell.borrow_mut();
-            let reuse = cached
-                .as_ref()
-                .and_then(|s| s.downcast_ref::<Skeleton<W>>())
-                .is_some_and(|s| s.matches(execution));
-            if !reuse {
-                // Refilled in place when this thread has one of this width: a skeleton
-                // holds many relations, and moving them costs more than computing some.
-                match cached
-                    .as_mut()
-                    .and_then(|s| s.downcast_mut::<Skeleton<W>>())
-                {
-                    Some(skeleton) => skeleton.refill(execution),
-                    None => *cached = Some(Box::new(Skeleton::new(execution))),
-                }
-            }
-            let skeleton = cached
-                .as_mut()
-                .and_then(|s| s.downcast_mut::<Skeleton<W>>())
-                .expect("just filled");
+        with_skeleton(execution, |skeleton| {
             judge_in(
                 execution,
                 &skeleton.sets,
@@ -152,6 +132,214 @@ impl Judge for Lkmm {
             )
         })
     }
+
+    /// Every check of the model is monotone, and all but coherence and atomicity relate
+    /// events of several locations; so when every check passes on `union`, with those two
+    /// left out at the events `open`, each completion is allowed exactly when they pass
+    /// at `open` (and is rejected by the same check as [`Lkmm::judge_any`] would name,
+    /// since they come first). Not when the flags or plain-coherence read the relations
+    /// (a potential race, an SRCU event).
+    fn vouch_any<W: Width>(&self, union: &Execution<W>, open: &EventSet<W>) -> bool {
+        with_skeleton(union, |skeleton| {
+            let (s, f) = (&skeleton.sets, &skeleton.fixed);
+            if !(f.no_c11_rmw && f.lock_nest_ok && f.nested_is_locked_ok && f.unmatched_locks_ok)
+                || uses_relations(s, f)
+            {
+                return false;
+            }
+            let outside = EventSet::full(s.n) - open.clone();
+            skeleton.work.check(union, s, f, Some(&outside)).is_ok()
+        })
+    }
+
+    fn judge_vouched_any<W: Width>(
+        &self,
+        execution: &Execution<W>,
+        open: &EventSet<W>,
+    ) -> Judgement {
+        with_skeleton(execution, |skeleton| {
+            let (s, f) = (&skeleton.sets, &skeleton.fixed);
+            let mut judgement = Judgement::default();
+            if let Err(check) = coherent_at(execution, f, open) {
+                judgement.rejected_by = Some(check);
+            } else if is_complete(execution, f.co_pairs) {
+                judgement.flags = flags_without_plain_or_srcu(execution, s, f);
+            }
+            judgement
+        })
+    }
+}
+
+/// Calls `f` with this thread's skeleton of `execution`: the last one, when it has the
+/// same events, `po` and `rmw`, or one computed anew (in place, when this thread has one
+/// of this width).
+fn with_skeleton<W: Width, R>(
+    execution: &Execution<W>,
+    f: impl FnOnce(&mut Skeleton<W>) -> R,
+) -> R {
+    SKELETON.with(|cell| {
+        let mut cached = cell.borrow_mut();
+        let reuse = cached
+            .as_ref()
+            .and_then(|s| s.downcast_ref::<Skeleton<W>>())
+            .is_some_and(|s| s.matches(execution));
+        if !reuse {
+            // Refilled in place when this thread has one of this width: a skeleton holds
+            // many relations, and moving them costs more than computing some.
+            match cached
+                .as_mut()
+                .and_then(|s| s.downcast_mut::<Skeleton<W>>())
+            {
+                Some(skeleton) => skeleton.refill(execution),
+                None => *cached = Some(Box::new(Skeleton::new(execution))),
+            }
+        }
+        let skeleton = cached
+            .as_mut()
+            .and_then(|s| s.downcast_mut::<Skeleton<W>>())
+            .expect("just filled");
+        f(skeleton)
+    })
+}
+
+/// Whether the plain-access checks or the flags read the relations of `rf` and `co`: only
+/// with a potential race or an SRCU event.
+fn uses_relations<W: Width>(s: &Sets<W>, f: &Fixed<W>) -> bool {
+    !(f.pre_race.is_empty() && s.srcu_lock.is_empty() && s.srcu_unlock.is_empty())
+}
+
+/// Coherence (`acyclic po-loc | com`) and atomicity (`empty rmw & (fre ; coe)`) at the
+/// events `open`, which hold every event of their locations: both relate events of one
+/// location only.
+///
+/// # Complexity
+/// Quadratic in the size of `open`: each event's successors among the others, as bits of
+/// a word when there are at most 128 of them.
+fn coherent_at<W: Width>(
+    x: &Execution<W>,
+    f: &Fixed<W>,
+    open: &EventSet<W>,
+) -> Result<(), &'static str> {
+    let mut events = [0usize; 128];
+    let mut k = 0;
+    for e in open.iter() {
+        if k == events.len() {
+            return coherent_at_wide(x, f, open);
+        }
+        events[k] = e;
+        k += 1;
+    }
+    let events = &events[..k];
+    let local = |set: EventSet<W>| -> u128 {
+        set.iter()
+            .filter_map(|e| events.binary_search(&e).ok())
+            .fold(0, |m, i| m | 1 << i)
+    };
+    // The write each read of `open` reads from, and po-loc | rf | co | fr from each event.
+    let mut source = [usize::MAX; 128];
+    let mut next = [0u128; 128];
+    for (i, &e) in events.iter().enumerate() {
+        let reads = local(x.rf.successors(e));
+        next[i] = local(f.po_loc.successors(e)) | reads | local(x.co.successors(e));
+        let mut m = reads;
+        while m != 0 {
+            source[m.trailing_zeros() as usize] = i;
+            m &= m - 1;
+        }
+    }
+    for i in 0..k {
+        if source[i] != usize::MAX {
+            next[i] |= local(x.co.successors(events[source[i]]));
+        }
+    }
+    // Takes away, as long as there is one, an event with no successor left; a cycle
+    // leaves events that all have one.
+    let mut left: u128 = if k == 128 { !0 } else { (1 << k) - 1 };
+    while left != 0 {
+        let mut m = left;
+        let mut sink = None;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            if next[i] & left == 0 {
+                sink = Some(i);
+                break;
+            }
+            m &= m - 1;
+        }
+        let Some(i) = sink else {
+            return Err("coherence");
+        };
+        left &= !(1 << i);
+    }
+    for (i, &r) in events.iter().enumerate() {
+        if source[i] != usize::MAX {
+            atomic_at(x, f, r, events[source[i]])?;
+        }
+    }
+    Ok(())
+}
+
+/// [`coherent_at`] on more than 128 events, on event sets.
+fn coherent_at_wide<W: Width>(
+    x: &Execution<W>,
+    f: &Fixed<W>,
+    open: &EventSet<W>,
+) -> Result<(), &'static str> {
+    let events: Vec<usize> = open.iter().collect();
+    let sources: Vec<EventSet<W>> = events
+        .iter()
+        .map(|&e| x.rf.predecessors(e).inter(open.clone()))
+        .collect();
+    let mut next: Vec<EventSet<W>> = events
+        .iter()
+        .zip(&sources)
+        .map(|(&e, src)| {
+            let mut out = f.po_loc.successors(e);
+            out.union_with(&x.rf.successors(e));
+            out.union_with(&x.co.successors(e));
+            for w in src.iter() {
+                out.union_with(&x.co.successors(w));
+            }
+            out.inter_with(open);
+            out
+        })
+        .collect();
+    let mut left = open.clone();
+    for _ in 0..events.len() {
+        let Some(k) =
+            (0..events.len()).find(|&k| left.contains(events[k]) && next[k].is_disjoint(&left))
+        else {
+            return Err("coherence");
+        };
+        left.remove(events[k]);
+        next[k] = EventSet::EMPTY;
+    }
+    for (k, &r) in events.iter().enumerate() {
+        for src in sources[k].iter() {
+            atomic_at(x, f, r, src)?;
+        }
+    }
+    Ok(())
+}
+
+/// Atomicity at the read `r`, which reads from `src`: no write of another thread comes
+/// between `src` and the write of `r`'s read-modify-write in coherence order.
+fn atomic_at<W: Width>(
+    x: &Execution<W>,
+    f: &Fixed<W>,
+    r: usize,
+    src: usize,
+) -> Result<(), &'static str> {
+    for w in f.rmw.successors(r).iter() {
+        let between = x.co.successors(src).inter(x.co.predecessors(w));
+        if between
+            .iter()
+            .any(|m| f.ext.contains(r, m) && f.ext.contains(m, w))
+        {
+            return Err("atomic");
+        }
+    }
+    Ok(())
 }
 
 impl MemoryModel for Lkmm {
@@ -164,6 +352,10 @@ impl MemoryModel for Lkmm {
     }
 
     fn factors(&self) -> bool {
+        true
+    }
+
+    fn vouches(&self) -> bool {
         true
     }
 
@@ -303,15 +495,13 @@ fn judge_in<W: Width>(
             return judgement;
         }
     }
-    if let Err(check) = work.check(execution, sets, fixed) {
+    if let Err(check) = work.check(execution, sets, fixed, None) {
         judgement.rejected_by = Some(check);
         return judgement;
     }
     // The plain-access checks and the SRCU flags are the only users of the relations
     // once the checks have passed.
-    let uses_relations =
-        !(fixed.pre_race.is_empty() && sets.srcu_lock.is_empty() && sets.srcu_unlock.is_empty());
-    if !uses_relations {
+    if !uses_relations(sets, fixed) {
         if is_complete(execution, fixed.co_pairs) {
             judgement.flags = flags_without_plain_or_srcu(execution, sets, fixed);
         }

@@ -53,6 +53,16 @@ pub trait JudgeAt<W: Width> {
     /// Judges one complete execution.
     fn judge(&self, execution: &Execution<W>) -> Judgement;
 
+    /// Whether the model allows every completion of a partial execution whose checks at
+    /// the events `open` pass, judged once on `union`: the partial execution with every
+    /// write each of its unread reads may read at once, and the coherence order of their
+    /// locations ([`Judge::vouch_any`]).
+    fn vouch(&self, union: &Execution<W>, open: &EventSet<W>) -> bool;
+
+    /// Judges one complete execution among those [`vouch`](Self::vouch) vouched for with
+    /// `open`: as [`judge`](Self::judge) does, checking only what the vouching left open.
+    fn judge_vouched(&self, execution: &Execution<W>, open: &EventSet<W>) -> Judgement;
+
     /// For a model that [completes](MemoryModel::completes) candidates: calls `each` with every
     /// completion of `execution` the model allows (until `each` returns `false`), given
     /// the final writes of the locations the test observes and herd7's `pco` (the initial
@@ -74,6 +84,35 @@ pub trait JudgeAt<W: Width> {
 pub trait Judge {
     /// Judges one complete execution ([`JudgeAt::judge`]).
     fn judge_any<W: Width>(&self, execution: &Execution<W>) -> Judgement;
+
+    /// Whether every completion of a partial execution is allowed as soon as its checks
+    /// at the events `open` pass ([`JudgeAt::vouch`]); `false`, the default, vouches for
+    /// nothing.
+    ///
+    /// `union` is the partial execution with, for each read still unread, an `rf` edge
+    /// from every write it may read, and the coherence order of every location complete;
+    /// `open` holds the events of the locations of those reads. Each completion has the
+    /// same `co` and an `rf` inside `union`'s. A [monotone](MemoryModel::monotone) model
+    /// whose checks outside `open` all pass on `union` may say `true` when every check
+    /// that may fail on a completion and not on `union` lies inside `open` (coherence and
+    /// atomicity, which are checks of one location each), and the flags of a completion
+    /// need no relation that grows with `rf`; [`judge_vouched_any`](Self::judge_vouched_any)
+    /// then judges each completion by the checks inside `open` alone.
+    fn vouch_any<W: Width>(&self, union: &Execution<W>, open: &EventSet<W>) -> bool {
+        let _ = (union, open);
+        false
+    }
+
+    /// Judges a complete execution that [`vouch_any`](Self::vouch_any) vouched for with
+    /// `open`, with the judgement [`judge_any`](Self::judge_any) gives it.
+    fn judge_vouched_any<W: Width>(
+        &self,
+        execution: &Execution<W>,
+        open: &EventSet<W>,
+    ) -> Judgement {
+        let _ = open;
+        self.judge_any(execution)
+    }
 
     /// The completions of `execution` the model allows ([`JudgeAt::completions`]): for a
     /// model that does not complete candidates, the execution itself when it allows it.
@@ -125,6 +164,24 @@ macro_rules! judge_at_every_width {
                     execution: &$crate::exec::execution::Execution<$w>,
                 ) -> $crate::models::model::Judgement {
                     $crate::models::model::Judge::judge_any(self, execution)
+                }
+
+                #[inline(never)]
+                fn vouch(
+                    &self,
+                    union: &$crate::exec::execution::Execution<$w>,
+                    open: &$crate::exec::relation::EventSet<$w>,
+                ) -> bool {
+                    $crate::models::model::Judge::vouch_any(self, union, open)
+                }
+
+                #[inline(never)]
+                fn judge_vouched(
+                    &self,
+                    execution: &$crate::exec::execution::Execution<$w>,
+                    open: &$crate::exec::relation::EventSet<$w>,
+                ) -> $crate::models::model::Judgement {
+                    $crate::models::model::Judge::judge_vouched_any(self, execution, open)
                 }
 
                 #[inline(never)]
@@ -191,6 +248,12 @@ pub trait MemoryModel:
     /// Whether every relation this model checks only grows when pairs are added to `rf` and
     /// `co`, so that a check failing on a partial execution fails on all its completions.
     fn monotone(&self) -> bool {
+        false
+    }
+
+    /// Whether the model may vouch for every completion of a partial execution at once
+    /// ([`JudgeAt::vouch`]): the enumeration asks it only then.
+    fn vouches(&self) -> bool {
         false
     }
 

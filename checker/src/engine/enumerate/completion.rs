@@ -34,8 +34,17 @@ impl<W: Width> Search<'_, W> {
         {
             return Some(Stop::Limit(format!("{max} executions")));
         }
-        self.judgements += 1;
-        let judgement = self.judge.judge(&self.exec);
+        let judgement = match &self.vouched {
+            // Cheap: not counted among the judgements partial ones are weighed against.
+            Some(open) => {
+                self.stats.vouched += 1;
+                self.judge.judge_vouched(&self.exec, open)
+            }
+            None => {
+                self.judgements += 1;
+                self.judge.judge(&self.exec)
+            }
+        };
         if !judgement.allowed() {
             self.stats.removed.model += 1;
             return None;

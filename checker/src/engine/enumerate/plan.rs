@@ -71,6 +71,11 @@ impl StageCounts {
 pub(super) struct ReadChoice {
     pub(super) read: usize,
     pub(super) candidates: Vec<usize>,
+    /// Whether the read is that of a read-modify-write of its location, whose write
+    /// comes right after the write it reads from in coherence order, so that no other
+    /// such read of the location may read the same write (the native plan's rule; `false`
+    /// in herd7's own stages, which follow no rule).
+    pub(super) rmw: bool,
 }
 
 /// One step of the search.
@@ -101,6 +106,13 @@ pub(super) struct Canon {
     of_cycle: u64,
     /// Of those, the ones not by the cycle's first thread.
     of_others: u64,
+}
+
+impl Canon {
+    /// The stage at which the cut is made.
+    pub(super) fn stage(&self) -> usize {
+        self.stage
+    }
 }
 
 pub(super) struct LockPlan {
@@ -283,9 +295,13 @@ impl<'a, W: Width> Search<'a, W> {
             split_at: 0,
             counting: None,
             halted: false,
+            vouch_regions: Vec::new(),
+            vouch_counts: Vec::new(),
+            vouched: None,
         };
         search.plan();
         search.at_stage = vec![StageCounts::default(); search.stages.len()];
+        search.prepare_vouching(model.vouches());
         Ok(search)
     }
 
@@ -358,6 +374,8 @@ impl<'a, W: Width> Search<'a, W> {
                     ReadChoice {
                         read: r,
                         candidates,
+                        rmw: self.exec.rmw.contains(r, r + 1)
+                            && ev.get(r + 1).is_some_and(|w| w.loc == loc),
                     }
                 })
                 .collect();
@@ -474,6 +492,7 @@ impl<'a, W: Width> Search<'a, W> {
                 choices.push(ReadChoice {
                     read: r,
                     candidates,
+                    rmw: false,
                 });
             }
             if !choices.is_empty() {
@@ -563,6 +582,7 @@ impl<'a, W: Width> Search<'a, W> {
             reads.push(ReadChoice {
                 read: r,
                 candidates,
+                rmw: false,
             });
         }
         LockPlan {

@@ -134,6 +134,7 @@ impl<W: Width> Search<'_, W> {
         for counts in &mut self.at_stage[i..] {
             *counts = StageCounts::default();
         }
+        self.forget_vouching_from(i);
         let above = std::mem::take(&mut self.stats);
         let stop = self.stage_here(i, visit);
         let node = std::mem::replace(&mut self.stats, above);

@@ -82,7 +82,13 @@ impl<W: Width> Search<'_, W> {
             }
             // Judged once a location's reads-from and coherence are both placed; not above
             // the nodes of a split search, which every thread walks alike.
-            if !matches!(self.stages[i], Stage::Co(_)) && !self.above_nodes(i) {
+            if self.vouched.is_none()
+                && !matches!(self.stages[i], Stage::Co(_))
+                && !self.above_nodes(i)
+            {
+                if let Some(r) = self.vouched_stage(i, 0, &[], visit) {
+                    return r;
+                }
                 return self.judged_stage(i, visit);
             }
         }
@@ -116,7 +122,7 @@ impl<W: Width> Search<'_, W> {
     }
 
     /// Runs stage `i` and everything after it, with no judgement before it.
-    fn walk_stage(
+    pub(super) fn walk_stage(
         &mut self,
         i: usize,
         visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,
@@ -141,7 +147,7 @@ impl<W: Width> Search<'_, W> {
         r
     }
 
-    fn rf(
+    pub(super) fn rf(
         &mut self,
         i: usize,
         choices: &[ReadChoice],
@@ -156,7 +162,22 @@ impl<W: Width> Search<'_, W> {
         let Some(c) = choices.get(j) else {
             return self.stage(i + 1, visit);
         };
+        if j > 0
+            && let Some(r) = self.vouched_stage(i, j, choices, visit)
+        {
+            return r;
+        }
         for &w in &c.candidates {
+            // Atomicity: two read-modify-writes that read one write would both have to
+            // come right after it.
+            if c.rmw
+                && choices[..j]
+                    .iter()
+                    .any(|o| o.rmw && self.rf_src[o.read] == w)
+            {
+                self.stats.removed.atomicity += 1;
+                continue;
+            }
             self.set_rf(c.read, w);
             if let Err(why) = self.constraints_hold() {
                 self.stats.count(why);

@@ -74,7 +74,7 @@ impl<W: Width> Dynamic<W> {
     /// costs only the relations up to its first failing check.
     pub fn new(x: &Execution<W>, s: &Sets<W>, f: &Fixed<W>) -> Result<Dynamic<W>, &'static str> {
         let mut work = Workspace::new(s.n);
-        work.check(x, s, f)?;
+        work.check(x, s, f, None)?;
         work.finish_rf();
         Ok(work.d)
     }
@@ -350,11 +350,16 @@ impl<W: Width> Workspace<W> {
     /// must have the events, `po`, `rmw` and dependencies of the executions this
     /// workspace saw before, since the relations of `rf` alone are kept while `rf` stays
     /// the same.
+    ///
+    /// With `outside`, coherence and atomicity are checked at the events of `outside`
+    /// only: each is a check of one location at a time, and [`Lkmm`](super::Lkmm)'s
+    /// vouching leaves those of some locations to each completion.
     pub(super) fn check(
         &mut self,
         x: &Execution<W>,
         s: &Sets<W>,
         f: &Fixed<W>,
+        outside: Option<&EventSet<W>>,
     ) -> Result<(), &'static str> {
         if !(self.rf_done && self.d.rf == x.rf) {
             self.rf_done = false;
@@ -373,12 +378,18 @@ impl<W: Width> Workspace<W> {
         // acyclic po-loc | com as coherence
         t1.copy_from(&f.po_loc);
         t1.union_with(&d.com);
+        if let Some(outside) = outside {
+            t1.retain_domain(outside);
+        }
         if !t1.is_acyclic() {
             return Err("coherence");
         }
         // empty rmw & (fre ; coe) as atomic
         t1.copy_from(&d.fr);
         t1.inter_with(&f.ext);
+        if let Some(outside) = outside {
+            t1.retain_domain(outside);
+        }
         t2.copy_from(&x.co);
         t2.inter_with(&f.ext);
         if f.rmw.meets_seq(t1, t2) {
