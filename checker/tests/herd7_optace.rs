@@ -765,6 +765,165 @@ fn a_read_at_a_constant_address_that_is_no_location_stops_as_herd7_does() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The tests of a write at an address that is no location (`r1` holds 0), reached only in
+/// candidates a model forbids: when `r0` reads its own thread's later write (`A1`; under a
+/// successful `spin_trylock`, `A3`; through an address read from memory, `A6`; in C11,
+/// `A8`), when two reads of `x` read against coherence, with a location judged before the
+/// write's (`A2`, and `A7`, with no other location), on a path that takes a lock it holds
+/// (`A4`), and beside a filter that keeps no execution (`A5`).
+const WRITE_NOWHERE: [(&str, &str); 8] = [
+    (
+        "A1",
+        "{ }\nP0(int *x) { int r0; int *r1; r0 = READ_ONCE(*x); \
+         if (r0 == 2) { WRITE_ONCE(*r1, 1); } WRITE_ONCE(*x, 2); }",
+    ),
+    (
+        "A2",
+        "{ }\nP0(int *x, int *y) { int r0; int r2; int *r1; r0 = READ_ONCE(*x); \
+         r2 = READ_ONCE(*x); if (r0 == 1) { if (r2 == 0) { WRITE_ONCE(*r1, 1); } } }\n\
+         P1(int *x) { WRITE_ONCE(*x, 1); }\n\
+         P2(int *y) { int r0; r0 = READ_ONCE(*y); WRITE_ONCE(*y, 1); }",
+    ),
+    (
+        "A3",
+        "{ }\nP0(int *x, spinlock_t *l) { int r0; int r4; int *r1; r0 = READ_ONCE(*x); \
+         smp_store_release(x, 2); r4 = spin_trylock(l); \
+         if (r4) { if (r0 == 2) { WRITE_ONCE(*r1, 1); } spin_unlock(l); } }",
+    ),
+    (
+        "A4",
+        "{ }\nP0(int *x, spinlock_t *l) { int r0; int *r1; spin_lock(l); spin_lock(l); \
+         r0 = READ_ONCE(*x); if (r0 == 0) { WRITE_ONCE(*r1, 1); } }",
+    ),
+    (
+        "A5",
+        "{ }\nP0(int *x) { int r0; int *r1; r0 = READ_ONCE(*x); \
+         if (r0 == 2) { WRITE_ONCE(*r1, 1); } WRITE_ONCE(*x, 2); }\nfilter (0:r0=0)",
+    ),
+    (
+        "A6",
+        "{ int *p = &y; }\nP0(int *x, int **p) { int r0; int *r1; r0 = READ_ONCE(*x); \
+         if (r0 == 2) { r1 = READ_ONCE(*p); WRITE_ONCE(*r1, 1); } WRITE_ONCE(*x, 2); }\n\
+         P1(int **p) { WRITE_ONCE(*p, 0); }",
+    ),
+    (
+        "A7",
+        "{ }\nP0(int *x) { int r0; int r2; int *r1; r0 = READ_ONCE(*x); \
+         r2 = READ_ONCE(*x); if (r0 == 1) { if (r2 == 0) { WRITE_ONCE(*r1, 1); } } }\n\
+         P1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "A8",
+        "{ }\nP0(atomic_int *x) { int r0; atomic_int *r1; \
+         r0 = atomic_load_explicit(x, memory_order_relaxed); \
+         if (r0 == 2) { atomic_store_explicit(r1, 1, memory_order_relaxed); } \
+         atomic_store_explicit(x, 2, memory_order_relaxed); }",
+    ),
+];
+
+/// A write at an address that is no location stops herd7 in any candidate whose values
+/// solve, before its model, its filter or a speed check's goal sees it: a read of a later
+/// write of its own thread (but under `-optace true`, where herd7 builds none), reads
+/// against coherence, a lock taken twice. hazmat stops there too, under the native models
+/// (which once cut those candidates before their values were solved, and stopped the path
+/// at the write, without the later write that solves them) and the interpreter alike, and
+/// `hazmat check` locates the write. herd7 7.58's answers are written here.
+#[test]
+fn a_write_at_no_location_stops_as_herd7_does_in_candidates_the_model_forbids() {
+    let dir = temp_dir("write-nowhere");
+    for (name, body) in WRITE_NOWHERE {
+        std::fs::write(
+            dir.join(format!("{name}.litmus")),
+            format!("C {name}\n{body}\nexists (0:r0=0)\n"),
+        )
+        .expect("test");
+    }
+    let lk = |test: &str, more: &[&str]| {
+        let mut args = ["herd7", "-I", LKMM, "-conf", "linux-kernel.cfg"]
+            .map(String::from)
+            .to_vec();
+        args.extend(more.iter().map(|a| a.to_string()));
+        args.push(test.into());
+        args
+    };
+    let c11 = |test: &str, model: &str, more: &[&str]| {
+        let mut args = ["herd7", "-macros", "c11.def", "-model", model]
+            .map(String::from)
+            .to_vec();
+        args.extend(more.iter().map(|a| a.to_string()));
+        args.push(test.into());
+        args
+    };
+    let user = |name: &str| {
+        format!(
+            "Warning: File \"{name}.litmus\": Non-symbolic memory access found on '[0]' \
+             (User error)\n"
+        )
+    };
+    let always = |name: &str| {
+        format!(
+            "States 1\n0:r0=0;\nOk\nWitnesses\nPositive: 1 Negative: 0\n\
+             Condition exists (0:r0=0)\nObservation {name} Always 1 0\n"
+        )
+    };
+    let runs: Vec<(Vec<String>, Result<String, String>)> = vec![
+        (lk("A1.litmus", &[]), Err(user("A1"))),
+        (lk("A1.litmus", &["-optace", "false"]), Err(user("A1"))),
+        (lk("A1.litmus", &["-optace", "true"]), Ok(always("A1"))),
+        (lk("A1.litmus", &["-speedcheck", "true"]), Err(user("A1"))),
+        (lk("A2.litmus", &[]), Err(user("A2"))),
+        (lk("A2.litmus", &["-optace", "true"]), Err(user("A2"))),
+        (lk("A3.litmus", &[]), Err(user("A3"))),
+        (lk("A3.litmus", &["-optace", "true"]), Ok(always("A3"))),
+        (lk("A4.litmus", &[]), Err(user("A4"))),
+        (lk("A5.litmus", &[]), Err(user("A5"))),
+        (lk("A5.litmus", &["-optace", "true"]), Ok(always("A5"))),
+        (lk("A6.litmus", &[]), Err(user("A6"))),
+        (lk("A6.litmus", &["-optace", "true"]), Ok(always("A6"))),
+        (lk("A7.litmus", &["-speedcheck", "true"]), Err(user("A7"))),
+        (c11("A8.litmus", "rc11.cat", &[]), Err(user("A8"))),
+        (
+            c11("A8.litmus", "rc11.cat", &["-optace", "true"]),
+            Ok(always("A8")),
+        ),
+        (c11("A8.litmus", "c11_partialSC.cat", &[]), Err(user("A8"))),
+    ];
+    for (args, expected) in runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = hazmat(&dir, &args);
+        let (stdout, stderr) = (untimed(&text(&out.stdout)), text(&out.stderr));
+        match expected {
+            Ok(shown) => {
+                assert!(stdout.contains(&shown), "{args:?}: {stdout}{stderr}");
+                assert_eq!(stderr, "", "{args:?}");
+            }
+            Err(stopped) => {
+                assert_eq!(stdout, "", "{args:?}");
+                assert_eq!(stderr, stopped, "{args:?}");
+            }
+        }
+        same_as_herd7(&dir, &args[1..]);
+    }
+    // `hazmat check` stops where herd7 does, and locates the write, natively and through
+    // the kernel's model files alike.
+    let cfg = format!("{LKMM}/linux-kernel.cfg");
+    for extra in [&[][..], &["--interpret"][..]] {
+        let mut args = vec!["check", "--conf", &cfg, "-I", LKMM];
+        args.extend(extra);
+        args.push("A3.litmus");
+        let out = hazmat(&dir, &args);
+        let err = text(&out.stderr);
+        assert!(
+            err.starts_with(
+                "A3.litmus:3:146: error: the address of this access is the integer 0, \
+                 not a location"
+            ),
+            "{args:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A test of `y` whose thread `P0` has `params` and `body` (a compare-exchange on `y`),
 /// and `more` threads.
 fn cas_on_itself(name: &str, init: &str, params: &str, body: &str, more: &str) -> String {

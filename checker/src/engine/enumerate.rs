@@ -42,15 +42,17 @@
 //! a read-modify-write comes right after the write its read reads from (so no two
 //! read-modify-writes of a location read the same write).
 //!
-//! Two kinds of combinations are searched as herd7 searches them instead, with none of
+//! Three kinds of combinations are searched as herd7 searches them instead, with none of
 //! these rules: those of a model that
 //! [completes](crate::models::model::MemoryModel::completes) candidates itself (a model
 //! file, which gets reads-from for ordinary reads only and the final write of each
 //! observed location, and chooses the coherence order and the lock reads' sources
-//! itself), and those with a run cut off by a loop's unrolling (which herd7 marks
+//! itself), those with a run cut off by a loop's unrolling (which herd7 marks
 //! `Loop` for any reads-from its values allow, before its model judges it; a model file
 //! with an `assert` still judges their candidates, as herd7's does, and a failed assertion
-//! stops the test).
+//! stops the test), and those with a write at an address that is no location (which
+//! herd7 stops on in any candidate its values allow, before its model, its filter or a
+//! speed check's goal sees it: the search goes to the first such candidate, unpruned).
 //!
 //! The enumeration does no I/O; it reports each allowed execution to a callback.
 //!
@@ -470,7 +472,8 @@ struct Search<'a, W: Width> {
     /// The error that stopped the search.
     failure: Option<RunError>,
     /// Whether a monotone model may cut partial executions: not on the way to a run cut
-    /// off by a loop, which herd7 marks before its model judges it.
+    /// off by a loop, which herd7 marks before its model judges it, nor to a write at no
+    /// location, which herd7 stops on before its model judges the candidate.
     prune: bool,
     /// Whether partial judgements may be left out where they do not pay
     /// ([`StageCounts::worth_judging`]). A monotone model's partial judgement only cuts
@@ -493,17 +496,16 @@ struct Search<'a, W: Width> {
     judges_cut_runs: bool,
     /// The final writes chosen, while the model completes a candidate.
     finals: Option<EventSet<W>>,
-    /// Reads whose value is 0 without a write to read from: the lock reads, when the model
-    /// completes candidates.
+    /// Reads whose value is 0 without a write to read from: the lock reads, when the
+    /// candidates are built as herd7 builds them (`plan_for_completion`).
     known_reads: EventSet<W>,
     /// Whether a path of the combination stops at a write to an address that is no
-    /// location: herd7 stops the test if any candidate takes it, and its candidates do not
-    /// depend on which lock write a failed `spin_trylock` or `spin_is_locked` reads, since
-    /// lock reads are its model's; so a lock read with no lock write to read then still
-    /// goes on to the values, as a phantom, to reach that error.
+    /// location: herd7 stops the test on it in any candidate whose values solve, before
+    /// its model, its filter or a speed check's goal sees the candidate, and its
+    /// candidates do not depend on which lock write a lock read reads, since lock reads
+    /// are its model's. So the combination is searched as herd7 builds its candidates
+    /// (`plan_for_completion`), with no pruning, to that error or to nothing.
     escapes_by_write: bool,
-    /// How many lock reads of the current candidate read no write ([`Self::escapes_by_write`]).
-    phantom: u32,
     /// For each read of an `Rf` stage, the writes it may read.
     rf_options: Vec<Option<Vec<usize>>>,
     /// Whether a speed check may cut a partial execution none of whose completions can

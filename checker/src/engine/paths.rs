@@ -158,10 +158,14 @@ pub(crate) struct Path {
     /// none.
     /// Empty when herd7's numbering is not replayed.
     pub(crate) herd: Vec<u32>,
-    /// Set when the path stops at an access whose address is none of the locations the
-    /// test handles as values: the enumeration reports it as an error if an execution
-    /// reaches it.
+    /// Set when the path reaches an access whose address is none of the locations the
+    /// test handles as values: the path stops there, but at a write, which it goes on past
+    /// without the write's events; the enumeration reports a write there as an error if a
+    /// candidate whose values solve reaches it.
     pub(crate) escape: Option<Escape>,
+    /// Past a write at no location ([`Path::escape`]), the next access at no location,
+    /// where the path stops.
+    pub(crate) then: Option<Escape>,
     /// Set when the path goes round a `while` loop more often than herd7 unrolls it: the
     /// `while` at fault.
     pub(crate) cutoff: Option<(usize, usize)>,
@@ -301,8 +305,9 @@ pub(crate) fn adjacent(program: &Program) -> Vec<Adjacent> {
 /// known without reading memory and is next to a variable (`y + 1`, `z + r2` with
 /// `r2 = -1`), as herd7 makes each one a location of its own.
 ///
-/// A path stops at the first access at an address that is no location, so the paths are
-/// walked again once the locations found are added, until they find none.
+/// A path stops at the first access at an address that is no location (after one write
+/// there, at the next), so the paths are walked again once the locations found are added,
+/// until they find none.
 pub(crate) fn add_adjacent_locations(program: &mut Program) -> Result<(), PathError> {
     loop {
         let pointees = pointees(program);
@@ -316,9 +321,10 @@ pub(crate) fn add_adjacent_locations(program: &mut Program) -> Result<(), PathEr
                 &program.addr_order,
                 &Wide::default(),
             )? {
-                if let Some(Value::Shifted(base, offset)) = p.escape.and_then(|e| p.constant(e.sym))
-                {
-                    found.insert((base, offset));
+                for e in p.escapes() {
+                    if let Some(Value::Shifted(base, offset)) = p.constant(e.sym) {
+                        found.insert((base, offset));
+                    }
                 }
             }
         }
@@ -393,6 +399,11 @@ pub(crate) fn pointees(program: &Program) -> Vec<Loc> {
 }
 
 impl Path {
+    /// The accesses at no location the path reaches ([`Path::escape`], [`Path::then`]).
+    pub(crate) fn escapes(&self) -> impl Iterator<Item = Escape> {
+        self.escape.into_iter().chain(self.then)
+    }
+
     fn push(&mut self, node: Node, taint: u64) -> SymId {
         self.push_at(node, taint, (0, 0))
     }
@@ -1087,14 +1098,14 @@ impl<'a> Walker<'a> {
             // a write there is in it; on a write only if an execution takes the path. So the
             // path stops here and the enumeration decides once its assumptions hold.
             Some(_) => {
-                st.path.escape = Some(Escape {
+                let escape = Escape {
                     sym: a,
                     source: span,
                     read: access != Access::Store,
                     always: access != Access::Store,
                     stmt: st.stmt,
-                });
-                self.finish(st.path)
+                };
+                self.escape(st, todo, escape)
             }
             None => {
                 let mut candidates: BTreeSet<Loc> = self.pointees.iter().copied().collect();
@@ -1126,16 +1137,39 @@ impl<'a> Walker<'a> {
                         kind: Assumption::Address,
                     });
                 }
-                st.path.escape = Some(Escape {
+                let escape = Escape {
                     sym: a,
                     source: span,
                     read: access == Access::Load,
                     always: false,
                     stmt: st.stmt,
-                });
-                self.finish(st.path)
+                };
+                self.escape(st, todo, escape)
             }
         }
+    }
+
+    /// The path reaches an access at an address that is no location.
+    ///
+    /// A write there stops herd7 in any candidate whose values solve, and what solves
+    /// them may come later in the thread (a read of the thread's later write): the path
+    /// goes on past the first write there, without its events ([`Path::escape`]). Any
+    /// other such access, or one after that write, ends the path ([`Path::then`]).
+    fn escape(
+        &mut self,
+        mut st: State,
+        todo: Vec<Frame<'a>>,
+        escape: Escape,
+    ) -> Result<(), PathError> {
+        if st.path.escape.is_some() {
+            st.path.then = Some(escape);
+            return self.finish(st.path);
+        }
+        st.path.escape = Some(escape);
+        if escape.read {
+            return self.finish(st.path);
+        }
+        self.walk(st, todo)
     }
 
     /// Records the assumption that `sym` is `want`; `false` when it is known not to be.

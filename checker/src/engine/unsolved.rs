@@ -101,7 +101,7 @@ impl Flow {
                 reads.push(n);
             }
         }
-        if let Some(escape) = p.escape {
+        for escape in p.escapes() {
             let from = of(&reads, p.taint[escape.sym as usize]);
             self.addresses.push((t, escape.stmt, from));
         }

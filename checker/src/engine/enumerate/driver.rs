@@ -141,7 +141,7 @@ pub(super) fn prepare<'p>(
     // the read's own path writes there after it ([`nowhere`]); otherwise the search drops
     // the candidates with the read. One next to a location stops it at once.
     let constant = |p: &Path| {
-        let e = p.escape.filter(|e| e.always)?;
+        let e = p.escapes().find(|e| e.always)?;
         Some((e, p.constant(e.sym)?))
     };
     if let Some((e, v)) = per_thread
@@ -185,9 +185,14 @@ pub(super) fn prepare<'p>(
         }
     }
     // A path that breaks a lock axiom on its own matters only to a run cut off by a loop,
-    // which herd7 marks whatever the model says, and to a model that completes candidates
-    // itself and so checks the axioms itself.
-    let keep_broken = model.completes() || per_thread.iter().flatten().any(|p| p.cutoff.is_some());
+    // which herd7 marks whatever the model says, to a model that completes candidates
+    // itself and so checks the axioms itself, and to a write at no location, which herd7
+    // stops on before its model judges the candidate.
+    let keep_broken = model.completes()
+        || per_thread
+            .iter()
+            .flatten()
+            .any(|p| p.cutoff.is_some() || writes_nowhere(p));
     let mut broken = 0;
     if !keep_broken {
         for ps in &mut per_thread {
@@ -214,6 +219,12 @@ pub(super) fn prepare<'p>(
         usable,
         symmetry,
     })
+}
+
+/// Whether `path` stops at a write to an address that is no location, which herd7 stops
+/// on in any candidate whose values solve, whatever its model says of it.
+fn writes_nowhere(path: &Path) -> bool {
+    path.escape.is_some_and(|e| !e.read)
 }
 
 /// How a sequential enumeration ended.
@@ -264,8 +275,9 @@ impl<'p> Combinations<'p> {
     }
 
     /// The next combination to search, counting each met in `stats`, and as a deadlock
-    /// each whose paths break a lock axiom together (unless a run is cut off by a loop, or
-    /// the model checks the axioms itself); a timeout once the deadline has passed.
+    /// each whose paths break a lock axiom together (unless a run is cut off by a loop, a
+    /// path writes at no location, or the model checks the axioms itself); a timeout once
+    /// the deadline has passed.
     pub(super) fn next(&mut self, stats: &mut Stats) -> Option<Result<Vec<&'p Path>, Stop>> {
         loop {
             let c = self.choice.as_mut()?;
@@ -283,7 +295,9 @@ impl<'p> Combinations<'p> {
             }
             if !self.completes
                 && combo.iter().any(|p| p.breaks_lock_axiom)
-                && combo.iter().all(|p| p.cutoff.is_none())
+                && combo
+                    .iter()
+                    .all(|p| p.cutoff.is_none() && !writes_nowhere(p))
             {
                 stats.removed.deadlock += 1;
                 continue;

@@ -241,13 +241,18 @@ impl<'a, W: Width> Search<'a, W> {
             }
         }
         let completes = model.completes();
-        let prune = model.monotone() && !completes && !paths.iter().any(|p| p.cutoff.is_some());
+        let escapes_by_write = paths.iter().any(|p| p.escape.is_some_and(|e| !e.read));
+        // herd7 stops on a write at no location in any candidate whose values solve, before
+        // its model judges it: the model prunes nothing on the way there.
+        let prune = model.monotone()
+            && !completes
+            && !escapes_by_write
+            && !paths.iter().any(|p| p.cutoff.is_some());
         let lookahead = goal.is_some()
             && !completes
             && paths
                 .iter()
                 .all(|p| p.cutoff.is_none() && p.escape.is_none());
-        let escapes_by_write = paths.iter().any(|p| p.escape.is_some_and(|e| !e.read));
         let adaptive = limits.max_executions.is_none() && paths.iter().all(|p| p.escape.is_none());
         let (constraint_base, constraints) = offsets(paths.iter().map(|p| p.constraints.len()));
         let (node_base, nodes) = offsets(paths.iter().map(|p| p.nodes.len()));
@@ -283,7 +288,6 @@ impl<'a, W: Width> Search<'a, W> {
             finals: None,
             known_reads: EventSet::EMPTY,
             escapes_by_write,
-            phantom: 0,
             rf_options: vec![None; n],
             lookahead,
             may_memo: vec![may::Memo::Unknown; n],
@@ -309,8 +313,11 @@ impl<'a, W: Width> Search<'a, W> {
     fn plan(&mut self) {
         // A combination with a run cut off by a loop can only be marked `Loop`, and herd7
         // marks it for any reads-from of its ordinary reads that its values allow, before
-        // the model would forbid incoherent ones.
-        if self.completes || self.paths.iter().any(|p| p.cutoff.is_some()) {
+        // the model would forbid incoherent ones. One with a write at no location has no
+        // execution either: herd7 stops on the write in any candidate its values allow,
+        // incoherent ones included, and drops the others.
+        if self.completes || self.escapes_by_write || self.paths.iter().any(|p| p.cutoff.is_some())
+        {
             self.plan_for_completion();
             return;
         }
@@ -433,7 +440,8 @@ impl<'a, W: Width> Search<'a, W> {
             .is_some_and(|c| c.stage == i && placed & c.of_cycle == 0 && c.of_others >> p & 1 == 1)
     }
 
-    /// The stages herd7 itself goes through before a model file completes a candidate:
+    /// The stages herd7 itself goes through before a model file completes a candidate,
+    /// and before it meets a write at no location (`Search::escapes_by_write`):
     /// reads-from for the ordinary reads of each location, from any write of it but those
     /// its own instruction makes after it (a read-modify-write's own write; herd7's
     /// `-optace iico`, its default with a model file), leaving what coherence allows to

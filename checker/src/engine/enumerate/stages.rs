@@ -381,16 +381,6 @@ impl<W: Width> Search<'_, W> {
         let Some(c) = reads.get(j) else {
             return self.stage(i + 1, visit);
         };
-        if c.candidates.is_empty() && self.escapes_by_write {
-            self.phantom += 1;
-            self.known_reads.insert(c.read);
-            self.values_change();
-            let r = self.rf_lock_reads(i, reads, j + 1, visit);
-            self.values_restored();
-            self.known_reads.remove(c.read);
-            self.phantom -= 1;
-            return r;
-        }
         for &w in &c.candidates {
             self.set_rf(c.read, w);
             let r = self.rf_lock_reads(i, reads, j + 1, visit);

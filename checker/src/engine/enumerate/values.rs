@@ -201,10 +201,13 @@ impl<W: Width> Search<'_, W> {
                 }
             }
         }
-        // herd7 stops on a write at no location before it applies the filter, so while a
-        // path of the combination writes there, the filter cuts nothing: the complete
-        // candidate ([`solve`](Self::solve)) meets the write first.
-        self.props_hold(!self.escapes_by_write)?;
+        // herd7 stops on a write at no location before it applies the filter, and before
+        // a speed check's goal, so while a path of the combination writes there, neither
+        // cuts anything: the complete candidate ([`solve`](Self::solve)) meets the write
+        // first.
+        if !self.escapes_by_write {
+            self.props_hold(true)?;
+        }
         self.values_checked[self.rf_depth] = true;
         Ok(())
     }
@@ -348,19 +351,6 @@ impl<W: Width> Search<'_, W> {
         } else if unsolved {
             return Err(Why::Unsolvable);
         }
-        // A candidate with a lock read that reads no write is herd7's only on the way to a
-        // write at no location ([`Self::escapes_by_write`]): the error, or nothing.
-        if self.phantom > 0 {
-            self.bad = None;
-            if let Some(t) =
-                (0..self.paths.len()).find(|&t| self.paths[t].escape.is_some_and(|e| !e.read))
-            {
-                self.fail_at_escape(t);
-                return Ok(());
-            }
-            let at = self.paths.iter().find_map(|p| p.escape.map(|e| e.source));
-            return Err(Why::Nowhere(at));
-        }
         // A run that goes round a loop once more than herd7 unrolls it is cut off, whatever
         // the model says of it, once some choice of final writes passes the filter.
         if self.paths.iter().any(|p| p.cutoff.is_some()) {
@@ -385,7 +375,7 @@ impl<W: Width> Search<'_, W> {
         let mut reads = Vec::new();
         let mut writes = Vec::new();
         for t in 0..self.paths.len() {
-            if let Some(escape) = self.paths[t].escape {
+            for escape in self.paths[t].escapes() {
                 // An address left unsolved is none of these: herd7 tries such an access
                 // at every location, which the path's other forks are
                 // ([`crate::engine::unsolved`]).
