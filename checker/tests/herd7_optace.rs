@@ -642,6 +642,40 @@ const NOWHERE: [(&str, &str); 14] = [
     ),
 ];
 
+/// Writes each `(name, body)` of `tests` into `dir` as the test `name.litmus`, whose
+/// condition is `exists (0:r0=0)`.
+fn write_tests(dir: &Path, tests: &[(&str, &str)]) {
+    for (name, body) in tests {
+        std::fs::write(
+            dir.join(format!("{name}.litmus")),
+            format!("C {name}\n{body}\nexists (0:r0=0)\n"),
+        )
+        .expect("test");
+    }
+}
+
+/// Runs `hazmat` with each command line of `runs` in `dir`: `Ok` with what its output
+/// shows (and nothing on standard error), `Err` with what it prints on standard error
+/// alone, herd7 7.58's; and compares it with herd7 itself when herd7 is at hand.
+fn answers_or_stops_as_herd7(dir: &Path, runs: Vec<(Vec<String>, Result<String, String>)>) {
+    for (args, expected) in runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = hazmat(dir, &args);
+        let (stdout, stderr) = (untimed(&text(&out.stdout)), text(&out.stderr));
+        match expected {
+            Ok(shown) => {
+                assert!(stdout.contains(&shown), "{args:?}: {stdout}{stderr}");
+                assert_eq!(stderr, "", "{args:?}");
+            }
+            Err(stopped) => {
+                assert_eq!(stdout, "", "{args:?}");
+                assert_eq!(stderr, stopped, "{args:?}");
+            }
+        }
+        same_as_herd7(dir, &args[1..]);
+    }
+}
+
 /// A read at a constant address that is no location: herd7 pairs it with the writes at an
 /// address computed from values read (and at that same address), and stops the test, with
 /// no output, only where some combination of paths has none (`Non symbolic location with
@@ -654,13 +688,7 @@ const NOWHERE: [(&str, &str); 14] = [
 #[test]
 fn a_read_at_a_constant_address_that_is_no_location_stops_as_herd7_does() {
     let dir = temp_dir("nowhere");
-    for (name, body) in NOWHERE {
-        std::fs::write(
-            dir.join(format!("{name}.litmus")),
-            format!("C {name}\n{body}\nexists (0:r0=0)\n"),
-        )
-        .expect("test");
-    }
+    write_tests(&dir, &NOWHERE);
     let lk = |test: String, optace: &'static str| {
         let mut args = vec![
             "herd7".to_string(),
@@ -732,22 +760,7 @@ fn a_read_at_a_constant_address_that_is_no_location_stops_as_herd7_does() {
     let mut cos = lk("N1.litmus".into(), "false");
     cos.splice(5..5, ["-model".to_string(), "cos.cat".to_string()]);
     runs.push((cos, Ok(never("N1"))));
-    for (args, expected) in runs {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = hazmat(&dir, &args);
-        let (stdout, stderr) = (untimed(&text(&out.stdout)), text(&out.stderr));
-        match expected {
-            Ok(shown) => {
-                assert!(stdout.contains(&shown), "{args:?}: {stdout}{stderr}");
-                assert_eq!(stderr, "", "{args:?}");
-            }
-            Err(stopped) => {
-                assert_eq!(stdout, "", "{args:?}");
-                assert_eq!(stderr, stopped, "{args:?}");
-            }
-        }
-        same_as_herd7(&dir, &args[1..]);
-    }
+    answers_or_stops_as_herd7(&dir, runs);
     // `hazmat check` answers where herd7 does, and locates the read where it stops.
     let cfg = format!("{LKMM}/linux-kernel.cfg");
     let out = hazmat(&dir, &["check", "--conf", &cfg, "-I", LKMM, "N1.litmus"]);
@@ -831,13 +844,7 @@ const WRITE_NOWHERE: [(&str, &str); 8] = [
 #[test]
 fn a_write_at_no_location_stops_as_herd7_does_in_candidates_the_model_forbids() {
     let dir = temp_dir("write-nowhere");
-    for (name, body) in WRITE_NOWHERE {
-        std::fs::write(
-            dir.join(format!("{name}.litmus")),
-            format!("C {name}\n{body}\nexists (0:r0=0)\n"),
-        )
-        .expect("test");
-    }
+    write_tests(&dir, &WRITE_NOWHERE);
     let lk = |test: &str, more: &[&str]| {
         let mut args = ["herd7", "-I", LKMM, "-conf", "linux-kernel.cfg"]
             .map(String::from)
@@ -888,22 +895,7 @@ fn a_write_at_no_location_stops_as_herd7_does_in_candidates_the_model_forbids() 
         ),
         (c11("A8.litmus", "c11_partialSC.cat", &[]), Err(user("A8"))),
     ];
-    for (args, expected) in runs {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = hazmat(&dir, &args);
-        let (stdout, stderr) = (untimed(&text(&out.stdout)), text(&out.stderr));
-        match expected {
-            Ok(shown) => {
-                assert!(stdout.contains(&shown), "{args:?}: {stdout}{stderr}");
-                assert_eq!(stderr, "", "{args:?}");
-            }
-            Err(stopped) => {
-                assert_eq!(stdout, "", "{args:?}");
-                assert_eq!(stderr, stopped, "{args:?}");
-            }
-        }
-        same_as_herd7(&dir, &args[1..]);
-    }
+    answers_or_stops_as_herd7(&dir, runs);
     // `hazmat check` stops where herd7 does, and locates the write, natively and through
     // the kernel's model files alike.
     let cfg = format!("{LKMM}/linux-kernel.cfg");

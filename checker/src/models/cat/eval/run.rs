@@ -136,19 +136,7 @@ impl<'a, W: Width> Machine<'a, W> {
         match self.vanish.get(i).copied().flatten() {
             // Empty on every execution of these paths, as on the first, where it was
             // evaluated: an empty value passes every test.
-            Some(true) => {
-                return Ok(match ins {
-                    Ins::Check {
-                        role,
-                        negated,
-                        name,
-                        span,
-                        skipped,
-                        ..
-                    } => self.checked(*role, name, !*negated, *span, *skipped)?,
-                    _ => true,
-                });
-            }
+            Some(true) => return self.passes_empty(ins),
             Some(false) => {
                 if let Some(ok) = self.step_without_empty_terms(i, ins, frame)? {
                     self.remember(i, inputs, ok, None);

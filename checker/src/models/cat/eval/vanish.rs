@@ -13,8 +13,7 @@
 use super::slot::Frame;
 use super::{EvalError, Machine, Operands, Val};
 use crate::exec::relation::{EventSet, Width};
-use crate::models::cat::ast::Test;
-use crate::models::cat::ast::{Op1, Op2, Span};
+use crate::models::cat::ast::{Op1, Op2, Span, Test};
 use crate::models::cat::compile::{Builtin, Expr, Ins, Slot};
 
 /// The kind of an empty value, as evaluation makes it.
@@ -78,15 +77,7 @@ impl<'a, W: Width> Machine<'a, W> {
                 }
                 Ok(Some(true))
             }
-            Ins::Check {
-                role,
-                negated,
-                test,
-                exp,
-                name,
-                span,
-                skipped,
-            } => {
+            Ins::Check { test, exp, .. } => {
                 let Some(v) = self.empty_kind(exp) else {
                     return Ok(None);
                 };
@@ -97,9 +88,25 @@ impl<'a, W: Width> Machine<'a, W> {
                 if !fits {
                     return Ok(None);
                 }
-                Ok(Some(self.checked(*role, name, !*negated, *span, *skipped)?))
+                self.passes_empty(ins).map(Some)
             }
             _ => Ok(None),
+        }
+    }
+
+    /// What instruction `ins` does when its value is empty: a check of it holds (and does
+    /// what its role does with a check that holds); anything else passes.
+    pub(super) fn passes_empty(&mut self, ins: &Ins) -> Result<bool, EvalError> {
+        match ins {
+            Ins::Check {
+                role,
+                negated,
+                name,
+                span,
+                skipped,
+                ..
+            } => self.checked(*role, name, !*negated, *span, *skipped),
+            _ => Ok(true),
         }
     }
 
