@@ -272,7 +272,8 @@ impl Expectation {
 pub struct Type {
     /// Whether `volatile` was written.
     pub volatile: bool,
-    /// The base type, `struct` included when written: `int`, `atomic_t`, `struct srcu_struct`.
+    /// The base type, `struct` included when written: `int`, `atomic_t`, `struct srcu_struct`;
+    /// empty for the init block's `*p`, herd7's pointer of the default type.
     pub base: String,
     /// The number of `*` after the base type.
     pub pointers: u32,

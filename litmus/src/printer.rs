@@ -135,8 +135,11 @@ fn write_type(out: &mut String, ty: &Type) {
     if ty.volatile {
         out.push_str("volatile ");
     }
-    out.push_str(&ty.base);
-    out.push(' ');
+    // An empty base is herd7's pointer of the default type, `*p` in the init block.
+    if !ty.base.is_empty() {
+        out.push_str(&ty.base);
+        out.push(' ');
+    }
     for _ in 0..ty.pointers {
         out.push('*');
     }

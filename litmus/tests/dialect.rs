@@ -74,6 +74,8 @@ fn accepted() -> Vec<(&'static str, String)> {
         ("one more semicolon before the brace", init("x = 1;;")),
         ("an init block with one semicolon", init(";")),
         ("one-word types in the init block", init("int a; char b; long c = 3; atomic_t d = ATOMIC_INIT(1); uint32_t e; int *f;")),
+        ("shared variables in brackets in the init block", init("[x] = 1; int [y] = 2; int *[q] = &y; _Atomic int [w] = 3;")),
+        ("pointers of the default type in the init block", init("*p = &x; *q; * [r] = x;")),
         ("keywords in the condition", trailer("locations [0:continue; x]\nexists (0:r0=1 /\\ 0:if=0)")),
         ("the trailer in order", trailer("locations [x]\nfilter (0:r0=1)\nexists (x=1)")),
         ("a hexadecimal value in the condition", trailer("exists (0:r0=0x1)")),
@@ -169,6 +171,8 @@ fn refused() -> Vec<(&'static str, String)> {
         ("a number beyond 32 bits in the init block", init("x = 2147483648;")),
         ("a hexadecimal number beyond 32 bits", init("x = 0x100000000;")),
         ("two stars in the init block", init("int **p = x;")),
+        ("two stars and no type in the init block", init("**p = x;")),
+        ("a register in brackets in the init block", init("[0:r0] = 1;")),
         ("& in the value of no pointer", init("y = &x;")),
         ("a struct in the init block", init("struct srcu_struct s;")),
         ("a two-word type in the init block", init("unsigned long y = 1;")),
@@ -262,6 +266,8 @@ fn what_herd7_refuses_is_refused_with_a_reason() {
         a number beyond 32 bits in the init block: 2:7: `2147483648` is out of range: herd7's numbers are 32-bit, from -2147483648 to 2147483647
         a hexadecimal number beyond 32 bits: 2:7: `0x100000000` is out of range: herd7's numbers are 32-bit, from -2147483648 to 2147483647
         two stars in the init block: 2:3: herd7's init block takes one `*` in a type: write `int *p = x;` for a pointer to a pointer too
+        two stars and no type in the init block: 2:4: expected a variable or register to initialise, found `*`
+        a register in brackets in the init block: 2:4: herd7's init block takes brackets round a shared variable only: write a register without them, as in `0:r0 = 1;`
         & in the value of no pointer: 2:7: herd7 takes `&x` only as the value of a pointer, as in `int *p = &x;`; here write `x`
         a struct in the init block: 2:3: herd7's init block takes a one-word type such as `int`, not `struct srcu_struct`
         a two-word type in the init block: 2:3: herd7's init block takes a one-word type such as `int`, not `unsigned long`

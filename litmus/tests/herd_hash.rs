@@ -47,6 +47,12 @@ fn small_tests_hash_as_herd7_hashes_them() {
             "4ded710704387198bb56d944adb42560",
         ),
         (
+            "C brackets\n{ [x] = 0; int [y] = 2; *z = x; int *[w] = &y; }\n\
+             P0(int *x, int *y) { WRITE_ONCE(*x, 1); int r0 = READ_ONCE(*y); }\n\
+             locations [y;x;]\nexists ([x]=1 /\\ 0:r0=2)\n",
+            "0b40594906faa8448e7084179336f359",
+        ),
+        (
             "C utf8\n{}\nP0(int *x) /* é */ { /* é → ü */ WRITE_ONCE(*x, 1); // ∀x\n}\n\
              exists (x=1)\n",
             "b629cbdb6016723758c9022ec881b308",

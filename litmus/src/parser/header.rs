@@ -156,19 +156,32 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `init-item ::= type? location ("=" init-value)?`
+    /// `init-item ::= (type | "*")? init-target ("=" init-value)?`, where a `*` alone is
+    /// herd7's pointer of the default type (`*p = &x;`), written as a [`Type`] whose base is
+    /// empty.
     fn init_item(&self, i: &'a str) -> PResult<'a, InitItem> {
         let (i, ()) = self.trivia(i)?;
         let start = i;
         let (i, ty) = match self.init_type(i) {
-            Ok((rest, ty)) => match self.location(rest) {
+            Ok((rest, ty)) => match self.init_target(rest) {
                 Ok(_) => (rest, Some(ty)),
                 Err(_) => (i, None),
             },
-            Err(Err::Error(_)) => (i, None),
+            Err(Err::Error(_)) => match i.strip_prefix('*') {
+                Some(rest) => {
+                    let ty = Type {
+                        volatile: false,
+                        base: String::new(),
+                        pointers: 1,
+                        span: self.span(i, rest),
+                    };
+                    (rest, Some(ty))
+                }
+                None => (i, None),
+            },
             Err(e) => return Err(e),
         };
-        let (i, target) = self.location(i).map_err(|e| {
+        let (i, target) = self.init_target(i).map_err(|e| {
             e.map(|mut err| {
                 err.set_expected("a variable or register to initialise");
                 err
@@ -245,6 +258,27 @@ impl<'a> Parser<'a> {
             })
         })?;
         Ok((rest, InitValue::Addr(id)))
+    }
+
+    /// `init-target ::= location | "[" name "]"`: herd7's init block takes a shared variable
+    /// in brackets too, as a condition writes it (`[x] = 0;`), and no register so.
+    fn init_target(&self, i: &'a str) -> PResult<'a, Location> {
+        let (i, ()) = self.trivia(i)?;
+        let Some(rest) = i.strip_prefix('[') else {
+            return self.location(i);
+        };
+        let (rest, ()) = self.trivia(rest)?;
+        if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            return failure_msg(
+                rest,
+                "herd7's init block takes brackets round a shared variable only: write a \
+                 register without them, as in `0:r0 = 1;`"
+                    .to_string(),
+            );
+        }
+        let (rest, id) = cut(|i| self.state_name(i)).parse(rest)?;
+        let (rest, _) = cut(self.tok("]", "`]` after the variable")).parse(rest)?;
+        Ok((rest, Location::Global(id)))
     }
 
     /// `location ::= digits ":" name | name`, in the init block or the trailer.
