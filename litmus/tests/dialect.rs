@@ -78,6 +78,12 @@ fn accepted() -> Vec<(&'static str, String)> {
         ("pointers of the default type in the init block", init("*p = &x; *q; * [r] = x;")),
         ("keywords in the condition", trailer("locations [0:continue; x]\nexists (0:r0=1 /\\ 0:if=0)")),
         ("the trailer in order", trailer("locations [x]\nfilter (0:r0=1)\nexists (x=1)")),
+        ("final for exists", trailer("final (0:r0=1 /\\ x=1);")),
+        ("observed for exists", trailer("observed x=1; 0:r0=1; and 0:r0=0;")),
+        ("an empty observed", trailer("observed")),
+        ("kinds after the condition", trailer("exists (x=1); with t: exists; lb-2/c.d: ~exists; u: not exists; v: forall;")),
+        ("kinds after observed", trailer("observed x=1; with t: forall")),
+        ("types in the locations", trailer("locations [x int; 0:r0 int*; 0:r1 *]\nexists (x=1)")),
         ("a hexadecimal value in the condition", trailer("exists (0:r0=0x1)")),
     ]
 }
@@ -182,6 +188,13 @@ fn refused() -> Vec<(&'static str, String)> {
         ("!= against a register", trailer("exists (x!=0:r0)")),
         ("a number beyond 32 bits in the condition", trailer("exists (0:r0=2147483648)")),
         ("the filter before the locations", trailer("filter (0:r0=1)\nlocations [x]\nexists (x=1)")),
+        ("a condition in parentheses alone", trailer("(x=1)")),
+        ("negated final", trailer("~final (x=1)")),
+        ("observed with an atom not ended by ;", trailer("observed x=1")),
+        ("a kind without its colon", trailer("exists (x=1) with t exists")),
+        ("a test name with + in a kind", trailer("exists (x=1) with SB+mb: exists")),
+        ("an empty kind", trailer("exists (x=1) with t: exists; ;")),
+        ("two type words in the locations", trailer("locations [x int int]\nexists (x=1)")),
     ]
 }
 
@@ -277,6 +290,13 @@ fn what_herd7_refuses_is_refused_with_a_reason() {
         != against a register: 10:12: herd7 compares with a register only by `=`: for `!=`, negate the equality, as in `~(x=0:r1)`
         a number beyond 32 bits in the condition: 10:14: `2147483648` is out of range: herd7's numbers are 32-bit, from -2147483648 to 2147483647
         the filter before the locations: 11:1: herd7 takes `locations` before the filter and the condition
+        a condition in parentheses alone: 10:1: expected `locations`, `filter`, `exists`, `forall` or the end of the file, found `(`
+        negated final: 10:2: expected `exists` after the negation, found `final`
+        observed with an atom not ended by ;: 10:13: expected `;` after the atom
+        a kind without its colon: 10:21: expected `:` after the test's name, found `exists`
+        a test name with + in a kind: 10:21: expected `:` after the test's name, found `+`
+        an empty kind: 10:30: expected a test's name and its kind, as in `with SB: exists`, found `;`
+        two type words in the locations: 10:18: expected `]`, found `int`
     "#]]
     .assert_eq(&out);
 }

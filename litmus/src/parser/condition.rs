@@ -90,7 +90,7 @@ impl<'a> Parser<'a> {
                 .parse(i)
                 .map_err(|e| self.closing(e, open, "`]`", "the locations"))?;
             locs.push(l);
-            i = rest;
+            i = self.location_type(rest)?.0;
             match self.tok(";", "`;`")(i) {
                 Ok((rest, _)) => i = rest,
                 Err(_) => {
@@ -103,15 +103,86 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `condition ::= quantified ";"?`: herd7 tolerates a `;` after a test's condition; it
-    /// carries nothing.
+    /// `location-type ::= "*" | name "*"?`, after a location of the `locations` clause
+    /// (`x int`, `p int*`, `0:r1 *`): herd7's grammar takes a type there, for litmus7, and
+    /// herd7 prints the values as it does without one; so does hazmat.
+    fn location_type(&self, i: &'a str) -> PResult<'a, ()> {
+        let (j, ()) = self.trivia(i)?;
+        let j = match self.word(j) {
+            Ok((rest, _)) => self.trivia(rest)?.0,
+            Err(_) if j.starts_with('*') => j,
+            Err(_) => return Ok((i, ())),
+        };
+        Ok((j.strip_prefix('*').unwrap_or(j), ()))
+    }
+
+    /// `condition ::= (quantified | "final" prop | observed) ";"? kinds?`: herd7 tolerates a
+    /// `;` after a test's condition, which carries nothing, and takes its other spellings
+    /// of `exists p` but `(p)`, which its reading of the threads does not stop at.
     fn condition(&self, i: &'a str) -> PResult<'a, Condition> {
-        let (rest, c) = self.quantified(i)?;
+        let (i, ()) = self.trivia(i)?;
+        let start = i;
+        let (rest, c) = match self.exists_by_another_name(i, false)? {
+            Some((rest, quantifier, prop)) => {
+                let span = self.span(start, rest);
+                let c = Condition {
+                    quantifier,
+                    prop,
+                    span,
+                };
+                (rest, c)
+            }
+            None => self.quantified(i)?,
+        };
         let rest = match self.tok(";", "`;`")(rest) {
             Ok((r, _)) => r,
             Err(_) => rest,
         };
+        let (rest, ()) = self.kinds(rest)?;
         Ok((rest, c))
+    }
+
+    /// `kinds ::= "with" kind (";" kind)* ";"?`, `kind ::= name ":" ("forall" | "exists" |
+    /// ("~" | "not") "exists")`: the kind a test is expected to have, by name, which herd7's
+    /// grammar takes after a test's condition (for litmus7) and herd7 then drops; so does
+    /// hazmat.
+    fn kinds(&self, i: &'a str) -> PResult<'a, ()> {
+        let (j, ()) = self.trivia(i)?;
+        let Ok((mut r, _)) = self.keyword("with", "")(j) else {
+            return Ok((i, ()));
+        };
+        loop {
+            let (name, ()) = self.trivia(r)?;
+            let n = state_name_len(name);
+            if n == 0 {
+                return failure(name, "a test's name and its kind, as in `with SB: exists`");
+            }
+            let rest = &name[n..];
+            let (rest, _) = cut(self.tok(":", "`:` after the test's name")).parse(rest)?;
+            let (rest, ()) = self.trivia(rest)?;
+            let rest = if let Ok((r, _)) =
+                self.keyword("forall", "")(rest).or_else(|_| self.keyword("exists", "")(rest))
+            {
+                r
+            } else if let Some(r) = rest
+                .strip_prefix('~')
+                .or_else(|| self.keyword("not", "").parse(rest).ok().map(|(r, _)| r))
+            {
+                cut(self.keyword("exists", "`exists` after the negation"))
+                    .parse(r)?
+                    .0
+            } else {
+                return failure(rest, "`forall`, `exists` or `~exists`");
+            };
+            let Ok((rest, _)) = self.tok(";", "`;`")(rest) else {
+                return Ok((rest, ()));
+            };
+            let (after, ()) = self.trivia(rest)?;
+            if after.is_empty() {
+                return Ok((rest, ()));
+            }
+            r = after;
+        }
     }
 
     /// `condition_alone ::= (quantified | "final" prop | "(" prop ")" | observed)? EOF`: a
@@ -133,7 +204,7 @@ impl<'a> Parser<'a> {
                 span,
             };
             (i, c)
-        } else if let Some((rest, quantifier, prop)) = self.exists_by_another_name(i)? {
+        } else if let Some((rest, quantifier, prop)) = self.exists_by_another_name(i, true)? {
             let span = self.span(start, rest);
             let c = Condition {
                 quantifier,
@@ -151,19 +222,21 @@ impl<'a> Parser<'a> {
         Ok((rest, c))
     }
 
-    /// herd7's other spellings of `exists p`, for a condition given alone: `final p`,
-    /// `(p)`, and `observed` with sets of atoms, each atom followed by `;`, the sets apart
-    /// by `and`, for the disjunction of their conjunctions; `None` for none of them.
+    /// herd7's other spellings of `exists p`: `final p`, `(p)` (when `parenthesised`: a
+    /// condition given alone), and `observed` with sets of atoms, each atom followed by `;`,
+    /// the sets apart by `and`, for the disjunction of their conjunctions; `None` for none
+    /// of them.
     #[allow(clippy::type_complexity)]
     fn exists_by_another_name(
         &self,
         i: &'a str,
+        parenthesised: bool,
     ) -> Result<Option<(&'a str, Quantifier, Prop)>, Err<PError<'a>>> {
         if let Ok((r, _)) = self.keyword("final", "")(i) {
             let (r, p) = cut(|i| self.prop(i)).parse(r)?;
             return Ok(Some((r, Quantifier::Exists, p)));
         }
-        if i.starts_with('(') {
+        if parenthesised && i.starts_with('(') {
             let (r, p) = self.neg(i)?;
             return Ok(Some((r, Quantifier::Exists, p)));
         }
@@ -176,7 +249,10 @@ impl<'a> Parser<'a> {
             let mut conjunction: Option<Prop> = None;
             loop {
                 let (rest, ()) = self.trivia(r)?;
-                if rest.is_empty() || self.keyword("and", "")(rest).is_ok() {
+                if rest.is_empty()
+                    || self.keyword("and", "")(rest).is_ok()
+                    || self.keyword("with", "")(rest).is_ok()
+                {
                     break;
                 }
                 let (rest, atom) = cut(|i| self.atom(i)).parse(rest)?;
@@ -525,4 +601,19 @@ pub(super) fn expectations_in(c: &Comment) -> Vec<Expectation> {
         });
     }
     out
+}
+
+/// The length of the name `text` starts with, by herd7's rule for a name in a state or a
+/// condition: letters, `_`, `.` and `$`, then these, digits, `/` and `-` too (`MP`,
+/// `lb-2`, `c/mp.1`; no `+`).
+fn state_name_len(text: &str) -> usize {
+    let head = text
+        .find(|c: char| !(c.is_ascii_alphabetic() || matches!(c, '_' | '.' | '$')))
+        .unwrap_or(text.len());
+    if head == 0 {
+        return 0;
+    }
+    head + text[head..]
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '/' | '.' | '-')))
+        .unwrap_or(text.len() - head)
 }
