@@ -1,6 +1,6 @@
 //! herd7's C dialect, rule by rule: what it accepts parses, what it refuses is refused with
-//! a message that says why; and, when the herd7 oracle is at hand, herd7 agrees on every
-//! example.
+//! a message that says why, what it accepts and hazmat does not take is refused by name;
+//! and, when the herd7 oracle is at hand, herd7 agrees on every example.
 //!
 //! The oracle is `$HAZMAT_ORACLE`, else `../shared/oracle/herd7` beside the repository, with
 //! the model files of `$HAZMAT_CONFORMANCE/lkmm-model` (else
@@ -207,6 +207,34 @@ fn what_herd7_accepts_parses() {
     }
 }
 
+/// Examples herd7 accepts that hazmat refuses, saying what it does not take and why.
+fn not_taken() -> Vec<(&'static str, String)> {
+    vec![
+        ("a fault atom", trailer("exists (x=1 /\\ ~fault(P0,x))")),
+        (
+            "a fault in the locations",
+            trailer("locations [fault(P0)]\nexists (x=1)"),
+        ),
+    ]
+}
+
+/// What hazmat does not take of what herd7 accepts, with its message, one line each.
+#[test]
+fn what_hazmat_does_not_take_is_refused_by_name() {
+    let mut out = String::new();
+    for (rule, source) in not_taken() {
+        match hazmat_litmus::parse(&source) {
+            Ok(_) => panic!("{rule}: parses (move it to the accepted examples)\n{source}"),
+            Err(e) => out.push_str(&format!("{rule}: {}:{}: {}\n", e.line, e.col, e.message)),
+        }
+    }
+    expect![[r#"
+        a fault atom: 10:17: hazmat does not take herd7's fault atoms (`fault(P0,x)`), which are for architectures with faults: a C test has none, herd7 takes each as false and prints `~Fault(P0,x);` in every state; write `false` for `fault(...)` and `true` for `~fault(...)`
+        a fault in the locations: 10:12: hazmat does not take herd7's fault atoms (`fault(P0,x)`), which are for architectures with faults: a C test has none, herd7 takes each as false and prints `~Fault(P0,x);` in every state; write `false` for `fault(...)` and `true` for `~fault(...)`
+    "#]]
+    .assert_eq(&out);
+}
+
 /// Every refusal, with its message, one line each.
 #[test]
 fn what_herd7_refuses_is_refused_with_a_reason() {
@@ -346,6 +374,13 @@ fn herd7_agrees_on_every_example() {
     for (k, (rule, source)) in refused().into_iter().enumerate() {
         if herd7_accepts(&herd7, &model, &dir, 1000 + k, &source) {
             disagreements.push(format!("herd7 accepts what hazmat refuses: {rule}"));
+        }
+    }
+    for (k, (rule, source)) in not_taken().into_iter().enumerate() {
+        if !herd7_accepts(&herd7, &model, &dir, 2000 + k, &source) {
+            disagreements.push(format!(
+                "herd7 refuses what hazmat says it does not take: {rule}"
+            ));
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

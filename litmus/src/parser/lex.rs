@@ -190,6 +190,12 @@ fn reserved_in_state(word: &str) -> String {
     }
 }
 
+/// The message for herd7's fault atom, `fault(P0,x)`.
+const FAULT_ATOM: &str = "hazmat does not take herd7's fault atoms (`fault(P0,x)`), which are for \
+                          architectures with faults: a C test has none, herd7 takes each as false \
+                          and prints `~Fault(P0,x);` in every state; write `false` for \
+                          `fault(...)` and `true` for `~fault(...)`";
+
 /// The message for a number out of herd7's 32-bit range.
 fn out_of_range(text: &str) -> String {
     format!("`{text}` is out of range: herd7's numbers are 32-bit, from -2147483648 to 2147483647")
@@ -400,6 +406,9 @@ impl<'a> Parser<'a> {
                     id.name
                 );
                 return Err(Err::Error(PError::message(at, message)));
+            }
+            if id.name == "fault" && rest.trim_start().starts_with('(') {
+                return Err(Err::Failure(PError::message(at, FAULT_ATOM.to_string())));
             }
             return Err(Err::Error(PError::message(at, reserved_in_state(&id.name))));
         }
