@@ -215,6 +215,7 @@ fn not_taken() -> Vec<(&'static str, String)> {
             "a fault in the locations",
             trailer("locations [fault(P0)]\nexists (x=1)"),
         ),
+        ("an array in the init block", init("int y[2] = {1,2};")),
     ]
 }
 
@@ -231,6 +232,7 @@ fn what_hazmat_does_not_take_is_refused_by_name() {
     expect![[r#"
         a fault atom: 10:17: hazmat does not take herd7's fault atoms (`fault(P0,x)`), which are for architectures with faults: a C test has none, herd7 takes each as false and prints `~Fault(P0,x);` in every state; write `false` for `fault(...)` and `true` for `~fault(...)`
         a fault in the locations: 10:12: hazmat does not take herd7's fault atoms (`fault(P0,x)`), which are for architectures with faults: a C test has none, herd7 takes each as false and prints `~Fault(P0,x);` in every state; write `false` for `fault(...)` and `true` for `~fault(...)`
+        an array in the init block: 2:8: hazmat does not take herd7's arrays (`int x[2] = {1,2};`, `x[1]=2`): herd7's C threads reach only an array's first element (`*x`), and its others only under `-variant mixed`
     "#]]
     .assert_eq(&out);
 }

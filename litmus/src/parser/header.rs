@@ -10,7 +10,7 @@ use nom::error::context;
 
 use super::Parser;
 use super::condition::expectations_in;
-use super::lex::{PError, PResult, commit_err, fail, failure, failure_msg, is_ident_char};
+use super::lex::{ARRAYS, PError, PResult, commit_err, fail, failure, failure_msg, is_ident_char};
 use crate::ast::*;
 use crate::dialect;
 
@@ -197,6 +197,10 @@ impl<'a> Parser<'a> {
                     target_text(&target)
                 ),
             );
+        }
+        if matches!(target, Location::Global(_)) && self.peek(i, "[")? {
+            let (at, ()) = self.trivia(i)?;
+            return failure_msg(at, ARRAYS.to_string());
         }
         let target_end = i;
         let (i, value) = match self.tok("=", "`=`")(i) {

@@ -196,6 +196,11 @@ const FAULT_ATOM: &str = "hazmat does not take herd7's fault atoms (`fault(P0,x)
                           and prints `~Fault(P0,x);` in every state; write `false` for \
                           `fault(...)` and `true` for `~fault(...)`";
 
+/// The message for herd7's arrays, `int x[2] = {1,2};` in the init block.
+pub(super) const ARRAYS: &str = "hazmat does not take herd7's arrays (`int x[2] = {1,2};`, \
+                                 `x[1]=2`): herd7's C threads reach only an array's first \
+                                 element (`*x`), and its others only under `-variant mixed`";
+
 /// The message for a number out of herd7's 32-bit range.
 fn out_of_range(text: &str) -> String {
     format!("`{text}` is out of range: herd7's numbers are 32-bit, from -2147483648 to 2147483647")
