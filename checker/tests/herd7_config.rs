@@ -1099,6 +1099,37 @@ fn every_key_is_honoured_or_refused_by_name() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `-web` reads `web.cfg`, whose settings change only the drawings: with hazmat's own
+/// library alone, the answer is the one without it, as herd7's.
+#[test]
+fn web_reads_the_drawings_settings_of_the_library() {
+    let dir = temp_dir("web");
+    std::fs::write(
+        dir.join("LB.litmus"),
+        "C LB\n{}\n\
+         P0(atomic_int *x, atomic_int *y) { int r0 = atomic_load_explicit(x, memory_order_relaxed); \
+         atomic_store_explicit(y, 1, memory_order_relaxed); }\n\
+         P1(atomic_int *x, atomic_int *y) { int r0 = atomic_load_explicit(y, memory_order_relaxed); \
+         atomic_store_explicit(x, 1, memory_order_relaxed); }\n\
+         exists (0:r0=1 /\\ 1:r0=1)\n",
+    )
+    .expect("test");
+    let with = hazmat(&dir, &["herd7", "-c11", "-web", "LB.litmus"]);
+    let without = hazmat(&dir, &["herd7", "-c11", "LB.litmus"]);
+    assert!(with.status.success(), "{}", text(&with.stderr));
+    assert!(
+        text(&with.stdout).contains("\nObservation LB "),
+        "{}",
+        text(&with.stdout)
+    );
+    assert_eq!(
+        untimed(&text(&with.stdout)),
+        untimed(&text(&without.stdout))
+    );
+    same_as_herd7(&dir, &["-c11", "-web", "LB.litmus"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `hexa true`, as an option or a line: values in hexadecimal, as herd7 prints them
 /// (a negative 32-bit value in two's complement), in the states and the condition.
 #[test]

@@ -45,7 +45,8 @@ pub const PRELUDE_NAME: &str = "stdlib.cat";
 /// chooses from, `filters.cat`, the fences of each architecture, `c11_base.cat` and the
 /// two it includes), of the library models a user runs on C tests (`sc.cat`,
 /// `tso.cat`, `x86tso.cat`, `rc11.cat`, the `c11_*.cat` models, `simple-c11.cat`), and of
-/// the C11 macros and configuration (`c11.def`, `cpp11.cfg`, which herd7's `-c11` reads).
+/// the C11 macros and configuration (`c11.def`, `cpp11.cfg`, which herd7's `-c11` reads),
+/// and of the drawings' configuration that `-web` reads (`web.cfg`).
 ///
 /// They are looked up last, after `$HERDLIB`, as herd7 looks up its library, so a user's
 /// own copy always wins; a file named `dir/name.cat` here is what `-I +dir` finds as
@@ -80,6 +81,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("simple-c11.cat", include_str!("lib/simple-c11.cat")),
     ("c11.def", include_str!("lib/c11.def")),
     ("cpp11.cfg", include_str!("lib/cpp11.cfg")),
+    ("web.cfg", include_str!("lib/web.cfg")),
 ];
 
 /// The file system a [`Library`] searches and a [`Loaded`] reads.
