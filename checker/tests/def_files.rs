@@ -42,7 +42,10 @@ fn oracle_and_kernel() -> Option<(PathBuf, PathBuf)> {
 }
 
 /// The macros a user adds to the kernel's file: new names for the kernel's instructions,
-/// parameters in an order of their own, a macro defined by another, a comparison with 0.
+/// parameters in an order of their own, a macro defined by another, a comparison with 0,
+/// blocks of several instructions (one of them calling another such block), each of which
+/// herd7 runs as an instruction of its own (hazmat once refused any block but a store and
+/// a fence, and, taking them as one instruction, lost their program order).
 const ADDED: &str = "
 // A user's own macros.
 my_store_release(X,V) { __store{RELEASE}(*X,V); }
@@ -53,6 +56,10 @@ my_read(X) READ_ONCE(*X)
 my_dec_and_test(X) __atomic_op_return{MB}(X,-,1) == 0
 my_full_fence() { __fence{MB}; }
 my_xchg_acquire(X,V) __xchg{ACQUIRE}(X,V)
+my_two(X,Y,V) { __store{ONCE}(*X,V); __fence{MB}; __store{ONCE}(*Y,V); }
+my_pub(X,Y,V) { __fence{wmb}; __store{RELEASE}(*X,V); __atomic_op{ONCE}(Y,+,V); }
+my_nest(X,Y,V) { my_two(X,Y,V); my_full_fence(); WRITE_ONCE(*X,V); }
+my_rdrd(X,Y) { __load{ONCE}(*X); __fence{rmb}; __load{ACQUIRE}(*Y); }
 ";
 
 /// Tests calling them.
@@ -82,6 +89,33 @@ exists (0:r0=0 /\\ 1:r0=0)
 P0(int *x, int *y) { int r0; r0 = my_fetch_add(x, 2); my_add_relaxed(y, 1); }
 P1(int *x, int *y) { int r0; int r1; r0 = my_dec_and_test(x); r1 = my_xchg_acquire(y, 5); }
 exists (0:r0=1 /\\ 1:r0=0)
+",
+    ),
+    (
+        "MP+blocks",
+        "C MP+blocks
+{}
+P0(int *x, int *y) { my_two(x, y, 1); my_add_relaxed(y, 2); }
+P1(int *x, int *y) { int r0; int r1; r0 = my_read(y); my_full_fence(); r1 = my_fetch_add(x, 1); }
+exists (1:r0=1 /\\ 1:r1=0)
+",
+    ),
+    (
+        "MP+pub",
+        "C MP+pub
+{}
+P0(int *x, int *y) { WRITE_ONCE(*y, 3); my_pub(x, y, 1); }
+P1(int *x, int *y) { int r0; int r1; r0 = smp_load_acquire(x); r1 = READ_ONCE(*y); }
+exists (1:r0=1 /\\ 1:r1=3)
+",
+    ),
+    (
+        "MP+nested-blocks",
+        "C MP+nested-blocks
+{}
+P0(int *x, int *y) { my_nest(x, y, 2); }
+P1(int *x, int *y) { int r0; int r1; r0 = READ_ONCE(*y); smp_rmb(); r1 = READ_ONCE(*x); my_rdrd(x, y); }
+exists (1:r0=2 /\\ 1:r1=0)
 ",
     ),
 ];

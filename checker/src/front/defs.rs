@@ -4,13 +4,16 @@
 //! A line of a `.def` file defines one macro, `NAME(P1,...,Pn) BODY`, where the body is
 //! one of herd7's internal instructions (`__load{once}(X)`, `__xchg{mb}(X,V)`,
 //! `__atomic_op_return{mb}(X,-,V) == 0`...), a block of them (`{ __store{release}(*X,V); }`,
-//! `{ __store{once}(X,V); __fence{mb}; }`), or a macro defined above it
-//! (`atomic_read(X) READ_ONCE(*X)`).
+//! `{ __store{once}(X,V); __fence{mb}; }`, any number of them), or a macro defined above it
+//! (`atomic_read(X) READ_ONCE(*X)`), in a block or not.
 //! Each becomes a [`Macro`]: a `Shape` of [`crate::front::primitive`] with its annotations,
-//! and the order in which the call's arguments fill the shape's.
-//! A body hazmat cannot express (an annotation its events do not have, several
-//! instructions other than a store and a full fence, an argument that is neither a
-//! parameter nor a number) is an error located in the file.
+//! and the order in which the call's arguments fill the shape's; a block of several
+//! instructions, the first so and the others as [`Part`]s after it, each of which the
+//! lowering makes an instruction of its own, in program order, as herd7 does (a store then
+//! a full fence, `smp_store_mb`'s block, is one shape).
+//! A body hazmat cannot express (an annotation its events do not have, an argument that is
+//! neither a parameter nor a number where the instruction takes one) is an error located
+//! in the file.
 //! Read from the kernel's `linux-kernel.def`, the macros are exactly the built-in table.
 //!
 //! Every version of the kernel's file reads: the lower-case annotations of the files before
@@ -49,6 +52,33 @@ pub struct Macro {
     /// counts one, and each instruction in it (a macro of a block, its own count); a
     /// macro that gives a value counts none of its own.
     pub(crate) cost: u32,
+    /// The instructions of its block after the first, in order: each runs as a statement
+    /// of its own after the one the fields above describe.
+    pub(crate) then: Vec<Part>,
+}
+
+/// One instruction of a macro's body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Part {
+    pub(crate) shape: Shape,
+    pub(crate) tags: Tags,
+    /// For each argument the shape takes, the index of the call's argument that gives it
+    /// (as [`Macro::args`]).
+    pub(crate) args: Vec<usize>,
+    /// Whether its annotation is written in lower case (see [`Primitive::lower`]).
+    pub(crate) lower: bool,
+}
+
+impl Part {
+    /// The part as the lowering's table entry (see [`Macro::primitive`]).
+    pub(crate) fn primitive(&self) -> Primitive {
+        Primitive {
+            name: "",
+            shape: self.shape,
+            tags: self.tags,
+            lower: self.lower,
+        }
+    }
 }
 
 /// The macros of one `.def` file, which replace the built-in table when a user gives one.
@@ -70,6 +100,7 @@ static LEGACY_ADD_UNLESS: LazyLock<Macro> = LazyLock::new(|| Macro {
     arity: 3,
     lower: true,
     cost: 0,
+    then: Vec::new(),
 });
 
 /// An error in a `.def` file: what, and where (line and column, from 1).
@@ -131,6 +162,7 @@ impl Macros {
                         _ if matches!(p.name, "atomic_set" | "atomic_set_release") => 3,
                         _ => 2,
                     },
+                    then: Vec::new(),
                 })
                 .collect(),
             lkmm: LkmmVersion::V2,
@@ -146,7 +178,9 @@ impl Macros {
     /// Whether a macro makes herd7's SRCU lock on the structure, whose number counts the
     /// thread's instructions (see [`Macro::cost`]).
     pub(crate) fn numbers_srcu_locks(&self) -> bool {
-        self.list.iter().any(|m| m.shape == Shape::SrcuLock)
+        self.list.iter().any(|m| {
+            m.shape == Shape::SrcuLock || m.then.iter().any(|p| p.shape == Shape::SrcuLock)
+        })
     }
 
     /// The macro called `name`: one of the file's, or herd7's legacy `atomic_add_unless`.
@@ -193,9 +227,16 @@ impl Macros {
             .collect();
         let body_at = close + 1;
         let body = &s[body_at..];
-        let (shape, tags, args) = self
+        let mut parts = self
             .body(body, &params)
-            .map_err(|(o, m)| (body_at + o, m))?;
+            .map_err(|(o, m)| (body_at + o, m))?
+            .into_iter();
+        let Some(Part {
+            shape, tags, args, ..
+        }) = parts.next()
+        else {
+            return Err((body_at, "the macro's block is empty".to_string()));
+        };
         // The annotation as written: the body's first `{...}`, or the inner macro's.
         let lower = match body.split_once('{').and_then(|(_, t)| t.split_once('}')) {
             Some((t, _)) if !t.contains(';') => !t.chars().any(|c| c.is_ascii_uppercase()),
@@ -217,6 +258,7 @@ impl Macros {
             arity: params.len(),
             lower,
             cost: self.cost(body),
+            then: parts.collect(),
         })
     }
 
@@ -241,9 +283,10 @@ impl Macros {
             .sum::<u32>()
     }
 
-    /// A body: a block of instructions or one instruction with an optional comparison
-    /// with 0.
-    fn body(&self, s: &str, params: &[&str]) -> Result<(Shape, Tags, Vec<usize>), (usize, String)> {
+    /// A body: a block of instructions, or one instruction with an optional comparison
+    /// with 0; its instructions in order (a store then a full fence, `smp_store_mb`'s
+    /// block, as one).
+    fn body(&self, s: &str, params: &[&str]) -> Result<Vec<Part>, (usize, String)> {
         let lead = s.len() - s.trim_start().len();
         let t = s.trim();
         if let Some(inner) = t.strip_prefix('{') {
@@ -256,36 +299,27 @@ impl Macros {
                 .filter(|x| !x.is_empty())
                 .collect();
             let offset = |stmt: &str| lead + s.trim_start().find(stmt).unwrap_or(0);
-            return match stmts.as_slice() {
-                [one] => self
-                    .instruction(one, params, None)
-                    .map_err(|(o, m)| (offset(one) + o, m)),
-                [store, fence] => {
-                    let (shape, tags, args) = self
-                        .instruction(store, params, None)
-                        .map_err(|(o, m)| (offset(store) + o, m))?;
-                    let (fence_shape, fence_tags, _) = self
-                        .instruction(fence, params, None)
-                        .map_err(|(o, m)| (offset(fence) + o, m))?;
-                    // A store to the location then a fence (`smp_store_mb`), each with the
-                    // annotations written.
-                    if shape == (Shape::Store { lvalue: true }) && fence_shape == Shape::Fence {
-                        Ok((Shape::StoreMb { fence: fence_tags }, tags, args))
-                    } else {
-                        Err((
-                            offset(store),
-                            "hazmat takes a block of two instructions only as a store to the \
-                             location then a fence (`smp_store_mb`)"
-                                .to_string(),
-                        ))
-                    }
-                }
-                _ => Err((
-                    lead,
-                    "hazmat takes a block of one instruction, or of a store and a fence"
-                        .to_string(),
-                )),
-            };
+            let mut parts = Vec::new();
+            for stmt in &stmts {
+                let more = self
+                    .instruction(stmt, params, None)
+                    .map_err(|(o, m)| (offset(stmt) + o, m))?;
+                parts.extend(more);
+            }
+            // A store to the location then a fence (`smp_store_mb`), each with the
+            // annotations written.
+            if let [store, fence] = parts.as_slice()
+                && store.shape == (Shape::Store { lvalue: true })
+                && fence.shape == Shape::Fence
+            {
+                let fence = fence.tags;
+                let store = parts.swap_remove(0);
+                return Ok(vec![Part {
+                    shape: Shape::StoreMb { fence },
+                    ..store
+                }]);
+            }
+            return Ok(parts);
         }
         // One instruction, perhaps compared with 0.
         let (call, test) = match t.rsplit_once("==") {
@@ -295,8 +329,19 @@ impl Macros {
                 _ => (t, None),
             },
         };
-        self.instruction(call, params, test)
-            .map_err(|(o, m)| (lead + o, m))
+        let parts = self
+            .instruction(call, params, test)
+            .map_err(|(o, m)| (lead + o, m))?;
+        if parts.len() > 1 {
+            return Err((
+                lead,
+                format!(
+                    "`{call}` is a block of several instructions, which gives no value: write \
+                     it in braces"
+                ),
+            ));
+        }
+        Ok(parts)
     }
 
     /// One instruction `PRIM{TAG}(ARGS)` or `MACRO(ARGS)`.
@@ -305,7 +350,7 @@ impl Macros {
         s: &str,
         params: &[&str],
         test: Option<BinOp>,
-    ) -> Result<(Shape, Tags, Vec<usize>), (usize, String)> {
+    ) -> Result<Vec<Part>, (usize, String)> {
         let (head, args) = match s.find('(') {
             Some(o) => {
                 let args = s[o + 1..]
@@ -371,13 +416,22 @@ impl Macros {
             }
         };
         let rmw = tags.with(Tag::Rmw);
+        let lower = tag.is_none_or(|t| !t.chars().any(|c| c.is_ascii_uppercase()));
+        let one = |(shape, tags, args): (Shape, Tags, Vec<usize>)| {
+            vec![Part {
+                shape,
+                tags,
+                args,
+                lower,
+            }]
+        };
         if test.is_some() && !matches!(prim, "__atomic_op_return") {
             return Err((
                 0,
                 "only `__atomic_op_return` may be compared with 0".to_string(),
             ));
         }
-        Ok(match prim {
+        Ok(one(match prim {
             "__load" => {
                 want(1)?;
                 let (x, star) = param(&args[0])?;
@@ -488,7 +542,8 @@ impl Macros {
                 )
             }
             name => {
-                // A macro defined above.
+                // A macro defined above: each of its instructions, its arguments taken from
+                // this call's.
                 let Some(inner) = self.lookup(name) else {
                     return Err((
                         0,
@@ -501,32 +556,46 @@ impl Macros {
                     return Err((name.len(), format!("`{name}` takes no annotation")));
                 }
                 want(inner.arity)?;
-                let mut shape = inner.shape;
-                let mut order = Vec::with_capacity(inner.args.len());
-                for (k, &a) in inner.args.iter().enumerate() {
-                    let (i, deref) = param(&args[a])?;
-                    if deref {
-                        // `*X` for the location of a load or store that takes the location
-                        // itself: the outer macro takes its address.
-                        match (&mut shape, k) {
-                            (Shape::Load { lvalue, .. } | Shape::Store { lvalue }, 0)
-                                if *lvalue =>
-                            {
-                                *lvalue = false;
-                            }
-                            _ => {
-                                return Err((
-                                    name.len(),
-                                    format!("hazmat takes `{}` here only without `*`", args[a]),
-                                ));
+                let first = Part {
+                    shape: inner.shape,
+                    tags: inner.tags,
+                    args: inner.args.clone(),
+                    lower: inner.lower,
+                };
+                let mut parts = Vec::with_capacity(1 + inner.then.len());
+                for part in std::iter::once(first).chain(inner.then.iter().cloned()) {
+                    let mut shape = part.shape;
+                    let mut order = Vec::with_capacity(part.args.len());
+                    for (k, &a) in part.args.iter().enumerate() {
+                        let (i, deref) = param(&args[a])?;
+                        if deref {
+                            // `*X` for the location of a load or store that takes the
+                            // location itself: the outer macro takes its address.
+                            match (&mut shape, k) {
+                                (Shape::Load { lvalue, .. } | Shape::Store { lvalue }, 0)
+                                    if *lvalue =>
+                                {
+                                    *lvalue = false;
+                                }
+                                _ => {
+                                    return Err((
+                                        name.len(),
+                                        format!("hazmat takes `{}` here only without `*`", args[a]),
+                                    ));
+                                }
                             }
                         }
+                        order.push(i);
                     }
-                    order.push(i);
+                    parts.push(Part {
+                        shape,
+                        args: order,
+                        ..part
+                    });
                 }
-                (shape, inner.tags, order)
+                return Ok(parts);
             }
-        })
+        }))
     }
 }
 
@@ -749,13 +818,37 @@ mod tests {
     }
 
     #[test]
+    fn a_block_of_several_instructions_is_each_in_order() {
+        let text = "two(X,V) { __fence{MB}; __store{ONCE}(X,V); }\n\
+                    three(X,V) { two(X,V); __load{ACQUIRE}(*X); }\n";
+        let macros = Macros::parse(text).unwrap_or_else(|e| panic!("{e}"));
+        let three = macros.lookup("three").expect("defined");
+        let shapes: Vec<Shape> = std::iter::once(three.shape)
+            .chain(three.then.iter().map(|p| p.shape))
+            .collect();
+        assert_eq!(
+            shapes,
+            [
+                Shape::Fence,
+                Shape::Store { lvalue: true },
+                Shape::Load {
+                    lvalue: false,
+                    deref: false
+                }
+            ]
+        );
+        assert_eq!(three.then[0].args, [0, 1]);
+        assert_eq!(three.then[1].args, [0]);
+    }
+
+    #[test]
     fn what_hazmat_cannot_express_is_located() {
         for (text, line, column, says) in [
             (
-                "ok(X) __load{ONCE}(X)\nbad(X,V) { __fence{MB}; __store{ONCE}(X,V); }\n",
+                "two(X) { __fence{MB}; __fence{MB}; }\nm(X) two(X)\n",
                 2,
-                12,
-                "a store to the location then a fence",
+                6,
+                "a block of several instructions, which gives no value",
             ),
             (
                 "m(X) __frob(X)\n",
@@ -765,10 +858,10 @@ mod tests {
             ),
             ("  m(X) __load{ONCE}(Y)\n", 1, 21, "`Y` is not a parameter"),
             (
-                "m(X) { __fence{MB}; __fence{MB}; __fence{MB}; }\n",
+                "m(X) { __fence{MB}; __store{ONCE}(X,1); }\n",
                 1,
-                6,
-                "a block of one instruction, or of a store and a fence",
+                37,
+                "`1` is not a parameter",
             ),
         ] {
             let e = Macros::parse(text).expect_err(text);

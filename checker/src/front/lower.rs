@@ -1014,6 +1014,9 @@ impl ThreadLowering<'_> {
                             span,
                         );
                     }
+                    if !m.then.is_empty() {
+                        return self.block_macro(&func.name, m, args, span, want_value, out);
+                    }
                     permuted = m.args.iter().map(|&i| args[i].clone()).collect();
                     (Some(m.primitive()), &permuted[..])
                 }
@@ -1061,6 +1064,39 @@ impl ThreadLowering<'_> {
             });
         };
         self.apply(&func.name, prim, args, span, want_value, false, out)
+    }
+
+    /// A call of a user's macro whose block holds several instructions: each, in order, as
+    /// an instruction of its own, with the call's arguments it takes (each evaluated where
+    /// it is taken, as herd7 expands a macro's text); such a block gives no value.
+    fn block_macro(
+        &mut self,
+        name: &str,
+        m: &crate::front::defs::Macro,
+        args: &[ast::Expr],
+        span: ast::Span,
+        want_value: bool,
+        out: &mut Vec<Instr>,
+    ) -> Result<Option<Expr>, LowerError> {
+        if want_value {
+            // The caller says that a statement gives no value.
+            return Ok(None);
+        }
+        let first = crate::front::defs::Part {
+            shape: m.shape,
+            tags: m.tags,
+            args: m.args.clone(),
+            lower: m.lower,
+        };
+        for (k, part) in std::iter::once(&first).chain(&m.then).enumerate() {
+            // Each is an instruction of herd7's of its own, in program order.
+            if k > 0 {
+                self.begin();
+            }
+            let ordered: Vec<ast::Expr> = part.args.iter().map(|&i| args[i].clone()).collect();
+            self.apply(name, part.primitive(), &ordered, span, false, true, out)?;
+        }
+        Ok(None)
     }
 
     /// One of herd7's internal instructions written in the code (see
