@@ -45,7 +45,8 @@ fn oracle_and_kernel() -> Option<(PathBuf, PathBuf)> {
 /// parameters in an order of their own, a macro defined by another, a comparison with 0,
 /// blocks of several instructions (one of them calling another such block), each of which
 /// herd7 runs as an instruction of its own (hazmat once refused any block but a store and
-/// a fence, and, taking them as one instruction, lost their program order).
+/// a fence, and, taking them as one instruction, lost their program order), and numbers
+/// where an instruction takes a value (refused once too).
 const ADDED: &str = "
 // A user's own macros.
 my_store_release(X,V) { __store{RELEASE}(*X,V); }
@@ -60,6 +61,12 @@ my_two(X,Y,V) { __store{ONCE}(*X,V); __fence{MB}; __store{ONCE}(*Y,V); }
 my_pub(X,Y,V) { __fence{wmb}; __store{RELEASE}(*X,V); __atomic_op{ONCE}(Y,+,V); }
 my_nest(X,Y,V) { my_two(X,Y,V); my_full_fence(); WRITE_ONCE(*X,V); }
 my_rdrd(X,Y) { __load{ONCE}(*X); __fence{rmb}; __load{ACQUIRE}(*Y); }
+my_set(X) { __store{ONCE}(*X,1); }
+my_xchg1(X) __xchg{MB}(X,1)
+my_cas01(X) __cmpxchg{MB}(X,0,1)
+my_seq(X,Y) { my_set(X); __fence{MB}; __store{RELEASE}(*Y,2); }
+my_three(X,Y) { my_two(X,Y,3); my_store_release(Y,4); }
+my_aun(X) __atomic_add_unless{MB}(X,1,2)
 ";
 
 /// Tests calling them.
@@ -116,6 +123,24 @@ exists (1:r0=1 /\\ 1:r1=3)
 P0(int *x, int *y) { my_nest(x, y, 2); }
 P1(int *x, int *y) { int r0; int r1; r0 = READ_ONCE(*y); smp_rmb(); r1 = READ_ONCE(*x); my_rdrd(x, y); }
 exists (1:r0=2 /\\ 1:r1=0)
+",
+    ),
+    (
+        "MP+numbers",
+        "C MP+numbers
+{}
+P0(int *x, int *y) { my_seq(x, y); }
+P1(int *x, int *y) { int r0; int r1; int r2; r0 = smp_load_acquire(y); r1 = my_xchg1(x); r2 = my_cas01(y); }
+exists (1:r0=2 /\\ 1:r1=0)
+",
+    ),
+    (
+        "MP+nested-numbers",
+        "C MP+nested-numbers
+{ int y = 2; }
+P0(int *x, int *y) { my_three(x, y); my_store_release(x, 7); }
+P1(int *x, int *y) { int r0; int r1; int r2; r0 = READ_ONCE(*y); r1 = my_aun(y); r2 = READ_ONCE(*x); }
+exists (1:r0=4 /\\ 1:r2=0)
 ",
     ),
 ];

@@ -32,6 +32,8 @@ use crate::front::instruction;
 use crate::front::primitive::{self, Primitive, Returns, Shape};
 use crate::front::program::BinOp;
 use crate::front::variant::LkmmVersion;
+use hazmat_litmus::ast;
+use std::cell::RefCell;
 use std::sync::LazyLock;
 
 /// One macro of a `.def` file.
@@ -55,6 +57,9 @@ pub struct Macro {
     /// The instructions of its block after the first, in order: each runs as a statement
     /// of its own after the one the fields above describe.
     pub(crate) then: Vec<Part>,
+    /// The numbers its body writes where an instruction takes a value (`__store{ONCE}(*X,1)`):
+    /// an argument index `arity + k` in [`Macro::args`] or a [`Part`]'s is the `k`th.
+    pub(crate) consts: Vec<i64>,
 }
 
 /// One instruction of a macro's body.
@@ -101,6 +106,7 @@ static LEGACY_ADD_UNLESS: LazyLock<Macro> = LazyLock::new(|| Macro {
     lower: true,
     cost: 0,
     then: Vec::new(),
+    consts: Vec::new(),
 });
 
 /// An error in a `.def` file: what, and where (line and column, from 1).
@@ -163,6 +169,7 @@ impl Macros {
                         _ => 2,
                     },
                     then: Vec::new(),
+                    consts: Vec::new(),
                 })
                 .collect(),
             lkmm: LkmmVersion::V2,
@@ -227,8 +234,9 @@ impl Macros {
             .collect();
         let body_at = close + 1;
         let body = &s[body_at..];
+        let consts = RefCell::new(Vec::new());
         let mut parts = self
-            .body(body, &params)
+            .body(body, &params, &consts)
             .map_err(|(o, m)| (body_at + o, m))?
             .into_iter();
         let Some(Part {
@@ -259,6 +267,7 @@ impl Macros {
             lower,
             cost: self.cost(body),
             then: parts.collect(),
+            consts: consts.into_inner(),
         })
     }
 
@@ -286,7 +295,12 @@ impl Macros {
     /// A body: a block of instructions, or one instruction with an optional comparison
     /// with 0; its instructions in order (a store then a full fence, `smp_store_mb`'s
     /// block, as one).
-    fn body(&self, s: &str, params: &[&str]) -> Result<Vec<Part>, (usize, String)> {
+    fn body(
+        &self,
+        s: &str,
+        params: &[&str],
+        consts: &RefCell<Vec<i64>>,
+    ) -> Result<Vec<Part>, (usize, String)> {
         let lead = s.len() - s.trim_start().len();
         let t = s.trim();
         if let Some(inner) = t.strip_prefix('{') {
@@ -302,7 +316,7 @@ impl Macros {
             let mut parts = Vec::new();
             for stmt in &stmts {
                 let more = self
-                    .instruction(stmt, params, None)
+                    .instruction(stmt, params, None, consts)
                     .map_err(|(o, m)| (offset(stmt) + o, m))?;
                 parts.extend(more);
             }
@@ -330,7 +344,7 @@ impl Macros {
             },
         };
         let parts = self
-            .instruction(call, params, test)
+            .instruction(call, params, test, consts)
             .map_err(|(o, m)| (lead + o, m))?;
         if parts.len() > 1 {
             return Err((
@@ -350,6 +364,7 @@ impl Macros {
         s: &str,
         params: &[&str],
         test: Option<BinOp>,
+        consts: &RefCell<Vec<i64>>,
     ) -> Result<Vec<Part>, (usize, String)> {
         let (head, args) = match s.find('(') {
             Some(o) => {
@@ -415,6 +430,19 @@ impl Macros {
                 )),
             }
         };
+        // A value: a parameter, or a number (the index past the parameters of its place
+        // among the macro's numbers).
+        let constant = |n: i64| {
+            let mut c = consts.borrow_mut();
+            c.push(n);
+            params.len() + c.len() - 1
+        };
+        let value = |a: &str| -> Result<usize, (usize, String)> {
+            match a.parse::<i64>() {
+                Ok(n) => Ok(constant(n)),
+                Err(_) => plain(a),
+            }
+        };
         let rmw = tags.with(Tag::Rmw);
         let lower = tag.is_none_or(|t| !t.chars().any(|c| c.is_ascii_uppercase()));
         let one = |(shape, tags, args): (Shape, Tags, Vec<usize>)| {
@@ -450,7 +478,7 @@ impl Macros {
                 (
                     Shape::Store { lvalue: !deref },
                     tags,
-                    vec![x, plain(&args[1])?],
+                    vec![x, value(&args[1])?],
                 )
             }
             "__fence" => {
@@ -459,16 +487,16 @@ impl Macros {
             }
             "__xchg" => {
                 want(2)?;
-                (Shape::Xchg, rmw, vec![plain(&args[0])?, plain(&args[1])?])
+                (Shape::Xchg, rmw, vec![plain(&args[0])?, value(&args[1])?])
             }
             "__cmpxchg" => {
                 want(3)?;
-                let a: Vec<usize> = args.iter().map(|a| plain(a)).collect::<Result<_, _>>()?;
+                let a = vec![plain(&args[0])?, value(&args[1])?, value(&args[2])?];
                 (Shape::Cmpxchg, rmw, a)
             }
             "__atomic_add_unless" => {
                 want(3)?;
-                let a: Vec<usize> = args.iter().map(|a| plain(a)).collect::<Result<_, _>>()?;
+                let a = vec![plain(&args[0])?, value(&args[1])?, value(&args[2])?];
                 (Shape::AddUnless, rmw, a)
             }
             "__srcu" if args.len() == 2 || tags.has(Tag::SrcuLock) => {
@@ -480,7 +508,7 @@ impl Macros {
                     (
                         Shape::SrcuUnlock,
                         tags,
-                        vec![plain(&args[0])?, plain(&args[1])?],
+                        vec![plain(&args[0])?, value(&args[1])?],
                     )
                 } else {
                     return Err((
@@ -567,6 +595,15 @@ impl Macros {
                     let mut shape = part.shape;
                     let mut order = Vec::with_capacity(part.args.len());
                     for (k, &a) in part.args.iter().enumerate() {
+                        // A number of the inner macro's own, or one this call gives it.
+                        if a >= inner.arity {
+                            order.push(constant(inner.consts[a - inner.arity]));
+                            continue;
+                        }
+                        if let Ok(n) = args[a].parse::<i64>() {
+                            order.push(constant(n));
+                            continue;
+                        }
                         let (i, deref) = param(&args[a])?;
                         if deref {
                             // `*X` for the location of a load or store that takes the
@@ -608,6 +645,20 @@ fn split_args(s: &str) -> Vec<String> {
 }
 
 impl Macro {
+    /// The arguments a shape of this macro takes, `args` its indices (see [`Macro::args`]),
+    /// from a call's arguments `call`: each the call's argument, or a number of the body's.
+    pub(crate) fn arguments(&self, args: &[usize], call: &[ast::Expr]) -> Vec<ast::Expr> {
+        args.iter()
+            .map(|&i| match call.get(i) {
+                Some(e) if i < self.arity => e.clone(),
+                _ => ast::Expr {
+                    kind: ast::ExprKind::Int(self.consts[i - self.arity]),
+                    span: call.first().map_or_else(ast::Span::default, |e| e.span),
+                },
+            })
+            .collect()
+    }
+
     /// The macro as the lowering's table entry: its shape and annotations (lowering names
     /// a call by the name written, so the entry carries none).
     pub(crate) fn primitive(&self) -> Primitive {
@@ -841,6 +892,32 @@ mod tests {
         assert_eq!(three.then[1].args, [0]);
     }
 
+    /// A number where an instruction takes a value is the macro's own, after its
+    /// parameters; a macro that calls it with a number, or calls one that has its own, too.
+    #[test]
+    fn numbers_in_a_body_are_the_macros_own() {
+        let text = "set(X) { __store{ONCE}(*X,1); }\n\
+                    cas(X,V) __cmpxchg{MB}(X,V,2)\n\
+                    both(X) { set(X); __xchg{MB}(X,3); }\n";
+        let macros = Macros::parse(text).unwrap_or_else(|e| panic!("{e}"));
+        let set = macros.lookup("set").expect("defined");
+        assert_eq!(
+            (set.args.as_slice(), set.consts.as_slice()),
+            (&[0, 1][..], &[1][..])
+        );
+        let cas = macros.lookup("cas").expect("defined");
+        assert_eq!(
+            (cas.args.as_slice(), cas.consts.as_slice()),
+            (&[0, 1, 2][..], &[2][..])
+        );
+        let both = macros.lookup("both").expect("defined");
+        assert_eq!(both.consts, [1, 3]);
+        assert_eq!(
+            (both.args.as_slice(), both.then[0].args.as_slice()),
+            (&[0, 1][..], &[0, 2][..])
+        );
+    }
+
     #[test]
     fn what_hazmat_cannot_express_is_located() {
         for (text, line, column, says) in [
@@ -858,9 +935,9 @@ mod tests {
             ),
             ("  m(X) __load{ONCE}(Y)\n", 1, 21, "`Y` is not a parameter"),
             (
-                "m(X) { __fence{MB}; __store{ONCE}(X,1); }\n",
+                "m(X) { __fence{MB}; __load{ONCE}(1); }\n",
                 1,
-                37,
+                34,
                 "`1` is not a parameter",
             ),
         ] {

@@ -1017,7 +1017,7 @@ impl ThreadLowering<'_> {
                     if !m.then.is_empty() {
                         return self.block_macro(&func.name, m, args, span, want_value, out);
                     }
-                    permuted = m.args.iter().map(|&i| args[i].clone()).collect();
+                    permuted = m.arguments(&m.args, args);
                     (Some(m.primitive()), &permuted[..])
                 }
             },
@@ -1093,7 +1093,7 @@ impl ThreadLowering<'_> {
             if k > 0 {
                 self.begin();
             }
-            let ordered: Vec<ast::Expr> = part.args.iter().map(|&i| args[i].clone()).collect();
+            let ordered = m.arguments(&part.args, args);
             self.apply(name, part.primitive(), &ordered, span, false, true, out)?;
         }
         Ok(None)
