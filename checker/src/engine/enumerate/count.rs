@@ -241,6 +241,8 @@ impl<W: Width> Search<'_, W> {
             }
             self.exec.rf.add(w, r);
             self.rf_src[r] = w;
+            // The value it reads, where a model's checks would find it.
+            self.exec.events[r].value = values[k][p];
             key.push(values[k][p]);
             self.tally(reads, values, k + 1, open, key, tally);
             key.pop();
