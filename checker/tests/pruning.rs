@@ -2,7 +2,8 @@
 //! partial execution only at the stages of its search where that has paid so far, and a
 //! run that judges at every stage (as one under `max_executions` does) prints the same
 //! herd7 output; a run in which the model vouches for the completions of the last stages
-//! prints what one that judges each of them whole prints.
+//! prints what one that judges each of them whole prints, and one that counts them in
+//! groups without building them what one that builds each prints.
 
 use hazmat_checker::engine::enumerate::Limits;
 use hazmat_checker::{Checked, Options, check_source, model};
@@ -206,6 +207,68 @@ fn generated_programs_are_answered_alike_with_vouching_and_without() {
     assert_eq!(compared, cases * 4);
 }
 
+/// The whole enumeration, with the completions the model vouches for counted in groups
+/// without being built (`every_completion` false) or each built, judged and reported.
+fn counting_options(counting: bool) -> Options {
+    Options {
+        speedcheck: false,
+        whole: true,
+        every_completion: !counting,
+        ..Default::default()
+    }
+}
+
+/// The output of `text` under `m`, with the completions the model vouches for counted
+/// and built, and the counts of the first.
+fn counted_or_not(
+    text: &str,
+    m: &dyn hazmat_checker::models::model::MemoryModel,
+) -> (
+    String,
+    String,
+    Option<hazmat_checker::engine::enumerate::Stats>,
+) {
+    let run = |counting| match check_source(text, m, &counting_options(counting)) {
+        Ok(c) => (herd_text(&c), Some(c.outcome.stats)),
+        Err(e) => (format!("error: {e}"), None),
+    };
+    let ((counted, stats), (built, _)) = rayon::join(|| run(true), || run(false));
+    (counted, built, stats)
+}
+
+/// Every shipped litmus file, and the kernel's documentation tests when the shared corpus
+/// is beside the repository, under the model its folder is judged by, with the vouched
+/// completions counted and built.
+#[test]
+fn the_corpus_is_answered_alike_counting_vouched_completions_and_building_them() {
+    let mut compared = 0;
+    let mut counted = 0;
+    for file in two_ways::shipped_and_kernel_doc() {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let (with, without, stats) = counted_or_not(&text, two_ways::model_for(&file).as_ref());
+        assert_eq!(with, without, "{}", file.display());
+        compared += 1;
+        counted += stats.map_or(0, |s| s.counted);
+    }
+    assert!(compared > 80, "only {compared} files compared");
+    assert!(counted > 0, "nothing counted");
+}
+
+/// Generated programs of the whole LKMM vocabulary under the LKMM, SC and TSO, and of
+/// herd7's C11 dialect under RC11, with the vouched completions counted and built.
+/// `HAZMAT_PRUNING_CASES` sets the number of programs of each vocabulary (default 300)
+/// and `HAZMAT_PRUNING_SEED` the first seed.
+#[test]
+fn generated_programs_are_answered_alike_counting_vouched_completions_and_building_them() {
+    let cases = env::number("HAZMAT_PRUNING_CASES", 300);
+    let seed = env::number("HAZMAT_PRUNING_SEED", 2_600_000);
+    let compared = generated::for_each(cases, seed, |s, text, m, model| {
+        let (with, without, _) = counted_or_not(text, model);
+        assert_eq!(with, without, "seed {s} under {m}:\n{text}");
+    });
+    assert_eq!(compared, cases * 4);
+}
+
 /// A thread that takes two `xchg` locks nested and two identical threads that take one
 /// (a smaller `C-ManfredSpraul-L1G2xchg`): the last location is written twice by the
 /// first thread and read twice by each of the others, so many candidates are judged
@@ -235,4 +298,10 @@ fn the_lkmm_vouches_for_the_completions_of_the_last_reads() {
     assert!(vouched.contains("Never 0 41394"), "{vouched}");
     let stats = stats.expect("decided");
     assert!(stats.vouched * 3 > stats.candidates, "{stats:?}");
+    // Counted in groups, their reads of `lh` feeding only registers of their own.
+    let (counted, built, stats) = counted_or_not(&text, lkmm.as_ref());
+    assert_eq!(counted, built);
+    assert_eq!(counted, vouched);
+    let stats = stats.expect("decided");
+    assert!(stats.counted * 2 > stats.vouched, "{stats:?}");
 }

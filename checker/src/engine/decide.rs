@@ -10,7 +10,9 @@
 //! into states, counts and flags by one `Collector` per part of the search, merged in the
 //! order of the parts.
 
-use crate::engine::enumerate::{Allowed, Flow, RunError, Stop, enumerate_split, enumerate_with};
+use crate::engine::enumerate::{
+    Allowed, Flow, Limits, RunError, Stop, enumerate_split, enumerate_with,
+};
 use crate::engine::outcome::{Options, Outcome, herd7_order};
 use crate::exec::event::Value;
 use crate::front::program::{Cell, Program, Prop, Quantifier};
@@ -109,7 +111,7 @@ impl Collector {
         }
     }
 
-    /// Counts one allowed execution.
+    /// Counts one allowed execution, or the group of them `x` stands for.
     fn visit(&mut self, r: &Reading<'_>, x: &Allowed<'_>) -> Flow {
         let decides = |sat: bool| match r.program.condition.quantifier {
             Quantifier::Exists | Quantifier::NotExists => sat,
@@ -157,9 +159,9 @@ impl Collector {
             }
         }
         if sat {
-            self.positive += 1;
+            self.positive += u128::from(x.count());
         } else {
-            self.negative += 1;
+            self.negative += u128::from(x.count());
         }
         if r.speedcheck && decided {
             self.cut_short = true;
@@ -298,10 +300,15 @@ fn run_with(
             (stats, stop, c)
         }
         None => {
+            // The collectors read how many executions each one reported stands for.
+            let limits = Limits {
+                count_completions: !options.every_completion,
+                ..options.limits
+            };
             let (stats, stop, parts) = enumerate_split(
                 program,
                 model,
-                &options.limits,
+                &limits,
                 symmetry,
                 &Collector::new,
                 &|c, x| c.visit(&reading, x),

@@ -64,7 +64,8 @@
 //! the partial judgements between them), `values` (solving the values, the filter and the
 //! goal), `completion` (judging a complete candidate, and the candidates a model file
 //! completes), `vouch` (the last stages' reads-from judged once for all their
-//! completions, where the model vouches for them), `may` (the speed check's look-ahead)
+//! completions, where the model vouches for them), `count` (those completions counted in
+//! groups without being built, where the reads left open feed nothing), `may` (the speed check's look-ahead)
 //! and `split` (a search shared out among threads).
 
 use crate::engine::paths::{Assumption, Path};
@@ -80,6 +81,7 @@ use std::time::Instant;
 use values::Known;
 
 mod completion;
+mod count;
 mod driver;
 mod may;
 mod plan;
@@ -117,6 +119,11 @@ pub struct Limits {
     /// vouching for many at once unused ([`Stats::vouched`]); tests set it to hold the
     /// vouching to the whole judgements.
     pub no_vouching: bool,
+    /// Whether the completions the model vouches for may be counted without being built,
+    /// each group of them that ends in one final state reported once, with its number
+    /// ([`Allowed::count`]; the `count` module): only for a callback that reads that
+    /// number, and not for one that wants the executions themselves.
+    pub count_completions: bool,
 }
 
 /// When [`enumerate_split`] shares a search out among threads.
@@ -146,6 +153,9 @@ pub struct Stats {
     /// Of the complete candidates, those judged by the checks the model's vouching left
     /// open alone ([`crate::models::model::JudgeAt::vouch`]).
     pub vouched: u64,
+    /// Of [`Stats::vouched`], those counted in groups without being built (the `count`
+    /// module).
+    pub counted: u64,
     /// Executions the model allowed, with the images counted for each one built under the
     /// program's symmetry.
     pub allowed: u64,
@@ -178,6 +188,7 @@ impl Stats {
         self.pruned += other.pruned;
         self.partial += other.partial;
         self.vouched += other.vouched;
+        self.counted += other.counted;
         self.allowed += other.allowed;
         self.images += other.images;
         self.nodes += other.nodes;
@@ -319,6 +330,8 @@ pub struct Allowed<'a> {
     search: &'a dyn FinalValue,
     /// For an image `g^j·e` of the execution built, the symmetry and `j`.
     image: Option<(&'a Symmetry, usize)>,
+    /// The number of executions it stands for, with this final state and judgement.
+    count: u64,
 }
 
 impl Allowed<'_> {
@@ -344,10 +357,18 @@ impl Allowed<'_> {
         self.image.is_some_and(|(_, j)| j > 0)
     }
 
+    /// The number of executions this stands for, all with its final state and judgement:
+    /// 1, but for a group of completions counted without being built
+    /// ([`Limits::count_completions`]).
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
     /// A copy of the execution, at the width explanations, traces and drawings take,
-    /// unless it is an image of the one built under the program's symmetry.
+    /// unless it is an image of the one built under the program's symmetry, or stands for
+    /// several executions not built.
     pub fn execution(&self) -> Option<AnyExecution> {
-        (!self.is_image()).then(|| self.search.execution())
+        (!self.is_image() && self.count == 1).then(|| self.search.execution())
     }
 
     /// How threads use a location in this execution: the number of writes to it by
@@ -539,6 +560,9 @@ struct Search<'a, W: Width> {
     /// While the model has vouched for every completion of a partial execution, the
     /// events whose checks it left to each completion.
     vouched: Option<EventSet<W>>,
+    /// For each stage, how the completions the model vouches for from there on are
+    /// counted, where they may be ([`count`]).
+    count_plans: Vec<Option<count::CountPlan>>,
 }
 
 const NONE: usize = usize::MAX;

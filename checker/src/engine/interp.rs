@@ -175,6 +175,7 @@ fn summarise(
             pruned: 0,
             partial: 0,
             vouched: 0,
+            counted: 0,
             allowed: found.executions.len() as u64,
             images: 0,
             nodes: 0,

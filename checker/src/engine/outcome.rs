@@ -59,6 +59,10 @@ pub struct Options {
     /// others, counted without being built ([`crate::engine::symmetry`]); tests set it to hold the
     /// two to the same outcome.
     pub every_image: bool,
+    /// Build every completion of a partial execution the model vouches for, even where
+    /// they can be counted in groups without being built (`engine::enumerate`'s `count`
+    /// module); tests set it to hold the two to the same outcome.
+    pub every_completion: bool,
     /// herd7's variant `S128` (`-variant S128`), under which herd7 takes 64-bit and
     /// 128-bit types in the init block; a test's own `Variant=S128` line sets it too.
     pub s128: bool,

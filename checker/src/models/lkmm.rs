@@ -198,6 +198,10 @@ fn with_skeleton<W: Width, R>(
             .as_mut()
             .and_then(|s| s.downcast_mut::<Skeleton<W>>())
             .expect("just filled");
+        // A skeleton found alike by its parts (that of an earlier search of the same
+        // combination of paths, as a split search's probe leaves) takes the new shape, so
+        // that the next executions of the shape are known by it alone.
+        skeleton.shape = execution.shape;
         f(skeleton)
     })
 }

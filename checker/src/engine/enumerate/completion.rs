@@ -65,6 +65,7 @@ impl<W: Width> Search<'_, W> {
                 judgement: &judgement,
                 search: self,
                 image: symmetry.map(|s| (s, j)),
+                count: 1,
             };
             if visit(&allowed) == Flow::Stop {
                 return Some(Stop::Done);
@@ -306,6 +307,7 @@ impl<W: Width> Search<'_, W> {
                 judgement: c.judgement,
                 search: self,
                 image: None,
+                count: 1,
             };
             match visit(&a) {
                 Flow::Continue => true,

@@ -302,6 +302,7 @@ impl<'a, W: Width> Search<'a, W> {
             vouch_regions: Vec::new(),
             vouch_counts: Vec::new(),
             vouched: None,
+            count_plans: Vec::new(),
         };
         search.plan();
         search.at_stage = vec![StageCounts::default(); search.stages.len()];

@@ -286,7 +286,7 @@ impl<W: Width> Search<'_, W> {
         (src != NONE && self.exec.events[src].loc == self.exec.events[w].loc).then_some(src)
     }
 
-    fn set_chain(&mut self, chain: &[usize]) {
+    pub(super) fn set_chain(&mut self, chain: &[usize]) {
         let mut after = EventSet::EMPTY;
         for &w in chain.iter().rev() {
             self.exec.co.set_successors(w, after.clone());
@@ -294,7 +294,7 @@ impl<W: Width> Search<'_, W> {
         }
     }
 
-    fn clear_chain(&mut self, chain: &[usize]) {
+    pub(super) fn clear_chain(&mut self, chain: &[usize]) {
         for &w in chain {
             self.exec.co.set_successors(w, EventSet::EMPTY);
         }

@@ -93,7 +93,7 @@ impl<W: Width> Search<'_, W> {
         k
     }
 
-    fn write_value(&mut self, w: usize) -> Known {
+    pub(super) fn write_value(&mut self, w: usize) -> Known {
         match self.origin[w] {
             None => Known::Value(self.program.locs[w].init),
             Some((t, i)) => {

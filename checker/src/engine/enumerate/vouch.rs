@@ -54,6 +54,7 @@ impl<W: Width> Search<'_, W> {
     pub(super) fn prepare_vouching(&mut self, vouches: bool) {
         self.vouch_regions = self.vouching_regions(vouches);
         self.vouch_counts = vec![[VouchCounts::default(); 2]; self.stages.len()];
+        self.count_plans = self.count_plans();
     }
 
     /// Starts the counts of vouching at stage `i` and after afresh, as a node of a split
@@ -125,6 +126,9 @@ impl<W: Width> Search<'_, W> {
             return None;
         }
         self.vouch_counts[i][usize::from(j > 0)].passed += 1;
+        if let Some(r) = self.count_vouched(i, j, &open, visit) {
+            return Some(r);
+        }
         self.vouched = Some(open);
         let r = if j == 0 {
             self.walk_stage(i, visit)
