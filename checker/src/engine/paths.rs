@@ -87,6 +87,14 @@ pub(crate) struct Escape {
     /// a read with no write but one at the same address, and drops the candidate otherwise
     /// ([`crate::engine::nowhere`]), where it stops with an error on a write there.
     pub(crate) read: bool,
+    /// Whether the access writes there too: a plain write, or a read-modify-write whose
+    /// read finds a write to pair with; herd7 stops on it in any candidate whose values
+    /// solve.
+    pub(crate) writes: bool,
+    /// For a read-modify-write whose read may read its own write (herd7 pairs them under
+    /// `-optace false`, but for a C11 one, one event to herd7): a value non-zero exactly
+    /// when that pairing's values solve ([`OwnWrite`]).
+    pub(crate) own: Option<SymId>,
     /// Whether the access reads at an address known without reading memory: herd7 stops
     /// on it as soon as a combination of paths has no write it may pair it with
     /// ([`crate::engine::nowhere`]).
@@ -187,6 +195,9 @@ pub(crate) struct Shape {
     pub(crate) writes: bool,
     /// Whether its write is one event with its read, as herd7's C11 read-modify-write is.
     pub(crate) single: bool,
+    /// Whether its read, paired with its own write, surely gives values that solve
+    /// ([`OwnWrite`]); a lock's always does, as far as the pairing goes.
+    pub(crate) own_solves: bool,
     pub(crate) source: (usize, usize),
 }
 
@@ -492,6 +503,38 @@ enum Partner {
     Compute,
 }
 
+/// Whether herd7's values solve when a read-modify-write at an address that is no
+/// location reads its own write, which herd7's `-optace false` lets it do (there is no
+/// initial write there to read).
+///
+/// The read's value is then an unknown `v`, and the write's value must equal it: an
+/// exchange's (`xchg`, a successful `cmpxchg`) does not depend on `v` and solves it,
+/// but a successful `cmpxchg` also asks `v` to be its expected value; an operation's
+/// (`atomic_add`...) is `v op k`, which herd7 builds as `v` itself only for `+ 0` and
+/// `| 0` with `0` known as it builds the instruction, and leaves unsolved otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OwnWrite {
+    /// No write of its own to read: not a read-modify-write, a failure that does not
+    /// write, or a C11 one.
+    No,
+    /// A lock, which herd7 treats as the other accesses at no location are not (kept as
+    /// it was: a write there, at an address computed from values read).
+    Lock,
+    /// It reads its own write; the values solve exactly when this holds. The register it
+    /// then sets and the value, where known (the write's), for the path to go on with:
+    /// a write of the thread after it may solve its address under `-optace false`.
+    Solves(Solves, Option<(Option<Reg>, SymId)>),
+}
+
+/// When the values of a read-modify-write reading its own write solve ([`OwnWrite`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Solves {
+    Always,
+    Never,
+    /// When the two values are equal (a successful `cmpxchg`'s new and expected values).
+    Equal(SymId, SymId),
+}
+
 /// Instructions still to run, and the control-dependency mask to restore after them (at
 /// the end of a branch).
 type Frame<'a> = (&'a [Instr], Option<u64>);
@@ -604,7 +647,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Load,
+                        (Access::Load, OwnWrite::No),
                         span,
                         |w, st, loc, adep| {
                             let r = w.read(st, loc, *tags, adep, span)?;
@@ -625,7 +668,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Store,
+                        (Access::Store, OwnWrite::No),
                         span,
                         |w, st, loc, adep| {
                             w.write(st, loc, *tags, v, adep, Partner::None, span);
@@ -653,11 +696,27 @@ impl<'a> Walker<'a> {
                     let operand = match write {
                         RmwWrite::Set(e) | RmwWrite::Apply(_, e) => self.sym(&mut st, e, span),
                     };
+                    // Reading its own write, an exchange's register gets the value written;
+                    // an operation's gets a value herd7 leaves unknown.
+                    let own = match write {
+                        _ if c11::is_single_event(tags.read)
+                            || c11::is_single_event(tags.write) =>
+                        {
+                            OwnWrite::Solves(Solves::Never, None)
+                        }
+                        RmwWrite::Set(_) => OwnWrite::Solves(Solves::Always, Some((*dst, operand))),
+                        RmwWrite::Apply(BinOp::Add | BinOp::Or, _)
+                            if st.path.constant(operand) == Some(Value::Int(0)) =>
+                        {
+                            OwnWrite::Solves(Solves::Always, None)
+                        }
+                        RmwWrite::Apply(..) => OwnWrite::Solves(Solves::Never, None),
+                    };
                     return self.fork_addr(
                         st,
                         todo,
                         addr,
-                        Access::Update,
+                        (Access::Update, own),
                         span,
                         |w, st, loc, adep| {
                             fence_before(st, tags, span);
@@ -688,11 +747,20 @@ impl<'a> Walker<'a> {
                     let new = self.sym(&mut st, new, span);
                     for success in [true, false] {
                         let cont = todo.clone();
+                        let own = if !success {
+                            OwnWrite::No
+                        } else if c11::is_single_event(tags.read)
+                            || c11::is_single_event(tags.write)
+                        {
+                            OwnWrite::Solves(Solves::Never, None)
+                        } else {
+                            OwnWrite::Solves(Solves::Equal(new, exp), Some((*dst, new)))
+                        };
                         self.fork_addr(
                             st.clone(),
                             cont,
                             addr,
-                            Access::Update,
+                            (Access::Update, own),
                             span,
                             |w, st, loc, adep| {
                                 let read_tags = if success {
@@ -741,11 +809,17 @@ impl<'a> Walker<'a> {
                     let desired = self.sym(&mut st, desired, span);
                     for succeeds in [true, false] {
                         let cont = todo.clone();
+                        // One event to herd7, which does not pair it with itself.
+                        let own = if succeeds {
+                            OwnWrite::Solves(Solves::Never, None)
+                        } else {
+                            OwnWrite::No
+                        };
                         self.fork_addr(
                             st.clone(),
                             cont,
                             addr,
-                            Access::Update,
+                            (Access::Update, own),
                             span,
                             |w, st, loc, adep| {
                                 let tags = if succeeds { *success } else { *failure };
@@ -801,11 +875,18 @@ impl<'a> Walker<'a> {
                     let unless = self.sym(&mut st, unless, span);
                     for success in [true, false] {
                         let cont = todo.clone();
+                        // Its write adds to the value read, which herd7 leaves unsolved
+                        // when it is its own write's: the limit is then not solved either.
+                        let own = if success {
+                            OwnWrite::Solves(Solves::Never, None)
+                        } else {
+                            OwnWrite::No
+                        };
                         self.fork_addr(
                             st.clone(),
                             cont,
                             addr,
-                            Access::Update,
+                            (Access::Update, own),
                             span,
                             |w, st, loc, adep| {
                                 let read_tags = if success {
@@ -844,7 +925,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Update,
+                        (Access::Update, OwnWrite::Lock),
                         span,
                         |w, st, loc, adep| w.lock(st, loc, adep, span),
                     );
@@ -854,7 +935,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Store,
+                        (Access::Store, OwnWrite::Lock),
                         span,
                         |w, st, loc, adep| {
                             let zero = st.path.push(Node::Const(Value::Int(0)), 0);
@@ -879,7 +960,7 @@ impl<'a> Walker<'a> {
                             st.clone(),
                             cont,
                             addr,
-                            Access::Update,
+                            (Access::Update, OwnWrite::Lock),
                             span,
                             |w, st, loc, adep| {
                                 st.path.branches.push(success);
@@ -913,7 +994,7 @@ impl<'a> Walker<'a> {
                             st.clone(),
                             cont,
                             addr,
-                            Access::Load,
+                            (Access::Load, OwnWrite::No),
                             span,
                             |w, st, loc, adep| {
                                 // lock.cat's nested-is-locked: a thread holding the lock always
@@ -940,7 +1021,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Store,
+                        (Access::Store, OwnWrite::No),
                         span,
                         |_, st, loc, adep| {
                             let zero = st.path.push(Node::Const(Value::Int(0)), 0);
@@ -973,7 +1054,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Store,
+                        (Access::Store, OwnWrite::No),
                         span,
                         |_, st, loc, adep| {
                             let data = st.path.taint[value as usize];
@@ -1043,13 +1124,14 @@ impl<'a> Walker<'a> {
     /// test handles as a value, or one written in the address itself (`x + r1`), or, where
     /// it may be unsolved ([`Wide`]), any location; the path forks once per such location,
     /// assuming the address is that location, and once more assuming it is none of them,
-    /// where it stops with an [`Escape`].
+    /// where it stops with an [`Escape`]. `own` says whether a read-modify-write's read
+    /// may read its own write, should the address be no location.
     fn fork_addr(
         &mut self,
         mut st: State,
         todo: Vec<Frame<'a>>,
         addr: &Expr,
-        access: Access,
+        (access, own): (Access, OwnWrite),
         span: (usize, usize),
         mut body: impl FnMut(&mut Self, &mut State, Loc, u64) -> Result<bool, PathError>,
     ) -> Result<(), PathError> {
@@ -1078,6 +1160,15 @@ impl<'a> Walker<'a> {
                     reads: kind(EventKind::Read),
                     writes: kind(EventKind::Write),
                     single: events.iter().any(|e| c11::is_single_event(e.tags)),
+                    own_solves: match own {
+                        OwnWrite::No => false,
+                        OwnWrite::Lock => true,
+                        OwnWrite::Solves(Solves::Always, _) => true,
+                        OwnWrite::Solves(Solves::Never, _) => false,
+                        OwnWrite::Solves(Solves::Equal(a, b), _) => {
+                            matches!((st.path.constant(a), st.path.constant(b)), (Some(x), Some(y)) if x == y)
+                        }
+                    },
                     source: span,
                 };
                 st.path.accesses.push(shape);
@@ -1098,14 +1189,19 @@ impl<'a> Walker<'a> {
             // a write there is in it; on a write only if an execution takes the path. So the
             // path stops here and the enumeration decides once its assumptions hold.
             Some(_) => {
+                let read = access != Access::Store;
+                let (writes, own_sym) = self.own_write(&mut st, access, own, read, span);
+                let go_on = self.reads_own(&mut st, own, own_sym);
                 let escape = Escape {
                     sym: a,
                     source: span,
-                    read: access != Access::Store,
-                    always: access != Access::Store,
+                    read,
+                    writes,
+                    own: own_sym,
+                    always: read,
                     stmt: st.stmt,
                 };
-                self.escape(st, todo, escape)
+                self.escape(st, todo, escape, go_on)
             }
             None => {
                 let mut candidates: BTreeSet<Loc> = self.pointees.iter().copied().collect();
@@ -1137,16 +1233,65 @@ impl<'a> Walker<'a> {
                         kind: Assumption::Address,
                     });
                 }
+                // A lock there is kept as a write ([`OwnWrite::Lock`]).
+                let read =
+                    access == Access::Load || access == Access::Update && own != OwnWrite::Lock;
+                let (writes, own_sym) = self.own_write(&mut st, access, own, read, span);
+                let go_on = self.reads_own(&mut st, own, own_sym);
                 let escape = Escape {
                     sym: a,
                     source: span,
-                    read: access == Access::Load,
+                    read,
+                    writes,
+                    own: own_sym,
                     always: false,
                     stmt: st.stmt,
                 };
-                self.escape(st, todo, escape)
+                self.escape(st, todo, escape, go_on)
             }
         }
+    }
+
+    /// Whether an access at no location writes there too, and for a read-modify-write
+    /// whose read may read its own write, the value that says whether that pairing's
+    /// values solve ([`Escape::own`]).
+    fn own_write(
+        &mut self,
+        st: &mut State,
+        access: Access,
+        own: OwnWrite,
+        read: bool,
+        span: (usize, usize),
+    ) -> (bool, Option<SymId>) {
+        let solves = match own {
+            OwnWrite::No | OwnWrite::Lock => {
+                return (
+                    access == Access::Store || !read && access == Access::Update,
+                    None,
+                );
+            }
+            OwnWrite::Solves(solves, _) => solves,
+        };
+        let sym = match solves {
+            Solves::Always => st.path.push(Node::Const(Value::Int(1)), 0),
+            Solves::Never => st.path.push(Node::Const(Value::Int(0)), 0),
+            Solves::Equal(a, b) => self.bin(st, BinOp::Eq, a, b, span),
+        };
+        (true, Some(sym))
+    }
+
+    /// Whether the path goes on past a read-modify-write at no location, as it does past
+    /// a write there: where its read may read its own write with values that may solve,
+    /// and the register it sets is then known, which it sets.
+    fn reads_own(&self, st: &mut State, own: OwnWrite, ok: Option<SymId>) -> bool {
+        let (OwnWrite::Solves(_, Some((dst, v))), Some(ok)) = (own, ok) else {
+            return false;
+        };
+        if st.path.constant(ok).is_some_and(|c| !truth(c)) {
+            return false;
+        }
+        set(st, dst, v);
+        true
     }
 
     /// The path reaches an access at an address that is no location.
@@ -1160,13 +1305,14 @@ impl<'a> Walker<'a> {
         mut st: State,
         todo: Vec<Frame<'a>>,
         escape: Escape,
+        go_on: bool,
     ) -> Result<(), PathError> {
         if st.path.escape.is_some() {
             st.path.then = Some(escape);
             return self.finish(st.path);
         }
         st.path.escape = Some(escape);
-        if escape.read {
+        if escape.read && !go_on {
             return self.finish(st.path);
         }
         self.walk(st, todo)

@@ -221,10 +221,11 @@ pub(super) fn prepare<'p>(
     })
 }
 
-/// Whether `path` stops at a write to an address that is no location, which herd7 stops
-/// on in any candidate whose values solve, whatever its model says of it.
-fn writes_nowhere(path: &Path) -> bool {
-    path.escape.is_some_and(|e| !e.read)
+/// Whether `path` stops at a write to an address that is no location (a
+/// read-modify-write's too), which herd7 stops on in any candidate whose values solve,
+/// whatever its model says of it.
+pub(super) fn writes_nowhere(path: &Path) -> bool {
+    path.escape.is_some_and(|e| e.writes)
 }
 
 /// How a sequential enumeration ended.
