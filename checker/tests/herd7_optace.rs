@@ -917,8 +917,19 @@ fn a_write_at_no_location_stops_as_herd7_does_in_candidates_the_model_forbids() 
 }
 
 /// Read-modify-writes at an address that is no location: an exchange (`R1`, `R5`), an
-/// operation (`R2`, `R3`, `R6`, `R8`, `K1`), a compare-exchange (`R4`).
-const RMW_NOWHERE: [(&str, &str); 9] = [
+/// operation (`R2`, `R3`, `R6`, `R8`, `K1`), a compare-exchange (`R4`); spinlocks (`L1`,
+/// `L2`).
+const RMW_NOWHERE: [(&str, &str); 11] = [
+    (
+        "L1",
+        "{ }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); spin_lock(r1); }\n\
+         P1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "L2",
+        "{ }\nP0(int *x) { int r0; int *r1; r0 = spin_is_locked(r1); }\n\
+         P1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
     (
         "R1",
         "{ }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); r0 = xchg(r1, 1); }\n\
@@ -978,7 +989,9 @@ const RMW_NOWHERE: [(&str, &str); 9] = [
 /// compare-exchange) stops herd7 before the search. A later write of the thread read by
 /// the address (`R7`) still solves it. hazmat answers the same natively, through the
 /// kernel's model files, under `cos.cat` and RC11 (it once stopped on every such access as
-/// on a write); herd7 7.58's answers are written here.
+/// on a write); herd7 7.58's answers are written here. herd7 pairs no lock read with a
+/// write before its model: it drops the candidates of `spin_is_locked` there, and runs a
+/// lock there, which hazmat refuses by name (it once claimed herd7 stops).
 #[test]
 fn a_read_modify_write_at_no_location_reads_a_write_there_as_herd7s_does() {
     let dir = temp_dir("rmw-nowhere");
@@ -1042,6 +1055,7 @@ fn a_read_modify_write_at_no_location_reads_a_write_there_as_herd7s_does() {
             with(&["-macros", "c11.def", "-model", "rc11.cat"], "K1.litmus"),
             Ok(never("K1")),
         ),
+        (lk("L2.litmus", &[]), Ok(never("L2"))),
     ];
     answers_or_stops_as_herd7(&dir, runs);
     // `hazmat check` answers as herd7 does, natively and through the kernel's model files.
@@ -1058,6 +1072,16 @@ fn a_read_modify_write_at_no_location_reads_a_write_there_as_herd7s_does() {
             text(&out.stderr)
         );
     }
+    // herd7 runs a spinlock at no location (`L1` is `Always 1 0`): hazmat refuses it.
+    let out = hazmat(&dir, &["check", "L1.litmus"]);
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with(
+            "L1.litmus:3:60: error: this spinlock is at 0, not a location: herd7 does not \
+             stop on a lock operation there but runs it"
+        ),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

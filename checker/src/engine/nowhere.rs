@@ -52,7 +52,8 @@ pub(crate) fn unpaired(shapes: &[Vec<Path>], optace: OptAce) -> Option<Unpaired>
                 let At::Nowhere(v @ Value::Int(n)) = a.at else {
                     continue;
                 };
-                if !a.reads {
+                // herd7 pairs no lock read with a write before its model.
+                if !a.reads || a.lock {
                     continue;
                 }
                 let feeds =

@@ -99,6 +99,9 @@ pub(crate) struct Escape {
     /// on it as soon as a combination of paths has no write it may pair it with
     /// ([`crate::engine::nowhere`]).
     pub(crate) always: bool,
+    /// Whether the access is a spinlock's ([`OwnWrite::Lock`]), which herd7 does not stop
+    /// on there: it runs it, and hazmat refuses the test ([`not_a_lock`]).
+    pub(crate) lock: bool,
     /// The instruction of the access ([`PathEvent::stmt`]).
     pub(crate) stmt: u32,
 }
@@ -196,8 +199,10 @@ pub(crate) struct Shape {
     /// Whether its write is one event with its read, as herd7's C11 read-modify-write is.
     pub(crate) single: bool,
     /// Whether its read, paired with its own write, surely gives values that solve
-    /// ([`OwnWrite`]); a lock's always does, as far as the pairing goes.
+    /// ([`OwnWrite`]).
     pub(crate) own_solves: bool,
+    /// Whether it is a spinlock's ([`Escape::lock`]).
+    pub(crate) lock: bool,
     pub(crate) source: (usize, usize),
 }
 
@@ -517,8 +522,10 @@ enum OwnWrite {
     /// No write of its own to read: not a read-modify-write, a failure that does not
     /// write, or a C11 one.
     No,
-    /// A lock, which herd7 treats as the other accesses at no location are not (kept as
-    /// it was: a write there, at an address computed from values read).
+    /// A spinlock's: herd7 pairs no lock read with a write before its model, and does not
+    /// stop on a lock at no location but runs it. hazmat refuses the test where one takes
+    /// a path to it ([`not_a_lock`]), but for `spin_is_locked`, whose candidates herd7
+    /// drops: a read there.
     Lock,
     /// It reads its own write; the values solve exactly when this holds. The register it
     /// then sets and the value, where known (the write's), for the path to go on with:
@@ -994,7 +1001,7 @@ impl<'a> Walker<'a> {
                             st.clone(),
                             cont,
                             addr,
-                            (Access::Load, OwnWrite::No),
+                            (Access::Load, OwnWrite::Lock),
                             span,
                             |w, st, loc, adep| {
                                 // lock.cat's nested-is-locked: a thread holding the lock always
@@ -1161,14 +1168,14 @@ impl<'a> Walker<'a> {
                     writes: kind(EventKind::Write),
                     single: events.iter().any(|e| c11::is_single_event(e.tags)),
                     own_solves: match own {
-                        OwnWrite::No => false,
-                        OwnWrite::Lock => true,
+                        OwnWrite::No | OwnWrite::Lock => false,
                         OwnWrite::Solves(Solves::Always, _) => true,
                         OwnWrite::Solves(Solves::Never, _) => false,
                         OwnWrite::Solves(Solves::Equal(a, b), _) => {
                             matches!((st.path.constant(a), st.path.constant(b)), (Some(x), Some(y)) if x == y)
                         }
                     },
+                    lock: own == OwnWrite::Lock,
                     source: span,
                 };
                 st.path.accesses.push(shape);
@@ -1190,7 +1197,7 @@ impl<'a> Walker<'a> {
             // path stops here and the enumeration decides once its assumptions hold.
             Some(_) => {
                 let read = access != Access::Store;
-                let (writes, own_sym) = self.own_write(&mut st, access, own, read, span);
+                let (writes, own_sym) = self.own_write(&mut st, access, own, span);
                 let go_on = self.reads_own(&mut st, own, own_sym);
                 let escape = Escape {
                     sym: a,
@@ -1199,6 +1206,7 @@ impl<'a> Walker<'a> {
                     writes,
                     own: own_sym,
                     always: read,
+                    lock: own == OwnWrite::Lock,
                     stmt: st.stmt,
                 };
                 self.escape(st, todo, escape, go_on)
@@ -1236,7 +1244,7 @@ impl<'a> Walker<'a> {
                 // A lock there is kept as a write ([`OwnWrite::Lock`]).
                 let read =
                     access == Access::Load || access == Access::Update && own != OwnWrite::Lock;
-                let (writes, own_sym) = self.own_write(&mut st, access, own, read, span);
+                let (writes, own_sym) = self.own_write(&mut st, access, own, span);
                 let go_on = self.reads_own(&mut st, own, own_sym);
                 let escape = Escape {
                     sym: a,
@@ -1245,6 +1253,7 @@ impl<'a> Walker<'a> {
                     writes,
                     own: own_sym,
                     always: false,
+                    lock: own == OwnWrite::Lock,
                     stmt: st.stmt,
                 };
                 self.escape(st, todo, escape, go_on)
@@ -1260,16 +1269,11 @@ impl<'a> Walker<'a> {
         st: &mut State,
         access: Access,
         own: OwnWrite,
-        read: bool,
         span: (usize, usize),
     ) -> (bool, Option<SymId>) {
         let solves = match own {
-            OwnWrite::No | OwnWrite::Lock => {
-                return (
-                    access == Access::Store || !read && access == Access::Update,
-                    None,
-                );
-            }
+            OwnWrite::No => return (access == Access::Store, None),
+            OwnWrite::Lock => return (access != Access::Load, None),
             OwnWrite::Solves(solves, _) => solves,
         };
         let sym = match solves {
@@ -1503,6 +1507,15 @@ pub(crate) fn not_a_location(program: &Program, v: Value) -> String {
             program.value_text(v)
         ),
     }
+}
+
+/// Why a spinlock operation at `v`, an address that is no location, cannot be run.
+pub(crate) fn not_a_lock(program: &Program, v: Value) -> String {
+    format!(
+        "this spinlock is at {}, not a location: herd7 does not stop on a lock operation \
+         there but runs it, which hazmat does not support",
+        program.value_text(v)
+    )
 }
 
 /// herd7's words for an access at `v` it stops on, where `v` is an integer.

@@ -261,11 +261,9 @@ impl<W: Width> Search<'_, W> {
 
     /// Stops the search at thread `t`'s write to an address that is no location, as herd7
     /// stops on it.
-    fn fail_at_escape(&mut self, t: usize) {
-        let Some(escape) = self.paths[t].escape else {
-            return;
-        };
+    fn fail_at_escape(&mut self, t: usize, escape: paths::Escape) {
         let (message, herd7) = match self.eval(t, escape.sym) {
+            Known::Value(v) if escape.lock => (paths::not_a_lock(self.program, v), None),
             Known::Value(v) => (
                 paths::not_a_location(self.program, v),
                 paths::not_a_location_herd7(v).map(|w| Herd7Stop::User(w.into())),
@@ -394,6 +392,11 @@ impl<W: Width> Search<'_, W> {
                 if escape.writes {
                     writes.push(((t, k), v));
                 }
+                // A spinlock there, which herd7 runs, is refused wherever its path is taken.
+                if escape.lock && escape.writes {
+                    self.fail_at_escape(t, escape);
+                    return Ok(());
+                }
             }
         }
         if let Some(&(_, source, _, _)) = reads.iter().find(|&&(at, _, v, own)| {
@@ -401,8 +404,10 @@ impl<W: Width> Search<'_, W> {
         }) {
             return Err(Why::Nowhere(Some(source)));
         }
-        if let Some(&((t, _), _)) = writes.first() {
-            self.fail_at_escape(t);
+        if let Some(&((t, k), _)) = writes.first() {
+            if let Some(escape) = self.paths[t].escapes().nth(k) {
+                self.fail_at_escape(t, escape);
+            }
             return Ok(());
         }
         if self.bad.is_some() {
