@@ -916,6 +916,175 @@ fn a_write_at_no_location_stops_as_herd7_does_in_candidates_the_model_forbids() 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Read-modify-writes at an address that is no location: an exchange (`R1`, `R5`), an
+/// operation (`R2`, `R3`, `R6`, `R8`, `K1`), a compare-exchange (`R4`); spinlocks (`L1`,
+/// `L2`).
+const RMW_NOWHERE: [(&str, &str); 11] = [
+    (
+        "L1",
+        "{ }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); spin_lock(r1); }\n\
+         P1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "L2",
+        "{ }\nP0(int *x) { int r0; int *r1; r0 = spin_is_locked(r1); }\n\
+         P1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "R1",
+        "{ }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); r0 = xchg(r1, 1); }\n\
+         P1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "R2",
+        "{ int *p = &x; }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); \
+         r0 = atomic_fetch_add(1, r1); }\nP1(int *x, int **p) { WRITE_ONCE(*p, 0); }",
+    ),
+    (
+        "R3",
+        "{ }\nP0(int *x) { int r0; int *r1; r0 = atomic_fetch_add(1, r1); }\n\
+         P1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "R4",
+        "{ }\nP0(int *x) { int r0; int *r1; r0 = cmpxchg(r1, 0, 1); }\n\
+         P1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "R5",
+        "{ }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); \
+         r0 = cmpxchg(r1, 1, 1); }\nP1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "R6",
+        "{ }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); \
+         r0 = atomic_fetch_add(0, r1); }\nP1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "R7",
+        "{ int *p = &x; }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); \
+         r0 = xchg(r1, 1); WRITE_ONCE(*p, 0); }",
+    ),
+    (
+        "R8",
+        "{ }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); \
+         r0 = atomic_add_unless(r1, 1, 0); }\nP1(int *x) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "K1",
+        "{ }\nP0(atomic_int *x, atomic_int **p) { int r0; atomic_int *r1; \
+         r1 = atomic_load_explicit(p, memory_order_relaxed); \
+         r0 = atomic_fetch_add_explicit(r1, 1, memory_order_relaxed); }\n\
+         P1(atomic_int *x) { atomic_store_explicit(x, 1, memory_order_relaxed); }",
+    ),
+];
+
+/// The read of a read-modify-write at an address that is no location is paired by herd7,
+/// as any read, with a write at the same address: there is no initial write there, so
+/// under `-optace true` and `iico` the candidate is dropped (its write never stops herd7),
+/// and under `-optace false` the read may read its own write, which stops herd7 only where
+/// the values solve: an exchange's value, a compare-exchange's where its new value is its
+/// expected one, an operation's only for `+ 0` and `| 0` (herd7 leaves `v + 1 = v`
+/// unsolved). At a constant address, a combination with no write to pair with (a failed
+/// compare-exchange) stops herd7 before the search. A later write of the thread read by
+/// the address (`R7`) still solves it. hazmat answers the same natively, through the
+/// kernel's model files, under `cos.cat` and RC11 (it once stopped on every such access as
+/// on a write); herd7 7.58's answers are written here. herd7 pairs no lock read with a
+/// write before its model: it drops the candidates of `spin_is_locked` there, and runs a
+/// lock there, which hazmat refuses by name (it once claimed herd7 stops).
+#[test]
+fn a_read_modify_write_at_no_location_reads_a_write_there_as_herd7s_does() {
+    let dir = temp_dir("rmw-nowhere");
+    write_tests(&dir, &RMW_NOWHERE);
+    // herd7 with the kernel's model files at hand and `more` options, on `test`.
+    let with = |more: &[&str], test: &str| {
+        let mut args = vec!["herd7".to_string(), "-I".into(), LKMM.into()];
+        args.extend(more.iter().chain([&test]).map(|a| a.to_string()));
+        args
+    };
+    let lk = |test: &str, more: &[&str]| {
+        with(&[&["-conf", "linux-kernel.cfg"][..], more].concat(), test)
+    };
+    let user = |name: &str| {
+        format!(
+            "Warning: File \"{name}.litmus\": Non-symbolic memory access found on '[0]' (User error)\n"
+        )
+    };
+    let fatal = |name: &str| {
+        format!(
+            "Warning: File \"{name}.litmus\": Non symbolic location with no initial write: '[0]'\n\n"
+        )
+    };
+    let shown = |name: &str, state: &str, pos: u32, neg: u32| {
+        let (ok, verdict) = match (pos, neg) {
+            (0, _) => ("No", "Never"),
+            (_, 0) => ("Ok", "Always"),
+            _ => ("Ok", "Sometimes"),
+        };
+        format!(
+            "States {}\n{state}{ok}\nWitnesses\nPositive: {pos} Negative: {neg}\n\
+             Condition exists (0:r0=0)\nObservation {name} {verdict} {pos} {neg}\n",
+            state.lines().count()
+        )
+    };
+    let never = |name: &str| shown(name, "", 0, 0);
+    let cos = ["-macros", "linux-kernel.def", "-model", "cos.cat"];
+    let cos_false = [&cos[..], &["-optace", "false"]].concat();
+    let f = ["-optace", "false"];
+    let runs: Vec<(Vec<String>, Result<String, String>)> = vec![
+        (lk("R1.litmus", &[]), Ok(never("R1"))),
+        (lk("R1.litmus", &["-optace", "true"]), Ok(never("R1"))),
+        (lk("R1.litmus", &f), Err(user("R1"))),
+        (lk("R1.litmus", &["-speedcheck", "true"]), Ok(never("R1"))),
+        (with(&cos, "R1.litmus"), Ok(never("R1"))),
+        (with(&cos_false, "R1.litmus"), Err(user("R1"))),
+        (lk("R2.litmus", &[]), Ok(shown("R2", "0:r0=0;\n", 1, 0))),
+        (lk("R2.litmus", &f), Ok(shown("R2", "0:r0=0;\n", 1, 0))),
+        (lk("R3.litmus", &[]), Err(fatal("R3"))),
+        (lk("R3.litmus", &f), Ok(never("R3"))),
+        (lk("R4.litmus", &f), Err(fatal("R4"))),
+        (lk("R5.litmus", &[]), Ok(never("R5"))),
+        (lk("R5.litmus", &f), Err(user("R5"))),
+        (lk("R6.litmus", &[]), Ok(never("R6"))),
+        (lk("R6.litmus", &f), Err(user("R6"))),
+        (lk("R7.litmus", &[]), Ok(shown("R7", "0:r0=0;\n", 1, 0))),
+        (lk("R7.litmus", &f), Err(user("R7"))),
+        (lk("R8.litmus", &f), Ok(never("R8"))),
+        (with(&cos_false, "R8.litmus"), Ok(never("R8"))),
+        (
+            with(&["-macros", "c11.def", "-model", "rc11.cat"], "K1.litmus"),
+            Ok(never("K1")),
+        ),
+        (lk("L2.litmus", &[]), Ok(never("L2"))),
+    ];
+    answers_or_stops_as_herd7(&dir, runs);
+    // `hazmat check` answers as herd7 does, natively and through the kernel's model files.
+    let cfg = format!("{LKMM}/linux-kernel.cfg");
+    for extra in [&[][..], &["--interpret"][..]] {
+        let mut args = vec!["check", "--conf", &cfg, "-I", LKMM];
+        args.extend(extra);
+        args.push("R1.litmus");
+        let out = hazmat(&dir, &args);
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains("Observation R1 Never 0 0\n"),
+            "{args:?}: {stdout}{}",
+            text(&out.stderr)
+        );
+    }
+    // herd7 runs a spinlock at no location (`L1` is `Always 1 0`): hazmat refuses it.
+    let out = hazmat(&dir, &["check", "L1.litmus"]);
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with(
+            "L1.litmus:3:60: error: this spinlock is at 0, not a location: herd7 does not \
+             stop on a lock operation there but runs it"
+        ),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A test of `y` whose thread `P0` has `params` and `body` (a compare-exchange on `y`),
 /// and `more` threads.
 fn cas_on_itself(name: &str, init: &str, params: &str, body: &str, more: &str) -> String {

@@ -19,7 +19,8 @@
 //! access at no location and do not fork on the location a computed address denotes.
 //! A read may read a later write of its thread but under `-optace true`, and the write of
 //! its own instruction only under `-optace false`, never that of a C11 read-modify-write
-//! (one event to herd7).
+//! (one event to herd7); its own write stops herd7 only where that pairing's values solve
+//! ([`Shape::own_solves`]), and the search drops the candidates where they do not.
 //!
 //! # Complexity
 //! Per read at no location, linear in the accesses of every path of every thread.
@@ -51,7 +52,8 @@ pub(crate) fn unpaired(shapes: &[Vec<Path>], optace: OptAce) -> Option<Unpaired>
                 let At::Nowhere(v @ Value::Int(n)) = a.at else {
                     continue;
                 };
-                if !a.reads {
+                // herd7 pairs no lock read with a write before its model.
+                if !a.reads || a.lock {
                     continue;
                 }
                 let feeds =
@@ -65,6 +67,12 @@ pub(crate) fn unpaired(shapes: &[Vec<Path>], optace: OptAce) -> Option<Unpaired>
                 let mut paired = false;
                 for (j, b) in p.accesses.iter().enumerate() {
                     if !feeds(b) || !may_read(j, b) {
+                        continue;
+                    }
+                    // Its own write, where the values that pairing asks for may not solve
+                    // ([`Shape::own_solves`]): the search drops those candidates.
+                    if j == i && !b.own_solves {
+                        paired = true;
                         continue;
                     }
                     // An earlier write there stops the path itself, which the search meets.

@@ -33,6 +33,11 @@ use crate::front::program::{
 };
 use std::collections::BTreeSet;
 
+mod escape;
+
+pub(crate) use escape::{Escape, not_a_location, not_a_location_herd7, not_a_lock};
+use escape::{OwnWrite, Solves};
+
 /// An index into a path's [`Path::nodes`].
 pub(crate) type SymId = u32;
 
@@ -72,27 +77,6 @@ pub(crate) enum Assumption {
     Rmw,
     /// An address computed from values read denoting a given location.
     Address,
-}
-
-/// Where a path stops because an address computed from values read denotes none of the
-/// locations the test handles as values.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Escape {
-    /// The address.
-    pub(crate) sym: SymId,
-    /// The access.
-    pub(crate) source: (usize, usize),
-    /// Whether the access reads there (only, at an address computed from values read; at
-    /// an address known without reading memory, a read-modify-write too): herd7 pairs such
-    /// a read with no write but one at the same address, and drops the candidate otherwise
-    /// ([`crate::engine::nowhere`]), where it stops with an error on a write there.
-    pub(crate) read: bool,
-    /// Whether the access reads at an address known without reading memory: herd7 stops
-    /// on it as soon as a combination of paths has no write it may pair it with
-    /// ([`crate::engine::nowhere`]).
-    pub(crate) always: bool,
-    /// The instruction of the access ([`PathEvent::stmt`]).
-    pub(crate) stmt: u32,
 }
 
 /// The accesses of one thread whose address herd7 may leave unsolved, and the locations
@@ -187,6 +171,11 @@ pub(crate) struct Shape {
     pub(crate) writes: bool,
     /// Whether its write is one event with its read, as herd7's C11 read-modify-write is.
     pub(crate) single: bool,
+    /// Whether its read, paired with its own write, surely gives values that solve
+    /// ([`OwnWrite`]).
+    pub(crate) own_solves: bool,
+    /// Whether it is a spinlock's ([`Escape::lock`]).
+    pub(crate) lock: bool,
     pub(crate) source: (usize, usize),
 }
 
@@ -604,7 +593,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Load,
+                        (Access::Load, OwnWrite::No),
                         span,
                         |w, st, loc, adep| {
                             let r = w.read(st, loc, *tags, adep, span)?;
@@ -625,7 +614,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Store,
+                        (Access::Store, OwnWrite::No),
                         span,
                         |w, st, loc, adep| {
                             w.write(st, loc, *tags, v, adep, Partner::None, span);
@@ -653,11 +642,27 @@ impl<'a> Walker<'a> {
                     let operand = match write {
                         RmwWrite::Set(e) | RmwWrite::Apply(_, e) => self.sym(&mut st, e, span),
                     };
+                    // Reading its own write, an exchange's register gets the value written;
+                    // an operation's gets a value herd7 leaves unknown.
+                    let own = match write {
+                        _ if c11::is_single_event(tags.read)
+                            || c11::is_single_event(tags.write) =>
+                        {
+                            OwnWrite::Solves(Solves::Never, None)
+                        }
+                        RmwWrite::Set(_) => OwnWrite::Solves(Solves::Always, Some((*dst, operand))),
+                        RmwWrite::Apply(BinOp::Add | BinOp::Or, _)
+                            if st.path.constant(operand) == Some(Value::Int(0)) =>
+                        {
+                            OwnWrite::Solves(Solves::Always, None)
+                        }
+                        RmwWrite::Apply(..) => OwnWrite::Solves(Solves::Never, None),
+                    };
                     return self.fork_addr(
                         st,
                         todo,
                         addr,
-                        Access::Update,
+                        (Access::Update, own),
                         span,
                         |w, st, loc, adep| {
                             fence_before(st, tags, span);
@@ -688,11 +693,20 @@ impl<'a> Walker<'a> {
                     let new = self.sym(&mut st, new, span);
                     for success in [true, false] {
                         let cont = todo.clone();
+                        let own = if !success {
+                            OwnWrite::No
+                        } else if c11::is_single_event(tags.read)
+                            || c11::is_single_event(tags.write)
+                        {
+                            OwnWrite::Solves(Solves::Never, None)
+                        } else {
+                            OwnWrite::Solves(Solves::Equal(new, exp), Some((*dst, new)))
+                        };
                         self.fork_addr(
                             st.clone(),
                             cont,
                             addr,
-                            Access::Update,
+                            (Access::Update, own),
                             span,
                             |w, st, loc, adep| {
                                 let read_tags = if success {
@@ -741,11 +755,17 @@ impl<'a> Walker<'a> {
                     let desired = self.sym(&mut st, desired, span);
                     for succeeds in [true, false] {
                         let cont = todo.clone();
+                        // One event to herd7, which does not pair it with itself.
+                        let own = if succeeds {
+                            OwnWrite::Solves(Solves::Never, None)
+                        } else {
+                            OwnWrite::No
+                        };
                         self.fork_addr(
                             st.clone(),
                             cont,
                             addr,
-                            Access::Update,
+                            (Access::Update, own),
                             span,
                             |w, st, loc, adep| {
                                 let tags = if succeeds { *success } else { *failure };
@@ -801,11 +821,18 @@ impl<'a> Walker<'a> {
                     let unless = self.sym(&mut st, unless, span);
                     for success in [true, false] {
                         let cont = todo.clone();
+                        // Its write adds to the value read, which herd7 leaves unsolved
+                        // when it is its own write's: the limit is then not solved either.
+                        let own = if success {
+                            OwnWrite::Solves(Solves::Never, None)
+                        } else {
+                            OwnWrite::No
+                        };
                         self.fork_addr(
                             st.clone(),
                             cont,
                             addr,
-                            Access::Update,
+                            (Access::Update, own),
                             span,
                             |w, st, loc, adep| {
                                 let read_tags = if success {
@@ -844,7 +871,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Update,
+                        (Access::Update, OwnWrite::Lock),
                         span,
                         |w, st, loc, adep| w.lock(st, loc, adep, span),
                     );
@@ -854,7 +881,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Store,
+                        (Access::Store, OwnWrite::Lock),
                         span,
                         |w, st, loc, adep| {
                             let zero = st.path.push(Node::Const(Value::Int(0)), 0);
@@ -879,7 +906,7 @@ impl<'a> Walker<'a> {
                             st.clone(),
                             cont,
                             addr,
-                            Access::Update,
+                            (Access::Update, OwnWrite::Lock),
                             span,
                             |w, st, loc, adep| {
                                 st.path.branches.push(success);
@@ -913,7 +940,7 @@ impl<'a> Walker<'a> {
                             st.clone(),
                             cont,
                             addr,
-                            Access::Load,
+                            (Access::Load, OwnWrite::Lock),
                             span,
                             |w, st, loc, adep| {
                                 // lock.cat's nested-is-locked: a thread holding the lock always
@@ -940,7 +967,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Store,
+                        (Access::Store, OwnWrite::No),
                         span,
                         |_, st, loc, adep| {
                             let zero = st.path.push(Node::Const(Value::Int(0)), 0);
@@ -973,7 +1000,7 @@ impl<'a> Walker<'a> {
                         st,
                         todo,
                         addr,
-                        Access::Store,
+                        (Access::Store, OwnWrite::No),
                         span,
                         |_, st, loc, adep| {
                             let data = st.path.taint[value as usize];
@@ -1043,13 +1070,14 @@ impl<'a> Walker<'a> {
     /// test handles as a value, or one written in the address itself (`x + r1`), or, where
     /// it may be unsolved ([`Wide`]), any location; the path forks once per such location,
     /// assuming the address is that location, and once more assuming it is none of them,
-    /// where it stops with an [`Escape`].
+    /// where it stops with an [`Escape`]. `own` says whether a read-modify-write's read
+    /// may read its own write, should the address be no location.
     fn fork_addr(
         &mut self,
         mut st: State,
         todo: Vec<Frame<'a>>,
         addr: &Expr,
-        access: Access,
+        (access, own): (Access, OwnWrite),
         span: (usize, usize),
         mut body: impl FnMut(&mut Self, &mut State, Loc, u64) -> Result<bool, PathError>,
     ) -> Result<(), PathError> {
@@ -1078,6 +1106,15 @@ impl<'a> Walker<'a> {
                     reads: kind(EventKind::Read),
                     writes: kind(EventKind::Write),
                     single: events.iter().any(|e| c11::is_single_event(e.tags)),
+                    own_solves: match own {
+                        OwnWrite::No | OwnWrite::Lock => false,
+                        OwnWrite::Solves(Solves::Always, _) => true,
+                        OwnWrite::Solves(Solves::Never, _) => false,
+                        OwnWrite::Solves(Solves::Equal(a, b), _) => {
+                            matches!((st.path.constant(a), st.path.constant(b)), (Some(x), Some(y)) if x == y)
+                        }
+                    },
+                    lock: own == OwnWrite::Lock,
                     source: span,
                 };
                 st.path.accesses.push(shape);
@@ -1098,14 +1135,20 @@ impl<'a> Walker<'a> {
             // a write there is in it; on a write only if an execution takes the path. So the
             // path stops here and the enumeration decides once its assumptions hold.
             Some(_) => {
+                let read = access != Access::Store;
+                let (writes, own_sym) = self.own_write(&mut st, access, own, span);
+                let go_on = self.reads_own(&mut st, own, own_sym);
                 let escape = Escape {
                     sym: a,
                     source: span,
-                    read: access != Access::Store,
-                    always: access != Access::Store,
+                    read,
+                    writes,
+                    own: own_sym,
+                    always: read,
+                    lock: own == OwnWrite::Lock,
                     stmt: st.stmt,
                 };
-                self.escape(st, todo, escape)
+                self.escape(st, todo, escape, go_on)
             }
             None => {
                 let mut candidates: BTreeSet<Loc> = self.pointees.iter().copied().collect();
@@ -1137,39 +1180,24 @@ impl<'a> Walker<'a> {
                         kind: Assumption::Address,
                     });
                 }
+                // A lock there is kept as a write ([`OwnWrite::Lock`]).
+                let read =
+                    access == Access::Load || access == Access::Update && own != OwnWrite::Lock;
+                let (writes, own_sym) = self.own_write(&mut st, access, own, span);
+                let go_on = self.reads_own(&mut st, own, own_sym);
                 let escape = Escape {
                     sym: a,
                     source: span,
-                    read: access == Access::Load,
+                    read,
+                    writes,
+                    own: own_sym,
                     always: false,
+                    lock: own == OwnWrite::Lock,
                     stmt: st.stmt,
                 };
-                self.escape(st, todo, escape)
+                self.escape(st, todo, escape, go_on)
             }
         }
-    }
-
-    /// The path reaches an access at an address that is no location.
-    ///
-    /// A write there stops herd7 in any candidate whose values solve, and what solves
-    /// them may come later in the thread (a read of the thread's later write): the path
-    /// goes on past the first write there, without its events ([`Path::escape`]). Any
-    /// other such access, or one after that write, ends the path ([`Path::then`]).
-    fn escape(
-        &mut self,
-        mut st: State,
-        todo: Vec<Frame<'a>>,
-        escape: Escape,
-    ) -> Result<(), PathError> {
-        if st.path.escape.is_some() {
-            st.path.then = Some(escape);
-            return self.finish(st.path);
-        }
-        st.path.escape = Some(escape);
-        if escape.read {
-            return self.finish(st.path);
-        }
-        self.walk(st, todo)
     }
 
     /// Records the assumption that `sym` is `want`; `false` when it is known not to be.
@@ -1334,36 +1362,6 @@ fn addresses(e: &Expr, out: &mut BTreeSet<Loc>) {
             addresses(a, out);
             addresses(b, out);
         }
-    }
-}
-
-/// Why an access at `v` cannot be run: `v` is not the address of a location.
-pub(crate) fn not_a_location(program: &Program, v: Value) -> String {
-    match v {
-        Value::Shifted(l, _) => format!(
-            "the address of this access is {}, next to `{}`, computed from values read: \
-             herd7 makes it a location of its own, with no initial write, which hazmat \
-             supports only at an address known without reading memory (`y + 1`, or `y + r` \
-             with `r` a constant)",
-            program.value_text(v),
-            program.locs[l.0 as usize].name
-        ),
-        Value::Int(n) => format!(
-            "the address of this access is the integer {n}, not a location (herd7 stops on \
-             it: non-symbolic location)"
-        ),
-        Value::Sym(_) | Value::Addr(_) => format!(
-            "the address of this access is {}, not a location",
-            program.value_text(v)
-        ),
-    }
-}
-
-/// herd7's words for an access at `v` it stops on, where `v` is an integer.
-pub(crate) fn not_a_location_herd7(v: Value) -> Option<String> {
-    match v {
-        Value::Int(n) => Some(format!("Non-symbolic memory access found on '[{n}]'")),
-        Value::Addr(_) | Value::Shifted(..) | Value::Sym(_) => None,
     }
 }
 

@@ -192,7 +192,7 @@ pub(super) fn prepare<'p>(
         || per_thread
             .iter()
             .flatten()
-            .any(|p| p.cutoff.is_some() || writes_nowhere(p));
+            .any(|p| p.cutoff.is_some() || p.writes_nowhere());
     let mut broken = 0;
     if !keep_broken {
         for ps in &mut per_thread {
@@ -219,12 +219,6 @@ pub(super) fn prepare<'p>(
         usable,
         symmetry,
     })
-}
-
-/// Whether `path` stops at a write to an address that is no location, which herd7 stops
-/// on in any candidate whose values solve, whatever its model says of it.
-fn writes_nowhere(path: &Path) -> bool {
-    path.escape.is_some_and(|e| !e.read)
 }
 
 /// How a sequential enumeration ended.
@@ -297,7 +291,7 @@ impl<'p> Combinations<'p> {
                 && combo.iter().any(|p| p.breaks_lock_axiom)
                 && combo
                     .iter()
-                    .all(|p| p.cutoff.is_none() && !writes_nowhere(p))
+                    .all(|p| p.cutoff.is_none() && !p.writes_nowhere())
             {
                 stats.removed.deadlock += 1;
                 continue;

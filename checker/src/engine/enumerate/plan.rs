@@ -241,7 +241,7 @@ impl<'a, W: Width> Search<'a, W> {
             }
         }
         let completes = model.completes();
-        let escapes_by_write = paths.iter().any(|p| p.escape.is_some_and(|e| !e.read));
+        let escapes_by_write = paths.iter().any(|p| p.writes_nowhere());
         // herd7 stops on a write at no location in any candidate whose values solve, before
         // its model judges it: the model prunes nothing on the way there.
         let prune = model.monotone()

@@ -16,6 +16,7 @@ use crate::engine::symbol::DIRECT;
 use crate::exec::event::{EventKind, Tag, Value};
 use crate::exec::relation::{EventSet, Width};
 use crate::front::program::{Applied, BinOp, Cell, Operand, Prop, Term, herd_binary, herd_unary};
+use crate::models::optace::OptAce;
 
 /// What a value is known to be during the search.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -260,11 +261,9 @@ impl<W: Width> Search<'_, W> {
 
     /// Stops the search at thread `t`'s write to an address that is no location, as herd7
     /// stops on it.
-    fn fail_at_escape(&mut self, t: usize) {
-        let Some(escape) = self.paths[t].escape else {
-            return;
-        };
+    fn fail_at_escape(&mut self, t: usize, escape: paths::Escape) {
         let (message, herd7) = match self.eval(t, escape.sym) {
+            Known::Value(v) if escape.lock => (paths::not_a_lock(self.program, v), None),
             Known::Value(v) => (
                 paths::not_a_location(self.program, v),
                 paths::not_a_location_herd7(v).map(|w| Herd7Stop::User(w.into())),
@@ -369,30 +368,46 @@ impl<W: Width> Search<'_, W> {
             });
         }
         // A path that stops at an address that is none of the test's locations: herd7
-        // pairs a read there with no write but one at the same address, and drops the
-        // candidate otherwise (see [`crate::engine::nowhere`]); a write there is an error,
-        // once its assumptions hold.
+        // pairs a read there with no write but one at the same address (a
+        // read-modify-write's own write too, under `-optace false`, where its values
+        // solve), and drops the candidate otherwise (see [`crate::engine::nowhere`]); a
+        // write there is an error, once its assumptions hold.
         let mut reads = Vec::new();
         let mut writes = Vec::new();
         for t in 0..self.paths.len() {
-            for escape in self.paths[t].escapes() {
+            for (k, escape) in self.paths[t].escapes().enumerate() {
                 // An address left unsolved is none of these: herd7 tries such an access
                 // at every location, which the path's other forks are
                 // ([`crate::engine::unsolved`]).
                 let Known::Value(v) = self.eval(t, escape.sym) else {
                     return Err(Why::Unsolvable);
                 };
-                if escape.read { &mut reads } else { &mut writes }.push((t, escape.source, v));
+                if escape.read {
+                    let own = self.limits.optace == OptAce::False
+                        && escape.own.is_some_and(
+                            |s| matches!(self.eval(t, s), Known::Value(x) if truth(x)),
+                        );
+                    reads.push(((t, k), escape.source, v, own));
+                }
+                if escape.writes {
+                    writes.push(((t, k), v));
+                }
+                // A spinlock there, which herd7 runs, is refused wherever its path is taken.
+                if escape.lock && escape.writes {
+                    self.fail_at_escape(t, escape);
+                    return Ok(());
+                }
             }
         }
-        if let Some(&(_, source, _)) = reads
-            .iter()
-            .find(|&&(_, _, v)| writes.iter().all(|&(_, _, w)| w != v))
-        {
+        if let Some(&(_, source, _, _)) = reads.iter().find(|&&(at, _, v, own)| {
+            !own && writes.iter().all(|&(other, w)| other == at || w != v)
+        }) {
             return Err(Why::Nowhere(Some(source)));
         }
-        if let Some(&(t, _, _)) = writes.first() {
-            self.fail_at_escape(t);
+        if let Some(&((t, k), _)) = writes.first() {
+            if let Some(escape) = self.paths[t].escapes().nth(k) {
+                self.fail_at_escape(t, escape);
+            }
             return Ok(());
         }
         if self.bad.is_some() {
