@@ -649,6 +649,7 @@ impl<'a> Walker<'a> {
                     write,
                     ret_new,
                     tags,
+                    ..
                 } => {
                     let operand = match write {
                         RmwWrite::Set(e) | RmwWrite::Apply(_, e) => self.sym(&mut st, e, span),

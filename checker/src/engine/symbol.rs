@@ -15,7 +15,15 @@
 //!   value at evaluation time;
 //! - every read of memory is a fresh value, and so is the result of an operator applied to
 //!   a value not known yet (`r1 == 1`, the `e != 0` that an `if` on a plain `e` becomes,
-//!   the new value of `atomic_add`);
+//!   the new value of `atomic_add`), but for the identities herd7 applies first
+//!   (`lib/symbValue.ml`, `add` and `orop`): `v + 0`, `0 + v`, `v | 0` and `0 | v` are `v`
+//!   itself, with no fresh value, whether `v` is known or not (`v - 0`, `v ^ 0`, `v * 1`
+//!   and `v & -1` make one), and so is the new value of a kernel atomic operation that
+//!   adds or ors 0 (`atomic_add_return(0, x)`, `atomic_add_unless(x, 0, u)`), whose write
+//!   then stores the value read; C11's `atomic_fetch_*` makes its new value fresh all the
+//!   same (herd7's `fetch`, an equation);
+//! - a statement that is an expression (`r1;`, `x;`, `r1 + 1;`) evaluates it, a register
+//!   or a parameter being a fresh value;
 //! - within a statement, operands are evaluated left to right, and a store evaluates its
 //!   address before its value (lowering hoists the reads of a statement into temporaries
 //!   first, so a temporary's read is counted where the statement uses it);
@@ -76,8 +84,10 @@
 //! load, `loaded := written`, the list again in the reverse of the loads' order, as
 //! herd7's `-debug mem` shows), and the name printed for an unsolved class is its root's
 //! number. A write that stores a read's value as herd7 made it, with no register between
-//! (a failed compare-exchange's write-back of the value it read, `*y = *x;`), is numbered
-//! [`DIRECT`]: a read of it equates its value with that read's own class. So a
+//! (a failed compare-exchange's write-back of the value it read, `*y = *x;`,
+//! `*y = *x + 0;`, a kernel atomic operation adding 0), is numbered [`DIRECT`]: a read of
+//! it equates its value with that read's own class (an exchange's write, as a store's, has
+//! the number of the register read that gives its value, if one does). So a
 //! compare-exchange whose expected value is its own object, reading its own write-back
 //! under `cos.cat` alone and `-optace false`, prints `S4` (the failed read) where only the
 //! failed read reads the write-back, and `S3` (the plain read of the expected value, which
@@ -109,12 +119,6 @@
 //! the equations contradict); the replay, which tracks values and not their identity,
 //! makes both ways as herd7 does, but does not know which one hazmat's path is, so such
 //! a path gets no names (a warning says so).
-//! FIXME: herd7 makes no fresh value for an operator it simplifies (`x + 0` and `x | 0`
-//! are `x` to it, so `atomic_add_return(0, x)` makes no sum), and a statement that is a
-//! bare register (`r1;`) reads it; the replay counts a fresh value for the first and none
-//! for the second (lowering drops the statement), so a name after them may differ from
-//! herd7's, with no warning (`r0 = atomic_add_return(0, z);` after an `if`: `S17` where
-//! herd7 prints `S15`).
 
 use crate::engine::paths::{Path, truth};
 use crate::exec::event::Value;
@@ -140,8 +144,8 @@ struct Run {
     reads: Vec<u32>,
     /// For each write, herd7's number of the register read that gives its value, or 0.
     writes: Vec<u32>,
-    /// Hoisted reads not yet counted: the temporary, the instruction, its read's index.
-    pending: Vec<(Reg, usize, usize)>,
+    /// Hoisted reads not yet counted.
+    pending: Vec<Pending>,
     /// The registers whose value hazmat knows on this way, and whether herd7 knows it too
     /// when the register is a temporary (herd7 reads a named register as a fresh value).
     known: Vec<(Reg, Value, bool)>,
@@ -175,12 +179,27 @@ impl Run {
     }
 }
 
+/// A read hoisted into a temporary, not yet counted.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    /// The temporary.
+    reg: Reg,
+    /// The instruction that reads.
+    ins: usize,
+    /// Its read's index in [`Run::reads`].
+    read: usize,
+    /// Its write's index in [`Run::writes`], for a read-modify-write.
+    write: usize,
+}
+
 /// What evaluating an expression gave.
 #[derive(Clone, Copy, Debug)]
 struct Eval {
     /// Whether herd7 does not know its value when it evaluates it.
     unknown: bool,
-    /// herd7's number of the register read it is, if it is one.
+    /// herd7's number of the register read it is, if it is one, or [`DIRECT`] when it is
+    /// a read's value as herd7 made it, through no register (a read hoisted into a
+    /// temporary, or that plus 0).
     copy: Option<u32>,
     /// Its value, when hazmat knows it on this way.
     value: Option<Value>,
@@ -357,6 +376,12 @@ fn flatten<'a>(code: &'a [Instr], out: &mut Vec<&'a Instr>) {
     }
 }
 
+/// Whether `operand` is one with which herd7's operator `op` leaves the other operand as it
+/// is, making no fresh value (`lib/symbValue.ml`: `add` and `orop` on a zero it knows).
+fn identity(op: BinOp, operand: &Eval) -> bool {
+    matches!(op, BinOp::Add | BinOp::Or) && !operand.unknown && operand.value == Some(Value::Int(0))
+}
+
 /// Whether `e` mentions register `r`.
 fn mentions(e: &Expr, r: Reg) -> bool {
     match e {
@@ -521,11 +546,11 @@ impl Counter<'_> {
         let used = |r: Reg| op.is_some_and(|op| operands(op).iter().any(|e| mentions(e, r)));
         let mut i = 0;
         while i < run.pending.len() {
-            if used(run.pending[i].0) {
+            if used(run.pending[i].reg) {
                 i += 1;
             } else {
-                let (_, ins, k) = run.pending.remove(i);
-                self.deferred(run, ins, k);
+                let p = run.pending.remove(i);
+                self.deferred(run, p);
             }
         }
     }
@@ -557,7 +582,7 @@ impl Counter<'_> {
     fn no_pending(&self, run: &Run, index: usize) -> Replay<()> {
         let op = &self.instrs[index].op;
         let uses = |r: Reg| operands(op).iter().any(|e| mentions(e, r));
-        if run.pending.iter().any(|p| uses(p.0)) {
+        if run.pending.iter().any(|p| uses(p.reg)) {
             return Err(index);
         }
         Ok(())
@@ -586,15 +611,22 @@ impl Counter<'_> {
                 run.set(*dst, e.value, !e.unknown);
             }
             Op::Load { dst, .. } | Op::Rmw { dst, .. } => {
-                let k = run.reads.len();
+                let p = Pending {
+                    reg: dst.unwrap_or(0),
+                    ins: index,
+                    read: run.reads.len(),
+                    write: run.writes.len(),
+                };
                 run.reads.push(0);
                 if matches!(ins.op, Op::Rmw { .. }) {
                     run.writes.push(0);
                 }
                 run.forget(*dst);
                 match dst {
-                    Some(t) if self.is_temp(*t) => run.pending.push((*t, index, k)),
-                    _ => self.deferred(&mut run, index, k),
+                    Some(t) if self.is_temp(*t) => run.pending.push(p),
+                    _ => {
+                        self.deferred(&mut run, p);
+                    }
                 }
             }
             // herd7 writes the value read back at the expected address, evaluated already:
@@ -605,13 +637,8 @@ impl Counter<'_> {
             Op::Store { addr, val, .. } => {
                 self.expr(addr, &mut run);
                 // A hoisted read stored as it is (`*y = *x;`) passes no register either.
-                let direct = matches!(val, Expr::Reg(t) if run.pending.iter().any(|p| p.0 == *t));
                 let copy = self.expr(val, &mut run).copy;
-                run.writes.push(match copy {
-                    Some(n) => n,
-                    None if direct => DIRECT,
-                    None => 0,
-                });
+                run.writes.push(copy.unwrap_or(0));
             }
             Op::Fence { .. } => {}
             // A lock evaluates its address and makes its events with no value (a read and
@@ -749,16 +776,21 @@ impl Counter<'_> {
                 ..
             } => {
                 self.only_copied(*dst, index)?;
-                // Success: the address, the operand, the limit, the read, the sum, the
-                // comparison with the limit.
+                // Success: the address, the operand, the limit, the read, the sum (none
+                // when herd7's `+` leaves the read as it is, which the write then stores
+                // through no register), the comparison with the limit.
                 let mut ok = way(&run, true);
                 self.expr(addr, &mut ok);
-                self.expr(add, &mut ok);
+                let operand = self.expr(add, &mut ok);
                 self.expr(unless, &mut ok);
                 ok.reads.push(self.fresh());
+                if identity(BinOp::Add, &operand) {
+                    ok.writes.push(DIRECT);
+                } else {
+                    self.fresh();
+                    ok.writes.push(0);
+                }
                 self.fresh();
-                self.fresh();
-                ok.writes.push(0);
                 // Failure: the address, the limit, the read.
                 let mut no = way(&run, false);
                 self.expr(addr, &mut no);
@@ -804,13 +836,15 @@ impl Counter<'_> {
                 // The expected value's plain read, which lowering puts first.
                 let mut run = run;
                 let pending = match expected {
-                    Expr::Reg(t) => run.pending.iter().position(|p| p.0 == *t),
+                    Expr::Reg(t) => run.pending.iter().position(|p| p.reg == *t),
                     _ => None,
                 };
                 let Some(p) = pending else {
                     return Err(index);
                 };
-                let (_, load, k) = run.pending.remove(p);
+                let Pending {
+                    ins: load, read: k, ..
+                } = run.pending.remove(p);
                 let Op::Load { addr: exp_addr, .. } = &self.instrs[load].op else {
                     return Err(index);
                 };
@@ -846,7 +880,7 @@ impl Counter<'_> {
     fn no_pending_except_expected(&self, run: &Run, index: usize) -> Replay<()> {
         if let Op::CompareExchange { addr, desired, .. } = &self.instrs[index].op {
             let uses = |r: Reg| mentions(addr, r) || mentions(desired, r);
-            if run.pending.iter().any(|p| uses(p.0)) {
+            if run.pending.iter().any(|p| uses(p.reg)) {
                 return Err(index);
             }
             return Ok(());
@@ -854,29 +888,49 @@ impl Counter<'_> {
         self.no_pending(run, index)
     }
 
-    /// Counts the values of read `k`, made by the load or RMW `self.instrs[ins]`.
-    fn deferred(&mut self, run: &mut Run, ins: usize, k: usize) {
-        match &self.instrs[ins].op {
+    /// Counts the values of the read `p`, made by a load or an RMW; returns whether the
+    /// instruction's result is the value read, as herd7 made it.
+    fn deferred(&mut self, run: &mut Run, p: Pending) -> bool {
+        let k = p.read;
+        match &self.instrs[p.ins].op {
             Op::Load { addr, .. } => {
                 self.expr(addr, run);
                 run.reads[k] = self.fresh();
+                true
             }
-            Op::Rmw { addr, write, .. } => match write {
-                // `xchg`: the address, the value, the read.
+            Op::Rmw {
+                addr,
+                write,
+                equation,
+                ret_new,
+                ..
+            } => match write {
+                // `xchg`: the address, the value, the read; the write stores the value.
                 RmwWrite::Set(e) => {
                     self.expr(addr, run);
-                    self.expr(e, run);
+                    let value = self.expr(e, run);
                     run.reads[k] = self.fresh();
+                    run.writes[p.write] = value.copy.unwrap_or(0);
+                    true
                 }
-                // `atomic_add` and friends: the operand, the address, the read, the sum.
-                RmwWrite::Apply(_, e) => {
-                    self.expr(e, run);
+                // `atomic_add` and friends: the operand, the address, the read, the new
+                // value: a fresh one for C11's, and for the kernel's unless herd7's
+                // operator leaves the value read as it is (`+ 0`, `| 0`), which the write
+                // then stores through no register.
+                RmwWrite::Apply(op, e) => {
+                    let operand = self.expr(e, run);
                     self.expr(addr, run);
                     run.reads[k] = self.fresh();
-                    self.fresh();
+                    if !*equation && identity(*op, &operand) {
+                        run.writes[p.write] = DIRECT;
+                        true
+                    } else {
+                        self.fresh();
+                        !*ret_new
+                    }
                 }
             },
-            _ => {}
+            _ => false,
         }
     }
 
@@ -897,14 +951,17 @@ impl Counter<'_> {
                 value: Some(*v),
             },
             Expr::Reg(r) if self.is_temp(*r) => {
-                if let Some(i) = run.pending.iter().position(|p| p.0 == *r) {
-                    let (_, ins, k) = run.pending.remove(i);
-                    self.deferred(run, ins, k);
+                let mut copy = None;
+                if let Some(i) = run.pending.iter().position(|p| p.reg == *r) {
+                    let p = run.pending.remove(i);
+                    if self.deferred(run, p) {
+                        copy = Some(DIRECT);
+                    }
                 }
                 let known = run.known(*r);
                 Eval {
                     unknown: !known.is_some_and(|(_, herd)| herd),
-                    copy: None,
+                    copy,
                     value: known.map(|(v, _)| v),
                 }
             }
@@ -927,6 +984,13 @@ impl Counter<'_> {
             Expr::Binary(op, a, b) => {
                 let x = self.expr(a, run);
                 let y = self.expr(b, run);
+                // herd7's `v + 0`, `0 + v`, `v | 0` and `0 | v` are `v`, with no fresh value.
+                if identity(*op, &x) {
+                    return y;
+                }
+                if identity(*op, &y) {
+                    return x;
+                }
                 let unknown = x.unknown || y.unknown;
                 if unknown {
                     self.fresh();
