@@ -203,3 +203,110 @@ fn thin_air_names_count_herd7s_identities_and_bare_registers() {
     states_as_herd7(&dir, &args, &tests);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A kernel test whose thread runs `before`, a read of `z` into `r0`, then `after`.
+fn copies_test(name: &str, before: &str, after: &str) -> String {
+    format!(
+        "C {name}\n{{}}\nP0(int *y, int *z) {{ int r0; int r1; int r2; int r3; \
+         r1 = READ_ONCE(*y); {before} r0 = READ_ONCE(*z); {after} }}\n\
+         locations [0:r0;]\nexists (0:r1=2)\n"
+    )
+}
+
+/// herd7 names a class after its two rounds of union-find, the registers' first: every
+/// read of a register holding a read's value is an equation of that round (`loaded :=
+/// stored`), whether a write stores it or not (a copy, a bare statement, after the last
+/// store: `K4`, `L7`), copies of copies included (`M2`, `M4`, `N2`); the round's solution
+/// maps each value to the parent the union-find leaves it, not to its root (`K6`: `S9`,
+/// where the root is `S7`), and the equations it leaves unsolved come after memory's in
+/// the next round (`M6`: `S10`). Each name here differed from herd7's before hazmat
+/// replayed the registers' round, with no warning.
+#[test]
+fn thin_air_names_follow_herd7s_round_on_registers() {
+    let dir = temp_dir("registers");
+    let two = |a: u32| format!("States 2\n0:r0=S{a}; 0:r1=0;\n0:r0=0; 0:r1=0;\nNo\n");
+    let three = |a: u32| {
+        format!("States 3\n0:r0=S{a}; 0:r1=S{a};\n0:r0=S{a}; 0:r1=0;\n0:r0=0; 0:r1=0;\nNo\n")
+    };
+    let four = |a: u32, b: u32| {
+        format!(
+            "States 4\n0:r0=S{a}; 0:r1=S{b};\n0:r0=S{a}; 0:r1=0;\n0:r0=0; 0:r1=S{b};\n\
+             0:r0=0; 0:r1=0;\nNo\n"
+        )
+    };
+    let tests = [
+        ("K4", "", "WRITE_ONCE(*z, r0); r2 = r0;", two(7)),
+        (
+            "K6",
+            "",
+            "r2 = r0; WRITE_ONCE(*z, r2); WRITE_ONCE(*y, r0);",
+            three(9),
+        ),
+        ("L7", "", "WRITE_ONCE(*z, r0); r0;", two(7)),
+        (
+            "M1",
+            "",
+            "r2 = r0; r3 = r0; WRITE_ONCE(*z, r2); WRITE_ONCE(*y, r3);",
+            three(10),
+        ),
+        (
+            "M2",
+            "",
+            "r2 = r0; r3 = r2; WRITE_ONCE(*y, r0); WRITE_ONCE(*z, r3); r0;",
+            three(11),
+        ),
+        (
+            "M4",
+            "",
+            "r2 = r0; r3 = r0; r2; r3; WRITE_ONCE(*z, r2 + 0);",
+            two(8),
+        ),
+        (
+            "M5",
+            "",
+            "WRITE_ONCE(*y, r0); r2 = r0; WRITE_ONCE(*z, r2); r3 = r2; r3; r2;",
+            "States 3\n0:r0=S2; 0:r1=S2;\n0:r0=S11; 0:r1=0;\n0:r0=0; 0:r1=0;\nNo\n".to_string(),
+        ),
+        (
+            "M6",
+            "r2 = r1; r3 = r1;",
+            "WRITE_ONCE(*z, r0); WRITE_ONCE(*y, r2); r3; r1;",
+            four(8, 10),
+        ),
+        (
+            "M8",
+            "",
+            "r2 = xchg(y, r0); WRITE_ONCE(*z, r2); r2;",
+            three(10),
+        ),
+        (
+            "M9",
+            "",
+            "r2 = atomic_fetch_add(0, y); WRITE_ONCE(*z, r0); r3 = r2; WRITE_ONCE(*y, r3);",
+            four(8, 2),
+        ),
+        (
+            "N2",
+            "",
+            "r2 = r0 + 0; r3 = r2 | 0; WRITE_ONCE(*z, r3); r0; r2;",
+            two(9),
+        ),
+    ];
+    let tests: Vec<_> = tests
+        .iter()
+        .map(|(n, before, after, t)| (*n, copies_test(n, before, after), t.as_str()))
+        .collect();
+    let args = [
+        "herd7",
+        "-I",
+        LKMM,
+        "-macros",
+        "linux-kernel.def",
+        "-model",
+        "none.cat",
+        "-optace",
+        "false",
+    ];
+    states_as_herd7(&dir, &args, &tests);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -77,13 +77,19 @@
 //! herd7 then solves the equations that reads-from gives in two rounds of union-find,
 //! registers first, memory second.
 //! Its union-find is by rank (`herd/partition.ml`: on equal ranks the root of its first
-//! argument wins), over the equations in list order (`herd/valconstraint.ml`,
-//! `normalize_vars`), with a fresh partition each round (`herd/mem.ml`): the registers'
-//! (`loaded := stored` for each register read, the list in the reverse of the reads'
-//! order, so that the last copy of a value is its class's root), then memory's (for each
-//! load, `loaded := written`, the list again in the reverse of the loads' order, as
-//! herd7's `-debug mem` shows), and the name printed for an unsolved class is its root's
-//! number. A write that stores a read's value as herd7 made it, with no register between
+//! argument wins; finding a root compresses the path), over the equations in list order
+//! (`herd/valconstraint.ml`, `normalize_vars`), with a fresh partition each round
+//! (`herd/mem.ml`), and its solution maps each value to the parent the union-find leaves
+//! it, which need not be its root. The registers' round has `loaded := stored` for every
+//! read of a register that holds a read's value, or a copy of one (a copy `r2 = r1;`, a
+//! condition on it, a bare `r1;`, whether a write stores it or not), the list in the
+//! reverse of the reads' order, so that in a flat class the last copy is the root
+//! (`Run::register_parents`); the equations it leaves between two values it does not
+//! make one parent (copies of copies) it hands on, in the reads' order
+//! (`Run::leftovers`). Memory's round has, for each load, `loaded := written`, each
+//! side replaced by its parent, the list again in the reverse of the loads' order, as
+//! herd7's `-debug mem` shows, then those left by the registers' round; the name printed
+//! for an unsolved class is its root's number. A write that stores a read's value as herd7 made it, with no register between
 //! (a failed compare-exchange's write-back of the value it read, `*y = *x;`,
 //! `*y = *x + 0;`, a kernel atomic operation adding 0), is numbered [`DIRECT`]: a read of
 //! it equates its value with that read's own class (an exchange's write, as a store's, has
@@ -91,17 +97,20 @@
 //! compare-exchange whose expected value is its own object, reading its own write-back
 //! under `cos.cat` alone and `-optace false`, prints `S4` (the failed read) where only the
 //! failed read reads the write-back, and `S3` (the plain read of the expected value, which
-//! wins the tie of the later union) where the plain read reads it too. The enumeration replays both rounds on each class from the numbers given here
-//! (`Search::herd_root`), a read's class reaching the reads off the cycle that read its
+//! wins the tie of the later union) where the plain read reads it too. The enumeration
+//! replays both rounds on each class from the numbers given here (`Search::herd_root`), a read's class reaching the reads off the cycle that read its
 //! value too: two SRCU read-side sections passing their indices round print `S7`, the
 //! first read's copy, in the executions where both read the second's unlock, though the
 //! highest number is `S13`.
 //! The loads' list is in the reverse of the events' order: a successful compare-exchange's
 //! read, which has the number of its expected value's plain read, comes before it.
-//! FIXME: register copies other than a store's value (`r2 = r1;`, a condition on the
-//! value) are not counted, and a class whose write stores no read's value as it is (a
-//! value computed from one, or one an exchange or a kernel read-modify-write stores) takes
-//! the highest number among its reads and copies, as the corpus's cycles have it.
+//! FIXME: a class whose write stores no read's value as it is (a value computed from one,
+//! or the new value of a kernel read-modify-write that is not the value read) takes the
+//! highest number among its reads and copies, as the corpus's cycles have it; the other
+//! equations of herd7's rounds that unite two values (a compare-exchange's expected value
+//! with its read, `atomic_add_unless`'s failed read with its limit) are not replayed; and
+//! a class's name is its root after memory's round, where herd7 maps each value of a cell
+//! to its parent after each round, so that two cells of one class might print two names.
 //!
 //! A `while` loop's rounds are counted as `if`s, a way cut off at the unrolling limit
 //! ending its thread, which is herd7's count (so the threads after it are named as herd7
@@ -149,6 +158,12 @@ struct Run {
     /// The registers whose value hazmat knows on this way, and whether herd7 knows it too
     /// when the register is a temporary (herd7 reads a named register as a fresh value).
     known: Vec<(Reg, Value, bool)>,
+    /// The registers that hold a value herd7 made by a read, of memory or of a register,
+    /// with that value's number.
+    holds: Vec<(Reg, u32)>,
+    /// herd7's equations of register reads, `loaded := stored`: each read of a register
+    /// that holds a value of [`Run::holds`], with the number of that value.
+    equations: Vec<(u32, u32)>,
     /// Whether the way was cut off at a loop's unrolling: herd7 evaluates nothing after.
     cut: bool,
     /// Whether the way goes through a branch that hazmat knows is not taken: herd7, who
@@ -167,9 +182,79 @@ impl Run {
 
     fn set(&mut self, r: Reg, value: Option<Value>, herd: bool) {
         self.known.retain(|k| k.0 != r);
+        self.holds.retain(|k| k.0 != r);
         if let Some(v) = value {
             self.known.push((r, v, herd));
         }
+    }
+
+    /// Records that register `r` holds the value numbered `var`, if a read made it.
+    fn hold(&mut self, r: Reg, var: Option<u32>) {
+        self.holds.retain(|k| k.0 != r);
+        if let Some(n) = var {
+            self.holds.push((r, n));
+        }
+    }
+
+    fn held(&self, r: Reg) -> Option<u32> {
+        self.holds.iter().find(|k| k.0 == r).map(|k| k.1)
+    }
+
+    /// The parent herd7's union-find on this way's register equations leaves each
+    /// number it unites (`herd/partition.ml`): by rank, the root of the first argument
+    /// winning a tie, with path compression as it finds, over the equations in the
+    /// reverse of the register reads' order; its solution maps a number to that parent,
+    /// not to its root.
+    fn register_parents(&self) -> HashMap<u32, u32> {
+        // Each number met: its parent and its rank.
+        let mut cells: HashMap<u32, (u32, u32)> = HashMap::new();
+        fn find(cells: &mut HashMap<u32, (u32, u32)>, x: u32) -> u32 {
+            let parent = cells.entry(x).or_insert((x, 0)).0;
+            if parent == x {
+                return x;
+            }
+            let root = find(cells, parent);
+            if let Some(c) = cells.get_mut(&x) {
+                c.0 = root;
+            }
+            root
+        }
+        let mut equations = self.equations.clone();
+        equations.sort_by_key(|e| std::cmp::Reverse(e.0));
+        for (loaded, stored) in equations {
+            let (d1, d2) = (find(&mut cells, loaded), find(&mut cells, stored));
+            let (k1, k2) = (cells[&d1].1, cells[&d2].1);
+            if k1 > k2 {
+                cells.insert(d2, (d1, k2));
+            } else if k2 > k1 {
+                cells.insert(d1, (d2, k1));
+            } else if d1 != d2 {
+                cells.insert(d2, (d1, k2));
+                cells.insert(d1, (d1, k1 + 1));
+            }
+        }
+        cells.into_iter().map(|(x, (p, _))| (x, p)).collect()
+    }
+
+    /// The equations herd7's round of union-find on the registers leaves, each side
+    /// replaced by its parent (`parents`), where the two differ, in the order herd7's
+    /// solver hands them to the round on memory (that of the register reads): for each,
+    /// the read whose value the register held first, the register read, and the sides.
+    fn leftovers(&self, parents: &HashMap<u32, u32>) -> Vec<(u32, u32, u32, u32)> {
+        let parent = |n: u32| parents.get(&n).copied().unwrap_or(n);
+        let base = |mut n: u32| {
+            while let Some(e) = self.equations.iter().find(|e| e.0 == n) {
+                n = e.1;
+            }
+            n
+        };
+        let mut equations = self.equations.clone();
+        equations.sort_by_key(|e| e.0);
+        equations
+            .into_iter()
+            .filter(|&(loaded, stored)| parent(loaded) != parent(stored))
+            .map(|(loaded, stored)| (base(stored), loaded, parent(loaded), parent(stored)))
+            .collect()
     }
 
     fn forget(&mut self, r: Option<Reg>) {
@@ -182,8 +267,8 @@ impl Run {
 /// A read hoisted into a temporary, not yet counted.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
-    /// The temporary.
-    reg: Reg,
+    /// The register receiving the result: a temporary, while pending.
+    reg: Option<Reg>,
     /// The instruction that reads.
     ins: usize,
     /// Its read's index in [`Run::reads`].
@@ -201,6 +286,8 @@ struct Eval {
     /// a read's value as herd7 made it, through no register (a read hoisted into a
     /// temporary, or that plus 0).
     copy: Option<u32>,
+    /// herd7's number of the value it is, when a read made it, of memory or of a register.
+    var: Option<u32>,
     /// Its value, when hazmat knows it on this way.
     value: Option<Value>,
 }
@@ -356,6 +443,13 @@ pub(crate) fn name(program: &Program, per_thread: &mut [Vec<Path>]) -> Option<(u
                     _ => 0,
                 })
                 .collect();
+            let parents = run.register_parents();
+            path.herd_parent = path
+                .herd
+                .iter()
+                .map(|n| parents.get(n).copied().unwrap_or(*n))
+                .collect();
+            path.herd_leftover = run.leftovers(&parents);
         }
     }
     unnamed
@@ -546,7 +640,7 @@ impl Counter<'_> {
         let used = |r: Reg| op.is_some_and(|op| operands(op).iter().any(|e| mentions(e, r)));
         let mut i = 0;
         while i < run.pending.len() {
-            if used(run.pending[i].reg) {
+            if run.pending[i].reg.is_some_and(used) {
                 i += 1;
             } else {
                 let p = run.pending.remove(i);
@@ -582,7 +676,7 @@ impl Counter<'_> {
     fn no_pending(&self, run: &Run, index: usize) -> Replay<()> {
         let op = &self.instrs[index].op;
         let uses = |r: Reg| operands(op).iter().any(|e| mentions(e, r));
-        if run.pending.iter().any(|p| uses(p.reg)) {
+        if run.pending.iter().any(|p| p.reg.is_some_and(uses)) {
             return Err(index);
         }
         Ok(())
@@ -609,10 +703,11 @@ impl Counter<'_> {
             Op::Let { dst, val } => {
                 let e = self.expr(val, &mut run);
                 run.set(*dst, e.value, !e.unknown);
+                run.hold(*dst, e.var);
             }
             Op::Load { dst, .. } | Op::Rmw { dst, .. } => {
                 let p = Pending {
-                    reg: dst.unwrap_or(0),
+                    reg: *dst,
                     ins: index,
                     read: run.reads.len(),
                     write: run.writes.len(),
@@ -756,16 +851,25 @@ impl Counter<'_> {
                 self.expr(addr, &mut ok);
                 self.expr(expected, &mut ok);
                 let copy = self.expr(new, &mut ok).copy;
-                ok.reads.push(self.fresh());
+                let read = self.fresh();
+                ok.reads.push(read);
                 ok.writes.push(copy.unwrap_or(0));
+                // Either way, the result is the value read.
                 ok.forget(*dst);
+                if let Some(d) = dst {
+                    ok.hold(*d, Some(read));
+                }
                 // Failure: the address, the expected value, the read, their comparison.
                 let mut no = way(&run, false);
                 self.expr(addr, &mut no);
                 self.expr(expected, &mut no);
-                no.reads.push(self.fresh());
+                let read = self.fresh();
+                no.reads.push(read);
                 self.fresh();
                 no.forget(*dst);
+                if let Some(d) = dst {
+                    no.hold(*d, Some(read));
+                }
                 Ok(vec![no, ok])
             }
             Op::AddUnless {
@@ -836,7 +940,7 @@ impl Counter<'_> {
                 // The expected value's plain read, which lowering puts first.
                 let mut run = run;
                 let pending = match expected {
-                    Expr::Reg(t) => run.pending.iter().position(|p| p.reg == *t),
+                    Expr::Reg(t) => run.pending.iter().position(|p| p.reg == Some(*t)),
                     _ => None,
                 };
                 let Some(p) = pending else {
@@ -880,7 +984,7 @@ impl Counter<'_> {
     fn no_pending_except_expected(&self, run: &Run, index: usize) -> Replay<()> {
         if let Op::CompareExchange { addr, desired, .. } = &self.instrs[index].op {
             let uses = |r: Reg| mentions(addr, r) || mentions(desired, r);
-            if run.pending.iter().any(|p| uses(p.reg)) {
+            if run.pending.iter().any(|p| p.reg.is_some_and(uses)) {
                 return Err(index);
             }
             return Ok(());
@@ -888,9 +992,20 @@ impl Counter<'_> {
         self.no_pending(run, index)
     }
 
-    /// Counts the values of the read `p`, made by a load or an RMW; returns whether the
-    /// instruction's result is the value read, as herd7 made it.
-    fn deferred(&mut self, run: &mut Run, p: Pending) -> bool {
+    /// Counts the values of the read `p`, made by a load or an RMW; returns the read's
+    /// number when the instruction's result is the value read, as herd7 made it, which
+    /// its register then holds.
+    fn deferred(&mut self, run: &mut Run, p: Pending) -> Option<u32> {
+        let var = self.read_values(run, p).then_some(run.reads[p.read]);
+        if let Some(r) = p.reg {
+            run.hold(r, var);
+        }
+        var
+    }
+
+    /// Counts the values of the read `p`; returns whether the instruction's result is the
+    /// value read.
+    fn read_values(&mut self, run: &mut Run, p: Pending) -> bool {
         let k = p.read;
         match &self.instrs[p.ins].op {
             Op::Load { addr, .. } => {
@@ -942,19 +1057,21 @@ impl Counter<'_> {
                 Eval {
                     unknown: true,
                     copy: Some(self.fresh()),
+                    var: None,
                     value: Some(*v),
                 }
             }
             Expr::Const(v) => Eval {
                 unknown: false,
                 copy: None,
+                var: None,
                 value: Some(*v),
             },
             Expr::Reg(r) if self.is_temp(*r) => {
                 let mut copy = None;
-                if let Some(i) = run.pending.iter().position(|p| p.reg == *r) {
+                if let Some(i) = run.pending.iter().position(|p| p.reg == Some(*r)) {
                     let p = run.pending.remove(i);
-                    if self.deferred(run, p) {
+                    if self.deferred(run, p).is_some() {
                         copy = Some(DIRECT);
                     }
                 }
@@ -962,14 +1079,22 @@ impl Counter<'_> {
                 Eval {
                     unknown: !known.is_some_and(|(_, herd)| herd),
                     copy,
+                    var: run.held(*r),
                     value: known.map(|(v, _)| v),
                 }
             }
-            Expr::Reg(r) => Eval {
-                unknown: true,
-                copy: Some(self.fresh()),
-                value: run.known(*r).map(|(v, _)| v),
-            },
+            Expr::Reg(r) => {
+                let n = self.fresh();
+                if let Some(stored) = run.held(*r) {
+                    run.equations.push((n, stored));
+                }
+                Eval {
+                    unknown: true,
+                    copy: Some(n),
+                    var: Some(n),
+                    value: run.known(*r).map(|(v, _)| v),
+                }
+            }
             Expr::Unary(op, a) => {
                 let x = self.expr(a, run);
                 if x.unknown {
@@ -978,6 +1103,7 @@ impl Counter<'_> {
                 Eval {
                     unknown: x.unknown,
                     copy: None,
+                    var: None,
                     value: x.value.and_then(|v| apply_unary(*op, v)),
                 }
             }
@@ -998,6 +1124,7 @@ impl Counter<'_> {
                 Eval {
                     unknown,
                     copy: None,
+                    var: None,
                     value: x
                         .value
                         .zip(y.value)
