@@ -142,6 +142,16 @@ pub(crate) struct Path {
     /// none.
     /// Empty when herd7's numbering is not replayed.
     pub(crate) herd: Vec<u32>,
+    /// Per event, the number herd7's round of union-find on the registers' equations maps
+    /// that of [`Path::herd`] to (the parent it leaves it: see [`crate::engine::symbol`]);
+    /// the number itself for a value no register read copies.
+    pub(crate) herd_parent: Vec<u32>,
+    /// The equations of register reads that herd7's round of union-find on the registers
+    /// leaves unsolved (those between two values it does not unite into one parent),
+    /// which its round on memory unites after memory's own: for each, the number of the
+    /// read whose value the register held first, the number of the register read, and
+    /// the parents of the two sides.
+    pub(crate) herd_leftover: Vec<(u32, u32, u32, u32)>,
     /// Set when the path reaches an access whose address is none of the locations the
     /// test handles as values: the path stops there, but at a write, which it goes on past
     /// without the write's events; the enumeration reports a write there as an error if a
@@ -638,6 +648,7 @@ impl<'a> Walker<'a> {
                     write,
                     ret_new,
                     tags,
+                    ..
                 } => {
                     let operand = match write {
                         RmwWrite::Set(e) | RmwWrite::Apply(_, e) => self.sym(&mut st, e, span),

@@ -15,7 +15,15 @@
 //!   value at evaluation time;
 //! - every read of memory is a fresh value, and so is the result of an operator applied to
 //!   a value not known yet (`r1 == 1`, the `e != 0` that an `if` on a plain `e` becomes,
-//!   the new value of `atomic_add`);
+//!   the new value of `atomic_add`), but for the identities herd7 applies first
+//!   (`lib/symbValue.ml`, `add` and `orop`): `v + 0`, `0 + v`, `v | 0` and `0 | v` are `v`
+//!   itself, with no fresh value, whether `v` is known or not (`v - 0`, `v ^ 0`, `v * 1`
+//!   and `v & -1` make one), and so is the new value of a kernel atomic operation that
+//!   adds or ors 0 (`atomic_add_return(0, x)`, `atomic_add_unless(x, 0, u)`), whose write
+//!   then stores the value read; C11's `atomic_fetch_*` makes its new value fresh all the
+//!   same (herd7's `fetch`, an equation);
+//! - a statement that is an expression (`r1;`, `x;`, `r1 + 1;`) evaluates it, a register
+//!   or a parameter being a fresh value;
 //! - within a statement, operands are evaluated left to right, and a store evaluates its
 //!   address before its value (lowering hoists the reads of a statement into temporaries
 //!   first, so a temporary's read is counted where the statement uses it);
@@ -69,29 +77,40 @@
 //! herd7 then solves the equations that reads-from gives in two rounds of union-find,
 //! registers first, memory second.
 //! Its union-find is by rank (`herd/partition.ml`: on equal ranks the root of its first
-//! argument wins), over the equations in list order (`herd/valconstraint.ml`,
-//! `normalize_vars`), with a fresh partition each round (`herd/mem.ml`): the registers'
-//! (`loaded := stored` for each register read, the list in the reverse of the reads'
-//! order, so that the last copy of a value is its class's root), then memory's (for each
-//! load, `loaded := written`, the list again in the reverse of the loads' order, as
-//! herd7's `-debug mem` shows), and the name printed for an unsolved class is its root's
-//! number. A write that stores a read's value as herd7 made it, with no register between
-//! (a failed compare-exchange's write-back of the value it read, `*y = *x;`), is numbered
-//! [`DIRECT`]: a read of it equates its value with that read's own class. So a
+//! argument wins; finding a root compresses the path), over the equations in list order
+//! (`herd/valconstraint.ml`, `normalize_vars`), with a fresh partition each round
+//! (`herd/mem.ml`), and its solution maps each value to the parent the union-find leaves
+//! it, which need not be its root. The registers' round has `loaded := stored` for every
+//! read of a register that holds a read's value, or a copy of one (a copy `r2 = r1;`, a
+//! condition on it, a bare `r1;`, whether a write stores it or not), the list in the
+//! reverse of the reads' order, so that in a flat class the last copy is the root
+//! (`Run::register_parents`); the equations it leaves between two values it does not
+//! make one parent (copies of copies) it hands on, in the reads' order
+//! (`Run::leftovers`). Memory's round has, for each load, `loaded := written`, each
+//! side replaced by its parent, the list again in the reverse of the loads' order, as
+//! herd7's `-debug mem` shows, then those left by the registers' round; the name printed
+//! for an unsolved class is its root's number. A write that stores a read's value as herd7 made it, with no register between
+//! (a failed compare-exchange's write-back of the value it read, `*y = *x;`,
+//! `*y = *x + 0;`, a kernel atomic operation adding 0), is numbered [`DIRECT`]: a read of
+//! it equates its value with that read's own class (an exchange's write, as a store's, has
+//! the number of the register read that gives its value, if one does). So a
 //! compare-exchange whose expected value is its own object, reading its own write-back
 //! under `cos.cat` alone and `-optace false`, prints `S4` (the failed read) where only the
 //! failed read reads the write-back, and `S3` (the plain read of the expected value, which
-//! wins the tie of the later union) where the plain read reads it too. The enumeration replays both rounds on each class from the numbers given here
-//! (`Search::herd_root`), a read's class reaching the reads off the cycle that read its
+//! wins the tie of the later union) where the plain read reads it too. The enumeration
+//! replays both rounds on each class from the numbers given here (`Search::herd_root`), a read's class reaching the reads off the cycle that read its
 //! value too: two SRCU read-side sections passing their indices round print `S7`, the
 //! first read's copy, in the executions where both read the second's unlock, though the
 //! highest number is `S13`.
 //! The loads' list is in the reverse of the events' order: a successful compare-exchange's
 //! read, which has the number of its expected value's plain read, comes before it.
-//! FIXME: register copies other than a store's value (`r2 = r1;`, a condition on the
-//! value) are not counted, and a class whose write stores no read's value as it is (a
-//! value computed from one, or one an exchange or a kernel read-modify-write stores) takes
-//! the highest number among its reads and copies, as the corpus's cycles have it.
+//! FIXME: a class whose write stores no read's value as it is (a value computed from one,
+//! or the new value of a kernel read-modify-write that is not the value read) takes the
+//! highest number among its reads and copies, as the corpus's cycles have it; the other
+//! equations of herd7's rounds that unite two values (a compare-exchange's expected value
+//! with its read, `atomic_add_unless`'s failed read with its limit) are not replayed; and
+//! a class's name is its root after memory's round, where herd7 maps each value of a cell
+//! to its parent after each round, so that two cells of one class might print two names.
 //!
 //! A `while` loop's rounds are counted as `if`s, a way cut off at the unrolling limit
 //! ending its thread, which is herd7's count (so the threads after it are named as herd7
@@ -109,12 +128,6 @@
 //! the equations contradict); the replay, which tracks values and not their identity,
 //! makes both ways as herd7 does, but does not know which one hazmat's path is, so such
 //! a path gets no names (a warning says so).
-//! FIXME: herd7 makes no fresh value for an operator it simplifies (`x + 0` and `x | 0`
-//! are `x` to it, so `atomic_add_return(0, x)` makes no sum), and a statement that is a
-//! bare register (`r1;`) reads it; the replay counts a fresh value for the first and none
-//! for the second (lowering drops the statement), so a name after them may differ from
-//! herd7's, with no warning (`r0 = atomic_add_return(0, z);` after an `if`: `S17` where
-//! herd7 prints `S15`).
 
 use crate::engine::paths::{Path, truth};
 use crate::exec::event::Value;
@@ -140,11 +153,17 @@ struct Run {
     reads: Vec<u32>,
     /// For each write, herd7's number of the register read that gives its value, or 0.
     writes: Vec<u32>,
-    /// Hoisted reads not yet counted: the temporary, the instruction, its read's index.
-    pending: Vec<(Reg, usize, usize)>,
+    /// Hoisted reads not yet counted.
+    pending: Vec<Pending>,
     /// The registers whose value hazmat knows on this way, and whether herd7 knows it too
     /// when the register is a temporary (herd7 reads a named register as a fresh value).
     known: Vec<(Reg, Value, bool)>,
+    /// The registers that hold a value herd7 made by a read, of memory or of a register,
+    /// with that value's number.
+    holds: Vec<(Reg, u32)>,
+    /// herd7's equations of register reads, `loaded := stored`: each read of a register
+    /// that holds a value of [`Run::holds`], with the number of that value.
+    equations: Vec<(u32, u32)>,
     /// Whether the way was cut off at a loop's unrolling: herd7 evaluates nothing after.
     cut: bool,
     /// Whether the way goes through a branch that hazmat knows is not taken: herd7, who
@@ -163,9 +182,79 @@ impl Run {
 
     fn set(&mut self, r: Reg, value: Option<Value>, herd: bool) {
         self.known.retain(|k| k.0 != r);
+        self.holds.retain(|k| k.0 != r);
         if let Some(v) = value {
             self.known.push((r, v, herd));
         }
+    }
+
+    /// Records that register `r` holds the value numbered `var`, if a read made it.
+    fn hold(&mut self, r: Reg, var: Option<u32>) {
+        self.holds.retain(|k| k.0 != r);
+        if let Some(n) = var {
+            self.holds.push((r, n));
+        }
+    }
+
+    fn held(&self, r: Reg) -> Option<u32> {
+        self.holds.iter().find(|k| k.0 == r).map(|k| k.1)
+    }
+
+    /// The parent herd7's union-find on this way's register equations leaves each
+    /// number it unites (`herd/partition.ml`): by rank, the root of the first argument
+    /// winning a tie, with path compression as it finds, over the equations in the
+    /// reverse of the register reads' order; its solution maps a number to that parent,
+    /// not to its root.
+    fn register_parents(&self) -> HashMap<u32, u32> {
+        // Each number met: its parent and its rank.
+        let mut cells: HashMap<u32, (u32, u32)> = HashMap::new();
+        fn find(cells: &mut HashMap<u32, (u32, u32)>, x: u32) -> u32 {
+            let parent = cells.entry(x).or_insert((x, 0)).0;
+            if parent == x {
+                return x;
+            }
+            let root = find(cells, parent);
+            if let Some(c) = cells.get_mut(&x) {
+                c.0 = root;
+            }
+            root
+        }
+        let mut equations = self.equations.clone();
+        equations.sort_by_key(|e| std::cmp::Reverse(e.0));
+        for (loaded, stored) in equations {
+            let (d1, d2) = (find(&mut cells, loaded), find(&mut cells, stored));
+            let (k1, k2) = (cells[&d1].1, cells[&d2].1);
+            if k1 > k2 {
+                cells.insert(d2, (d1, k2));
+            } else if k2 > k1 {
+                cells.insert(d1, (d2, k1));
+            } else if d1 != d2 {
+                cells.insert(d2, (d1, k2));
+                cells.insert(d1, (d1, k1 + 1));
+            }
+        }
+        cells.into_iter().map(|(x, (p, _))| (x, p)).collect()
+    }
+
+    /// The equations herd7's round of union-find on the registers leaves, each side
+    /// replaced by its parent (`parents`), where the two differ, in the order herd7's
+    /// solver hands them to the round on memory (that of the register reads): for each,
+    /// the read whose value the register held first, the register read, and the sides.
+    fn leftovers(&self, parents: &HashMap<u32, u32>) -> Vec<(u32, u32, u32, u32)> {
+        let parent = |n: u32| parents.get(&n).copied().unwrap_or(n);
+        let base = |mut n: u32| {
+            while let Some(e) = self.equations.iter().find(|e| e.0 == n) {
+                n = e.1;
+            }
+            n
+        };
+        let mut equations = self.equations.clone();
+        equations.sort_by_key(|e| e.0);
+        equations
+            .into_iter()
+            .filter(|&(loaded, stored)| parent(loaded) != parent(stored))
+            .map(|(loaded, stored)| (base(stored), loaded, parent(loaded), parent(stored)))
+            .collect()
     }
 
     fn forget(&mut self, r: Option<Reg>) {
@@ -175,13 +264,30 @@ impl Run {
     }
 }
 
+/// A read hoisted into a temporary, not yet counted.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    /// The register receiving the result: a temporary, while pending.
+    reg: Option<Reg>,
+    /// The instruction that reads.
+    ins: usize,
+    /// Its read's index in [`Run::reads`].
+    read: usize,
+    /// Its write's index in [`Run::writes`], for a read-modify-write.
+    write: usize,
+}
+
 /// What evaluating an expression gave.
 #[derive(Clone, Copy, Debug)]
 struct Eval {
     /// Whether herd7 does not know its value when it evaluates it.
     unknown: bool,
-    /// herd7's number of the register read it is, if it is one.
+    /// herd7's number of the register read it is, if it is one, or [`DIRECT`] when it is
+    /// a read's value as herd7 made it, through no register (a read hoisted into a
+    /// temporary, or that plus 0).
     copy: Option<u32>,
+    /// herd7's number of the value it is, when a read made it, of memory or of a register.
+    var: Option<u32>,
     /// Its value, when hazmat knows it on this way.
     value: Option<Value>,
 }
@@ -337,6 +443,13 @@ pub(crate) fn name(program: &Program, per_thread: &mut [Vec<Path>]) -> Option<(u
                     _ => 0,
                 })
                 .collect();
+            let parents = run.register_parents();
+            path.herd_parent = path
+                .herd
+                .iter()
+                .map(|n| parents.get(n).copied().unwrap_or(*n))
+                .collect();
+            path.herd_leftover = run.leftovers(&parents);
         }
     }
     unnamed
@@ -355,6 +468,12 @@ fn flatten<'a>(code: &'a [Instr], out: &mut Vec<&'a Instr>) {
             flatten(els, out);
         }
     }
+}
+
+/// Whether `operand` is one with which herd7's operator `op` leaves the other operand as it
+/// is, making no fresh value (`lib/symbValue.ml`: `add` and `orop` on a zero it knows).
+fn identity(op: BinOp, operand: &Eval) -> bool {
+    matches!(op, BinOp::Add | BinOp::Or) && !operand.unknown && operand.value == Some(Value::Int(0))
 }
 
 /// Whether `e` mentions register `r`.
@@ -521,11 +640,11 @@ impl Counter<'_> {
         let used = |r: Reg| op.is_some_and(|op| operands(op).iter().any(|e| mentions(e, r)));
         let mut i = 0;
         while i < run.pending.len() {
-            if used(run.pending[i].0) {
+            if run.pending[i].reg.is_some_and(used) {
                 i += 1;
             } else {
-                let (_, ins, k) = run.pending.remove(i);
-                self.deferred(run, ins, k);
+                let p = run.pending.remove(i);
+                self.deferred(run, p);
             }
         }
     }
@@ -557,7 +676,7 @@ impl Counter<'_> {
     fn no_pending(&self, run: &Run, index: usize) -> Replay<()> {
         let op = &self.instrs[index].op;
         let uses = |r: Reg| operands(op).iter().any(|e| mentions(e, r));
-        if run.pending.iter().any(|p| uses(p.0)) {
+        if run.pending.iter().any(|p| p.reg.is_some_and(uses)) {
             return Err(index);
         }
         Ok(())
@@ -584,17 +703,25 @@ impl Counter<'_> {
             Op::Let { dst, val } => {
                 let e = self.expr(val, &mut run);
                 run.set(*dst, e.value, !e.unknown);
+                run.hold(*dst, e.var);
             }
             Op::Load { dst, .. } | Op::Rmw { dst, .. } => {
-                let k = run.reads.len();
+                let p = Pending {
+                    reg: *dst,
+                    ins: index,
+                    read: run.reads.len(),
+                    write: run.writes.len(),
+                };
                 run.reads.push(0);
                 if matches!(ins.op, Op::Rmw { .. }) {
                     run.writes.push(0);
                 }
                 run.forget(*dst);
                 match dst {
-                    Some(t) if self.is_temp(*t) => run.pending.push((*t, index, k)),
-                    _ => self.deferred(&mut run, index, k),
+                    Some(t) if self.is_temp(*t) => run.pending.push(p),
+                    _ => {
+                        self.deferred(&mut run, p);
+                    }
                 }
             }
             // herd7 writes the value read back at the expected address, evaluated already:
@@ -605,13 +732,8 @@ impl Counter<'_> {
             Op::Store { addr, val, .. } => {
                 self.expr(addr, &mut run);
                 // A hoisted read stored as it is (`*y = *x;`) passes no register either.
-                let direct = matches!(val, Expr::Reg(t) if run.pending.iter().any(|p| p.0 == *t));
                 let copy = self.expr(val, &mut run).copy;
-                run.writes.push(match copy {
-                    Some(n) => n,
-                    None if direct => DIRECT,
-                    None => 0,
-                });
+                run.writes.push(copy.unwrap_or(0));
             }
             Op::Fence { .. } => {}
             // A lock evaluates its address and makes its events with no value (a read and
@@ -729,16 +851,25 @@ impl Counter<'_> {
                 self.expr(addr, &mut ok);
                 self.expr(expected, &mut ok);
                 let copy = self.expr(new, &mut ok).copy;
-                ok.reads.push(self.fresh());
+                let read = self.fresh();
+                ok.reads.push(read);
                 ok.writes.push(copy.unwrap_or(0));
+                // Either way, the result is the value read.
                 ok.forget(*dst);
+                if let Some(d) = dst {
+                    ok.hold(*d, Some(read));
+                }
                 // Failure: the address, the expected value, the read, their comparison.
                 let mut no = way(&run, false);
                 self.expr(addr, &mut no);
                 self.expr(expected, &mut no);
-                no.reads.push(self.fresh());
+                let read = self.fresh();
+                no.reads.push(read);
                 self.fresh();
                 no.forget(*dst);
+                if let Some(d) = dst {
+                    no.hold(*d, Some(read));
+                }
                 Ok(vec![no, ok])
             }
             Op::AddUnless {
@@ -749,16 +880,21 @@ impl Counter<'_> {
                 ..
             } => {
                 self.only_copied(*dst, index)?;
-                // Success: the address, the operand, the limit, the read, the sum, the
-                // comparison with the limit.
+                // Success: the address, the operand, the limit, the read, the sum (none
+                // when herd7's `+` leaves the read as it is, which the write then stores
+                // through no register), the comparison with the limit.
                 let mut ok = way(&run, true);
                 self.expr(addr, &mut ok);
-                self.expr(add, &mut ok);
+                let operand = self.expr(add, &mut ok);
                 self.expr(unless, &mut ok);
                 ok.reads.push(self.fresh());
+                if identity(BinOp::Add, &operand) {
+                    ok.writes.push(DIRECT);
+                } else {
+                    self.fresh();
+                    ok.writes.push(0);
+                }
                 self.fresh();
-                self.fresh();
-                ok.writes.push(0);
                 // Failure: the address, the limit, the read.
                 let mut no = way(&run, false);
                 self.expr(addr, &mut no);
@@ -804,13 +940,15 @@ impl Counter<'_> {
                 // The expected value's plain read, which lowering puts first.
                 let mut run = run;
                 let pending = match expected {
-                    Expr::Reg(t) => run.pending.iter().position(|p| p.0 == *t),
+                    Expr::Reg(t) => run.pending.iter().position(|p| p.reg == Some(*t)),
                     _ => None,
                 };
                 let Some(p) = pending else {
                     return Err(index);
                 };
-                let (_, load, k) = run.pending.remove(p);
+                let Pending {
+                    ins: load, read: k, ..
+                } = run.pending.remove(p);
                 let Op::Load { addr: exp_addr, .. } = &self.instrs[load].op else {
                     return Err(index);
                 };
@@ -846,7 +984,7 @@ impl Counter<'_> {
     fn no_pending_except_expected(&self, run: &Run, index: usize) -> Replay<()> {
         if let Op::CompareExchange { addr, desired, .. } = &self.instrs[index].op {
             let uses = |r: Reg| mentions(addr, r) || mentions(desired, r);
-            if run.pending.iter().any(|p| uses(p.0)) {
+            if run.pending.iter().any(|p| p.reg.is_some_and(uses)) {
                 return Err(index);
             }
             return Ok(());
@@ -854,29 +992,60 @@ impl Counter<'_> {
         self.no_pending(run, index)
     }
 
-    /// Counts the values of read `k`, made by the load or RMW `self.instrs[ins]`.
-    fn deferred(&mut self, run: &mut Run, ins: usize, k: usize) {
-        match &self.instrs[ins].op {
+    /// Counts the values of the read `p`, made by a load or an RMW; returns the read's
+    /// number when the instruction's result is the value read, as herd7 made it, which
+    /// its register then holds.
+    fn deferred(&mut self, run: &mut Run, p: Pending) -> Option<u32> {
+        let var = self.read_values(run, p).then_some(run.reads[p.read]);
+        if let Some(r) = p.reg {
+            run.hold(r, var);
+        }
+        var
+    }
+
+    /// Counts the values of the read `p`; returns whether the instruction's result is the
+    /// value read.
+    fn read_values(&mut self, run: &mut Run, p: Pending) -> bool {
+        let k = p.read;
+        match &self.instrs[p.ins].op {
             Op::Load { addr, .. } => {
                 self.expr(addr, run);
                 run.reads[k] = self.fresh();
+                true
             }
-            Op::Rmw { addr, write, .. } => match write {
-                // `xchg`: the address, the value, the read.
+            Op::Rmw {
+                addr,
+                write,
+                equation,
+                ret_new,
+                ..
+            } => match write {
+                // `xchg`: the address, the value, the read; the write stores the value.
                 RmwWrite::Set(e) => {
                     self.expr(addr, run);
-                    self.expr(e, run);
+                    let value = self.expr(e, run);
                     run.reads[k] = self.fresh();
+                    run.writes[p.write] = value.copy.unwrap_or(0);
+                    true
                 }
-                // `atomic_add` and friends: the operand, the address, the read, the sum.
-                RmwWrite::Apply(_, e) => {
-                    self.expr(e, run);
+                // `atomic_add` and friends: the operand, the address, the read, the new
+                // value: a fresh one for C11's, and for the kernel's unless herd7's
+                // operator leaves the value read as it is (`+ 0`, `| 0`), which the write
+                // then stores through no register.
+                RmwWrite::Apply(op, e) => {
+                    let operand = self.expr(e, run);
                     self.expr(addr, run);
                     run.reads[k] = self.fresh();
-                    self.fresh();
+                    if !*equation && identity(*op, &operand) {
+                        run.writes[p.write] = DIRECT;
+                        true
+                    } else {
+                        self.fresh();
+                        !*ret_new
+                    }
                 }
             },
-            _ => {}
+            _ => false,
         }
     }
 
@@ -888,31 +1057,44 @@ impl Counter<'_> {
                 Eval {
                     unknown: true,
                     copy: Some(self.fresh()),
+                    var: None,
                     value: Some(*v),
                 }
             }
             Expr::Const(v) => Eval {
                 unknown: false,
                 copy: None,
+                var: None,
                 value: Some(*v),
             },
             Expr::Reg(r) if self.is_temp(*r) => {
-                if let Some(i) = run.pending.iter().position(|p| p.0 == *r) {
-                    let (_, ins, k) = run.pending.remove(i);
-                    self.deferred(run, ins, k);
+                let mut copy = None;
+                if let Some(i) = run.pending.iter().position(|p| p.reg == Some(*r)) {
+                    let p = run.pending.remove(i);
+                    if self.deferred(run, p).is_some() {
+                        copy = Some(DIRECT);
+                    }
                 }
                 let known = run.known(*r);
                 Eval {
                     unknown: !known.is_some_and(|(_, herd)| herd),
-                    copy: None,
+                    copy,
+                    var: run.held(*r),
                     value: known.map(|(v, _)| v),
                 }
             }
-            Expr::Reg(r) => Eval {
-                unknown: true,
-                copy: Some(self.fresh()),
-                value: run.known(*r).map(|(v, _)| v),
-            },
+            Expr::Reg(r) => {
+                let n = self.fresh();
+                if let Some(stored) = run.held(*r) {
+                    run.equations.push((n, stored));
+                }
+                Eval {
+                    unknown: true,
+                    copy: Some(n),
+                    var: Some(n),
+                    value: run.known(*r).map(|(v, _)| v),
+                }
+            }
             Expr::Unary(op, a) => {
                 let x = self.expr(a, run);
                 if x.unknown {
@@ -921,12 +1103,20 @@ impl Counter<'_> {
                 Eval {
                     unknown: x.unknown,
                     copy: None,
+                    var: None,
                     value: x.value.and_then(|v| apply_unary(*op, v)),
                 }
             }
             Expr::Binary(op, a, b) => {
                 let x = self.expr(a, run);
                 let y = self.expr(b, run);
+                // herd7's `v + 0`, `0 + v`, `v | 0` and `0 | v` are `v`, with no fresh value.
+                if identity(*op, &x) {
+                    return y;
+                }
+                if identity(*op, &y) {
+                    return x;
+                }
                 let unknown = x.unknown || y.unknown;
                 if unknown {
                     self.fresh();
@@ -934,6 +1124,7 @@ impl Counter<'_> {
                 Eval {
                     unknown,
                     copy: None,
+                    var: None,
                     value: x
                         .value
                         .zip(y.value)

@@ -318,6 +318,7 @@ fn rename_op(op: &Op, f: &mut dyn FnMut(Loc) -> Loc) -> Option<Op> {
             addr,
             write,
             ret_new,
+            equation,
             tags,
         } => Op::Rmw {
             dst: *dst,
@@ -328,6 +329,7 @@ fn rename_op(op: &Op, f: &mut dyn FnMut(Loc) -> Loc) -> Option<Op> {
                 RmwWrite::Apply(..) => return None,
             },
             ret_new: *ret_new,
+            equation: *equation,
             tags: *tags,
         },
         Op::Cmpxchg {

@@ -772,9 +772,19 @@ impl ThreadLowering<'_> {
                 } else if let ast::ExprKind::Instruction { .. } = &e.kind {
                     self.instruction(e, false, out)?;
                 } else {
-                    // herd7 computes the value and drops it; computing it may fail.
+                    // herd7 computes the value and drops it; computing it may fail, and
+                    // reading a register (`r1;`) makes a fresh value, which its names of
+                    // values out of thin air count (`engine::symbol`).
                     let val = self.expr(e, out)?;
-                    if !matches!(val, Expr::Const(_) | Expr::Reg(_)) {
+                    let regs = &self.cx.threads[self.thread].regs;
+                    let counted = match &val {
+                        // A parameter is a register to herd7.
+                        Expr::Const(v) => matches!(v, Value::Addr(_)),
+                        // A read hoisted into a temporary is counted where it is made.
+                        Expr::Reg(r) => !regs[*r].starts_with('%'),
+                        _ => true,
+                    };
+                    if counted {
                         let dst = self.temp();
                         out.push(Instr {
                             stmt: self.stmt,
@@ -1252,6 +1262,7 @@ impl ThreadLowering<'_> {
                         addr,
                         write: RmwWrite::Set(v),
                         ret_new: false,
+                        equation: false,
                         tags: rmw_tags(RmwKind::Ordered),
                     },
                     out,
@@ -1298,6 +1309,7 @@ impl ThreadLowering<'_> {
                         addr,
                         write: RmwWrite::Apply(op, operand),
                         ret_new: matches!(returns, Returns::New | Returns::Test(_)),
+                        equation: false,
                         tags: rmw_tags(if returns == Returns::Nothing {
                             RmwKind::NoReturn
                         } else {

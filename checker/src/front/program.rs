@@ -733,6 +733,11 @@ pub enum Op {
         write: RmwWrite,
         /// Whether `dst` receives the new value (`_return` forms) rather than the old one.
         ret_new: bool,
+        /// Whether herd7 makes the value written a fresh value, tied to the value read by
+        /// an equation (C11's `atomic_fetch_*`), rather than computing it with its
+        /// operators, which leave `v + 0` and `v | 0` as `v`, with no fresh value (the
+        /// kernel's atomic operations): its count of fresh values differs.
+        equation: bool,
         /// Annotations of the events ([`crate::exec::event::Tag::Rmw`] included), and
         /// the fences around them.
         tags: RmwTags,

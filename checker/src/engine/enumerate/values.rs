@@ -552,10 +552,14 @@ impl<W: Width> Search<'_, W> {
             let sym = Known::Value(Value::Sym(g as u32));
             let mut name = 0;
             // The class's reads with their numbers, and its writes with the number of the
-            // register read that copies their value and the read whose value it is.
+            // register read that copies their value and the read whose value it is, each
+            // with the parent herd7's round of union-find on the registers leaves it.
             let mut reads = Vec::new();
             let mut writes = Vec::new();
             let mut copies = true;
+            // The register equations herd7's round on memory unites after its own, of the
+            // values of the class's reads.
+            let mut leftover: Vec<(u32, u32, u32, u32)> = Vec::new();
             for x in nlocs..self.exec.events.len() {
                 let Some((t, i)) = self.origin[x] else {
                     continue;
@@ -570,6 +574,7 @@ impl<W: Width> Search<'_, W> {
                     continue;
                 }
                 let herd = self.paths[t].herd.get(i).copied().unwrap_or(0);
+                let parent = self.paths[t].herd_parent.get(i).copied().unwrap_or(herd);
                 if herd == 0 && kind == EventKind::Read {
                     return;
                 }
@@ -577,14 +582,20 @@ impl<W: Width> Search<'_, W> {
                     name = name.max(herd);
                 }
                 match kind {
-                    EventKind::Read => reads.push((x, herd)),
+                    EventKind::Read => {
+                        reads.push((x, herd, parent));
+                        let path = self.paths[t];
+                        let own = path.herd_leftover.iter().filter(|e| e.0 == herd);
+                        leftover.extend(own.copied());
+                    }
                     _ => match self.copied_read(t, i) {
-                        Some(r) if herd != 0 => writes.push((x, herd, r)),
+                        Some(r) if herd != 0 => writes.push((x, herd, r, parent)),
                         _ => copies = false,
                     },
                 }
             }
-            if copies && let Some(root) = self.herd_root(&reads, &writes) {
+            leftover.sort_by_key(|e| e.1);
+            if copies && let Some(root) = self.herd_root(&reads, &writes, &leftover) {
                 name = root;
             }
             names.push((g as u32, name));
@@ -615,22 +626,21 @@ impl<W: Width> Search<'_, W> {
 
     /// The name herd7 gives a class of values out of thin air: the root of its two rounds
     /// of union-find by rank (see [`crate::engine::symbol`]). After the registers' round
-    /// each read's value is its last copy (`writes`: the copy's number, or [`DIRECT`] for a
-    /// write of the read's value through no register, and the read), if it has one;
+    /// each value is the parent that round leaves it (`reads`: each read's number and
+    /// parent; `writes`: the number of the register read whose value each stores, or
+    /// [`DIRECT`] for a read's value through no register, the read, and that parent);
     /// memory's, with fresh ranks, unites for each read, the last first (herd7's list of
     /// loads is in the reverse of its events' order, which is the numbers'), the read's
-    /// class with that of the value its write stores, the read's winning a tie.
+    /// value with the value its write stores, the read's winning a tie, then the two sides
+    /// of each equation the registers' round left (`leftover`, in herd7's order).
     /// `None` when a read of the class reads a write that stores no read of it.
-    fn herd_root(&self, reads: &[(usize, u32)], writes: &[(usize, u32, usize)]) -> Option<u32> {
-        let class = |read: usize, own: u32| {
-            writes
-                .iter()
-                .filter(|w| w.2 == read && w.1 != DIRECT)
-                .map(|w| w.1)
-                .max()
-                .unwrap_or(own)
-        };
-        let number = |read: usize| reads.iter().find(|r| r.0 == read).map(|r| r.1);
+    fn herd_root(
+        &self,
+        reads: &[(usize, u32, u32)],
+        writes: &[(usize, u32, usize, u32)],
+        leftover: &[(u32, u32, u32, u32)],
+    ) -> Option<u32> {
+        let parent = |read: usize| reads.iter().find(|r| r.0 == read).map(|r| r.2);
         // Each value met, its parent and its rank.
         let mut sets: Vec<(u32, u32, u32)> = Vec::new();
         fn root(sets: &[(u32, u32, u32)], mut v: u32) -> u32 {
@@ -648,9 +658,18 @@ impl<W: Width> Search<'_, W> {
         // A successful compare-exchange's read has the number of the expected value's
         // plain read, which it follows: the later event first.
         order.sort_by_key(|r| std::cmp::Reverse((r.1, r.0)));
-        for &(x, own) in &order {
-            let (_, _, source) = *writes.iter().find(|w| w.0 == self.rf_src[x])?;
-            let (a, b) = (class(x, own), class(source, number(source)?));
+        let mut pairs = Vec::with_capacity(order.len() + leftover.len());
+        for &(x, _, loaded) in &order {
+            let &(_, number, source, stored) = writes.iter().find(|w| w.0 == self.rf_src[x])?;
+            let written = if number == DIRECT {
+                parent(source)?
+            } else {
+                stored
+            };
+            pairs.push((loaded, written));
+        }
+        pairs.extend(leftover.iter().map(|e| (e.2, e.3)));
+        for (a, b) in pairs {
             for v in [a, b] {
                 if !sets.iter().any(|e| e.0 == v) {
                     sets.push((v, v, 0));
@@ -670,8 +689,8 @@ impl<W: Width> Search<'_, W> {
                 }
             }
         }
-        let &(x, own) = order.first()?;
-        Some(root(&sets, class(x, own)))
+        let &(_, _, first) = order.first()?;
+        Some(root(&sets, first))
     }
 
     pub(super) fn final_value(&self, cell: Cell) -> Value {

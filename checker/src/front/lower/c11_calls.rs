@@ -123,6 +123,7 @@ impl ThreadLowering<'_> {
                         addr,
                         write,
                         ret_new: false,
+                        equation: true,
                         tags: RmwTags::uniform(c11::rmw_tags(first)),
                     },
                     out,

@@ -1,0 +1,312 @@
+//! herd7's names for values out of thin air (`S` and a number), as hazmat replays them
+//! (`engine::symbol`): the count of fresh values herd7's C front end makes, and the classes
+//! its union-find leaves. Each test writes small programs under a model that allows such
+//! values (a model with no checks under the kernel's macros, `cos.cat` alone for C11),
+//! with `-optace false`, asserts the states herd7 7.58 printed for them, written here, and
+//! compares the whole output with herd7's when herd7 is present (`$HAZMAT_ORACLE` or
+//! `../shared/oracle/herd7`).
+
+#[path = "common/herd7_cli.rs"]
+mod herd7_cli;
+#[path = "common/untimed.rs"]
+mod untimed;
+
+use herd7_cli::{hazmat, same_as_herd7, text};
+use std::path::PathBuf;
+use untimed::untimed;
+
+/// The kernel's macros, from the files this package carries.
+const LKMM: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/lkmm-history/v6.15-lkmmv2"
+);
+
+/// A fresh temporary directory for one test, with a model that checks nothing.
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = herd7_cli::temp_dir(&format!("herd7-names-{tag}"));
+    std::fs::write(dir.join("none.cat"), "\"no checks\"\n").expect("model");
+    dir
+}
+
+/// A kernel test whose thread runs `code` between a read of `y` and a value `*z` reads
+/// back from its own store of `stored` (`r0` is that read).
+fn kernel_test(name: &str, code: &str, stored: &str) -> String {
+    format!(
+        "C {name}\n{{}}\nP0(int *y, int *z) {{ int r0; int r1; int r2; \
+         r1 = READ_ONCE(*y); {code} r0 = READ_ONCE(*z); WRITE_ONCE(*z, {stored}); }}\n\
+         locations [0:r0;]\nexists (0:r1=2)\n"
+    )
+}
+
+/// The same in C11, with relaxed atomics.
+fn c11_test(name: &str, code: &str, stored: &str) -> String {
+    let relaxed = "memory_order_relaxed";
+    format!(
+        "C {name}\n{{}}\nP0(atomic_int *y, atomic_int *z) {{ int r0; int r1; int r2; \
+         r1 = atomic_load_explicit(y, {relaxed}); {code} \
+         r0 = atomic_load_explicit(z, {relaxed}); \
+         atomic_store_explicit(z, {stored}, {relaxed}); }}\n\
+         locations [0:r0;]\nexists (0:r1=2)\n"
+    )
+}
+
+/// Runs each test (name, source, herd7 7.58's states, `No` included) as herd7 `args`
+/// (the file last), asserting the states, then the whole output against herd7's.
+fn states_as_herd7(dir: &std::path::Path, args: &[&str], tests: &[(&str, String, &str)]) {
+    for (name, source, states) in tests {
+        let file = format!("{name}.litmus");
+        std::fs::write(dir.join(&file), source).expect("test");
+        let mut args = args.to_vec();
+        args.push(&file);
+        let out = hazmat(dir, &args);
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+        let stdout = untimed(&text(&out.stdout));
+        assert!(stdout.contains(states), "{args:?}: {stdout}");
+        same_as_herd7(dir, &args[1..]);
+    }
+}
+
+/// herd7 makes no fresh value for `v + 0`, `0 + v`, `v | 0` and `0 | v` (its `add` and
+/// `orop` return the other operand), and none for the new value of a kernel atomic
+/// operation that adds or ors 0, whose write then stores the value read itself; C11's
+/// `atomic_fetch_*` makes one all the same (an equation ties it to the value read). A
+/// statement that is a register (`r1;`), a parameter, or an expression reads it, a fresh
+/// value. A read stored plus 0 passes no register, nor does an exchange's own read; an
+/// exchange of a register stores that register's read. Each name here differed from
+/// herd7's before hazmat replayed them, with no warning.
+#[test]
+fn thin_air_names_count_herd7s_identities_and_bare_registers() {
+    let dir = temp_dir("identities");
+    let four = |a: u32, b: u32| {
+        format!(
+            "States 4\n0:r0=S{a}; 0:r1=S{b};\n0:r0=S{a}; 0:r1=0;\n0:r0=0; 0:r1=S{b};\n\
+             0:r0=0; 0:r1=0;\nNo\n"
+        )
+    };
+    let two = |a: u32| format!("States 2\n0:r0=S{a}; 0:r1=0;\n0:r0=0; 0:r1=0;\nNo\n");
+    let exchanged = "States 6\n0:r0=S9; 0:r1=S4;\n0:r0=S9; 0:r1=S5;\n0:r0=S9; 0:r1=0;\n\
+                     0:r0=0; 0:r1=S4;\n0:r0=0; 0:r1=S5;\n0:r0=0; 0:r1=0;\nNo\n";
+    let kernel = [
+        ("A1", kernel_test("A1", "", "r0 + 0"), two(6)),
+        ("A4", kernel_test("A4", "", "0 | r0"), two(6)),
+        (
+            "B2",
+            kernel_test("B2", "r2 = atomic_add_return(0, y);", "r0"),
+            four(8, 2),
+        ),
+        (
+            "B3",
+            kernel_test("B3", "atomic_add(0, y);", "r0"),
+            four(8, 2),
+        ),
+        (
+            "B5",
+            kernel_test("B5", "r2 = atomic_fetch_or(0, y);", "r0"),
+            four(8, 2),
+        ),
+        (
+            "B8",
+            kernel_test("B8", "WRITE_ONCE(*y, r1 | 0);", "r0"),
+            four(8, 4),
+        ),
+        (
+            "G1",
+            kernel_test(
+                "G1",
+                "if (r1 == 1) { WRITE_ONCE(*y, 1); } r2 = atomic_add_return(0, y);",
+                "r0",
+            ),
+            "States 4\n0:r0=S11; 0:r1=0;\n0:r0=S17; 0:r1=1;\n0:r0=0; 0:r1=0;\n\
+             0:r0=0; 0:r1=1;\nNo\n"
+                .to_string(),
+        ),
+        (
+            "G3",
+            kernel_test("G3", "r2 = atomic_add_unless(y, 0, 5);", "r0"),
+            two(15),
+        ),
+        (
+            "I5",
+            kernel_test("I5", "atomic_add(0, z); r0 = READ_ONCE(*z);", "r0"),
+            "States 4\n0:r0=S4; 0:r1=0;\n0:r0=S6; 0:r1=0;\n0:r0=S10; 0:r1=0;\n\
+             0:r0=0; 0:r1=0;\nNo\n"
+                .to_string(),
+        ),
+        ("C1", kernel_test("C1", "r1;", "r0"), two(7)),
+        ("C2", kernel_test("C2", "r1; r2;", "r0"), two(8)),
+        ("C3", kernel_test("C3", "r1 + 0;", "r0"), two(7)),
+        ("H1", kernel_test("H1", "y;", "r0"), two(7)),
+        ("H4", kernel_test("H4", "r1 | 0;", "r0"), two(7)),
+        (
+            "G5",
+            kernel_test("G5", "r2 = xchg(y, r1 | 0);", "r0"),
+            exchanged.to_string(),
+        ),
+        (
+            "J3",
+            kernel_test("J3", "r2 = xchg(y, r1);", "r0"),
+            exchanged.to_string(),
+        ),
+        (
+            "G6",
+            kernel_test("G6", "WRITE_ONCE(*y, READ_ONCE(*z) + 0);", "r0"),
+            "States 4\n0:r0=S5; 0:r1=S5;\n0:r0=S5; 0:r1=0;\n0:r0=S9; 0:r1=0;\n\
+             0:r0=0; 0:r1=0;\nNo\n"
+                .to_string(),
+        ),
+        ("G8", kernel_test("G8", "", "0 | READ_ONCE(*z)"), two(4)),
+    ];
+    let tests: Vec<_> = kernel
+        .iter()
+        .map(|(n, s, t)| (*n, s.clone(), t.as_str()))
+        .collect();
+    let args = [
+        "herd7",
+        "-I",
+        LKMM,
+        "-macros",
+        "linux-kernel.def",
+        "-model",
+        "none.cat",
+        "-optace",
+        "false",
+    ];
+    states_as_herd7(&dir, &args, &tests);
+    let relaxed = "memory_order_relaxed";
+    let c11 = [
+        ("F1", c11_test("F1", "", "r0 + 0"), two(6)),
+        (
+            "F2",
+            c11_test(
+                "F2",
+                &format!("r2 = atomic_fetch_add_explicit(y, 0, {relaxed});"),
+                "r0",
+            ),
+            two(9),
+        ),
+        ("F5", c11_test("F5", "r1;", "r0"), two(7)),
+        (
+            "F7",
+            c11_test(
+                "F7",
+                &format!("r2 = r1 + 0; atomic_store_explicit(y, r2, {relaxed});"),
+                "r0",
+            ),
+            four(9, 5),
+        ),
+    ];
+    let tests: Vec<_> = c11
+        .iter()
+        .map(|(n, s, t)| (*n, s.clone(), t.as_str()))
+        .collect();
+    let args = ["herd7", "-model", "cos.cat", "-optace", "false"];
+    states_as_herd7(&dir, &args, &tests);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A kernel test whose thread runs `before`, a read of `z` into `r0`, then `after`.
+fn copies_test(name: &str, before: &str, after: &str) -> String {
+    format!(
+        "C {name}\n{{}}\nP0(int *y, int *z) {{ int r0; int r1; int r2; int r3; \
+         r1 = READ_ONCE(*y); {before} r0 = READ_ONCE(*z); {after} }}\n\
+         locations [0:r0;]\nexists (0:r1=2)\n"
+    )
+}
+
+/// herd7 names a class after its two rounds of union-find, the registers' first: every
+/// read of a register holding a read's value is an equation of that round (`loaded :=
+/// stored`), whether a write stores it or not (a copy, a bare statement, after the last
+/// store: `K4`, `L7`), copies of copies included (`M2`, `M4`, `N2`); the round's solution
+/// maps each value to the parent the union-find leaves it, not to its root (`K6`: `S9`,
+/// where the root is `S7`), and the equations it leaves unsolved come after memory's in
+/// the next round (`M6`: `S10`). Each name here differed from herd7's before hazmat
+/// replayed the registers' round, with no warning.
+#[test]
+fn thin_air_names_follow_herd7s_round_on_registers() {
+    let dir = temp_dir("registers");
+    let two = |a: u32| format!("States 2\n0:r0=S{a}; 0:r1=0;\n0:r0=0; 0:r1=0;\nNo\n");
+    let three = |a: u32| {
+        format!("States 3\n0:r0=S{a}; 0:r1=S{a};\n0:r0=S{a}; 0:r1=0;\n0:r0=0; 0:r1=0;\nNo\n")
+    };
+    let four = |a: u32, b: u32| {
+        format!(
+            "States 4\n0:r0=S{a}; 0:r1=S{b};\n0:r0=S{a}; 0:r1=0;\n0:r0=0; 0:r1=S{b};\n\
+             0:r0=0; 0:r1=0;\nNo\n"
+        )
+    };
+    let tests = [
+        ("K4", "", "WRITE_ONCE(*z, r0); r2 = r0;", two(7)),
+        (
+            "K6",
+            "",
+            "r2 = r0; WRITE_ONCE(*z, r2); WRITE_ONCE(*y, r0);",
+            three(9),
+        ),
+        ("L7", "", "WRITE_ONCE(*z, r0); r0;", two(7)),
+        (
+            "M1",
+            "",
+            "r2 = r0; r3 = r0; WRITE_ONCE(*z, r2); WRITE_ONCE(*y, r3);",
+            three(10),
+        ),
+        (
+            "M2",
+            "",
+            "r2 = r0; r3 = r2; WRITE_ONCE(*y, r0); WRITE_ONCE(*z, r3); r0;",
+            three(11),
+        ),
+        (
+            "M4",
+            "",
+            "r2 = r0; r3 = r0; r2; r3; WRITE_ONCE(*z, r2 + 0);",
+            two(8),
+        ),
+        (
+            "M5",
+            "",
+            "WRITE_ONCE(*y, r0); r2 = r0; WRITE_ONCE(*z, r2); r3 = r2; r3; r2;",
+            "States 3\n0:r0=S2; 0:r1=S2;\n0:r0=S11; 0:r1=0;\n0:r0=0; 0:r1=0;\nNo\n".to_string(),
+        ),
+        (
+            "M6",
+            "r2 = r1; r3 = r1;",
+            "WRITE_ONCE(*z, r0); WRITE_ONCE(*y, r2); r3; r1;",
+            four(8, 10),
+        ),
+        (
+            "M8",
+            "",
+            "r2 = xchg(y, r0); WRITE_ONCE(*z, r2); r2;",
+            three(10),
+        ),
+        (
+            "M9",
+            "",
+            "r2 = atomic_fetch_add(0, y); WRITE_ONCE(*z, r0); r3 = r2; WRITE_ONCE(*y, r3);",
+            four(8, 2),
+        ),
+        (
+            "N2",
+            "",
+            "r2 = r0 + 0; r3 = r2 | 0; WRITE_ONCE(*z, r3); r0; r2;",
+            two(9),
+        ),
+    ];
+    let tests: Vec<_> = tests
+        .iter()
+        .map(|(n, before, after, t)| (*n, copies_test(n, before, after), t.as_str()))
+        .collect();
+    let args = [
+        "herd7",
+        "-I",
+        LKMM,
+        "-macros",
+        "linux-kernel.def",
+        "-model",
+        "none.cat",
+        "-optace",
+        "false",
+    ];
+    states_as_herd7(&dir, &args, &tests);
+    let _ = std::fs::remove_dir_all(&dir);
+}
