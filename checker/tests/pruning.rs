@@ -159,6 +159,26 @@ fn vouching_options(vouching: bool) -> Options {
     }
 }
 
+/// The output of `text` under `m` with the options `first` and `second`, and the counts of
+/// the first run.
+fn both_ways(
+    text: &str,
+    m: &dyn hazmat_checker::models::model::MemoryModel,
+    first: &Options,
+    second: &Options,
+) -> (
+    String,
+    String,
+    Option<hazmat_checker::engine::enumerate::Stats>,
+) {
+    let run = |options| match check_source(text, m, options) {
+        Ok(c) => (herd_text(&c), Some(c.outcome.stats)),
+        Err(e) => (format!("error: {e}"), None),
+    };
+    let ((a, stats), (b, _)) = rayon::join(|| run(first), || run(second));
+    (a, b, stats)
+}
+
 /// The output of `text` under `m`, with the model's vouching and without it, and the
 /// counts of the first.
 fn vouched_or_not(
@@ -169,12 +189,7 @@ fn vouched_or_not(
     String,
     Option<hazmat_checker::engine::enumerate::Stats>,
 ) {
-    let run = |vouching| match check_source(text, m, &vouching_options(vouching)) {
-        Ok(c) => (herd_text(&c), Some(c.outcome.stats)),
-        Err(e) => (format!("error: {e}"), None),
-    };
-    let ((vouched, stats), (whole, _)) = rayon::join(|| run(true), || run(false));
-    (vouched, whole, stats)
+    both_ways(text, m, &vouching_options(true), &vouching_options(false))
 }
 
 /// Every shipped litmus file, and the kernel's documentation tests when the shared corpus
@@ -228,12 +243,7 @@ fn counted_or_not(
     String,
     Option<hazmat_checker::engine::enumerate::Stats>,
 ) {
-    let run = |counting| match check_source(text, m, &counting_options(counting)) {
-        Ok(c) => (herd_text(&c), Some(c.outcome.stats)),
-        Err(e) => (format!("error: {e}"), None),
-    };
-    let ((counted, stats), (built, _)) = rayon::join(|| run(true), || run(false));
-    (counted, built, stats)
+    both_ways(text, m, &counting_options(true), &counting_options(false))
 }
 
 /// Every shipped litmus file, and the kernel's documentation tests when the shared corpus

@@ -584,14 +584,8 @@ impl Macros {
                     return Err((name.len(), format!("`{name}` takes no annotation")));
                 }
                 want(inner.arity)?;
-                let first = Part {
-                    shape: inner.shape,
-                    tags: inner.tags,
-                    args: inner.args.clone(),
-                    lower: inner.lower,
-                };
                 let mut parts = Vec::with_capacity(1 + inner.then.len());
-                for part in std::iter::once(first).chain(inner.then.iter().cloned()) {
+                for part in std::iter::once(inner.first()).chain(inner.then.iter().cloned()) {
                     let mut shape = part.shape;
                     let mut order = Vec::with_capacity(part.args.len());
                     for (k, &a) in part.args.iter().enumerate() {
@@ -659,15 +653,20 @@ impl Macro {
             .collect()
     }
 
+    /// The macro's first instruction (its only one but for a block of several).
+    pub(crate) fn first(&self) -> Part {
+        Part {
+            shape: self.shape,
+            tags: self.tags,
+            args: self.args.clone(),
+            lower: self.lower,
+        }
+    }
+
     /// The macro as the lowering's table entry: its shape and annotations (lowering names
     /// a call by the name written, so the entry carries none).
     pub(crate) fn primitive(&self) -> Primitive {
-        Primitive {
-            name: "",
-            shape: self.shape,
-            tags: self.tags,
-            lower: self.lower,
-        }
+        self.first().primitive()
     }
 }
 

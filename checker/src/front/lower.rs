@@ -1092,12 +1092,7 @@ impl ThreadLowering<'_> {
             // The caller says that a statement gives no value.
             return Ok(None);
         }
-        let first = crate::front::defs::Part {
-            shape: m.shape,
-            tags: m.tags,
-            args: m.args.clone(),
-            lower: m.lower,
-        };
+        let first = m.first();
         for (k, part) in std::iter::once(&first).chain(&m.then).enumerate() {
             // Each is an instruction of herd7's of its own, in program order.
             if k > 0 {

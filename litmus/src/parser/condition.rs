@@ -121,17 +121,8 @@ impl<'a> Parser<'a> {
     /// of `exists p` but `(p)`, which its reading of the threads does not stop at.
     fn condition(&self, i: &'a str) -> PResult<'a, Condition> {
         let (i, ()) = self.trivia(i)?;
-        let start = i;
         let (rest, c) = match self.exists_by_another_name(i, false)? {
-            Some((rest, quantifier, prop)) => {
-                let span = self.span(start, rest);
-                let c = Condition {
-                    quantifier,
-                    prop,
-                    span,
-                };
-                (rest, c)
-            }
+            Some(found) => found,
             None => self.quantified(i)?,
         };
         let rest = match self.tok(";", "`;`")(rest) {
@@ -191,7 +182,6 @@ impl<'a> Parser<'a> {
     /// `(p)` are `exists (p)`.
     pub(crate) fn condition_alone(&self, i: &'a str) -> PResult<'a, Condition> {
         let (i, ()) = self.trivia(i)?;
-        let start = i;
         let (rest, c) = if i.is_empty() {
             let span = self.span(i, i);
             let prop = Prop {
@@ -204,14 +194,8 @@ impl<'a> Parser<'a> {
                 span,
             };
             (i, c)
-        } else if let Some((rest, quantifier, prop)) = self.exists_by_another_name(i, true)? {
-            let span = self.span(start, rest);
-            let c = Condition {
-                quantifier,
-                prop,
-                span,
-            };
-            (rest, c)
+        } else if let Some(found) = self.exists_by_another_name(i, true)? {
+            found
         } else {
             self.quantified(i)?
         };
@@ -226,19 +210,23 @@ impl<'a> Parser<'a> {
     /// condition given alone), and `observed` with sets of atoms, each atom followed by `;`,
     /// the sets apart by `and`, for the disjunction of their conjunctions; `None` for none
     /// of them.
-    #[allow(clippy::type_complexity)]
     fn exists_by_another_name(
         &self,
         i: &'a str,
         parenthesised: bool,
-    ) -> Result<Option<(&'a str, Quantifier, Prop)>, Err<PError<'a>>> {
+    ) -> Result<Option<(&'a str, Condition)>, Err<PError<'a>>> {
+        let exists = |rest: &'a str, prop| Condition {
+            quantifier: Quantifier::Exists,
+            prop,
+            span: self.span(i, rest),
+        };
         if let Ok((r, _)) = self.keyword("final", "")(i) {
             let (r, p) = cut(|i| self.prop(i)).parse(r)?;
-            return Ok(Some((r, Quantifier::Exists, p)));
+            return Ok(Some((r, exists(r, p))));
         }
         if parenthesised && i.starts_with('(') {
             let (r, p) = self.neg(i)?;
-            return Ok(Some((r, Quantifier::Exists, p)));
+            return Ok(Some((r, exists(r, p))));
         }
         let observed = self.keyword("observed", "")(i).or_else(|_| self.keyword("Observed", "")(i));
         let Ok((mut r, _)) = observed else {
@@ -278,7 +266,7 @@ impl<'a> Parser<'a> {
             kind: PropKind::True,
             span: self.span(r, r),
         });
-        Ok(Some((r, Quantifier::Exists, p)))
+        Ok(Some((r, exists(r, p))))
     }
 
     /// `quantified ::= ("exists" | "~" "exists" | "not" "exists" | "forall") prop`
