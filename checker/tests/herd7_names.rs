@@ -21,6 +21,20 @@ const LKMM: &str = concat!(
     "/tests/lkmm-history/v6.15-lkmmv2"
 );
 
+/// The arguments of `hazmat herd7` for the kernel's macros under a model with no check
+/// (`none.cat`) and `-optace false`, under which values come out of thin air.
+const KERNEL_NO_CHECKS: [&str; 9] = [
+    "herd7",
+    "-I",
+    LKMM,
+    "-macros",
+    "linux-kernel.def",
+    "-model",
+    "none.cat",
+    "-optace",
+    "false",
+];
+
 /// A fresh temporary directory for one test, with a model that checks nothing.
 fn temp_dir(tag: &str) -> PathBuf {
     let dir = herd7_cli::temp_dir(&format!("herd7-names-{tag}"));
@@ -160,18 +174,7 @@ fn thin_air_names_count_herd7s_identities_and_bare_registers() {
         .iter()
         .map(|(n, s, t)| (*n, s.clone(), t.as_str()))
         .collect();
-    let args = [
-        "herd7",
-        "-I",
-        LKMM,
-        "-macros",
-        "linux-kernel.def",
-        "-model",
-        "none.cat",
-        "-optace",
-        "false",
-    ];
-    states_as_herd7(&dir, &args, &tests);
+    states_as_herd7(&dir, &KERNEL_NO_CHECKS, &tests);
     let relaxed = "memory_order_relaxed";
     let c11 = [
         ("F1", c11_test("F1", "", "r0 + 0"), two(6)),
@@ -296,17 +299,6 @@ fn thin_air_names_follow_herd7s_round_on_registers() {
         .iter()
         .map(|(n, before, after, t)| (*n, copies_test(n, before, after), t.as_str()))
         .collect();
-    let args = [
-        "herd7",
-        "-I",
-        LKMM,
-        "-macros",
-        "linux-kernel.def",
-        "-model",
-        "none.cat",
-        "-optace",
-        "false",
-    ];
-    states_as_herd7(&dir, &args, &tests);
+    states_as_herd7(&dir, &KERNEL_NO_CHECKS, &tests);
     let _ = std::fs::remove_dir_all(&dir);
 }
