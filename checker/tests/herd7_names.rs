@@ -302,3 +302,88 @@ fn thin_air_names_follow_herd7s_round_on_registers() {
     states_as_herd7(&dir, &KERNEL_NO_CHECKS, &tests);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An identity herd7 meets while it solves (`0 + v` once a read's value is 0, with `v` a
+/// value out of thin air) leaves the operator's equation as `x := v`, which herd7 keeps
+/// unsolved (its union-find ran before), and the candidate is dropped: a stored
+/// `r0 + r1` with `r1` reading 0, a kernel or C11 read-modify-write adding or oring a
+/// register to a location that read 0, an operand `r1 - r1`. hazmat kept each such
+/// candidate, with one more state or more executions, before it left those operators
+/// unsolved.
+#[test]
+fn identities_met_while_solving_leave_herd7s_equation_unsolved() {
+    let dir = temp_dir("solving");
+    let one = "States 1\n0:r0=0; 0:r1=0;\nNo\nWitnesses\nPositive: 0 Negative: 1\n";
+    let two = |a: u32| {
+        format!(
+            "States 2\n0:r0=S{a}; 0:r1=0;\n0:r0=0; 0:r1=0;\nNo\nWitnesses\n\
+             Positive: 0 Negative: 2\n"
+        )
+    };
+    let kernel = [
+        (
+            "J5",
+            kernel_test("J5", "r2 = atomic_fetch_add(r1, y);", "r0"),
+            two(10),
+        ),
+        (
+            "H8",
+            kernel_test("H8", "r2 = atomic_fetch_add(r1 - r1, y);", "r0"),
+            two(12),
+        ),
+        ("X1", kernel_test("X1", "", "r0 + r1"), one.to_string()),
+        ("X2", kernel_test("X2", "", "r1 | r0"), one.to_string()),
+        (
+            "X4",
+            kernel_test("X4", "r2 = atomic_fetch_or(r1, y);", "r0"),
+            two(10),
+        ),
+        (
+            "X9",
+            kernel_test("X9", "r2 = atomic_fetch_add(r1, y);", "r0 + r1"),
+            one.to_string(),
+        ),
+        (
+            "X11",
+            kernel_test("X11", "", "r1 + (r0 | r1)"),
+            one.to_string(),
+        ),
+    ];
+    let tests: Vec<_> = kernel
+        .iter()
+        .map(|(n, s, t)| (*n, s.clone(), t.as_str()))
+        .collect();
+    states_as_herd7(&dir, &KERNEL_NO_CHECKS, &tests);
+    let relaxed = "memory_order_relaxed";
+    let c11 = [
+        ("Y1", c11_test("Y1", "", "r0 + r1"), one.to_string()),
+        (
+            "Y2",
+            c11_test(
+                "Y2",
+                &format!("r2 = atomic_fetch_add_explicit(y, r1, {relaxed});"),
+                "r0",
+            ),
+            two(10),
+        ),
+        (
+            "Y4",
+            c11_test(
+                "Y4",
+                &format!("r2 = atomic_fetch_or_explicit(y, r1, {relaxed});"),
+                "r0",
+            ),
+            two(10),
+        ),
+    ];
+    let tests: Vec<_> = c11
+        .iter()
+        .map(|(n, s, t)| (*n, s.clone(), t.as_str()))
+        .collect();
+    states_as_herd7(
+        &dir,
+        &["herd7", "-model", "cos.cat", "-optace", "false"],
+        &tests,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -170,6 +170,12 @@ impl<W: Width> Search<'_, W> {
             (Known::Cycle, _) | (_, Known::Cycle) => Known::Cycle,
             (Known::Unsolved, _) | (_, Known::Unsolved) => Known::Unsolved,
             (Known::Value(a), Known::Value(b)) => match f(Term::Val(a), Term::Val(b)) {
+                // An identity (`0 + v`, `v | 0`) gives back a value out of thin air: the
+                // operator's equation becomes `x := v` once the other operand is solved,
+                // which herd7 keeps as a leftover (its union-find ran before), so the
+                // candidate is unsolved. Identities on a value known when herd7 builds the
+                // event made no operator (`paths`).
+                Applied::Term(Term::Val(Value::Sym(_))) => Known::Unsolved,
                 Applied::Term(Term::Val(v)) => Known::Value(v),
                 Applied::Term(Term::Var(_)) | Applied::Undetermined => Known::Unsolved,
                 Applied::Illegal => Known::Bad {
