@@ -45,9 +45,14 @@ fn temp_dir(tag: &str) -> PathBuf {
 /// A kernel test whose thread runs `code` between a read of `y` and a value `*z` reads
 /// back from its own store of `stored` (`r0` is that read).
 fn kernel_test(name: &str, code: &str, stored: &str) -> String {
+    kernel_tail(name, code, &format!("WRITE_ONCE(*z, {stored});"))
+}
+
+/// The same, with the thread ending in `tail` after the read of `z`.
+fn kernel_tail(name: &str, code: &str, tail: &str) -> String {
     format!(
         "C {name}\n{{}}\nP0(int *y, int *z) {{ int r0; int r1; int r2; \
-         r1 = READ_ONCE(*y); {code} r0 = READ_ONCE(*z); WRITE_ONCE(*z, {stored}); }}\n\
+         r1 = READ_ONCE(*y); {code} r0 = READ_ONCE(*z); {tail} }}\n\
          locations [0:r0;]\nexists (0:r1=2)\n"
     )
 }
@@ -385,5 +390,92 @@ fn identities_met_while_solving_leave_herd7s_equation_unsolved() {
         &["herd7", "-model", "cos.cat", "-optace", "false"],
         &tests,
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A macro that is a block of several instructions (the kernel's `smp_store_mb`, or a
+/// macro file's own: two stores, a fence then a store, a `cmpxchg` then a fence) is a
+/// block of statements to herd7, one instruction each, and its values are counted so:
+/// hazmat's replay of the count met the block's second instruction outside any
+/// statement, and printed its own names with a warning.
+#[test]
+fn thin_air_names_count_through_macros_of_several_instructions() {
+    let dir = temp_dir("blocks");
+    let def = std::fs::read_to_string(format!("{LKMM}/linux-kernel.def")).expect("def");
+    let added = "store_twice(X,V) { __store{once}(*X,V); __store{once}(*X,V); }\n\
+                 cas_fence(X,O,N) { __cmpxchg{mb}(X,O,N); __fence{mb}; }\n\
+                 fence_store(X,V) { __fence{mb}; __store{once}(*X,V); }\n";
+    std::fs::write(dir.join("blocks.def"), format!("{def}{added}")).expect("def");
+    let states = |lines: &[&str], negative: u32| {
+        format!(
+            "States {}\n{}\nNo\nWitnesses\nPositive: 0 Negative: {negative}\n",
+            lines.len(),
+            lines.join("\n")
+        )
+    };
+    let two = |a: u32, negative: u32| {
+        states(
+            &[&format!("0:r0=S{a}; 0:r1=0;"), "0:r0=0; 0:r1=0;"],
+            negative,
+        )
+    };
+    let tests = [
+        (
+            "B1",
+            kernel_tail("B1", "", "store_twice(z, r0);"),
+            two(8, 3),
+        ),
+        (
+            "B2",
+            kernel_test("B2", "store_twice(y, 0);", "r0"),
+            two(8, 6),
+        ),
+        (
+            "B3",
+            kernel_test("B3", "cas_fence(y, r1, 1);", "r0"),
+            states(
+                &[
+                    "0:r0=S13; 0:r1=0;",
+                    "0:r0=S13; 0:r1=1;",
+                    "0:r0=0; 0:r1=0;",
+                    "0:r0=0; 0:r1=1;",
+                ],
+                4,
+            ),
+        ),
+        (
+            "B4",
+            kernel_tail("B4", "", "fence_store(z, r0); WRITE_ONCE(*y, r0);"),
+            states(
+                &["0:r0=S2; 0:r1=S2;", "0:r0=S8; 0:r1=0;", "0:r0=0; 0:r1=0;"],
+                4,
+            ),
+        ),
+        (
+            "B5",
+            kernel_test("B5", "cas_fence(z, 0, r1);", "r0"),
+            two(12, 9),
+        ),
+        (
+            "B6",
+            kernel_tail("B6", "smp_store_mb(*y, r1);", "smp_store_mb(*z, r0);"),
+            states(
+                &[
+                    "0:r0=S8; 0:r1=S4;",
+                    "0:r0=S8; 0:r1=0;",
+                    "0:r0=0; 0:r1=S4;",
+                    "0:r0=0; 0:r1=0;",
+                ],
+                4,
+            ),
+        ),
+    ];
+    let tests: Vec<_> = tests
+        .iter()
+        .map(|(n, s, t)| (*n, s.clone(), t.as_str()))
+        .collect();
+    let mut args = KERNEL_NO_CHECKS;
+    args[4] = "blocks.def";
+    states_as_herd7(&dir, &args, &tests);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -69,6 +69,9 @@
 //! - `atomic_add_unless` (`linux_add_unless_ok`, then `_no`): the success evaluates the
 //!   address, the operand and the limit, reads, adds and compares; the failure evaluates
 //!   the address and the limit again and reads. The rest runs after the failure first.
+//! - A macro that is a block of several instructions (`smp_store_mb`, a macro file's own
+//!   block) is a block of statements, one instruction each (lowering's
+//!   [`crate::front::program::Statement::Block`] of them).
 //! - `spin_trylock` and `spin_is_locked` evaluate the address once, then make events with
 //!   no value; the rest runs after the success (the locked read) first. `spin_lock`,
 //!   `spin_unlock`, `synchronize_srcu` and the SRCU events evaluate their address (and

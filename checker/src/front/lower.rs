@@ -702,6 +702,7 @@ impl ThreadLowering<'_> {
         if !matches!(s.kind, ast::StmtKind::Block(_)) {
             self.begin();
         }
+        let (first, shape) = (self.stmt, shapes.len());
         match &s.kind {
             ast::StmtKind::Decl { init: None, .. } if self.in_block => shapes.push(Statement::Decl),
             ast::StmtKind::Decl { init: None, .. }
@@ -711,6 +712,22 @@ impl ThreadLowering<'_> {
             | ast::StmtKind::While { .. } => {}
             _ => shapes.push(Statement::Plain(self.stmt)),
         }
+        self.stmt_body(s, out, shapes)?;
+        // A macro that is a block of several instructions (`smp_store_mb`) made one
+        // instruction of herd7's each: herd7 expands it as a block of statements.
+        if self.stmt > first && shapes.get(shape) == Some(&Statement::Plain(first)) {
+            shapes[shape] = Statement::Block((first..=self.stmt).map(Statement::Plain).collect());
+        }
+        Ok(())
+    }
+
+    /// Lowers `s` into `out`, its inner statements' shapes onto `shapes` ([`Self::stmt`]).
+    fn stmt_body(
+        &mut self,
+        s: &ast::Stmt,
+        out: &mut Vec<Instr>,
+        shapes: &mut Vec<Statement>,
+    ) -> Result<(), LowerError> {
         let cost = self.cost(s);
         self.count(cost, out);
         match &s.kind {
