@@ -269,6 +269,14 @@ fn candidates_lost_by_herd7s_solver_are_recognised() {
     let symbol = "Solutions: S16<-S18, S8<-S16, S3<-0\nUnsolved equations:\n\
                   S16:=S18\nS18:=S16\nUnsolvable system\n";
     assert_eq!(oracle::lost_in_debug_output(symbol), 1);
+    // A cycle of three operators herd7 7.58 solves in one pass, in the order that leaves
+    // `S6` unknown: the equations left solve it.
+    let pass = "Solutions: S17<-1, S9<-1, S4<--1, S2<-1\nUnsolved equations:\n\
+                1:=S6+1\nS6:=S4&0\nUnsolvable system\n";
+    assert_eq!(oracle::lost_in_debug_output(pass), 1);
+    let thin_air_operator = "Solutions: S17<-0, S9<-1, S4<-S2\nUnsolved equations:\n\
+                             1:=S6+1\nS6:=S2&0\nS2:=S2-2\nUnsolvable system\n";
+    assert_eq!(oracle::lost_in_debug_output(thin_air_operator), 0);
 }
 
 /// The regressions where hazmat counts more executions than herd7 7.58 are those its

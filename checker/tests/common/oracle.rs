@@ -782,6 +782,8 @@ fn more_executions_only(compared: &Compared, ours: &Answer, theirs: &Answer) -> 
 /// `Unsolvable system`. herd7 7.58 solves a cycle of equations in one pass, so an
 /// equation whose variable a later equation of the cycle solves stays "unsolved", and the
 /// candidate is dropped (herdtools7 iterates the pass to a fixpoint since April 2025).
+/// The equations left are solved here to that fixpoint first: a variable a left equation
+/// defines (`S6:=S4&0` with `S4<--1`) solves the others (`1:=S6+1`).
 pub(crate) fn lost_in_debug_output(stderr: &str) -> usize {
     let lines: Vec<&str> = stderr.lines().collect();
     let mut lost = 0;
@@ -792,49 +794,72 @@ pub(crate) fn lost_in_debug_output(stderr: &str) -> usize {
         if lines.get(i + 1) != Some(&"Unsolved equations:") {
             continue;
         }
-        let mut known = BTreeMap::new();
+        let mut known: BTreeMap<String, String> = BTreeMap::new();
         for binding in solutions.split(", ") {
             if let Some((var, value)) = binding.split_once("<-") {
-                known.insert(var.trim(), value.trim());
+                known.insert(var.trim().to_string(), value.trim().to_string());
             }
         }
-        // An atom as the solution leaves it: a number, or the symbol its class is named by.
-        let resolve = |atom: &str| -> String {
-            let mut a = atom.trim();
-            for _ in 0..known.len() {
-                match known.get(a) {
-                    Some(&v) if v != a => a = v,
-                    _ => break,
+        let Some(end) = lines[i + 2..]
+            .iter()
+            .position(|l| *l == "Unsolvable system")
+        else {
+            continue;
+        };
+        let left = &lines[i + 2..i + 2 + end];
+        // herd7's pass to its fixpoint: a left equation whose right side is known now
+        // solves its variable.
+        loop {
+            let mut solved = false;
+            for (l, r) in left.iter().filter_map(|eq| eq.split_once(":=")) {
+                let l = l.trim();
+                let symbol = l.starts_with('S') && l[1..].chars().all(|c| c.is_ascii_digit());
+                if symbol
+                    && !known.contains_key(l)
+                    && let Some(v) = value(&known, r)
+                {
+                    known.insert(l.to_string(), v.to_string());
+                    solved = true;
                 }
             }
-            a.to_string()
-        };
-        let atom = |a: &str| -> Option<i64> { resolve(a).parse::<i64>().ok() };
-        let value = |expr: &str| -> Option<i64> { atom(expr).or_else(|| binary(expr, &atom)) };
+            if !solved {
+                break;
+            }
+        }
         // Two sides equal: as numbers, or as one symbol (`S16:=S18` with `S16<-S18`).
-        let holds = |l: &str, r: &str| match (value(l), value(r)) {
+        let holds = |l: &str, r: &str| match (value(&known, l), value(&known, r)) {
             (Some(a), Some(b)) => a == b,
             _ => {
-                let (a, b) = (resolve(l), resolve(r));
+                let (a, b) = (resolve(&known, l), resolve(&known, r));
                 a == b && a.starts_with('S') && a[1..].chars().all(|c| c.is_ascii_digit())
             }
         };
-        let mut equations = 0;
-        let mut satisfied = true;
-        let mut end = None;
-        for (j, eq) in lines.iter().enumerate().skip(i + 2) {
-            if *eq == "Unsolvable system" {
-                end = Some(j);
-                break;
-            }
-            equations += 1;
-            satisfied &= eq.split_once(":=").is_some_and(|(l, r)| holds(l, r));
-        }
-        if end.is_some() && equations > 0 && satisfied {
+        let satisfied = left
+            .iter()
+            .all(|eq| eq.split_once(":=").is_some_and(|(l, r)| holds(l, r)));
+        if !left.is_empty() && satisfied {
             lost += 1;
         }
     }
     lost
+}
+
+/// An atom as the solution `known` leaves it: a number, or the symbol its class is named by.
+fn resolve(known: &BTreeMap<String, String>, atom: &str) -> String {
+    let mut a = atom.trim();
+    for _ in 0..known.len() {
+        match known.get(a) {
+            Some(v) if v != a => a = v,
+            _ => break,
+        }
+    }
+    a.to_string()
+}
+
+/// The value of an atom or of `a OP b` under the solution `known`, if it is a number.
+fn value(known: &BTreeMap<String, String>, expr: &str) -> Option<i64> {
+    let atom = |a: &str| resolve(known, a).parse::<i64>().ok();
+    atom(expr).or_else(|| binary(expr, &atom))
 }
 
 /// The value of an equation's right-hand side `a OP b` as herd7 prints it (`S5^1`,
