@@ -109,7 +109,8 @@
 //! read, which has the number of its expected value's plain read, comes before it.
 //! FIXME: a class whose write stores no read's value as it is (a value computed from one,
 //! or the new value of a kernel read-modify-write that is not the value read) takes the
-//! highest number among its reads and copies, as the corpus's cycles have it; the other
+//! highest number among its reads and copies, as the corpus's cycles have it, with a
+//! warning at that write (`Stats::unnamed_at`); the other
 //! equations of herd7's rounds that unite two values (a compare-exchange's expected value
 //! with its read, `atomic_add_unless`'s failed read with its limit) are not replayed; and
 //! a class's name is its root after memory's round, where herd7 maps each value of a cell

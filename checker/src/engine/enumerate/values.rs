@@ -550,7 +550,8 @@ impl<W: Width> Search<'_, W> {
     /// the root herd7's union-find leaves ([`Self::herd_root`]), or, where a write of the
     /// class stores no read's value as it is, the highest herd7 number among the class's
     /// reads and register copies (a write numbered [`DIRECT`], which stores a read's value
-    /// through no register, has no number of its own).
+    /// through no register, has no number of its own), which may not be herd7's: the
+    /// statistics then point to such a write (`unnamed_at`), for a warning.
     fn name_symbols(&mut self, firsts: &[usize]) {
         let nlocs = self.program.locs.len();
         let mut names = Vec::with_capacity(firsts.len());
@@ -596,7 +597,22 @@ impl<W: Width> Search<'_, W> {
                     }
                     _ => match self.copied_read(t, i) {
                         Some(r) if herd != 0 => writes.push((x, herd, r, parent)),
-                        _ => copies = false,
+                        // The write of a C11 read-modify-write, one event with its read.
+                        Some(_)
+                            if crate::front::c11::is_single_event(self.paths[t].events[i].tags) =>
+                        {
+                            copies = false
+                        }
+                        // A write of a value computed from a read, to herd7 (`r1 + r2`,
+                        // even where hazmat knows `r1` is 0): the name below is not
+                        // herd7's union-find replayed (the module's FIXME), and a warning
+                        // points to the write.
+                        _ => {
+                            copies = false;
+                            let at = self.paths[t].events[i].source;
+                            self.stats.unnamed_at =
+                                Some(self.stats.unnamed_at.map_or(at, |u| u.min(at)));
+                        }
                     },
                 }
             }
