@@ -22,7 +22,10 @@
 //!   generated kernel tests: plain, `ONCE`, acquire/release, `rcu_dereference` and
 //!   `rcu_assign_pointer` accesses; address, data and control dependencies written as
 //!   false dependencies (`r1 = r0 ^ r0; WRITE_ONCE(*(x + r1), 1);`, `r1 = r1 + 1;
-//!   WRITE_ONCE(*y, r1);`, `r1 = r0 == 0; if (r1 >= 0) { ... }`) and a few other ways;
+//!   WRITE_ONCE(*y, r1);`, `r1 = r0 == 0; if (r1 >= 0) { ... }`) and a few other ways,
+//!   and true data dependencies, the value read written as it is, plus 0, ored with 0,
+//!   through a copy after a bare read of the register (`r0; r1 = r0;`), or plus another
+//!   register ([`ValueForm`]);
 //!   every fence of `linux-kernel.def`; every family of read-modify-write (`xchg`,
 //!   `cmpxchg`, `atomic_*` with `_return`, `fetch_`, the tests and `add_unless`) in every
 //!   ordering it has; spinlocks (`spin_lock`, `spin_unlock`, `spin_trylock`,
@@ -64,7 +67,7 @@ pub use class::Class;
 pub use config::{Config, Vocabulary};
 pub use primitive::{
     ArithOp, C11Op, Cond, Dep, DepKind, Fence, FetchOp, KernelAnnotation, LoopCond, Order,
-    Ordering, Probe, ProbeRead, ReadKind, RmwOp, TestOp, WriteKind, Zero,
+    Ordering, Probe, ProbeRead, ReadKind, RmwOp, TestOp, ValueForm, WriteKind, Zero,
 };
 pub use seed::{from_bytes, from_seed};
 pub use shrink::minimise;

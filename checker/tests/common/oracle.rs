@@ -754,8 +754,9 @@ pub(crate) fn classify(
 }
 
 /// Whether the answers differ only as they do where herd7 loses executions: the same
-/// verdict and flags, hazmat's states including herd7's, and hazmat's counts at least
-/// herd7's, one of them more.
+/// flags, hazmat's states including herd7's, hazmat's counts at least herd7's, one of them
+/// more, and the same verdict unless those counts make herd7's `Always` or `Never`
+/// hazmat's `Sometimes` (the execution herd7 lost was the only one of its kind).
 fn more_executions_only(compared: &Compared, ours: &Answer, theirs: &Answer) -> bool {
     let Compared::Disagree(kinds, _) = compared else {
         return false;
@@ -766,8 +767,8 @@ fn more_executions_only(compared: &Compared, ours: &Answer, theirs: &Answer) -> 
     };
     kinds
         .iter()
-        .all(|k| matches!(k, Kind::Witnesses | Kind::States))
-        && o.verdict == t.verdict
+        .all(|k| matches!(k, Kind::Witnesses | Kind::States | Kind::Verdict))
+        && (o.verdict == t.verdict || o.verdict == "Sometimes")
         && o.flags == t.flags
         && o.states.is_superset(&t.states)
         && o.positive >= t.positive

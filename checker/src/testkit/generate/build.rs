@@ -8,8 +8,8 @@
 
 use super::{
     Atom, C11Op, Class, Cond, Dep, DepKind, FetchOp, Join, LOCKS, LoopCond, Order, Ordering, Probe,
-    ProbeRead, ReadKind, RmwOp, SRCU, Shown, Sketch, SketchStmt, Target, TestOp, VARS, WriteKind,
-    Zero,
+    ProbeRead, ReadKind, RmwOp, SRCU, Shown, Sketch, SketchStmt, Target, TestOp, VARS, ValueForm,
+    WriteKind, Zero,
 };
 use hazmat_litmus::ast::{
     self, BinaryOp, Condition, Expr, ExprKind, Ident, InitItem, InitValue, Location, Param, Prop,
@@ -493,7 +493,22 @@ impl ThreadBuilder<'_> {
             }
             DepKind::Value => {
                 self.classes.insert(Class::ValueDep);
-                (loc, Some(reg(from)))
+                let value = match d.form {
+                    ValueForm::Plain => reg(from),
+                    ValueForm::PlusZero => binary(BinaryOp::Add, reg(from), int(0)),
+                    ValueForm::OrZero => binary(BinaryOp::BitOr, int(0), reg(from)),
+                    ValueForm::Copy => {
+                        out.push(stmt(StmtKind::Expr(reg(from))));
+                        let copy = self.fresh();
+                        out.push(assign(copy, reg(from)));
+                        reg(copy)
+                    }
+                    ValueForm::PlusRegister(other) => {
+                        let other = self.pick(other).unwrap_or(from);
+                        binary(BinaryOp::Add, reg(from), reg(other))
+                    }
+                };
+                (loc, Some(value))
             }
         }
     }

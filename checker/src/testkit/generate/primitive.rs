@@ -156,8 +156,25 @@ pub enum DepKind {
     Addr,
     /// A false data dependency: `rT = r ^ r; rT = rT + v;` then `v` is written as `rT`.
     Data,
-    /// A true data dependency: the value read is written as it is.
+    /// A true data dependency: the value read is written, as [`ValueForm`] says.
     Value,
+}
+
+/// How a true data dependency writes the value read: the ways herd7 passes a value on
+/// unchanged, each of which it counts and names apart among values out of thin air.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueForm {
+    /// As it is: `r`.
+    Plain,
+    /// `r + 0`, which herd7 simplifies to `r` as it builds the events.
+    PlusZero,
+    /// `0 | r`, simplified alike.
+    OrZero,
+    /// Through a copy after a bare read of the register: `r; rC = r;`, then `rC`.
+    Copy,
+    /// Plus another register read earlier (`r + rO`; `r + r` with no other), which herd7
+    /// simplifies only once it solves `rO` to 0.
+    PlusRegister(usize),
 }
 
 /// How a false dependency computes its zero from the register it depends on.
@@ -183,6 +200,8 @@ pub struct Dep {
     pub kind: DepKind,
     /// How its zero is computed (not used by [`DepKind::Value`]).
     pub zero: Zero,
+    /// How a [`DepKind::Value`] writes the value read (not used by the others).
+    pub form: ValueForm,
 }
 
 /// The test of an `if`.

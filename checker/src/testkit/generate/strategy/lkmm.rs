@@ -5,7 +5,7 @@
 use super::{choose, ordering};
 use crate::testkit::generate::{
     ArithOp, Class, Cond, Config, Dep, DepKind, Fence, LOCKS, LoopCond, Probe, ProbeRead, ReadKind,
-    RmwOp, SRCU, SketchStmt, TestOp, WriteKind, Zero,
+    RmwOp, SRCU, SketchStmt, TestOp, ValueForm, WriteKind, Zero,
 };
 use proptest::prelude::*;
 
@@ -15,6 +15,16 @@ fn zero() -> impl Strategy<Value = Zero> {
         1 => Just(Zero::Sub),
         1 => Just(Zero::And),
         1 => Just(Zero::Mul),
+    ]
+}
+
+fn value_form() -> impl Strategy<Value = ValueForm> {
+    prop_oneof![
+        6 => Just(ValueForm::Plain),
+        1 => Just(ValueForm::PlusZero),
+        1 => Just(ValueForm::OrZero),
+        1 => Just(ValueForm::Copy),
+        1 => any::<usize>().prop_map(ValueForm::PlusRegister),
     ]
 }
 
@@ -31,8 +41,15 @@ fn dep(config: &Config, kinds: &[DepKind]) -> BoxedStrategy<Option<Dep>> {
         arms.push((
             weight,
             Some(class),
-            (any::<usize>(), zero())
-                .prop_map(move |(reg, zero)| Some(Dep { reg, kind, zero }))
+            (any::<usize>(), zero(), value_form())
+                .prop_map(move |(reg, zero, form)| {
+                    Some(Dep {
+                        reg,
+                        kind,
+                        zero,
+                        form,
+                    })
+                })
                 .boxed(),
         ));
     }
