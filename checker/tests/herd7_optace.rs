@@ -1085,6 +1085,130 @@ fn a_read_modify_write_at_no_location_reads_a_write_there_as_herd7s_does() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Read-modify-writes at an address read from `p`, which holds 0 (no location) but where
+/// `p` is written: the read-modify-write itself may write there, and herd7 pairs the read
+/// of `p` with its write, as with every write of every location (`P0` reads `p` into
+/// `r1`; `x` holds 1 after `P1`, or `P1` writes 0 to `p`).
+const RMW_ESCAPES: [(&str, &str); 7] = [
+    (
+        "D01",
+        "{ }\nP0(int *x, int **p) { int r0; int *r1; int r3; r1 = READ_ONCE(*p); \
+         r3 = READ_ONCE(*x); r0 = atomic_fetch_add(r3, r1); }\n\
+         P1(int *x, int **p) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "D02",
+        "{ }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); \
+         r0 = atomic_add_unless(r1, 0, 5); }\nP1(int *x, int **p) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "D04",
+        "{ }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); \
+         r0 = atomic_fetch_xor(0, r1); }\nP1(int *x, int **p) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "D05",
+        "{ }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); \
+         r0 = atomic_fetch_andnot(0, r1); }\nP1(int *x, int **p) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "D14",
+        "{ }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); \
+         r0 = atomic_fetch_and(0, r1); }\nP1(int *x, int **p) { WRITE_ONCE(*x, 1); }",
+    ),
+    (
+        "E14",
+        "{ int *p = &x; }\nP0(int *x, int **p) { int r0; int *r1; r1 = READ_ONCE(*p); \
+         r0 = atomic_fetch_and(0, r1); }\nP1(int *x, int **p) { WRITE_ONCE(*p, 0); }",
+    ),
+    (
+        "T01",
+        "{ int *p = &x; }\nP0(int *x, int **p) { int r0; int *r1; int r3; \
+         r1 = READ_ONCE(*p); r3 = READ_ONCE(*x); r0 = atomic_fetch_add(r3, r1); }\n\
+         P1(int *x, int **p) { WRITE_ONCE(*x, 1); }",
+    ),
+];
+
+/// A read-modify-write whose address, read from `p`, is no location on the obvious path:
+/// herd7 pairs every read with every write whose location may be its own before it solves
+/// a value, and an address computed from a value read may be any location, so the read
+/// of `p` may read the read-modify-write's own write. Under `-optace false` its read may
+/// read that write too: the values then solve with the read-modify-write at `p` (`r0=p`,
+/// `D01`; `r0=1`, `D02`) or stop herd7 on an operator with no meaning on `p` (`D04`,
+/// `D05`, `D14`); with `p` holding `&x` at first, the read-modify-write at `p` reads it,
+/// and its `&` stops herd7 whether or not it may read its own write (`E14`). hazmat
+/// once missed those candidates, whose access a path at no location stood for
+/// (herd7 7.58's answers are written here); `cos.cat`, which checks coherence only,
+/// keeps them too.
+#[test]
+fn a_read_modify_write_at_no_location_may_be_where_its_address_was_read() {
+    let dir = temp_dir("rmw-escapes");
+    write_tests(&dir, &RMW_ESCAPES);
+    std::fs::write(dir.join("none.cat"), "\"no checks\"\n").expect("model");
+    let run = |model: &'static str, optace: &'static str, test: &str| {
+        kernel(model, optace, &format!("{test}.litmus"))
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let illegal = |name: &str, op: &str, a: &str| {
+        Err(format!(
+            "Warning: File \"{name}.litmus\": Illegal operation {op} on constants {a} and 0 \
+             (User error)\n"
+        ))
+    };
+    let shown = |name: &str, states: &str, pos: u32, neg: u32| {
+        let verdict = match (pos, neg) {
+            (0, _) => "No\nWitnesses",
+            _ => "Ok\nWitnesses",
+        };
+        let observed = match (pos, neg) {
+            (0, _) => "Never",
+            (_, 0) => "Always",
+            _ => "Sometimes",
+        };
+        Ok(format!(
+            "States {}\n{states}{verdict}\nPositive: {pos} Negative: {neg}\n\
+             Condition exists (0:r0=0)\nObservation {name} {observed} {pos} {neg}\n",
+            states.lines().count()
+        ))
+    };
+    let runs = vec![
+        (
+            run("none.cat", "false", "D01"),
+            shown("D01", "0:r0=p;\n", 0, 1),
+        ),
+        (run("none.cat", "iico", "D01"), shown("D01", "", 0, 0)),
+        (
+            run("cos.cat", "false", "D01"),
+            shown("D01", "0:r0=p;\n", 0, 1),
+        ),
+        (
+            run("none.cat", "false", "D02"),
+            shown("D02", "0:r0=1;\n", 0, 1),
+        ),
+        (run("none.cat", "false", "D04"), illegal("D04", "^", "p")),
+        (
+            run("none.cat", "false", "D05"),
+            illegal("D05", "andnot2", "p"),
+        ),
+        (run("none.cat", "false", "D14"), illegal("D14", "&", "p")),
+        (run("none.cat", "iico", "D14"), shown("D14", "", 0, 0)),
+        (run("none.cat", "false", "E14"), illegal("E14", "&", "x")),
+        (run("none.cat", "iico", "E14"), illegal("E14", "&", "x")),
+        (
+            run("none.cat", "false", "T01"),
+            shown("T01", "0:r0=0;\n0:r0=1;\n0:r0=p;\n", 2, 3),
+        ),
+        (
+            run("none.cat", "iico", "T01"),
+            shown("T01", "0:r0=0;\n0:r0=1;\n", 2, 2),
+        ),
+    ];
+    answers_or_stops_as_herd7(&dir, runs);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A test of `y` whose thread `P0` has `params` and `body` (a compare-exchange on `y`),
 /// and `more` threads.
 fn cas_on_itself(name: &str, init: &str, params: &str, body: &str, more: &str) -> String {

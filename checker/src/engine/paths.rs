@@ -1158,6 +1158,7 @@ impl<'a> Walker<'a> {
                     always: read,
                     lock: own == OwnWrite::Lock,
                     stmt: st.stmt,
+                    written: None,
                 };
                 self.escape(st, todo, escape, go_on)
             }
@@ -1191,6 +1192,7 @@ impl<'a> Walker<'a> {
                         kind: Assumption::Address,
                     });
                 }
+                let written = self.written(&st, &mut body);
                 // A lock there is kept as a write ([`OwnWrite::Lock`]).
                 let read =
                     access == Access::Load || access == Access::Update && own != OwnWrite::Lock;
@@ -1205,6 +1207,7 @@ impl<'a> Walker<'a> {
                     always: false,
                     lock: own == OwnWrite::Lock,
                     stmt: st.stmt,
+                    written,
                 };
                 self.escape(st, todo, escape, go_on)
             }

@@ -18,11 +18,23 @@
 //! into the reads that may read it (at the same location on some paths).
 //! A read on a cycle of that graph, or reached from one, may hold a value out of a cycle.
 //!
+//! An access at a computed address that a path tries at none of the locations it knows
+//! stops the path there ([`Path::escapes`]), without its events; to herd7 it is still an
+//! access at every location. So its write flows into the reads of every location but those
+//! the test handles as values (where the paths try it), its read from their writes (and
+//! its own write under `self_reads`), and its value from the reads it is computed from.
+//! A read its address is computed from flows into that write too, where its value is
+//! computed from values read: a read of the write makes its value the write's, which the
+//! address's location equation binds. A read-modify-write at an address read from `p`,
+//! which holds 0, may thus be at `p`, read by that very read: its value then solves to
+//! `p`, or an operator fails on `p` (`Illegal operation & on constants p and 0`).
+//!
 //! # Complexity
 //! Linear in the events of the paths, plus the flow edges from writes to reads: at most
-//! the product of the writes and the reads of each location.
+//! the product of the writes and the reads of each location, and of the accesses at no
+//! location with those of every location.
 
-use crate::engine::paths::{Path, Wide};
+use crate::engine::paths::{self, Path, Wide};
 use crate::exec::event::{EventKind, Loc};
 use crate::front::c11;
 use crate::front::program::Program;
@@ -50,6 +62,10 @@ struct Flow {
     /// The accesses at a computed address: thread, instruction, and the reads the address
     /// is computed from.
     addresses: Vec<(usize, u32, Vec<NodeIndex>)>,
+    /// The writes and the reads of the accesses at a computed address that a path tries at
+    /// none of the locations it knows ([`Path::escapes`]): herd7 pairs them with the
+    /// accesses of every location.
+    anywhere: (Accesses, Accesses),
 }
 
 impl Flow {
@@ -103,6 +119,32 @@ impl Flow {
         }
         for escape in p.escapes() {
             let from = of(&reads, p.taint[escape.sym as usize]);
+            if let Some(written) = escape.written {
+                let run = runs.get(&escape.stmt).map_or(1, |r| r + 1);
+                let site = (t, escape.stmt, run, true);
+                let w = self.node(site);
+                self.anywhere.0.insert((w, site));
+                if written.single {
+                    self.single.insert(w);
+                }
+                for r in of(&reads, written.taint) {
+                    self.graph.update_edge(r, w, ());
+                }
+                if written.own {
+                    let site = (t, escape.stmt, run, false);
+                    let r = self.node(site);
+                    self.anywhere.1.insert((r, site));
+                    self.graph.update_edge(r, w, ());
+                }
+                // A read that computes the address and reads this write makes its value
+                // the write's, which the address's location equation binds: herd7 solves
+                // (or fails on) a value computed from values read there.
+                if written.taint != 0 || written.own {
+                    for &r in &from {
+                        self.graph.update_edge(r, w, ());
+                    }
+                }
+            }
             self.addresses.push((t, escape.stmt, from));
         }
     }
@@ -111,9 +153,13 @@ impl Flow {
     /// but a read of the same run of the same instruction unless it may read its own
     /// instruction's write (`self_reads`, herd7's `-optace false`), and never the read of
     /// a C11 read-modify-write.
-    fn add_reads_from(&mut self, self_reads: bool) {
+    ///
+    /// An access at a computed address that a path tries at none of the locations it knows
+    /// ([`Flow::anywhere`]) is paired with those of every location but the ones the test
+    /// handles as values (`known`), where the paths try it.
+    fn add_reads_from(&mut self, self_reads: bool, known: &BTreeSet<Loc>) {
         let mut edges = Vec::new();
-        for (ws, rs) in self.at.values() {
+        let mut pair = |ws: &Accesses, rs: &Accesses| {
             for &(w, (t, stmt, run, _)) in ws {
                 for &(r, (u, stmt2, run2, _)) in rs {
                     let same = (t, stmt, run) == (u, stmt2, run2);
@@ -121,6 +167,15 @@ impl Flow {
                         edges.push((w, r));
                     }
                 }
+            }
+        };
+        let (ws_anywhere, rs_anywhere) = &self.anywhere;
+        pair(ws_anywhere, rs_anywhere);
+        for (loc, (ws, rs)) in &self.at {
+            pair(ws, rs);
+            if !known.contains(loc) {
+                pair(ws_anywhere, rs);
+                pair(ws, rs_anywhere);
             }
         }
         for (w, r) in edges {
@@ -160,6 +215,9 @@ pub(crate) fn widen(program: &Program, per_thread: &[Vec<Path>], self_reads: boo
         p.events
             .iter()
             .any(|e| e.kind == EventKind::Write && p.taint[e.value as usize] != 0)
+            || p.escapes()
+                .filter_map(|e| e.written)
+                .any(|w| w.taint != 0 || w.own)
     };
     let paths = || per_thread.iter().flatten();
     if !paths().any(computed) || !paths().any(carried) {
@@ -171,7 +229,8 @@ pub(crate) fn widen(program: &Program, per_thread: &[Vec<Path>], self_reads: boo
             flow.add_path(t, p);
         }
     }
-    flow.add_reads_from(self_reads);
+    let known: BTreeSet<Loc> = paths::pointees(program).into_iter().collect();
+    flow.add_reads_from(self_reads, &known);
     let cyclic = flow.cyclic();
     for (t, stmt, from) in &flow.addresses {
         if from.iter().any(|r| cyclic[r.index()]) {

@@ -644,13 +644,19 @@ impl Program {
             | BinOp::Xor
             | BinOp::Lt
             | BinOp::Le => (op, a, b),
+            BinOp::AndNot => (op, a, b),
             // Not herd7's C operators (hazmat's lowering makes them for its own uses, on
             // integers), or never illegal.
             _ => return None,
         };
+        // herd7 names `&~` (`atomic_andnot`'s operation) by its own operator's name.
+        let name = match op {
+            BinOp::AndNot => "andnot2",
+            _ => op.symbol(),
+        };
         Some(format!(
             "Illegal operation {} on constants {} and {}",
-            op.symbol(),
+            name,
             self.value_text(a),
             self.value_text(b)
         ))
@@ -1146,6 +1152,10 @@ mod tests {
         assert_eq!(
             words(BinOp::Div, z, Value::Int(0)).as_deref(),
             Some("Illegal operation / on constants z and 0")
+        );
+        assert_eq!(
+            words(BinOp::AndNot, z, Value::Int(0)).as_deref(),
+            Some("Illegal operation andnot2 on constants z and 0")
         );
     }
 }

@@ -9,6 +9,8 @@
 
 use super::{Access, Frame, Node, Path, PathError, State, SymId, Walker, set, truth};
 use crate::exec::event::Value;
+use crate::exec::event::{EventKind, Loc};
+use crate::front::c11;
 use crate::front::program::{BinOp, Program, Reg};
 
 /// Where a path stops because an address computed from values read denotes none of the
@@ -41,6 +43,25 @@ pub(crate) struct Escape {
     pub(crate) lock: bool,
     /// The instruction of the access ([`PathEvent::stmt`]).
     pub(crate) stmt: u32,
+    /// At an address computed from values read, what the access writes, as the flow of
+    /// values between accesses sees it ([`crate::engine::unsolved`]): herd7 pairs such an
+    /// access with the accesses of every location. `None` for an access that writes
+    /// nothing, or at an address known without reading memory.
+    pub(crate) written: Option<Written>,
+}
+
+/// The value an access at no location writes, as the flow of values sees it
+/// ([`Escape::written`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Written {
+    /// The reads of the path the value is computed from (as bits).
+    pub(crate) taint: u64,
+    /// Whether it is computed from the access's own read too (a read-modify-write's
+    /// operation).
+    pub(crate) own: bool,
+    /// Whether the write is one event with its read, as herd7's C11 read-modify-write is,
+    /// which never reads it.
+    pub(crate) single: bool,
 }
 
 /// Whether herd7's values solve when a read-modify-write at an address that is no
@@ -122,6 +143,41 @@ impl<'a> Walker<'a> {
         }
         set(st, dst, v);
         true
+    }
+
+    /// What an access at an address computed from values read writes, should it be at a
+    /// location ([`Escape::written`]): `body` runs the access as at one, on a copy of the
+    /// path. A thread with too many reads to run it is assumed to write a value computed
+    /// from all of them.
+    pub(super) fn written(
+        &mut self,
+        st: &State,
+        body: &mut impl FnMut(&mut Self, &mut State, Loc, u64) -> Result<bool, PathError>,
+    ) -> Option<Written> {
+        let mut probe = st.clone();
+        let first = probe.path.events.len();
+        let own = probe.path.reads;
+        let bit = 1u64.checked_shl(own).unwrap_or(0);
+        match body(self, &mut probe, Loc(u32::MAX), 0) {
+            Ok(true) => {}
+            Ok(false) => return None,
+            Err(_) => {
+                return Some(Written {
+                    taint: bit.wrapping_sub(1),
+                    own: true,
+                    single: false,
+                });
+            }
+        }
+        let write = probe.path.events[first..]
+            .iter()
+            .find(|e| e.kind == EventKind::Write)?;
+        let taint = probe.path.taint[write.value as usize];
+        Some(Written {
+            taint: taint & !bit,
+            own: taint & bit != 0,
+            single: c11::is_single_event(write.tags),
+        })
     }
 
     /// The path reaches an access at an address that is no location.
