@@ -71,7 +71,7 @@ fn c11_test(name: &str, code: &str, stored: &str) -> String {
 
 /// Runs each test (name, source, herd7 7.58's states, `No` included) as herd7 `args`
 /// (the file last), asserting the states, then the whole output against herd7's.
-fn states_as_herd7(dir: &std::path::Path, args: &[&str], tests: &[(&str, String, &str)]) {
+fn states_as_herd7(dir: &std::path::Path, args: &[&str], tests: &[(&str, String, String)]) {
     for (name, source, states) in tests {
         let file = format!("{name}.litmus");
         std::fs::write(dir.join(&file), source).expect("test");
@@ -175,11 +175,7 @@ fn thin_air_names_count_herd7s_identities_and_bare_registers() {
         ),
         ("G8", kernel_test("G8", "", "0 | READ_ONCE(*z)"), two(4)),
     ];
-    let tests: Vec<_> = kernel
-        .iter()
-        .map(|(n, s, t)| (*n, s.clone(), t.as_str()))
-        .collect();
-    states_as_herd7(&dir, &KERNEL_NO_CHECKS, &tests);
+    states_as_herd7(&dir, &KERNEL_NO_CHECKS, &kernel);
     let relaxed = "memory_order_relaxed";
     let c11 = [
         ("F1", c11_test("F1", "", "r0 + 0"), two(6)),
@@ -203,12 +199,8 @@ fn thin_air_names_count_herd7s_identities_and_bare_registers() {
             four(9, 5),
         ),
     ];
-    let tests: Vec<_> = c11
-        .iter()
-        .map(|(n, s, t)| (*n, s.clone(), t.as_str()))
-        .collect();
     let args = ["herd7", "-model", "cos.cat", "-optace", "false"];
-    states_as_herd7(&dir, &args, &tests);
+    states_as_herd7(&dir, &args, &c11);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -302,7 +294,7 @@ fn thin_air_names_follow_herd7s_round_on_registers() {
     ];
     let tests: Vec<_> = tests
         .iter()
-        .map(|(n, before, after, t)| (*n, copies_test(n, before, after), t.as_str()))
+        .map(|(n, before, after, t)| (*n, copies_test(n, before, after), t.clone()))
         .collect();
     states_as_herd7(&dir, &KERNEL_NO_CHECKS, &tests);
     let _ = std::fs::remove_dir_all(&dir);
@@ -354,11 +346,7 @@ fn identities_met_while_solving_leave_herd7s_equation_unsolved() {
             one.to_string(),
         ),
     ];
-    let tests: Vec<_> = kernel
-        .iter()
-        .map(|(n, s, t)| (*n, s.clone(), t.as_str()))
-        .collect();
-    states_as_herd7(&dir, &KERNEL_NO_CHECKS, &tests);
+    states_as_herd7(&dir, &KERNEL_NO_CHECKS, &kernel);
     let relaxed = "memory_order_relaxed";
     let c11 = [
         ("Y1", c11_test("Y1", "", "r0 + r1"), one.to_string()),
@@ -381,14 +369,10 @@ fn identities_met_while_solving_leave_herd7s_equation_unsolved() {
             two(10),
         ),
     ];
-    let tests: Vec<_> = c11
-        .iter()
-        .map(|(n, s, t)| (*n, s.clone(), t.as_str()))
-        .collect();
     states_as_herd7(
         &dir,
         &["herd7", "-model", "cos.cat", "-optace", "false"],
-        &tests,
+        &c11,
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -470,10 +454,6 @@ fn thin_air_names_count_through_macros_of_several_instructions() {
             ),
         ),
     ];
-    let tests: Vec<_> = tests
-        .iter()
-        .map(|(n, s, t)| (*n, s.clone(), t.as_str()))
-        .collect();
     let mut args = KERNEL_NO_CHECKS;
     args[4] = "blocks.def";
     states_as_herd7(&dir, &args, &tests);
