@@ -26,6 +26,7 @@ use crate::engine::symmetry::Symmetry;
 use crate::exec::event::{EventKind, Value};
 use crate::exec::relation::{EventSet, Width};
 use crate::models::model::Judgement;
+use std::collections::HashMap;
 
 use super::plan::Stage;
 use super::values::Known;
@@ -43,8 +44,28 @@ pub(super) struct CountPlan {
 }
 
 /// The completions allowed, grouped: the values of the open reads, the judgement, and the
-/// number of completions.
-type Tally = Vec<(Vec<Value>, Judgement, u64)>;
+/// number of completions, in the order the groups were met, with each group's place by
+/// its values and flags (a test whose completions all differ has as many groups as
+/// completions, which a search through the groups made quadratic).
+#[derive(Default)]
+struct Tally {
+    groups: Vec<(Vec<Value>, Judgement, u64)>,
+    at: HashMap<(Vec<Value>, Vec<&'static str>), usize>,
+}
+
+impl Tally {
+    /// Counts one more completion of values `key` under `judgement`.
+    fn add(&mut self, key: &[Value], judgement: Judgement) {
+        match self.at.get(&(key.to_vec(), judgement.flags.clone())) {
+            Some(&g) => self.groups[g].2 += 1,
+            None => {
+                let place = (key.to_vec(), judgement.flags.clone());
+                self.at.insert(place, self.groups.len());
+                self.groups.push((key.to_vec(), judgement, 1));
+            }
+        }
+    }
+}
 
 impl<W: Width> Search<'_, W> {
     /// For each stage of a region the model may vouch for, the plan by which its
@@ -190,7 +211,7 @@ impl<W: Width> Search<'_, W> {
             }
             return None;
         }
-        let mut tally = Tally::new();
+        let mut tally = Tally::default();
         let mut key = Vec::with_capacity(reads.len());
         self.tally(reads, &values, 0, open, &mut key, &mut tally);
         let stop = self.report(reads, tally, visit);
@@ -221,13 +242,7 @@ impl<W: Width> Search<'_, W> {
                 self.stats.removed.model += 1;
                 return;
             }
-            match tally
-                .iter_mut()
-                .find(|(v, j, _)| v == key && j.flags == judgement.flags)
-            {
-                Some(group) => group.2 += 1,
-                None => tally.push((key.clone(), judgement, 1)),
-            }
+            tally.add(key, judgement);
             return;
         };
         let r = *r;
@@ -270,7 +285,7 @@ impl<W: Width> Search<'_, W> {
     ) -> Option<Stop> {
         let symmetry = self.symmetry.map(|(s, _)| s);
         let m = symmetry.map_or(1, Symmetry::order) as u64;
-        for (key, judgement, count) in tally {
+        for (key, judgement, count) in tally.groups {
             for ((r, _, _), v) in reads.iter().zip(key) {
                 self.exec.events[*r].value = v;
             }
