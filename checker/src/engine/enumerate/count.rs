@@ -27,6 +27,7 @@ use crate::exec::event::{EventKind, Value};
 use crate::exec::relation::{EventSet, Width};
 use crate::models::model::Judgement;
 use std::collections::HashMap;
+use std::time::Instant;
 
 use super::plan::Stage;
 use super::values::Known;
@@ -213,8 +214,10 @@ impl<W: Width> Search<'_, W> {
         }
         let mut tally = Tally::default();
         let mut key = Vec::with_capacity(reads.len());
-        self.tally(reads, &values, 0, open, &mut key, &mut tally);
-        let stop = self.report(reads, tally, visit);
+        let stop = match self.tally(reads, &values, 0, open, &mut key, &mut tally) {
+            Some(out_of_time) => Some(out_of_time),
+            None => self.report(reads, tally, visit),
+        };
         for chain in &plan.chains {
             self.clear_chain(chain);
         }
@@ -222,7 +225,9 @@ impl<W: Width> Search<'_, W> {
     }
 
     /// Judges every completion of the reads from the `k`th on, by the checks the model
-    /// left open, and adds the allowed ones to `tally`.
+    /// left open, and adds the allowed ones to `tally`; stops once the deadline has
+    /// passed (checked every 1,024 completions), which a region of many completions may
+    /// take long to count.
     #[allow(clippy::too_many_arguments)]
     fn tally(
         &mut self,
@@ -232,18 +237,23 @@ impl<W: Width> Search<'_, W> {
         open: &EventSet<W>,
         key: &mut Vec<Value>,
         tally: &mut Tally,
-    ) {
+    ) -> Option<Stop> {
         let Some((r, candidates, rmw)) = reads.get(k) else {
             self.stats.candidates += 1;
             self.stats.vouched += 1;
             self.stats.counted += 1;
+            if self.stats.counted.is_multiple_of(1024)
+                && self.limits.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                return Some(Stop::Limit("timeout".into()));
+            }
             let judgement = self.judge.judge_vouched(&self.exec, open);
             if !judgement.allowed() {
                 self.stats.removed.model += 1;
-                return;
+                return None;
             }
             tally.add(key, judgement);
-            return;
+            return None;
         };
         let r = *r;
         let loc = self.exec.events[r].loc;
@@ -259,11 +269,15 @@ impl<W: Width> Search<'_, W> {
             // The value it reads, where a model's checks would find it.
             self.exec.events[r].value = values[k][p];
             key.push(values[k][p]);
-            self.tally(reads, values, k + 1, open, key, tally);
+            let stop = self.tally(reads, values, k + 1, open, key, tally);
             key.pop();
             self.exec.rf.remove(w, r);
             self.rf_src[r] = NONE;
+            if stop.is_some() {
+                return stop;
+            }
         }
+        None
     }
 
     /// Whether the read of a read-modify-write of location `loc` reads `w` already.
