@@ -277,6 +277,13 @@ fn candidates_lost_by_herd7s_solver_are_recognised() {
     let thin_air_operator = "Solutions: S17<-0, S9<-1, S4<-S2\nUnsolved equations:\n\
                              1:=S6+1\nS6:=S2&0\nS2:=S2-2\nUnsolvable system\n";
     assert_eq!(oracle::lost_in_debug_output(thin_air_operator), 0);
+    // herd7 prints `atomic_andnot`'s operation as a function.
+    let andnot = "Solutions: S11<-2, S10<-2, S6<-0, S4<-2\nUnsolved equations:\n\
+                  2:=andnot2(2,S8)\nS8:=S6+1\nUnsolvable system\n";
+    assert_eq!(oracle::lost_in_debug_output(andnot), 1);
+    let not_andnot = "Solutions: S6<-0\nUnsolved equations:\n2:=andnot2(1,S8)\n\
+                      S8:=S6+1\nUnsolvable system\n";
+    assert_eq!(oracle::lost_in_debug_output(not_andnot), 0);
 }
 
 /// The regressions where hazmat counts more executions than herd7 7.58 are those its

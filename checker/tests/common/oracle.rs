@@ -864,8 +864,16 @@ fn value(known: &BTreeMap<String, String>, expr: &str) -> Option<i64> {
 }
 
 /// The value of an equation's right-hand side `a OP b` as herd7 prints it (`S5^1`,
-/// `S10==S9`), its atoms valued by `atom`, in herd7's 32-bit C integers.
+/// `S10==S9`, and `andnot2(S10,1)`, `atomic_andnot`'s `a & ~b`), its atoms valued by
+/// `atom`, in herd7's 32-bit C integers.
 fn binary(expr: &str, atom: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+    if let Some(args) = expr
+        .strip_prefix("andnot2(")
+        .and_then(|e| e.strip_suffix(')'))
+    {
+        let (x, y) = args.split_once(',')?;
+        return Some(i64::from(atom(x)? as i32 & !(atom(y)? as i32)));
+    }
     const OPS: [&str; 16] = [
         "==", "!=", "<=", ">=", "<<", ">>", "+", "-", "*", "/", "%", "&", "|", "^", "<", ">",
     ];
