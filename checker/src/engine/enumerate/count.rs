@@ -291,7 +291,7 @@ impl<W: Width> Search<'_, W> {
 
     /// Reports each group of `tally` once per image under the program's symmetry, with
     /// its number of completions, the open reads holding the group's values; stops once
-    /// the deadline has passed (checked every 1,024 groups).
+    /// the deadline has passed (checked at each group).
     fn report(
         &mut self,
         reads: &[(usize, Vec<usize>, bool)],
@@ -300,9 +300,10 @@ impl<W: Width> Search<'_, W> {
     ) -> Option<Stop> {
         let symmetry = self.symmetry.map(|(s, _)| s);
         let m = symmetry.map_or(1, Symmetry::order) as u64;
-        for (g, (key, judgement, count)) in tally.groups.into_iter().enumerate() {
-            // A region may hold as many groups as completions (one final state each).
-            if g % 1024 == 1023 && self.limits.deadline.is_some_and(|d| Instant::now() >= d) {
+        for (key, judgement, count) in tally.groups {
+            // A region may hold as many groups as completions (one final state each), and
+            // regions come by the thousand.
+            if self.limits.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Some(Stop::Limit("timeout".into()));
             }
             for ((r, _, _), v) in reads.iter().zip(key) {
