@@ -51,20 +51,24 @@ pub(super) struct CountPlan {
 #[derive(Default)]
 struct Tally {
     groups: Vec<(Vec<Value>, Judgement, u64)>,
-    at: HashMap<(Vec<Value>, Vec<&'static str>), usize>,
+    /// The groups of each set of values (one per set of flags they raise).
+    at: HashMap<Vec<Value>, Vec<usize>>,
 }
 
 impl Tally {
-    /// Counts one more completion of values `key` under `judgement`.
+    /// Counts one more completion of values `key` under `judgement`; allocates only for a
+    /// new group, since a region counts millions of completions into few groups.
     fn add(&mut self, key: &[Value], judgement: Judgement) {
-        match self.at.get(&(key.to_vec(), judgement.flags.clone())) {
-            Some(&g) => self.groups[g].2 += 1,
-            None => {
-                let place = (key.to_vec(), judgement.flags.clone());
-                self.at.insert(place, self.groups.len());
-                self.groups.push((key.to_vec(), judgement, 1));
-            }
+        let same = |g: &usize| self.groups[*g].1.flags == judgement.flags;
+        if let Some(&g) = self.at.get(key).and_then(|gs| gs.iter().find(|g| same(g))) {
+            self.groups[g].2 += 1;
+            return;
         }
+        self.at
+            .entry(key.to_vec())
+            .or_default()
+            .push(self.groups.len());
+        self.groups.push((key.to_vec(), judgement, 1));
     }
 }
 
