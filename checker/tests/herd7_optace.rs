@@ -1145,68 +1145,266 @@ fn a_read_modify_write_at_no_location_may_be_where_its_address_was_read() {
     let dir = temp_dir("rmw-escapes");
     write_tests(&dir, &RMW_ESCAPES);
     std::fs::write(dir.join("none.cat"), "\"no checks\"\n").expect("model");
-    let run = |model: &'static str, optace: &'static str, test: &str| {
-        kernel(model, optace, &format!("{test}.litmus"))
-            .into_iter()
-            .map(String::from)
-            .collect::<Vec<_>>()
-    };
     let illegal = |name: &str, op: &str, a: &str| {
         Err(format!(
             "Warning: File \"{name}.litmus\": Illegal operation {op} on constants {a} and 0 \
              (User error)\n"
         ))
     };
-    let shown = |name: &str, states: &str, pos: u32, neg: u32| {
-        let verdict = match (pos, neg) {
-            (0, _) => "No\nWitnesses",
-            _ => "Ok\nWitnesses",
-        };
-        let observed = match (pos, neg) {
-            (0, _) => "Never",
-            (_, 0) => "Always",
-            _ => "Sometimes",
-        };
-        Ok(format!(
-            "States {}\n{states}{verdict}\nPositive: {pos} Negative: {neg}\n\
-             Condition exists (0:r0=0)\nObservation {name} {observed} {pos} {neg}\n",
-            states.lines().count()
-        ))
-    };
     let runs = vec![
         (
-            run("none.cat", "false", "D01"),
-            shown("D01", "0:r0=p;\n", 0, 1),
-        ),
-        (run("none.cat", "iico", "D01"), shown("D01", "", 0, 0)),
-        (
-            run("cos.cat", "false", "D01"),
+            run_kernel("none.cat", "false", "D01"),
             shown("D01", "0:r0=p;\n", 0, 1),
         ),
         (
-            run("none.cat", "false", "D02"),
+            run_kernel("none.cat", "iico", "D01"),
+            shown("D01", "", 0, 0),
+        ),
+        (
+            run_kernel("cos.cat", "false", "D01"),
+            shown("D01", "0:r0=p;\n", 0, 1),
+        ),
+        (
+            run_kernel("none.cat", "false", "D02"),
             shown("D02", "0:r0=1;\n", 0, 1),
         ),
-        (run("none.cat", "false", "D04"), illegal("D04", "^", "p")),
         (
-            run("none.cat", "false", "D05"),
+            run_kernel("none.cat", "false", "D04"),
+            illegal("D04", "^", "p"),
+        ),
+        (
+            run_kernel("none.cat", "false", "D05"),
             illegal("D05", "andnot2", "p"),
         ),
-        (run("none.cat", "false", "D14"), illegal("D14", "&", "p")),
-        (run("none.cat", "iico", "D14"), shown("D14", "", 0, 0)),
-        (run("none.cat", "false", "E14"), illegal("E14", "&", "x")),
-        (run("none.cat", "iico", "E14"), illegal("E14", "&", "x")),
         (
-            run("none.cat", "false", "T01"),
+            run_kernel("none.cat", "false", "D14"),
+            illegal("D14", "&", "p"),
+        ),
+        (
+            run_kernel("none.cat", "iico", "D14"),
+            shown("D14", "", 0, 0),
+        ),
+        (
+            run_kernel("none.cat", "false", "E14"),
+            illegal("E14", "&", "x"),
+        ),
+        (
+            run_kernel("none.cat", "iico", "E14"),
+            illegal("E14", "&", "x"),
+        ),
+        (
+            run_kernel("none.cat", "false", "T01"),
             shown("T01", "0:r0=0;\n0:r0=1;\n0:r0=p;\n", 2, 3),
         ),
         (
-            run("none.cat", "iico", "T01"),
+            run_kernel("none.cat", "iico", "T01"),
             shown("T01", "0:r0=0;\n0:r0=1;\n", 2, 2),
         ),
     ];
     answers_or_stops_as_herd7(&dir, runs);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// [`kernel`]'s command line for the test `name` of [`write_tests`].
+fn run_kernel(model: &str, optace: &str, name: &str) -> Vec<String> {
+    kernel(model, optace, &format!("{name}.litmus"))
+        .into_iter()
+        .map(String::from)
+        .collect()
+}
+
+/// Read-modify-writes at an address read from `p`, which holds 0 (no location), that add
+/// or or 0, whose result is then used or not: by an operator (`F01`, `F06`, the second on
+/// both threads), by a branch (`F03`), by nothing (`F02`), by a write (`F05`), by `+ 0`,
+/// which herd7 makes no operator (`F07`); `F04` has a write at no location beside it.
+const RMW_OWN: [(&str, &str); 7] = [
+    (
+        "F01",
+        "{}\nP0(int **p) { int *r1; int r0; int r3; r1 = READ_ONCE(*p); \
+         r0 = atomic_fetch_add(0, r1); r3 = r0 + 1; }",
+    ),
+    (
+        "F02",
+        "{}\nP0(int **p) { int *r1; int r0; r1 = READ_ONCE(*p); r0 = atomic_fetch_add(0, r1); }",
+    ),
+    (
+        "F03",
+        "{}\nP0(int **p, int *x) { int *r1; int r0; r1 = READ_ONCE(*p); \
+         r0 = atomic_fetch_or(0, r1); if (r0 == 1) WRITE_ONCE(*x, 1); }\n\
+         P1(int *x) { int r4; r4 = READ_ONCE(*x); }",
+    ),
+    (
+        "F04",
+        "{}\nP0(int **p) { int *r1; int r0; int r3; r1 = READ_ONCE(*p); \
+         r0 = atomic_fetch_add(0, r1); r3 = r0 + 1; }\n\
+         P1(int **q) { int *r2; r2 = READ_ONCE(*q); WRITE_ONCE(*r2, 5); }",
+    ),
+    (
+        "F05",
+        "{}\nP0(int **p, int *x) { int *r1; int r0; int r3; r1 = READ_ONCE(*p); \
+         r0 = atomic_add_return(0, r1); WRITE_ONCE(*x, r0); r3 = READ_ONCE(*x); }",
+    ),
+    (
+        "F06",
+        "{}\nP0(int **p) { int *r1; int r0; int r3; r1 = READ_ONCE(*p); \
+         r0 = atomic_fetch_add(0, r1); r3 = r0 + 1; }\n\
+         P1(int **q) { int *r2; int r5; r2 = READ_ONCE(*q); r5 = atomic_fetch_add(0, r2); \
+         r5 = r5 + 2; }",
+    ),
+    (
+        "F07",
+        "{}\nP0(int **p) { int *r1; int r0; int r3; r1 = READ_ONCE(*p); \
+         r0 = atomic_fetch_add(0, r1); r3 = r0 + 0; }",
+    ),
+];
+
+/// A read-modify-write adding or oring 0 at no location, whose read reads its own write
+/// (`-optace false`): herd7 writes the read's value as it is, which no equation solves,
+/// so an operator or branch on the result leaves an equation unsolved and the candidate
+/// is dropped (`F01`, `F03`, `F06`, with the read-modify-write at `p` left: `r0=p`);
+/// unused, written or added 0 at build time (`F02`, `F05`, `F07`), the candidate solves
+/// and its write at no location stops herd7; beside a write there that its read may read
+/// (`F04`), that pairing solves and stops herd7. Under `iico` the read reads no write and
+/// there is no candidate, but in `F04`. hazmat stopped on all but `F04` and `F06` with
+/// `iico` (herd7 7.58's answers are written here).
+#[test]
+fn a_read_modify_write_at_no_location_reading_its_own_write_leaves_its_result_unsolved() {
+    let dir = temp_dir("rmw-own");
+    write_tests(&dir, &RMW_OWN);
+    std::fs::write(dir.join("none.cat"), "\"no checks\"\n").expect("model");
+    let stops = |name: &str| {
+        Err(format!(
+            "Warning: File \"{name}.litmus\": Non-symbolic memory access found on '[0]' \
+             (User error)\n"
+        ))
+    };
+    let mut runs = Vec::new();
+    for model in ["none.cat", "cos.cat"] {
+        runs.extend([
+            (
+                run_kernel(model, "false", "F01"),
+                shown("F01", "0:r0=p;\n", 0, 1),
+            ),
+            (run_kernel(model, "iico", "F01"), shown("F01", "", 0, 0)),
+            (run_kernel(model, "false", "F02"), stops("F02")),
+            (run_kernel(model, "iico", "F02"), shown("F02", "", 0, 0)),
+            (
+                run_kernel(model, "false", "F03"),
+                shown("F03", "0:r0=p;\n", 0, 1),
+            ),
+            (run_kernel(model, "iico", "F03"), shown("F03", "", 0, 0)),
+            (run_kernel(model, "false", "F04"), stops("F04")),
+            (run_kernel(model, "iico", "F04"), stops("F04")),
+            (run_kernel(model, "false", "F05"), stops("F05")),
+            (run_kernel(model, "iico", "F05"), shown("F05", "", 0, 0)),
+            (
+                run_kernel(model, "false", "F06"),
+                shown("F06", "0:r0=p;\n", 0, 2),
+            ),
+            (run_kernel(model, "iico", "F06"), shown("F06", "", 0, 0)),
+            (run_kernel(model, "false", "F07"), stops("F07")),
+            (run_kernel(model, "iico", "F07"), shown("F07", "", 0, 0)),
+        ]);
+    }
+    answers_or_stops_as_herd7(&dir, runs);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `spin_is_locked` at an address read from `p`, which holds 0 (no location), always
+/// (`G01`) or on a branch (`G02`): herd7 leaves lock reads to the model, and the kernel's
+/// `lock.cat` gives such a read no write to read (no candidate: `Never 0 0`, and `r0=0`
+/// alone on the other branch), while a model without it keeps both outcomes. hazmat,
+/// which builds no lock read at no location, answered `Never`/`Always` under such a model;
+/// it now answers under `lock.cat` (native or interpreted) and refuses otherwise, at the
+/// call.
+#[test]
+fn spin_is_locked_at_no_location_is_left_to_lock_cat_and_refused_without_it() {
+    let dir = temp_dir("is-locked-nowhere");
+    write_tests(
+        &dir,
+        &[
+            (
+                "G01",
+                "{}\nP0(int **p, spinlock_t *l) { int *r1; int r0; r1 = READ_ONCE(*p); \
+                 r0 = spin_is_locked(r1); }",
+            ),
+            (
+                "G02",
+                "{}\nP0(int **p, int *x) { int *r1; int r0; r1 = READ_ONCE(*p); \
+                 r0 = READ_ONCE(*x); if (r0 == 1) r0 = spin_is_locked(r1); }\n\
+                 P1(int *x) { WRITE_ONCE(*x, 1); }",
+            ),
+        ],
+    );
+    for (name, states, pos, neg) in [("G01", "", 0, 0), ("G02", "0:r0=0;\n", 1, 0)] {
+        let test = format!("{name}.litmus");
+        let conf = ["herd7", "-I", LKMM, "-conf", "linux-kernel.cfg", &test];
+        answers_or_stops_as_herd7(
+            &dir,
+            vec![(
+                conf.map(String::from).to_vec(),
+                shown(name, states, pos, neg),
+            )],
+        );
+        let out = hazmat(
+            &dir,
+            &[
+                "check",
+                "--interpret",
+                "-I",
+                LKMM,
+                "--conf",
+                "linux-kernel.cfg",
+                &test,
+            ],
+        );
+        let stdout = text(&out.stdout);
+        let observed = format!(
+            "Observation {name} {} {pos} {neg}\n",
+            ["Never", "Always"][pos as usize]
+        );
+        assert!(stdout.contains(&observed), "{stdout}{}", text(&out.stderr));
+        for model in ["cos.cat", "sc.cat"] {
+            let args = [
+                "check",
+                "-I",
+                LKMM,
+                "--macros",
+                "linux-kernel.def",
+                "--cat",
+                model,
+                &test,
+            ];
+            let out = hazmat(&dir, &args);
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{model} {name}: {stderr}");
+            assert!(
+                stderr.contains(&format!("{test}:3:"))
+                    && stderr.contains("this spin_is_locked is at 0, not a location")
+                    && stderr.contains("keeps both of its outcomes"),
+                "{model} {name}: {stderr}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What herd7 shows of a test written by [`write_tests`] with `states` and its witnesses.
+fn shown(name: &str, states: &str, pos: u32, neg: u32) -> Result<String, String> {
+    let verdict = match (pos, neg) {
+        (0, _) => "No\nWitnesses",
+        _ => "Ok\nWitnesses",
+    };
+    let observed = match (pos, neg) {
+        (0, _) => "Never",
+        (_, 0) => "Always",
+        _ => "Sometimes",
+    };
+    Ok(format!(
+        "States {}\n{states}{verdict}\nPositive: {pos} Negative: {neg}\n\
+         Condition exists (0:r0=0)\nObservation {name} {observed} {pos} {neg}\n",
+        states.lines().count()
+    ))
 }
 
 /// A test of `y` whose thread `P0` has `params` and `body` (a compare-exchange on `y`),

@@ -515,6 +515,9 @@ struct Search<'a, W: Width> {
     /// Whether the model judges the candidates of runs cut at a loop too
     /// ([`crate::models::model::MemoryModel::judges_cut_runs`]).
     judges_cut_runs: bool,
+    /// Whether the model gives lock reads their writes as `lock.cat` does
+    /// ([`crate::models::model::MemoryModel::judges_lock_reads`]).
+    judges_lock_reads: bool,
     /// The final writes chosen, while the model completes a candidate.
     finals: Option<EventSet<W>>,
     /// Reads whose value is 0 without a write to read from: the lock reads, when the

@@ -35,7 +35,9 @@ use std::collections::BTreeSet;
 
 mod escape;
 
-pub(crate) use escape::{Escape, not_a_location, not_a_location_herd7, not_a_lock};
+pub(crate) use escape::{
+    Escape, not_a_location, not_a_location_herd7, not_a_lock, not_a_lock_read,
+};
 use escape::{OwnWrite, Solves};
 
 /// An index into a path's [`Path::nodes`].
@@ -54,6 +56,11 @@ pub(crate) enum Node {
     Un(UnOp, SymId),
     /// A binary operator.
     Bin(BinOp, SymId, SymId),
+    /// A value that nothing solves: what a read-modify-write at an address that is no
+    /// location returns when it reads its own write and adds or ors 0 (herd7 writes the
+    /// read's value itself, and no equation gives that value). Any operator on it leaves
+    /// herd7 an equation it cannot solve, and the candidate is dropped.
+    Free,
 }
 
 /// An assumption a path makes about the values it reads.
@@ -452,6 +459,7 @@ impl Path {
             Node::Const(v) => return Some(v),
             Node::Read(k) => return Some(read(k)),
             Node::Alias(s) => return self.eval_known(s, read, order),
+            Node::Free => return None,
             Node::Un(op, a) => herd_unary(op, Term::Val(self.eval_known(a, read, order)?)),
             Node::Bin(op, a, b) => herd_binary(
                 op,
@@ -654,7 +662,9 @@ impl<'a> Walker<'a> {
                         RmwWrite::Set(e) | RmwWrite::Apply(_, e) => self.sym(&mut st, e, span),
                     };
                     // Reading its own write, an exchange's register gets the value written;
-                    // an operation's gets a value herd7 leaves unknown.
+                    // an addition or or of 0, the read's value, which herd7 writes as it is
+                    // and nothing solves ([`Node::Free`]); another operation's values do not
+                    // solve.
                     let own = match write {
                         _ if c11::is_single_event(tags.read)
                             || c11::is_single_event(tags.write) =>
@@ -665,7 +675,8 @@ impl<'a> Walker<'a> {
                         RmwWrite::Apply(BinOp::Add | BinOp::Or, _)
                             if st.path.constant(operand) == Some(Value::Int(0)) =>
                         {
-                            OwnWrite::Solves(Solves::Always, None)
+                            let free = st.path.push(Node::Free, 0);
+                            OwnWrite::Solves(Solves::Always, Some((*dst, free)))
                         }
                         RmwWrite::Apply(..) => OwnWrite::Solves(Solves::Never, None),
                     };
@@ -1155,6 +1166,7 @@ impl<'a> Walker<'a> {
                     read,
                     writes,
                     own: own_sym,
+                    free: go_on && own.free(&st),
                     always: read,
                     lock: own == OwnWrite::Lock,
                     stmt: st.stmt,
@@ -1204,6 +1216,7 @@ impl<'a> Walker<'a> {
                     read,
                     writes,
                     own: own_sym,
+                    free: go_on && own.free(&st),
                     always: false,
                     lock: own == OwnWrite::Lock,
                     stmt: st.stmt,

@@ -363,6 +363,10 @@ impl MemoryModel for Lkmm {
         true
     }
 
+    fn judges_lock_reads(&self) -> bool {
+        true
+    }
+
     fn explain(&self, execution: &AnyExecution) -> Option<crate::exec::witness::Violation> {
         terms::explain(execution)
     }

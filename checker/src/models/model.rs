@@ -286,6 +286,16 @@ pub trait MemoryModel:
         false
     }
 
+    /// Whether the model gives lock reads (`spin_is_locked`, a failed `spin_trylock`) their
+    /// writes as the kernel's `lock.cat` does, at every version: each from a lock write or
+    /// the initial write of its own address, so that one at an address that is no location
+    /// (a null pointer), where there is neither, leaves no candidate. herd7 pairs no lock
+    /// read with a write itself; under a model without such a judgement it keeps both of
+    /// `spin_is_locked`'s outcomes there, which hazmat does not build.
+    fn judges_lock_reads(&self) -> bool {
+        false
+    }
+
     /// Whether the model allows every sequentially consistent execution, as every model of
     /// a real machine or language does.
     /// The enumeration then knows that a program with no `filter` and no lock has an

@@ -467,7 +467,8 @@ fn next_combination(choice: &mut [usize], per_thread: &[Vec<Path>]) -> bool {
 /// execution to allow (herd7's single event is from-read before itself), and herd7 answers
 /// a program whose reads all go through addresses that are no location with no execution;
 /// and a read of a location next to a variable, which has no initial write, may have no
-/// write it can read.
+/// write it can read; a read-modify-write at no location that reads its own write leaves
+/// a value no operator solves ([`crate::engine::paths::Escape::free`]).
 pub(super) fn check_something_allowed(
     program: &Program,
     model: &dyn MemoryModel,
@@ -494,6 +495,10 @@ pub(super) fn check_something_allowed(
     if program.threads.iter().any(|t| locks(&t.code))
         || program.locs.iter().any(|l| l.next_to.is_some())
         || per_thread.iter().flatten().any(waits_inside_its_own_reader)
+        || per_thread
+            .iter()
+            .flatten()
+            .any(|p| p.escapes().any(|e| e.free))
         || (model.dialect() == Dialect::Kernel
             && per_thread
                 .iter()

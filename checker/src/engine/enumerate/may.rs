@@ -211,6 +211,7 @@ impl<W: Width> Search<'_, W> {
                 self.may_read(g)
             }
             Node::Alias(s) => self.may_node(t, s),
+            Node::Free => May::Any,
             Node::Un(op, a) => {
                 let x = self.may_node(t, a);
                 pointwise(&x, &May::one(Value::Int(0)), |x, _| herd_unary(op, x))

@@ -285,6 +285,7 @@ impl<'a, W: Width> Search<'a, W> {
             judgements: 0,
             completes,
             judges_cut_runs: completes && model.judges_cut_runs(),
+            judges_lock_reads: model.judges_lock_reads(),
             finals: None,
             known_reads: EventSet::EMPTY,
             escapes_by_write,

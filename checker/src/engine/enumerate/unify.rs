@@ -144,7 +144,7 @@ impl<W: Width> Search<'_, W> {
                 Node::Const(v) => return Atom::Val(v),
                 Node::Read(k) => return Atom::Var(self.read_event[t][k as usize]),
                 Node::Alias(s) => sym = s,
-                Node::Un(..) | Node::Bin(..) => {
+                Node::Un(..) | Node::Bin(..) | Node::Free => {
                     return Atom::Var(self.exec.events.len() + self.node_base[t] + sym as usize);
                 }
             }

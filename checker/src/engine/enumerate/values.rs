@@ -13,6 +13,19 @@
 use super::{Herd7Stop, NONE, RunError, Search, Why};
 use crate::engine::paths::{self, Node, truth};
 use crate::engine::symbol::DIRECT;
+
+/// What a read at no location whose path went on with a value nothing solves may be
+/// paired with besides its own write ([`Search::beside_free`]).
+enum Beside {
+    /// A write at an address that may be the same, of this thread.
+    Write(usize, paths::Escape),
+    /// Nothing, and its own write may not be read: the read at this place.
+    Unpaired((usize, usize)),
+}
+
+/// The symbol of a value nothing solves ([`Node::Free`]): never printed, since a candidate
+/// holding it has a write at no location, which stops the test once its values solve.
+const FREE: u32 = u32::MAX;
 use crate::exec::event::{EventKind, Tag, Value};
 use crate::exec::relation::{EventSet, Width};
 use crate::front::program::{Applied, BinOp, Cell, Operand, Prop, Term, herd_binary, herd_unary};
@@ -115,6 +128,9 @@ impl<W: Width> Search<'_, W> {
                 self.read_value(g)
             }
             Node::Alias(s) => self.eval(t, s),
+            // A variable of herd7's that no equation solves, kept as a symbol: an
+            // operator on it gives no value.
+            Node::Free => Known::Value(Value::Sym(FREE)),
             Node::Un(op, a) => self.remembered(t, sym, |s| {
                 let x = s.eval(t, a);
                 s.apply(t, sym, x, Known::Value(Value::Int(0)), |x, _| {
@@ -265,10 +281,45 @@ impl<W: Width> Search<'_, W> {
         }
     }
 
+    /// Where a path went on past a read-modify-write at no location with a value nothing
+    /// solves ([`paths::Escape::free`]), what else its read may be paired with: another
+    /// access of the candidate that writes at an address that is no location and may be
+    /// the same (the first such, with its thread; not another such read-modify-write,
+    /// whose write is of a value nothing solves too), or nothing where its own write may
+    /// not be read either.
+    fn beside_free(&mut self) -> Option<Beside> {
+        let mut escapes = Vec::new();
+        for t in 0..self.paths.len() {
+            for (k, escape) in self.paths[t].escapes().enumerate() {
+                let at = match self.eval(t, escape.sym) {
+                    Known::Value(v) => Some(v),
+                    _ => None,
+                };
+                escapes.push(((t, k), at, escape));
+            }
+        }
+        let own = self.limits.optace == OptAce::False;
+        let free = escapes.iter().filter(|(_, _, e)| e.free);
+        free.into_iter().find_map(|&(id, at, free)| {
+            // Another such read-modify-write writes a value nothing solves too.
+            let other = escapes.iter().find(|&&(other, w, e)| {
+                other != id && e.writes && !e.free && (at.is_none() || w.is_none() || w == at)
+            });
+            match other {
+                Some(&((t, _), _, escape)) => Some(Beside::Write(t, escape)),
+                None if !own => Some(Beside::Unpaired(free.source)),
+                None => None,
+            }
+        })
+    }
+
     /// Stops the search at thread `t`'s write to an address that is no location, as herd7
     /// stops on it.
     fn fail_at_escape(&mut self, t: usize, escape: paths::Escape) {
         let (message, herd7) = match self.eval(t, escape.sym) {
+            Known::Value(v) if escape.lock && !escape.writes => {
+                (paths::not_a_lock_read(self.program, v), None)
+            }
             Known::Value(v) if escape.lock => (paths::not_a_lock(self.program, v), None),
             Known::Value(v) => (
                 paths::not_a_location(self.program, v),
@@ -354,7 +405,21 @@ impl<W: Width> Search<'_, W> {
         if let Some((thread, sym)) = bad {
             self.bad = Some(self.illegal(thread as usize, sym));
         } else if unsolved {
-            return Err(Why::Unsolvable);
+            // A read-modify-write at no location that read its own write went on with a
+            // value nothing solves; herd7 pairs its read with every other write at that
+            // address too, in candidates whose values may solve, and a write there stops
+            // herd7 in any of them: hazmat, which does not build those pairings, stops as
+            // herd7 would.
+            // Where its own write may not be read (`-optace` but `false`) and no other
+            // write is there, herd7 builds no candidate at all.
+            match self.beside_free() {
+                Some(Beside::Write(t, escape)) => {
+                    self.fail_at_escape(t, escape);
+                    return Ok(());
+                }
+                Some(Beside::Unpaired(source)) => return Err(Why::Nowhere(Some(source))),
+                None => return Err(Why::Unsolvable),
+            }
         }
         // A run that goes round a loop once more than herd7 unrolls it is cut off, whatever
         // the model says of it, once some choice of final writes passes the filter.
@@ -398,8 +463,10 @@ impl<W: Width> Search<'_, W> {
                 if escape.writes {
                     writes.push(((t, k), v));
                 }
-                // A spinlock there, which herd7 runs, is refused wherever its path is taken.
-                if escape.lock && escape.writes {
+                // A spinlock there, which herd7 runs, is refused wherever its path is taken;
+                // and `spin_is_locked` there, unless the model judges lock reads as
+                // `lock.cat` does, which leaves it no write to read.
+                if escape.lock && (escape.writes || !self.judges_lock_reads) {
                     self.fail_at_escape(t, escape);
                     return Ok(());
                 }

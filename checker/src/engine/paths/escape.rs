@@ -34,6 +34,11 @@ pub(crate) struct Escape {
     /// `-optace false`, but for a C11 one, one event to herd7): a value non-zero exactly
     /// when that pairing's values solve ([`OwnWrite`]).
     pub(crate) own: Option<SymId>,
+    /// Whether the path goes on past the access, reading its own write, with a register
+    /// set to a value nothing solves ([`Node::Free`]): herd7 drops that pairing's
+    /// candidate where an operator uses the value, but pairs the read with any other
+    /// write at the same address too ([`crate::engine::enumerate`]'s `solve`).
+    pub(crate) free: bool,
     /// Whether the access reads at an address known without reading memory: herd7 stops
     /// on it as soon as a combination of paths has no write it may pair it with
     /// ([`crate::engine::nowhere`]).
@@ -96,6 +101,13 @@ pub(super) enum Solves {
     Never,
     /// When the two values are equal (a successful `cmpxchg`'s new and expected values).
     Equal(SymId, SymId),
+}
+
+impl OwnWrite {
+    /// Whether reading its own write sets the register to a value nothing solves.
+    pub(super) fn free(self, st: &State) -> bool {
+        matches!(self, OwnWrite::Solves(_, Some((_, v))) if matches!(st.path.nodes[v as usize], Node::Free))
+    }
 }
 
 impl Path {
@@ -232,6 +244,19 @@ pub(crate) fn not_a_lock(program: &Program, v: Value) -> String {
     format!(
         "this spinlock is at {}, not a location: herd7 does not stop on a lock operation \
          there but runs it, which hazmat does not support",
+        program.value_text(v)
+    )
+}
+
+/// Why `spin_is_locked` at `v`, an address that is no location, cannot be run under a
+/// model that does not judge lock reads as `lock.cat` does
+/// ([`crate::models::model::MemoryModel::judges_lock_reads`]).
+pub(crate) fn not_a_lock_read(program: &Program, v: Value) -> String {
+    format!(
+        "this spin_is_locked is at {}, not a location: herd7 leaves its read to the model, \
+         and a model without the kernel's lock.cat keeps both of its outcomes there, which \
+         hazmat does not support (under lock.cat the read has no write to read and the \
+         execution does not exist)",
         program.value_text(v)
     )
 }

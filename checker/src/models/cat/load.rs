@@ -14,6 +14,7 @@ use super::known::{self, Known};
 use super::model::CatModel;
 use super::source::Files;
 use super::stage;
+use std::path::Path;
 use std::sync::Arc;
 
 /// The architectures herd7 knows besides C: a model whose first word names one is for
@@ -138,11 +139,17 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
         files: files.clone(),
     })?;
     stage::stage(&mut code);
+    let lock_cat = includes
+        .cache
+        .iter()
+        .any(|(name, _)| Path::new(name).file_name() == Some("lock.cat".as_ref()));
     let title = order
         .last()
         .and_then(|m| m.title.clone())
         .unwrap_or_else(|| spec.cat.clone());
-    Ok(CatModel::new(&title, code, files, cat).under_variants(&spec.variants))
+    Ok(CatModel::new(&title, code, files, cat)
+        .under_variants(&spec.variants)
+        .with_lock_cat(lock_cat))
 }
 
 /// A compile error as a located [`CatError`].

@@ -43,6 +43,9 @@ pub struct CatModel {
     dialect: Dialect,
     /// The reading of the kernel's RMW instructions its variants choose.
     lkmm: LkmmVersion,
+    /// Whether the model includes a file named `lock.cat`, the kernel's judgement of
+    /// spinlocks ([`MemoryModel::judges_lock_reads`]).
+    lock_cat: bool,
 }
 
 impl CatModel {
@@ -61,7 +64,15 @@ impl CatModel {
             id: MODELS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             dialect: Dialect::Kernel,
             lkmm: LkmmVersion::V2,
+            lock_cat: false,
         }
+    }
+
+    /// The model, which includes the kernel's `lock.cat` when `lock_cat` holds (a file of
+    /// that name: every version of it gives lock reads their writes alike).
+    pub(crate) fn with_lock_cat(mut self, lock_cat: bool) -> CatModel {
+        self.lock_cat = lock_cat;
+        self
     }
 
     /// The model run under `variants`, which choose how herd7 reads the kernel's
@@ -555,6 +566,10 @@ impl MemoryModel for CatModel {
 
     fn completes(&self) -> bool {
         true
+    }
+
+    fn judges_lock_reads(&self) -> bool {
+        self.lock_cat
     }
 
     fn judges_cut_runs(&self) -> bool {
