@@ -150,6 +150,9 @@ pub struct Stats {
     pub pruned: u64,
     /// Partial executions a monotone model judged, cut or not.
     pub partial: u64,
+    /// Unions of the completions of a partial execution the model was asked to vouch for,
+    /// passed or not ([`crate::models::model::JudgeAt::vouch`]).
+    pub unions: u64,
     /// Of the complete candidates, those judged by the checks the model's vouching left
     /// open alone ([`crate::models::model::JudgeAt::vouch`]).
     pub vouched: u64,
@@ -187,6 +190,7 @@ impl Stats {
         self.candidates += other.candidates;
         self.pruned += other.pruned;
         self.partial += other.partial;
+        self.unions += other.unions;
         self.vouched += other.vouched;
         self.counted += other.counted;
         self.allowed += other.allowed;
@@ -560,6 +564,10 @@ struct Search<'a, W: Width> {
     vouch_regions: Vec<Option<EventSet<W>>>,
     /// How the model's vouching has fared at each stage, at its entry and within it.
     vouch_counts: Vec<[vouch::VouchCounts; 2]>,
+    /// On the way down the search, the first stage where a union may be tried before the
+    /// stage again, and how far past it the next is once that one fails
+    /// ([`Search::vouched_stage`]).
+    vouch_backoff: (usize, usize),
     /// While the model has vouched for every completion of a partial execution, the
     /// events whose checks it left to each completion.
     vouched: Option<EventSet<W>>,

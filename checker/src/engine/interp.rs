@@ -174,6 +174,7 @@ fn summarise(
             candidates: found.interleavings,
             pruned: 0,
             partial: 0,
+            unions: 0,
             vouched: 0,
             counted: 0,
             allowed: found.executions.len() as u64,

@@ -38,6 +38,8 @@ pub(super) struct StageCounts {
     pub(super) below: u64,
     /// Partial executions met here past the warm-up while judging them did not pay.
     unpaid: u64,
+    /// Partial executions met here, judged or not.
+    met: u64,
 }
 
 /// Partial judgements at a stage are always made until it has made this many.
@@ -48,11 +50,18 @@ const WARM_UP: u64 = 32;
 const SAMPLE: u64 = 16;
 
 impl StageCounts {
-    /// Whether to judge the next partial execution here: always during the warm-up, then
-    /// while the judgements a cut saves (the share cut times the judgements below a
-    /// partial execution that is not cut) outweigh the one judgement it costs, and one
-    /// time in [`SAMPLE`] otherwise.
+    /// Whether to judge the next partial execution here: never the first met (a search
+    /// that comes here once, as one whose every stage has one choice left, has nothing
+    /// below to save but the one candidate, which is judged anyway: a chain of hundreds
+    /// of threads made a judgement of its whole execution at each of its hundreds of
+    /// stages), then always during the warm-up, then while the judgements a cut saves
+    /// (the share cut times the judgements below a partial execution that is not cut)
+    /// outweigh the one judgement it costs, and one time in [`SAMPLE`] otherwise.
     pub(super) fn worth_judging(&mut self) -> bool {
+        self.met += 1;
+        if self.met == 1 {
+            return false;
+        }
         if self.judged < WARM_UP {
             return true;
         }
@@ -302,6 +311,7 @@ impl<'a, W: Width> Search<'a, W> {
             halted: false,
             vouch_regions: Vec::new(),
             vouch_counts: Vec::new(),
+            vouch_backoff: (0, 1),
             vouched: None,
             count_plans: Vec::new(),
         };

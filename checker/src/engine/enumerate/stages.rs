@@ -97,7 +97,7 @@ impl<W: Width> Search<'_, W> {
 
     /// Judges the partial execution before stage `i`, where that pays, and runs stage
     /// `i` and everything after it if the model allows it; keeps the stage's counts.
-    fn judged_stage(
+    pub(super) fn judged_stage(
         &mut self,
         i: usize,
         visit: &mut dyn FnMut(&Allowed<'_>) -> Flow,

@@ -117,13 +117,28 @@ impl<W: Width> Search<'_, W> {
             return None;
         }
         let open = self.vouch_regions[i].clone()?;
+        if j == 0 && i < self.vouch_backoff.0 {
+            return None;
+        }
         let counts = &mut self.vouch_counts[i][usize::from(j > 0)];
         if self.adaptive && !counts.worth_trying() {
             return None;
         }
         counts.tried += 1;
+        self.stats.unions += 1;
         if !self.judge_union(i, &within[j.min(within.len())..], &open) {
-            return None;
+            if j > 0 {
+                return None;
+            }
+            // Below a union that failed before a stage, the next is tried before a stage
+            // farther down each time one fails on the way: a search whose stages are met
+            // once each (a chain of hundreds of threads, one choice left at each) made a
+            // union of its whole execution, which failed, before each of its stages.
+            let saved = self.vouch_backoff;
+            self.vouch_backoff = (i + saved.1, saved.1 * 2);
+            let r = self.judged_stage(i, visit);
+            self.vouch_backoff = saved;
+            return Some(r);
         }
         self.vouch_counts[i][usize::from(j > 0)].passed += 1;
         if let Some(r) = self.count_vouched(i, j, &open, visit) {
