@@ -16,7 +16,8 @@
 //!   `judgelitmus.sh` reads `: Unknown macro NAME (User error)` from it.
 //! - A test that runs out of `-timeout` prints nothing at all.
 //! - A second test of the same name is skipped when its hash is the first one's, and is
-//!   an error otherwise.
+//!   an error otherwise; a test counts as seen only once it has run to its end (one that
+//!   failed or ran out of time is run again).
 //! - After a test whose runs went round a loop more often than the unrolling allows, the
 //!   warning `unrolling limit exceeded at While` follows its output on stderr.
 //!
@@ -734,7 +735,9 @@ fn run_one(
             &format!("Different hashes for test {name} (previous file {first})"),
         ));
     }
-    seen.insert(name.clone(), (hash.clone(), file.to_string()));
+    // herd7 records the test as seen once it has run to its end: a test that fails or runs
+    // out of time is run again, and reported again, when it comes back.
+    let seen_as = (name.clone(), (hash.clone(), file.to_string()));
     let replaced = decided.is_some();
     let source = decided.unwrap_or(source);
     // The test's own variants: the model is chosen again under them, once for each set.
@@ -828,6 +831,7 @@ fn run_one(
              be missing.\n"
         ));
     }
+    seen.insert(seen_as.0, seen_as.1);
     let show = ShowWhat::of(settings.show.as_deref());
     if show != ShowWhat::None
         && let Some(dir) = &args.out_dir
