@@ -18,6 +18,10 @@
 //! - A second test of the same name is skipped when its hash is the first one's, and is
 //!   an error otherwise; a test counts as seen only once it has run to its end (one that
 //!   failed or ran out of time is run again).
+//! - An included model file that cannot be found or parsed stops each test whose run
+//!   reaches the `include`, with herd7's located words alone on stderr
+//!   (`File "m.cat", line 2, characters 0-20: Cannot find file x.cat`); the other tests
+//!   run, and the exit code stays 0 (1 under `-exit true`, which stops there).
 //! - After a test whose runs went round a loop more often than the unrolling allows, the
 //!   warning `unrolling limit exceeded at While` follows its output on stderr.
 //!
@@ -37,7 +41,6 @@
 use hazmat_checker::engine::enumerate::{Herd7Stop, Limits, Split};
 use hazmat_checker::front::c11::Dialect;
 use hazmat_checker::front::lower::{ConditionSource, missing_thread};
-use hazmat_checker::models::cat::ErrorKind;
 use hazmat_checker::models::cat::config::keys::{self, Value};
 use hazmat_checker::models::cat::config::maps::{self, Conditions, NameMap};
 use hazmat_checker::models::cat::config::{
@@ -45,6 +48,7 @@ use hazmat_checker::models::cat::config::{
 };
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::known::{self, KERNEL_VARIANT};
+use hazmat_checker::models::cat::{ErrorKind, IncludeErrors};
 use hazmat_checker::models::choose::{Choice, ChooseError, Request, choose};
 use hazmat_checker::models::model::MemoryModel;
 use hazmat_checker::report::write::Radix;
@@ -562,6 +566,9 @@ fn choose_model(settings: &Settings, places: &Places) -> Result<(Choice, Option<
     let mut request = Request::from_settings(settings);
     request.kernel_by_name = true;
     request.without_macros = Dialect::Bare;
+    // herd7 looks for an included file when a test's run reaches the `include`, and
+    // reports one it cannot find or parse on that test.
+    request.include_errors = IncludeErrors::PerTest;
     let mut missing = None;
     if let Some(m) = &request.macros
         && library.find(&Disk, m).is_err()
@@ -914,6 +921,11 @@ fn check_error(file: &str, source: &str, e: &CheckError, dialect: Dialect) -> St
         return format!("Warning: File \"{file}\": Processes must be P0, P1, ...\n");
     }
     let rendered = e.render(file, source);
+    if let Some(words) = hazmat_checker::models::cat::failed_include(&rendered) {
+        // herd7 words an include it cannot load by the place of the `include` alone, with
+        // neither the test nor its "Warning".
+        return format!("{words}\n");
+    }
     if let Some(name) = hazmat_checker::models::cat::failed_assertion(&rendered) {
         return user_error(file, &format!("{name} assertion failed, check input test."));
     }

@@ -64,9 +64,32 @@ impl std::fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+/// When an included file that cannot be found, or that does not parse, is reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IncludeErrors {
+    /// Before anything runs, as the model's one located error (`hazmat check`).
+    #[default]
+    Upfront,
+    /// On each test whose run reaches the `include`, in herd7's words, as herd7 reports
+    /// it (`hazmat herd7`): herd7 looks for an included file only when it runs the
+    /// `include`. This is for the cat file and what it includes; the prelude and the bell
+    /// file, which herd7 runs once before any test, are read as under `Upfront`.
+    PerTest,
+}
+
 /// Reads, parses and compiles the model `spec` names, finding its files through `library`
 /// in `fs`.
 pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatModel, LoadError> {
+    load_with(library, fs, spec, IncludeErrors::Upfront)
+}
+
+/// [`load`], with the errors of included files reported as `include_errors` says.
+pub fn load_with(
+    library: &Library,
+    fs: &dyn FileSystem,
+    spec: &Spec,
+    include_errors: IncludeErrors,
+) -> Result<CatModel, LoadError> {
     let mut loaded = Loaded::new();
     let fail = |loaded: &Loaded, error: CatError| LoadError {
         error,
@@ -79,6 +102,7 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
         Some(b) => Some(loaded.load(library, fs, b).map_err(|e| fail(&loaded, e))?),
         None => None,
     };
+    loaded.include_errors_per_test(include_errors == IncludeErrors::PerTest);
     let cat = loaded
         .load(library, fs, &spec.cat)
         .map_err(|e| fail(&loaded, e))?;
@@ -178,5 +202,22 @@ impl Includes for FromLoaded<'_> {
 
     fn known(&self, file: u32) -> Option<Known> {
         self.known.get(file as usize).copied().flatten()
+    }
+
+    fn failed(&self, name: &str, span: Span) -> Option<String> {
+        let why = self.loaded.failed_include(name)?;
+        // herd7 prefixes why with the place of the `include`: its line, and its columns
+        // counted in bytes from 0.
+        let file = self.loaded.files().get(span.file)?;
+        let text = file.text.as_str();
+        let (start, end) = (span.start as usize, span.end as usize);
+        let line_start = text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
+        let line = text[..start].matches('\n').count() + 1;
+        Some(format!(
+            "File \"{}\", line {line}, characters {}-{}: {why}",
+            file.name,
+            start - line_start,
+            end - line_start
+        ))
     }
 }
