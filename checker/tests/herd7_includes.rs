@@ -473,3 +473,113 @@ fn an_include_is_looked_for_in_herd7s_places() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// herd7 runs the bell file once, before any test: an include it reaches then that fails
+/// stops the run, with herd7's words and the exception that stops it, exit code 2, even
+/// with no test; one in a branch of a variant not set is never looked for, and one in a
+/// procedure the bell file calls fails on each test, as the cat file's do.
+#[test]
+fn a_bell_files_failed_include_stops_the_run_where_herd7_runs_it() {
+    let dir = dir_with(
+        "bell",
+        &[
+            ("t.litmus", &store("t")),
+            ("u.litmus", &store("u")),
+            ("tc.cat", "\"tc\"\nacyclic po | rf as x\n"),
+            ("bad.cat", "let x = (\n"),
+            ("top.bell", "\"bl\"\ninclude \"nosuch.cat\"\n"),
+            ("bad.bell", "\"bb\"\ninclude \"bad.cat\"\n"),
+            (
+                "variant.bell",
+                "\"bv\"\nif \"exp\" include \"nosuch.cat\" end\n",
+            ),
+            (
+                "called.bell",
+                "\"bp\"\nprocedure p() = include \"nosuch.cat\" end\ncall p()\n",
+            ),
+        ],
+    );
+    let fatal = |words: &str| {
+        (
+            String::new(),
+            format!("{words}\nFatal error: exception Misc.Exit\n"),
+            Some(2),
+        )
+    };
+    assert_eq!(
+        run(
+            &dir,
+            &["-bell", "./top.bell", "-model", "./tc.cat", "t.litmus"]
+        ),
+        fatal("File \"./top.bell\", line 2, characters 0-20: Cannot find file nosuch.cat")
+    );
+    assert_eq!(
+        run(&dir, &["-bell", "./top.bell", "-model", "./tc.cat"]),
+        fatal("File \"./top.bell\", line 2, characters 0-20: Cannot find file nosuch.cat")
+    );
+    assert_eq!(
+        run(
+            &dir,
+            &["-bell", "./bad.bell", "-model", "./tc.cat", "t.litmus"]
+        ),
+        fatal(
+            "File \"./bad.bell\", line 2, characters 0-17: File \"./bad.cat\", line 2, \
+             characters 0-0: unexpected '' (in model)"
+        )
+    );
+    assert_eq!(
+        run(
+            &dir,
+            &["-bell", "./variant.bell", "-model", "./tc.cat", "t.litmus"]
+        ),
+        (T_ALWAYS.to_string(), String::new(), Some(0))
+    );
+    assert_eq!(
+        run(
+            &dir,
+            &[
+                "-variant",
+                "exp",
+                "-bell",
+                "./variant.bell",
+                "-model",
+                "./tc.cat",
+                "t.litmus"
+            ]
+        ),
+        fatal("File \"./variant.bell\", line 2, characters 9-29: Cannot find file nosuch.cat")
+    );
+    assert_eq!(
+        run(
+            &dir,
+            &[
+                "-bell",
+                "./called.bell",
+                "-model",
+                "./tc.cat",
+                "t.litmus",
+                "u.litmus"
+            ]
+        ),
+        (
+            String::new(),
+            "File \"./called.bell\", line 2, characters 16-36: Cannot find file nosuch.cat\n"
+                .repeat(2),
+            Some(0)
+        )
+    );
+    // `hazmat check` stops before any test, with its own located error, as ever.
+    let out = hazmat(
+        &dir,
+        &[
+            "check",
+            "--bell",
+            "./variant.bell",
+            "--cat",
+            "./tc.cat",
+            "t.litmus",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -22,6 +22,8 @@
 //!   reaches the `include`, with herd7's located words alone on stderr
 //!   (`File "m.cat", line 2, characters 0-20: Cannot find file x.cat`); the other tests
 //!   run, and the exit code stays 0 (1 under `-exit true`, which stops there).
+//!   One the bell file's run reaches, which herd7 makes once before any test, stops the
+//!   whole run instead, with the same words and exit code 2.
 //! - After a test whose runs went round a loop more often than the unrolling allows, the
 //!   warning `unrolling limit exceeded at While` follows its output on stderr.
 //!
@@ -583,6 +585,12 @@ fn choose_model(settings: &Settings, places: &Places) -> Result<(Choice, Option<
             "File \"{name}\", line {}, character {}: {}",
             error.line, error.column, error.message
         )),
+        // herd7 stops on an include of the bell file that fails where it runs the file, with
+        // its words and the exception that stops it.
+        ChooseError::Load(e) if e.error.kind == ErrorKind::StopsHerd7 => Refusal {
+            message: format!("{}\nFatal error: exception Misc.Exit", e.error.message),
+            form: Form::Bare,
+        },
         ChooseError::Load(e) => Refusal::plain(e.render().trim_end().to_string()),
     })?;
     for warning in choice.model.warnings() {

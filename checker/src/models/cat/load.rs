@@ -72,8 +72,9 @@ pub enum IncludeErrors {
     Upfront,
     /// On each test whose run reaches the `include`, in herd7's words, as herd7 reports
     /// it (`hazmat herd7`): herd7 looks for an included file only when it runs the
-    /// `include`. This is for the cat file and what it includes; the prelude and the bell
-    /// file, which herd7 runs once before any test, are read as under `Upfront`.
+    /// `include`. The prelude is read as under `Upfront`; an include of the bell file,
+    /// which herd7 runs once before any test, that fails where that run reaches it stops
+    /// the load with herd7's words ([`ErrorKind::StopsHerd7`]).
     PerTest,
 }
 
@@ -98,11 +99,13 @@ pub fn load_with(
     let prelude = loaded
         .load(library, fs, PRELUDE_NAME)
         .map_err(|e| fail(&loaded, e))?;
+    // The bell file's includes too: herd7 runs it before any test, and stops at one that
+    // fails only if that run reaches it (the compiled code says: `Code::at_start`).
+    loaded.include_errors_per_test(include_errors == IncludeErrors::PerTest);
     let bell = match &spec.bell {
         Some(b) => Some(loaded.load(library, fs, b).map_err(|e| fail(&loaded, e))?),
         None => None,
     };
-    loaded.include_errors_per_test(include_errors == IncludeErrors::PerTest);
     let cat = loaded
         .load(library, fs, &spec.cat)
         .map_err(|e| fail(&loaded, e))?;
@@ -161,6 +164,12 @@ pub fn load_with(
         error: located(&files, &e),
         files: files.clone(),
     })?;
+    if let Some(words) = code.at_start.take() {
+        return Err(LoadError {
+            error: CatError::nowhere(ErrorKind::StopsHerd7, words.to_string()),
+            files,
+        });
+    }
     stage::stage(&mut code);
     let title = order
         .last()
