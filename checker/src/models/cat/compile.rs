@@ -498,9 +498,6 @@ pub(crate) struct WhenIr {
 /// A compiled model.
 #[derive(Debug)]
 pub(crate) struct Code {
-    /// herd7's words for an include that fails where herd7 runs the bell file, once
-    /// before any test ([`Includes::failed`]): herd7 stops there, and so does the loader.
-    pub(crate) at_start: Option<Arc<str>>,
     /// The instructions.
     pub(crate) instrs: Vec<Ins>,
     /// The number of global slots.
@@ -598,23 +595,11 @@ pub(crate) fn compile(
         debug_assert_eq!(slot, Slot::Global(k));
     }
     let mut instrs = Vec::new();
-    let mut at_start = None;
-    for (k, m) in models.iter().enumerate() {
+    for m in models {
         cx.instrs(&m.instrs, &mut instrs)?;
-        if cx.stopped {
-            // An include that fails at the top level of the prelude or the bell file,
-            // which herd7 runs once before any test: nothing after it was compiled.
-            if bell.is_some_and(|b| k <= b)
-                && let Some(Ins::Fail(words, _)) = instrs.last()
-            {
-                at_start = Some(words.clone());
-            }
-            break;
-        }
     }
     let finals = std::mem::take(&mut cx.scopes[0].names);
     Ok(Code {
-        at_start,
         instrs,
         globals: cx.globals,
         tag_sets: cx.tag_sets,

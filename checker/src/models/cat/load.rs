@@ -150,26 +150,30 @@ pub fn load_with(
         known,
     };
     let models: Vec<&ast::Model> = order.iter().map(|m| &**m).collect();
-    let mut code = compile::compile(
-        &models,
-        bell_at,
-        &spec.variants,
-        compile::Skip {
-            names: &spec.skip,
-            strict: spec.strictskip,
-        },
-        &mut includes,
-    )
-    .map_err(|e| LoadError {
-        error: located(&files, &e),
-        files: files.clone(),
-    })?;
-    if let Some(words) = code.at_start.take() {
-        return Err(LoadError {
-            error: CatError::nowhere(ErrorKind::StopsHerd7, words.to_string()),
-            files,
-        });
+    let skip = compile::Skip {
+        names: &spec.skip,
+        strict: spec.strictskip,
+    };
+    // herd7 runs the bell file once, before any test: an include that fails where that run
+    // reaches it (the prelude and the bell compiled alone then end with it) stops the load.
+    if let (IncludeErrors::PerTest, Some(b)) = (include_errors, bell_at) {
+        let code = compile::compile(&models[..=b], bell_at, &spec.variants, skip, &mut includes)
+            .map_err(|e| LoadError {
+                error: located(&files, &e),
+                files: files.clone(),
+            })?;
+        if let Some(compile::Ins::Fail(words, _)) = code.instrs.last() {
+            return Err(LoadError {
+                error: CatError::nowhere(ErrorKind::StopsHerd7, words.to_string()),
+                files,
+            });
+        }
     }
+    let mut code = compile::compile(&models, bell_at, &spec.variants, skip, &mut includes)
+        .map_err(|e| LoadError {
+            error: located(&files, &e),
+            files: files.clone(),
+        })?;
     stage::stage(&mut code);
     let title = order
         .last()
