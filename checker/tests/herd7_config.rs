@@ -1204,6 +1204,32 @@ fn exit_true_stops_at_the_first_failure() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// herd7 takes a test as seen, and skips it when it comes back with the same hash, only
+/// once it has run to its end: a test that failed (here, a failed assertion of the model)
+/// is run, and reported, again.
+#[test]
+fn a_test_that_failed_is_run_again_when_it_comes_back() {
+    let dir = temp_dir("seen");
+    std::fs::write(dir.join("as.cat"), "\"as\"\nassert empty po as a\n").expect("model");
+    std::fs::write(
+        dir.join("t2.litmus"),
+        "C t2\n{}\nP0(atomic_int *x) { atomic_store_explicit(x, 1, memory_order_relaxed); \
+         atomic_store_explicit(x, 2, memory_order_relaxed); }\nexists (x=1)\n",
+    )
+    .expect("test");
+    let args = ["-model", "./as.cat", "t2.litmus", "t2.litmus"];
+    let out = hazmat(&dir, &[&["herd7"][..], &args].concat());
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(
+        text(&out.stderr),
+        "Warning: File \"t2.litmus\": a assertion failed, check input test. (User error)\n"
+            .repeat(2)
+    );
+    same_as_herd7(&dir, &args);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A `-macros` file found nowhere is not a refusal of the command line: herd7 looks for it
 /// as it reads each test, once the test is parsed, and warns on each (`-exit true` stops
 /// at the first).

@@ -16,7 +16,14 @@
 //!   `judgelitmus.sh` reads `: Unknown macro NAME (User error)` from it.
 //! - A test that runs out of `-timeout` prints nothing at all.
 //! - A second test of the same name is skipped when its hash is the first one's, and is
-//!   an error otherwise.
+//!   an error otherwise; a test counts as seen only once it has run to its end (one that
+//!   failed or ran out of time is run again).
+//! - An included model file that cannot be found or parsed stops each test whose run
+//!   reaches the `include`, with herd7's located words alone on stderr
+//!   (`File "m.cat", line 2, characters 0-20: Cannot find file x.cat`); the other tests
+//!   run, and the exit code stays 0 (1 under `-exit true`, which stops there).
+//!   One the bell file's run reaches, which herd7 makes once before any test, stops the
+//!   whole run instead, with the same words and exit code 2.
 //! - After a test whose runs went round a loop more often than the unrolling allows, the
 //!   warning `unrolling limit exceeded at While` follows its output on stderr.
 //!
@@ -36,7 +43,6 @@
 use hazmat_checker::engine::enumerate::{Herd7Stop, Limits, Split};
 use hazmat_checker::front::c11::Dialect;
 use hazmat_checker::front::lower::{ConditionSource, missing_thread};
-use hazmat_checker::models::cat::ErrorKind;
 use hazmat_checker::models::cat::config::keys::{self, Value};
 use hazmat_checker::models::cat::config::maps::{self, Conditions, NameMap};
 use hazmat_checker::models::cat::config::{
@@ -44,6 +50,7 @@ use hazmat_checker::models::cat::config::{
 };
 use hazmat_checker::models::cat::files::Disk;
 use hazmat_checker::models::cat::known::{self, KERNEL_VARIANT};
+use hazmat_checker::models::cat::{ErrorKind, IncludeErrors};
 use hazmat_checker::models::choose::{Choice, ChooseError, Request, choose};
 use hazmat_checker::models::model::MemoryModel;
 use hazmat_checker::report::write::Radix;
@@ -561,6 +568,9 @@ fn choose_model(settings: &Settings, places: &Places) -> Result<(Choice, Option<
     let mut request = Request::from_settings(settings);
     request.kernel_by_name = true;
     request.without_macros = Dialect::Bare;
+    // herd7 looks for an included file when a test's run reaches the `include`, and
+    // reports one it cannot find or parse on that test.
+    request.include_errors = IncludeErrors::PerTest;
     let mut missing = None;
     if let Some(m) = &request.macros
         && library.find(&Disk, m).is_err()
@@ -575,6 +585,12 @@ fn choose_model(settings: &Settings, places: &Places) -> Result<(Choice, Option<
             "File \"{name}\", line {}, character {}: {}",
             error.line, error.column, error.message
         )),
+        // herd7 stops on an include of the bell file that fails where it runs the file, with
+        // its words and the exception that stops it.
+        ChooseError::Load(e) if e.error.kind == ErrorKind::StopsHerd7 => Refusal {
+            message: format!("{}\nFatal error: exception Misc.Exit", e.error.message),
+            form: Form::Bare,
+        },
         ChooseError::Load(e) => Refusal::plain(e.render().trim_end().to_string()),
     })?;
     for warning in choice.model.warnings() {
@@ -734,7 +750,9 @@ fn run_one(
             &format!("Different hashes for test {name} (previous file {first})"),
         ));
     }
-    seen.insert(name.clone(), (hash.clone(), file.to_string()));
+    // herd7 records the test as seen once it has run to its end: a test that fails or runs
+    // out of time is run again, and reported again, when it comes back.
+    let seen_as = (name.clone(), (hash.clone(), file.to_string()));
     let replaced = decided.is_some();
     let source = decided.unwrap_or(source);
     // The test's own variants: the model is chosen again under them, once for each set.
@@ -828,6 +846,7 @@ fn run_one(
              be missing.\n"
         ));
     }
+    seen.insert(seen_as.0, seen_as.1);
     let show = ShowWhat::of(settings.show.as_deref());
     if show != ShowWhat::None
         && let Some(dir) = &args.out_dir
@@ -910,6 +929,11 @@ fn check_error(file: &str, source: &str, e: &CheckError, dialect: Dialect) -> St
         return format!("Warning: File \"{file}\": Processes must be P0, P1, ...\n");
     }
     let rendered = e.render(file, source);
+    if let Some(words) = hazmat_checker::models::cat::failed_include(&rendered) {
+        // herd7 words an include it cannot load by the place of the `include` alone, with
+        // neither the test nor its "Warning".
+        return format!("{words}\n");
+    }
     if let Some(name) = hazmat_checker::models::cat::failed_assertion(&rendered) {
         return user_error(file, &format!("{name} assertion failed, check input test."));
     }

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use super::cat::config::Settings;
 use super::cat::files::{FileSystem, Found, Library};
 use super::cat::known::{self, KERNEL_VARIANT, Known};
-use super::cat::{CatModel, LoadError, Spec, load};
+use super::cat::{CatModel, IncludeErrors, LoadError, Spec, load_with};
 use super::lkmm::Lkmm;
 use super::model::MemoryModel;
 use super::optace::OptAce;
@@ -62,6 +62,9 @@ pub struct Request {
     /// herd7's `-optace`: under `true`, herd7 sets the variant `cos-opt` for a model file
     /// (the candidates it builds are the engine's business, [`crate::models::optace`]).
     pub optace: OptAce,
+    /// When an included file that cannot be found or parsed is reported: before anything
+    /// runs (`hazmat check`'s way, the default), or on each test that reaches it (herd7's).
+    pub include_errors: IncludeErrors,
 }
 
 /// herd7's model for C tests when none is named: `c11_partialSC.cat` (found as any model
@@ -246,7 +249,7 @@ pub fn choose(
         skip: request.skip.clone(),
         strictskip: request.strictskip,
     };
-    let model = load(library, fs, &spec).map_err(ChooseError::Load)?;
+    let model = load_with(library, fs, &spec, request.include_errors).map_err(ChooseError::Load)?;
     if let Some(f) = model.files().get(model.cat_file()) {
         file.clone_from(&f.name);
     }

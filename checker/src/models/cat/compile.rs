@@ -454,6 +454,9 @@ pub(crate) enum Ins {
     Match(Expr, Vec<(Arc<str>, Vec<Ins>)>, Option<Vec<Ins>>, Span),
     /// An `enum`: the set of its tags into the slot.
     Enum(Slot, Vec<Arc<str>>),
+    /// An `include` whose file cannot be found or parsed: the run stops there, with
+    /// herd7's words for it ([`Includes::failed`]).
+    Fail(Arc<str>, Span),
 }
 
 /// How a `call` runs.
@@ -541,6 +544,14 @@ pub(crate) trait Includes {
         let _ = file;
         None
     }
+
+    /// herd7's words for why the `include` of `name` at `span` fails, when the caller
+    /// leaves that error to the run ([`super::load::IncludeErrors::PerTest`]): the
+    /// include then compiles to [`Ins::Fail`], and nothing after it in its body.
+    fn failed(&self, name: &str, span: Span) -> Option<String> {
+        let _ = (name, span);
+        None
+    }
 }
 
 /// Compiles `models` (a prelude first, then the model), in order, as one program, with
@@ -573,6 +584,7 @@ pub(crate) fn compile(
         depth: 0,
         including: Vec::new(),
         asserts: false,
+        stopped: false,
         bound: None,
     };
     cx.declared = declared_tags(bell.and_then(|b| models.get(b).copied()), &|c| {
@@ -761,6 +773,8 @@ struct Compiler<'a> {
     including: Vec<String>,
     /// Whether an `assert` was compiled.
     asserts: bool,
+    /// Whether the instructions being compiled follow an include that fails, in their body.
+    stopped: bool,
     /// The name of the binding whose value is being compiled, for an anonymous function
     /// that is its value ([`Intrinsic`]: herd7's `let cross = let rec ... in fun ...`).
     bound: Option<String>,
@@ -871,9 +885,22 @@ impl Compiler<'_> {
 
     fn instrs(&mut self, instrs: &[Instr], out: &mut Vec<Ins>) -> Result<(), CompileError> {
         for i in instrs {
+            // Past an include that fails, nothing of the body runs: it is not compiled
+            // either, since it may name what the file would have defined.
+            if self.stopped {
+                break;
+            }
             self.instr(i, out)?;
         }
         Ok(())
+    }
+
+    /// [`Compiler::instrs`] for the body of a procedure, a `forall` or a `match` clause,
+    /// which may not run: an include that fails in it stops only the rest of it.
+    fn body(&mut self, instrs: &[Instr], out: &mut Vec<Ins>) -> Result<(), CompileError> {
+        let r = self.instrs(instrs, out);
+        self.stopped = false;
+        r
     }
 
     /// Whether a check of this name is left out (herd7's `-skipcheck`).
@@ -970,6 +997,11 @@ impl Compiler<'_> {
                 if self.including.iter().any(|f| f == file) {
                     return err(format!("`{file}` includes itself"), *span);
                 }
+                if let Some(words) = self.includes.failed(file, *span) {
+                    out.push(Ins::Fail(Arc::from(words), *span));
+                    self.stopped = true;
+                    return Ok(());
+                }
                 let model = self.includes.include(file, *span)?;
                 self.including.push(file.clone());
                 let r = self.instrs(&model.instrs, out);
@@ -997,7 +1029,7 @@ impl Compiler<'_> {
                 self.scopes.push(Scope::default());
                 let param = self.pattern(params);
                 let mut code = Vec::new();
-                let r = self.instrs(body, &mut code);
+                let r = self.body(body, &mut code);
                 self.scopes.pop();
                 let frame = self.frames.pop().expect("pushed above");
                 r?;
@@ -1105,7 +1137,7 @@ impl Compiler<'_> {
                 self.scopes.push(Scope::default());
                 let slot = self.bind(var);
                 let mut code = Vec::new();
-                let r = self.instrs(body, &mut code);
+                let r = self.body(body, &mut code);
                 self.scopes.pop();
                 r?;
                 out.push(Ins::Forall(slot, set, code, *span));
@@ -1135,13 +1167,13 @@ impl Compiler<'_> {
                 let mut cls = Vec::new();
                 for (tag, body) in clauses {
                     let mut code = Vec::new();
-                    self.instrs(body, &mut code)?;
+                    self.body(body, &mut code)?;
                     cls.push((Arc::from(tag.as_str()), code));
                 }
                 let default = match default {
                     Some(d) => {
                         let mut code = Vec::new();
-                        self.instrs(d, &mut code)?;
+                        self.body(d, &mut code)?;
                         Some(code)
                     }
                     None => None,

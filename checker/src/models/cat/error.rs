@@ -28,6 +28,9 @@ pub enum ErrorKind {
     IncludeCycle,
     /// A file was found but could not be read.
     Read,
+    /// Under herd7's command line, an include that fails where herd7 runs the bell file,
+    /// once before any test: the message is herd7's own words, in no file, and herd7 stops.
+    StopsHerd7,
     /// A line of a herd7 configuration file is not `key value`.
     Config,
     /// The model is read, but cannot run: a construct the interpreter does not support, a

@@ -42,7 +42,7 @@ mod spare;
 mod value;
 mod vanish;
 
-pub use check::failed_assertion;
+pub use check::{failed_assertion, failed_include};
 use reuse::Memo;
 pub(crate) use value::Val;
 

@@ -18,6 +18,10 @@
 //! Unlike herd7, which looks for an included file only when it runs the `include`, a file
 //! that cannot be found is an error even in a branch of an `if` on variants the run would
 //! not take.
+//! Under herd7's command line, which reports such an error on each test as herd7 does, the
+//! loader instead records an included file that cannot be found or parsed, in herd7's words
+//! ([`Loaded::include_errors_per_test`], [`Loaded::failed_include`]), and loads the rest;
+//! the compiled model then stops where it runs that `include`.
 //!
 //! The file system is a [`FileSystem`], so that the library reads files only through the
 //! one its caller passes: [`Disk`] for the command line, [`InMemory`] for tests.
@@ -301,6 +305,11 @@ pub struct Loaded {
     includes: BTreeMap<String, u32>,
     /// The file each identity was read into.
     by_identity: HashMap<PathBuf, u32>,
+    /// Whether an include that cannot be found or parsed is recorded in `failed` instead
+    /// of stopping the load.
+    per_test: bool,
+    /// Why each name given to `include` loads no file, in herd7's words.
+    failed: BTreeMap<String, String>,
 }
 
 impl Loaded {
@@ -333,6 +342,22 @@ impl Loaded {
         let file = self.files.add(name, Origin::Text, text);
         self.parse_and_follow(library, fs, file, &mut Vec::new())?;
         Ok(file)
+    }
+
+    /// From now on, an included file that cannot be found, or that does not parse, stops
+    /// nothing: why is recorded, in herd7's words ([`Loaded::failed_include`]), for the
+    /// model to report when it runs the `include`, as herd7 reports it on each test.
+    /// The files given to [`Loaded::load`] themselves are still errors, as are an include
+    /// cycle and a file that cannot be read.
+    pub fn include_errors_per_test(&mut self, on: bool) {
+        self.per_test = on;
+    }
+
+    /// Why `include "name"` loads no file, in herd7's words (`Cannot find file NAME`, or
+    /// the parse error of the file it names, located as herd7 locates it), when
+    /// [`Loaded::include_errors_per_test`] recorded it.
+    pub fn failed_include(&self, name: &str) -> Option<&str> {
+        self.failed.get(name).map(String::as_str)
     }
 
     /// The files read so far.
@@ -379,6 +404,12 @@ impl Loaded {
             if let Some(at) = stack.iter().position(|&f| f == file) {
                 return Err(self.cycle(from, &stack[at..], file));
             }
+            if self.model(file).is_none() {
+                // A file read before that did not parse (recorded under another name for
+                // it): its error again.
+                let text = self.files.get(file).map_or("", |f| f.text.as_str());
+                parse(text, file)?;
+            }
             return Ok(file);
         }
         let file = match found {
@@ -415,12 +446,25 @@ impl Loaded {
         self.models[file as usize] = Some(model);
         stack.push(file);
         for (name, span) in includes {
+            if self.failed.contains_key(&name) {
+                continue;
+            }
             let included = self.load_file(library, fs, &name, Some(span), stack);
+            let included =
+                included.map_err(
+                    |e| match self.herd7_words(&name, &e).filter(|_| self.per_test) {
+                        Some(why) => Ok(why),
+                        None => Err(e),
+                    },
+                );
             match included {
                 Ok(included) => {
                     self.includes.insert(name, included);
                 }
-                Err(e) => {
+                Err(Ok(why)) => {
+                    self.failed.insert(name, why);
+                }
+                Err(Err(e)) => {
                     stack.pop();
                     return Err(e);
                 }
@@ -428,6 +472,54 @@ impl Loaded {
         }
         stack.pop();
         Ok(())
+    }
+
+    /// herd7's words for why `include "name"` fails with `e`, when herd7 reports it on
+    /// each test: the file is nowhere (`Cannot find file NAME`; for a path used as it is,
+    /// the failure to open it), or it does not parse (herd7's message for the first token
+    /// it cannot read, located in bytes, or for a character or comment its lexer cannot
+    /// read). `None` for the errors still fatal.
+    fn herd7_words(&self, name: &str, e: &CatError) -> Option<String> {
+        match e.kind {
+            ErrorKind::NotFound if is_implicit(name) => Some(format!("Cannot find file {name}")),
+            ErrorKind::NotFound => {
+                Some(format!("open_in failed: {name}: No such file or directory"))
+            }
+            ErrorKind::Syntax => {
+                let at = e.at?;
+                let file = self.files.get(at.span.file)?;
+                let text = file.text.as_str();
+                let place = |offset: usize| {
+                    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+                    let line = text[..offset].matches('\n').count() + 1;
+                    (line, offset - line_start)
+                };
+                let (start, end) = (at.span.start as usize, at.span.end as usize);
+                let head = format!("File \"{}\"", file.name);
+                let lexer = |what: &str, offset: usize| {
+                    let (line, col) = place(offset);
+                    format!("{head}, line {line}, character {col}: Lex error {what} (in model)")
+                };
+                Some(if e.message.starts_with("unclosed comment") {
+                    // herd7's lexer meets the end of the file in the comment.
+                    lexer("eof in skip_comment", text.len())
+                } else if e.message.starts_with("unclosed string")
+                    || e.message.starts_with("unexpected character")
+                    || e.message.starts_with("expected a name after `'`")
+                {
+                    lexer("Model lexer", start)
+                } else {
+                    let (line, col) = place(start);
+                    let token = text.get(start..end)?;
+                    format!(
+                        "{head}, line {line}, characters {col}-{}: unexpected '{token}' (in \
+                         model)",
+                        col + token.len()
+                    )
+                })
+            }
+            _ => None,
+        }
     }
 
     /// An error at `span` (of a file already read), or in no file.

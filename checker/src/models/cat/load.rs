@@ -65,9 +65,33 @@ impl std::fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+/// When an included file that cannot be found, or that does not parse, is reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IncludeErrors {
+    /// Before anything runs, as the model's one located error (`hazmat check`).
+    #[default]
+    Upfront,
+    /// On each test whose run reaches the `include`, in herd7's words, as herd7 reports
+    /// it (`hazmat herd7`): herd7 looks for an included file only when it runs the
+    /// `include`. The prelude is read as under `Upfront`; an include of the bell file,
+    /// which herd7 runs once before any test, that fails where that run reaches it stops
+    /// the load with herd7's words ([`ErrorKind::StopsHerd7`]).
+    PerTest,
+}
+
 /// Reads, parses and compiles the model `spec` names, finding its files through `library`
 /// in `fs`.
 pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatModel, LoadError> {
+    load_with(library, fs, spec, IncludeErrors::Upfront)
+}
+
+/// [`load`], with the errors of included files reported as `include_errors` says.
+pub fn load_with(
+    library: &Library,
+    fs: &dyn FileSystem,
+    spec: &Spec,
+    include_errors: IncludeErrors,
+) -> Result<CatModel, LoadError> {
     let mut loaded = Loaded::new();
     let fail = |loaded: &Loaded, error: CatError| LoadError {
         error,
@@ -76,6 +100,9 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
     let prelude = loaded
         .load(library, fs, PRELUDE_NAME)
         .map_err(|e| fail(&loaded, e))?;
+    // The bell file's includes too: herd7 runs it before any test, and stops at one that
+    // fails only if that run reaches it (the compiled code says: `Code::at_start`).
+    loaded.include_errors_per_test(include_errors == IncludeErrors::PerTest);
     let bell = match &spec.bell {
         Some(b) => Some(loaded.load(library, fs, b).map_err(|e| fail(&loaded, e))?),
         None => None,
@@ -124,20 +151,30 @@ pub fn load(library: &Library, fs: &dyn FileSystem, spec: &Spec) -> Result<CatMo
         known,
     };
     let models: Vec<&ast::Model> = order.iter().map(|m| &**m).collect();
-    let mut code = compile::compile(
-        &models,
-        bell_at,
-        &spec.variants,
-        compile::Skip {
-            names: &spec.skip,
-            strict: spec.strictskip,
-        },
-        &mut includes,
-    )
-    .map_err(|e| LoadError {
-        error: located(&files, &e),
-        files: files.clone(),
-    })?;
+    let skip = compile::Skip {
+        names: &spec.skip,
+        strict: spec.strictskip,
+    };
+    // herd7 runs the bell file once, before any test: an include that fails where that run
+    // reaches it (the prelude and the bell compiled alone then end with it) stops the load.
+    if let (IncludeErrors::PerTest, Some(b)) = (include_errors, bell_at) {
+        let code = compile::compile(&models[..=b], bell_at, &spec.variants, skip, &mut includes)
+            .map_err(|e| LoadError {
+                error: located(&files, &e),
+                files: files.clone(),
+            })?;
+        if let Some(compile::Ins::Fail(words, _)) = code.instrs.last() {
+            return Err(LoadError {
+                error: CatError::nowhere(ErrorKind::StopsHerd7, words.to_string()),
+                files,
+            });
+        }
+    }
+    let mut code = compile::compile(&models, bell_at, &spec.variants, skip, &mut includes)
+        .map_err(|e| LoadError {
+            error: located(&files, &e),
+            files: files.clone(),
+        })?;
     stage::stage(&mut code);
     let lock_cat = includes
         .cache
@@ -185,5 +222,22 @@ impl Includes for FromLoaded<'_> {
 
     fn known(&self, file: u32) -> Option<Known> {
         self.known.get(file as usize).copied().flatten()
+    }
+
+    fn failed(&self, name: &str, span: Span) -> Option<String> {
+        let why = self.loaded.failed_include(name)?;
+        // herd7 prefixes why with the place of the `include`: its line, and its columns
+        // counted in bytes from 0.
+        let file = self.loaded.files().get(span.file)?;
+        let text = file.text.as_str();
+        let (start, end) = (span.start as usize, span.end as usize);
+        let line_start = text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
+        let line = text[..start].matches('\n').count() + 1;
+        Some(format!(
+            "File \"{}\", line {line}, characters {}-{}: {why}",
+            file.name,
+            start - line_start,
+            end - line_start
+        ))
     }
 }

@@ -21,11 +21,11 @@ pub use source::{Files, Origin, SourceFile};
 pub(crate) mod compile;
 pub(crate) mod eval;
 pub use compile::unbound_var;
-pub use eval::failed_assertion;
+pub use eval::{failed_assertion, failed_include};
 pub mod load;
 mod merge;
 pub mod model;
 mod stage;
 
-pub use load::{LoadError, Spec, load};
+pub use load::{IncludeErrors, LoadError, Spec, load, load_with};
 pub use model::CatModel;

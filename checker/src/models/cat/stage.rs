@@ -164,7 +164,7 @@ impl Stage {
                 self.mark(bound, true);
                 out.push(ins);
             }
-            ins @ Ins::Call(..) => out.push(ins),
+            ins @ (Ins::Call(..) | Ins::Fail(..)) => out.push(ins),
         }
     }
 
@@ -560,7 +560,7 @@ fn ins_reads(ins: &Ins, out: &mut Vec<usize>) {
                 ins_reads(i, out);
             }
         }
-        Ins::Enum(..) => {}
+        Ins::Enum(..) | Ins::Fail(..) => {}
     }
 }
 
@@ -627,7 +627,7 @@ fn bound_by(ins: &Ins, out: &mut Vec<Slot>) {
                 bound_by(i, out);
             }
         }
-        Ins::Check { .. } | Ins::Call(..) => {}
+        Ins::Check { .. } | Ins::Call(..) | Ins::Fail(..) => {}
     }
 }
 

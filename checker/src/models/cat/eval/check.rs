@@ -27,6 +27,20 @@ pub fn failed_assertion(message: &str) -> Option<&str> {
         .then_some(name)
 }
 
+/// The message of a run that reaches an `include` whose file cannot be found or parsed,
+/// with herd7's `words` for it.
+pub(super) fn failed_include_message(words: &str) -> String {
+    format!("the included file cannot be loaded, and herd7 stops the test here with: {words}")
+}
+
+/// herd7's words for the failed `include` an error message reports, if it reports one:
+/// herd7 prints them alone on stderr for each test that reaches it.
+pub fn failed_include(message: &str) -> Option<&str> {
+    let (_, rest) = message
+        .split_once("the included file cannot be loaded, and herd7 stops the test here with: ")?;
+    rest.lines().next()
+}
+
 impl<'a, W: Width> Machine<'a, W> {
     /// What a check whose test `holds` does: `false` when it fails the execution; a flag
     /// raised when it is one. A check `skipped` under `-strictskip true` that fails has

@@ -1,6 +1,7 @@
 //! One instruction other than `with`: a binding, a check, a procedure's call, a loop, a
 //! match on a tag, a declaration, a `show`.
 
+use super::check::failed_include_message;
 use super::slot::{Frame, Locals};
 use super::value::ProcClosure;
 use super::{EvalError, Machine, Val, fail};
@@ -155,6 +156,13 @@ impl<'a, W: Width> Machine<'a, W> {
             Ins::Enum(slot, tags) => {
                 let v = Val::Values(Rc::new(tags.iter().map(|t| Val::Tag(t.clone())).collect()));
                 self.set(*slot, v, frame);
+            }
+            Ins::Fail(words, span) => {
+                return Err(EvalError {
+                    message: failed_include_message(words),
+                    span: *span,
+                    uncaught: true,
+                });
             }
         }
         Ok(true)
