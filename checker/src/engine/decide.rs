@@ -17,7 +17,6 @@ use crate::engine::outcome::{Options, Outcome, herd7_order};
 use crate::exec::event::Value;
 use crate::front::program::{Cell, Program, Prop, Quantifier};
 use crate::models::model::MemoryModel;
-use std::collections::BTreeSet;
 
 /// Checks `program` under `model`: the free function behind `hazmat check`.
 pub fn run(
@@ -219,9 +218,13 @@ impl Collector {
         }
     }
 
-    /// The distinct final states met, over [`Program::shown`]'s `shown` columns.
-    fn states(&self, shown: usize) -> BTreeSet<Vec<Value>> {
-        self.seen.keys().map(|v| v[..shown].to_vec()).collect()
+    /// The final states met, over [`Program::shown`]'s `shown` columns (a state twice
+    /// where the condition reads cells it does not show), each from its tuple of values.
+    fn states(self, shown: usize) -> impl Iterator<Item = Vec<Value>> {
+        self.seen.into_keys().map(move |mut v| {
+            v.truncate(shown);
+            v
+        })
     }
 
     /// Adds what `later` met after what `self` met.
@@ -286,7 +289,7 @@ fn run_with(
         }
         (true, _) => Some(&program.condition.prop),
     };
-    let (stats, stop, all) = match goal {
+    let (stats, stop, mut all) = match goal {
         Some(goal) => {
             let mut c = Collector::new();
             let (stats, stop) = enumerate_with(
@@ -327,15 +330,17 @@ fn run_with(
         Some(Stop::Limit(why)) => Some(why),
         Some(Stop::Done) | None => None,
     };
+    let (positive, negative, cut_short) = (all.positive, all.negative, all.cut_short);
+    let flags = std::mem::take(&mut all.flags);
     let states = herd7_order(program, all.states(program.shown.len()));
     Ok(Some(Outcome {
         states,
-        positive: all.positive,
-        negative: all.negative,
-        flags: all.flags,
+        positive,
+        negative,
+        flags,
         stats,
         unknown,
-        cut_short: all.cut_short,
+        cut_short,
         speedcheck: options.speedcheck.then_some(quantifier),
         pieces: 1,
     }))

@@ -12,6 +12,7 @@
 use crate::engine::enumerate::{Limits, Stats};
 use crate::exec::event::Value;
 use crate::front::program::{Program, Quantifier};
+use std::cmp::Ordering;
 
 /// How the condition's proposition fares over the allowed executions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -184,17 +185,112 @@ pub(crate) fn value_order(program: &Program, v: Value) -> ValueOrder {
     }
 }
 
+/// `a` against `b` in herd7's order ([`value_order`]), allocating nothing.
+fn value_cmp(program: &Program, a: Value, b: Value) -> Ordering {
+    let rank = |v: Value| match v {
+        Value::Sym(_) => 0u8,
+        Value::Int(_) => 1,
+        Value::Addr(_) | Value::Shifted(..) => 2,
+    };
+    let place = |v: Value| match v {
+        Value::Addr(l) => (l, 0),
+        Value::Shifted(l, o) => (l, o),
+        Value::Sym(_) | Value::Int(_) => unreachable!("only addresses have a place"),
+    };
+    match (a, b) {
+        (Value::Sym(x), Value::Sym(y)) => x.cmp(&y),
+        (Value::Int(x), Value::Int(y)) => x.cmp(&y),
+        _ if rank(a) != rank(b) => rank(a).cmp(&rank(b)),
+        _ => {
+            let ((la, oa), (lb, ob)) = (place(a), place(b));
+            let name = |l: crate::exec::event::Loc| program.locs[l.0 as usize].name.as_str();
+            name(la).cmp(name(lb)).then(oa.cmp(&ob))
+        }
+    }
+}
+
 /// The distinct final states in herd7's order: value by value, unsolved symbols first, then
-/// integers, then addresses by name.
+/// integers, then addresses by name; a state given twice is kept once.
+///
+/// # Complexity
+/// `O(n log n)` comparisons of states, with no allocation per state: a test may have a
+/// million of them, and the key of each built apart cost more than finding them.
 pub(crate) fn herd7_order(
     program: &Program,
     states: impl IntoIterator<Item = Vec<Value>>,
 ) -> Vec<Vec<Value>> {
     let mut states: Vec<Vec<Value>> = states.into_iter().collect();
-    states.sort_by_cached_key(|s| {
-        s.iter()
-            .map(|&v| value_order(program, v))
-            .collect::<Vec<_>>()
+    states.sort_unstable_by(|a, b| {
+        let mut herd7 = a.iter().zip(b).map(|(&x, &y)| value_cmp(program, x, y));
+        herd7
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal)
+            .then_with(|| a.len().cmp(&b.len()))
+            // Values herd7 places alike (an address and its shift by 0) keep one order.
+            .then_with(|| a.cmp(b))
     });
+    states.dedup();
     states
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::event::Loc;
+
+    /// The order sorted by each state's key of [`value_order`], which the comparisons of
+    /// [`herd7_order`] stand for.
+    fn by_keys(program: &Program, states: &[Vec<Value>]) -> Vec<Vec<Value>> {
+        let mut sorted: Vec<Vec<Value>> = states.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        sorted.sort_by_cached_key(|s| {
+            s.iter()
+                .map(|&v| value_order(program, v))
+                .collect::<Vec<_>>()
+        });
+        sorted
+    }
+
+    #[test]
+    fn states_sort_as_their_keys_do_and_once_each() {
+        let source = "C order\n{ int *p = &y; }\nP0(int *x, int *y) { WRITE_ONCE(*x, 1); }\n\
+                      exists (x=1)\n";
+        let test = hazmat_litmus::parse(source).expect("parses");
+        let program = crate::front::lower::lower(&test).expect("lowers");
+        let loc = |name: &str| {
+            let i = program
+                .locs
+                .iter()
+                .position(|l| l.name == name)
+                .expect("a location");
+            Loc(i as u32)
+        };
+        let values = [
+            Value::Sym(2),
+            Value::Sym(0),
+            Value::Int(-3),
+            Value::Int(0),
+            Value::Int(7),
+            Value::Addr(loc("y")),
+            Value::Addr(loc("x")),
+            Value::Shifted(loc("x"), 1),
+            Value::Shifted(loc("p"), 2),
+        ];
+        let mut states = Vec::new();
+        for &a in &values {
+            for &b in values.iter().rev() {
+                states.push(vec![a, b]);
+                states.push(vec![b, a]);
+            }
+        }
+        assert_eq!(
+            herd7_order(&program, states.clone()),
+            by_keys(&program, &states)
+        );
+        assert_eq!(
+            herd7_order(&program, states).len(),
+            values.len() * values.len()
+        );
+    }
 }
