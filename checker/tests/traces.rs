@@ -42,7 +42,7 @@ fn program(path: &Path) -> (hazmat_litmus::Test, Program) {
 fn drawings(rel: &str, model_name: &str, show: Show, format: Format) -> String {
     let (_, p) = program(&corpus().join(rel));
     let m = model(model_name).expect("a model");
-    let (shown, total) =
+    let trace::Selected { shown, total, .. } =
         trace::executions(&p, m.as_ref(), show, 10, &Limits::default()).expect("runs");
     let mut out = String::new();
     for (i, x) in shown.iter().enumerate() {
@@ -358,8 +358,9 @@ fn svg_edge_labels_stand_clear_of_their_edges() {
             let test = hazmat_litmus::parse(&source).expect("a valid litmus test");
             let (p, _) = hazmat_checker::front::lower::lower_with_warnings(&test, m.dialect())
                 .expect("a test hazmat can run");
-            let (shown, _) =
-                trace::executions(&p, m.as_ref(), Show::All, 4, &Limits::default()).expect("runs");
+            let shown = trace::executions(&p, m.as_ref(), Show::All, 4, &Limits::default())
+                .expect("runs")
+                .shown;
             for x in &shown {
                 // Every relation the model draws, on top of rf, co and fr.
                 let names: Vec<String> = m
@@ -711,7 +712,7 @@ fn explanations_and_drawings_take_executions_past_one_word() {
     );
 
     let (_, p) = program_of(&families::value_chain(50));
-    let (shown, total) =
+    let trace::Selected { shown, total, .. } =
         trace::executions(&p, m.as_ref(), Show::Witness, 1, &limits).expect("runs");
     assert!(total >= 1);
     let x = shown.first().expect("a witness");

@@ -13,7 +13,7 @@
 use crate::engine::enumerate::{
     Allowed, Flow, Limits, RunError, Stop, enumerate_split, enumerate_with,
 };
-use crate::engine::outcome::{Options, Outcome, herd7_order};
+use crate::engine::outcome::{Options, Outcome, herd7_order_by};
 use crate::exec::event::Value;
 use crate::front::program::{Cell, Program, Prop, Quantifier};
 use crate::models::model::MemoryModel;
@@ -228,8 +228,13 @@ impl Collector {
     }
 
     /// Adds what `later` met after what `self` met.
-    fn merge(&mut self, later: Collector) {
+    fn merge(&mut self, mut later: Collector) {
         self.symbolic |= later.symbolic;
+        // The tuples met have no order: the smaller map goes into the larger, since moving
+        // a million of them one by one takes as long as a search of seconds.
+        if later.seen.len() > self.seen.len() {
+            std::mem::swap(&mut self.seen, &mut later.seen);
+        }
         self.seen.extend(later.seen);
         self.positive += later.positive;
         self.negative += later.negative;
@@ -332,9 +337,17 @@ fn run_with(
     };
     let (positive, negative, cut_short) = (all.positive, all.negative, all.cut_short);
     let flags = std::mem::take(&mut all.flags);
-    let states = herd7_order(program, all.states(program.shown.len()));
+    // The tuples met are distinct, and so are the states when they are the whole tuples.
+    let distinct = reading.read.len() == program.shown.len();
+    let (states, states_left_out) = herd7_order_by(
+        program,
+        all.states(program.shown.len()),
+        distinct,
+        options.limits.deadline,
+    );
     Ok(Some(Outcome {
         states,
+        states_left_out,
         positive,
         negative,
         flags,
