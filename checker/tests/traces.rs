@@ -784,3 +784,20 @@ fn the_command_line_draws_and_explains() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("--state:1:"));
 }
+
+#[test]
+fn a_search_for_executions_to_draw_stopped_by_its_deadline_says_so() {
+    let m = model("lkmm").expect("a model");
+    let (_, p) = program_of(&families::rw_chain(4));
+    let late = Limits {
+        deadline: Some(std::time::Instant::now()),
+        ..Limits::default()
+    };
+    let stopped = trace::executions(&p, m.as_ref(), Show::All, 4, &late).expect("runs");
+    assert_eq!(stopped.unknown.as_deref(), Some("timeout"));
+    let whole = trace::executions(&p, m.as_ref(), Show::All, 4, &Limits::default()).expect("runs");
+    assert_eq!(
+        (whole.unknown, whole.shown.len(), whole.total),
+        (None, 4, 15)
+    );
+}
