@@ -25,6 +25,8 @@
 //! Model files (`-conf`, `-model`/`-cat`, `-bell`, `-macros`, and the files they include)
 //! are looked up as herd7 looks them up ([`Library`]): the current directory, the `-I`
 //! directories, `$HERDLIB`, then hazmat's own knowledge.
+//!
+//! [`Library`]: hazmat_checker::models::cat::files::Library
 //! hazmat knows the current Linux-kernel memory model natively: a file found is
 //! recognised by a digest of its text without comments and with blanks collapsed (the
 //! project holds no copy of the kernel's files), and a file not found at all is taken for

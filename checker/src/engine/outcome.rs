@@ -216,7 +216,8 @@ fn value_cmp(program: &Program, a: Value, b: Value) -> Ordering {
 
 /// How many final states are always put in order and written, however late: a moment's
 /// work, so that a test its deadline stopped still shows the states it found when they are
-/// few. Past this many, the deadline decides ([`herd7_order_by`], and the reports).
+/// few. Past this many, the deadline decides (when the states are put in order, and in the
+/// reports: [`crate::report::write::herd_text_by`]).
 pub const ALWAYS_SHOWN: usize = 4096;
 
 /// The distinct final states in herd7's order as [`herd7_order`] gives them, and 0; or,

@@ -213,7 +213,7 @@ fn write_cells(
 
 /// The state lines herd7 prints for the outcome `o` of `p`, its values in `radix`: one per
 /// state, or under herd7's `-outcomereads true` ([`Program::reads`]) herd7's states made
-/// of them ([`crate::report::reads`]).
+/// of them (`report::reads`).
 pub fn state_lines(p: &Program, o: &Outcome, radix: Radix) -> Vec<String> {
     let Some(reads) = &p.reads else {
         return o
