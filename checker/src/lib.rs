@@ -185,12 +185,23 @@ impl Checked {
 
     /// herd7's text output, its values in `radix` (herd7's `-hexa`).
     pub fn herd_text_in(&self, radix: report::write::Radix) -> String {
-        report::write::herd_text_in(
+        self.herd_text_by(radix, None).text
+    }
+
+    /// herd7's text output, its values in `radix`, its state lines written until `deadline`
+    /// ([`report::write::herd_text_by`]), with how many states it leaves out.
+    pub fn herd_text_by(
+        &self,
+        radix: report::write::Radix,
+        deadline: Option<Instant>,
+    ) -> report::write::Written<String> {
+        report::write::herd_text_by(
             &self.program,
             &self.outcome,
             &self.hash,
             self.elapsed.as_secs_f64(),
             radix,
+            deadline,
         )
     }
 }

@@ -579,3 +579,71 @@ fn thin_air_names_are_warned_of_only_where_not_replayed() {
     );
     assert!(warned.contains("cmpxchg(a, 0, 1)"), "{warned}");
 }
+
+/// A test of 8,191 final states (the RW chain of 13 threads), more than the reports always
+/// write past a deadline.
+fn many_states() -> Checked {
+    let source = hazmat_checker::testkit::generate::families::rw_chain(13);
+    let c = run("lkmm", &source);
+    assert_eq!(c.outcome.states.len(), 8191);
+    c
+}
+
+#[test]
+fn a_deadline_passed_before_the_report_cuts_its_states_and_says_so() {
+    use hazmat_checker::engine::outcome::ALWAYS_SHOWN;
+    use hazmat_checker::report::write::{self, Radix};
+    let c = many_states();
+    let passed = Some(std::time::Instant::now());
+    let state_lines = |t: &str| t.lines().filter(|l| l.starts_with("0:r0=")).count();
+    // In time: every state, and no word of any left out.
+    let whole = c.herd_text_by(Radix::Decimal, None);
+    assert_eq!(whole.left_out, 0);
+    assert_eq!(state_lines(&whole.text), 8191);
+    assert!(!whole.text.contains("left out"), "{}", whole.text);
+    // Late: the first states only, under the whole count, and a line for the others
+    // before the verdict, which stands.
+    let cut = c.herd_text_by(Radix::Decimal, passed);
+    assert_eq!(cut.left_out, 8191 - ALWAYS_SHOWN);
+    assert_eq!(state_lines(&cut.text), ALWAYS_SHOWN);
+    let lines: Vec<&str> = cut.text.lines().collect();
+    assert_eq!(lines[1], "States 8191");
+    assert_eq!(
+        lines[2 + ALWAYS_SHOWN],
+        format!(
+            "States left out: {} of 8191 (the time limit passed before they were written)",
+            8191 - ALWAYS_SHOWN
+        )
+    );
+    assert_eq!(lines[3 + ALWAYS_SHOWN], "No");
+    assert!(cut.text.contains("Observation rw-chain-13 Never 0 8191"));
+    // The same in JSON.
+    let j = write::json_by(
+        &c.program, &c.outcome, "lkmm", "t.litmus", &c.hash, 0.0, passed,
+    );
+    assert_eq!(j.left_out, 8191 - ALWAYS_SHOWN);
+    assert_eq!(
+        j.text["states"].as_array().map(Vec::len),
+        Some(ALWAYS_SHOWN)
+    );
+    assert_eq!(j.text["states_left_out"], 8191 - ALWAYS_SHOWN);
+    let j = write::json(&c.program, &c.outcome, "lkmm", "t.litmus", &c.hash, 0.0);
+    assert_eq!(j["states"].as_array().map(Vec::len), Some(8191));
+    assert_eq!(j["states_left_out"], 0);
+}
+
+#[test]
+fn states_the_search_left_out_are_said_in_every_report() {
+    let mut c = many_states();
+    // As the search leaves them when its deadline passed before they were sorted.
+    c.outcome.states_left_out = c.outcome.states.len() - 3;
+    c.outcome.states.truncate(3);
+    let t = text(&c);
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines[1], "States 8191");
+    assert_eq!(
+        lines[5],
+        "States left out: 8188 of 8191 (the time limit passed before they were written)"
+    );
+    assert_eq!(lines[6], "No");
+}

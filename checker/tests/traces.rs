@@ -42,7 +42,7 @@ fn program(path: &Path) -> (hazmat_litmus::Test, Program) {
 fn drawings(rel: &str, model_name: &str, show: Show, format: Format) -> String {
     let (_, p) = program(&corpus().join(rel));
     let m = model(model_name).expect("a model");
-    let (shown, total) =
+    let trace::Selected { shown, total, .. } =
         trace::executions(&p, m.as_ref(), show, 10, &Limits::default()).expect("runs");
     let mut out = String::new();
     for (i, x) in shown.iter().enumerate() {
@@ -358,8 +358,9 @@ fn svg_edge_labels_stand_clear_of_their_edges() {
             let test = hazmat_litmus::parse(&source).expect("a valid litmus test");
             let (p, _) = hazmat_checker::front::lower::lower_with_warnings(&test, m.dialect())
                 .expect("a test hazmat can run");
-            let (shown, _) =
-                trace::executions(&p, m.as_ref(), Show::All, 4, &Limits::default()).expect("runs");
+            let shown = trace::executions(&p, m.as_ref(), Show::All, 4, &Limits::default())
+                .expect("runs")
+                .shown;
             for x in &shown {
                 // Every relation the model draws, on top of rf, co and fr.
                 let names: Vec<String> = m
@@ -711,7 +712,7 @@ fn explanations_and_drawings_take_executions_past_one_word() {
     );
 
     let (_, p) = program_of(&families::value_chain(50));
-    let (shown, total) =
+    let trace::Selected { shown, total, .. } =
         trace::executions(&p, m.as_ref(), Show::Witness, 1, &limits).expect("runs");
     assert!(total >= 1);
     let x = shown.first().expect("a witness");
@@ -782,4 +783,21 @@ fn the_command_line_draws_and_explains() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("--state:1:"));
+}
+
+#[test]
+fn a_search_for_executions_to_draw_stopped_by_its_deadline_says_so() {
+    let m = model("lkmm").expect("a model");
+    let (_, p) = program_of(&families::rw_chain(4));
+    let late = Limits {
+        deadline: Some(std::time::Instant::now()),
+        ..Limits::default()
+    };
+    let stopped = trace::executions(&p, m.as_ref(), Show::All, 4, &late).expect("runs");
+    assert_eq!(stopped.unknown.as_deref(), Some("timeout"));
+    let whole = trace::executions(&p, m.as_ref(), Show::All, 4, &Limits::default()).expect("runs");
+    assert_eq!(
+        (whole.unknown, whole.shown.len(), whole.total),
+        (None, 4, 15)
+    );
 }

@@ -91,6 +91,9 @@ struct FileResult {
     row: SummaryRow,
     disagreement: Option<String>,
     unknown: bool,
+    /// Whether final states are left out of the output: `--timeout` passed before they
+    /// were written, or drawn.
+    cut: bool,
 }
 
 pub(crate) fn check(mut args: CheckArgs) -> u8 {
@@ -211,7 +214,7 @@ pub(crate) fn check(mut args: CheckArgs) -> u8 {
             code = 2;
         }
     }
-    if code == 0 && results.iter().any(|r| r.unknown) {
+    if code == 0 && results.iter().any(|r| r.unknown || r.cut) {
         code = 3;
     }
     code
@@ -278,6 +281,7 @@ fn check_file(
         },
         disagreement: None,
         unknown: false,
+        cut: false,
     };
     let source = match std::fs::read_to_string(path) {
         Ok(s) => s,
@@ -300,12 +304,14 @@ fn check_file(
         Some(c) => (c.model.as_ref(), &**c),
         None => (m, model_source),
     };
+    // One deadline for the whole test: the search, its report and its drawings.
+    let deadline = args
+        .timeout
+        .map(|s| start + Duration::from_secs_f64(s.max(0.0)));
     let options = Options {
         limits: Limits {
             max_executions: args.max_executions,
-            deadline: args
-                .timeout
-                .map(|s| start + Duration::from_secs_f64(s.max(0.0))),
+            deadline,
             split: Split::Large,
             optace: model_source.settings.optace,
             ..Default::default()
@@ -336,8 +342,19 @@ fn check_file(
         .collect();
     let o = &checked.outcome;
     let seconds = checked.elapsed.as_secs_f64();
+    let left_out;
     result.text = if args.json {
-        let mut j = write::json(&checked.program, o, m.name(), &file, &checked.hash, seconds);
+        let j = write::json_by(
+            &checked.program,
+            o,
+            m.name(),
+            &file,
+            &checked.hash,
+            seconds,
+            deadline,
+        );
+        left_out = j.left_out;
+        let mut j = j.text;
         j["model_source"] = serde_json::json!({
             "kind": model_source.kind.as_str(),
             "file": model_source.file,
@@ -346,17 +363,39 @@ fn check_file(
         j.push('\n');
         j
     } else {
-        checked.herd_text_in(if args.hexa {
+        let radix = if args.hexa {
             hazmat_checker::report::write::Radix::Hexadecimal
         } else {
             hazmat_checker::report::write::Radix::Decimal
-        })
+        };
+        let written = checked.herd_text_by(radix, deadline);
+        left_out = written.left_out;
+        written.text
     };
+    if left_out > 0 {
+        result.cut = true;
+        result.warnings.push(format!(
+            "{file}: warning: {left_out} final states are left out of the output: the \
+             --timeout of {} s passed before they were written",
+            args.timeout.unwrap_or(0.0)
+        ));
+    }
     if args.show != "none" {
-        match traces(&checked, m, model_source, args) {
+        match traces(&checked, m, model_source, args, deadline) {
             // Under --json, stdout holds JSON only; the drawings are in their files.
-            Ok(t) if !args.json => result.text.push_str(&t),
-            Ok(_) => {}
+            Ok((t, stopped)) => {
+                if stopped {
+                    result.cut = true;
+                    result.warnings.push(format!(
+                        "{file}: warning: the --timeout of {} s passed before every \
+                         execution to draw was found",
+                        args.timeout.unwrap_or(0.0)
+                    ));
+                }
+                if !args.json {
+                    result.text.push_str(&t);
+                }
+            }
             Err(e) => result.error = Some(format!("{file}: error: {e}")),
         }
     }
@@ -413,28 +452,31 @@ fn drawing_without_show(args: &CheckArgs) -> Option<String> {
 }
 
 /// Draws the executions `--show` selects: returns the text for stdout, or writes one file
-/// per execution under `--graph` and returns the list of files written.
+/// per execution under `--graph` and returns the list of files written; and whether a limit
+/// (the deadline) stopped the search for them.
 fn traces(
     checked: &hazmat_checker::Checked,
     m: &dyn hazmat_checker::models::model::MemoryModel,
     model_source: &Chosen,
     args: &CheckArgs,
-) -> Result<String, String> {
+    deadline: Option<Instant>,
+) -> Result<(String, bool), String> {
     use hazmat_checker::report::trace::{self, Format, Show};
     let show = Show::parse(&args.show).unwrap_or_default();
     let format = Format::parse(&args.graph_format).unwrap_or_default();
     let p = &checked.program;
-    // The drawings get the same budget as the check itself.
+    // The drawings share the check's deadline: `--timeout` bounds the whole test.
     let limits = Limits {
         max_executions: args.max_executions,
-        deadline: args
-            .timeout
-            .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+        deadline,
         optace: model_source.settings.optace,
         ..Default::default()
     };
-    let (shown, total) =
-        trace::executions(p, m, show, args.show_max, &limits).map_err(|e| e.message)?;
+    let trace::Selected {
+        shown,
+        total,
+        unknown,
+    } = trace::executions(p, m, show, args.show_max, &limits).map_err(|e| e.message)?;
     let mut out = String::new();
     for (i, x) in shown.iter().enumerate() {
         let extra = trace::select_relations(m, &x.execution, &args.relations)?;
@@ -455,7 +497,15 @@ fn traces(
             }
         }
     }
-    if shown.is_empty() {
+    if let Some(why) = &unknown {
+        // The search for executions to draw stopped early: the count is of those met.
+        out.push_str(&format!(
+            "{}: the search for executions to draw stopped ({why}): {total} met, {} drawn, \
+             and there may be more\n\n",
+            p.name,
+            shown.len()
+        ));
+    } else if shown.is_empty() {
         out.push_str(&format!(
             "{}: no {} to show\n\n",
             p.name,
@@ -469,5 +519,5 @@ fn traces(
             args.show_max
         ));
     }
-    Ok(out)
+    Ok((out, unknown.is_some()))
 }

@@ -32,6 +32,8 @@
 //! Model files (`-conf`, `-model`/`-cat`, `-bell`, `-macros`, and the files they include)
 //! are looked up as herd7 looks them up ([`Library`]): the current directory, the `-I`
 //! directories, `$HERDLIB`, then hazmat's own knowledge.
+//!
+//! [`Library`]: hazmat_checker::models::cat::files::Library
 //! hazmat knows the current Linux-kernel memory model natively: a file found is
 //! recognised by a digest of its text without comments and with blanks collapsed (the
 //! project holds no copy of the kernel's files), and a file not found at all is taken for
@@ -774,12 +776,15 @@ fn run_one(
             }
         }
     };
+    // One deadline for the whole test: the search, its output and its drawing, as herd7's
+    // timeout bounds its whole run of the test.
+    let deadline = settings
+        .timeout
+        .map(|s| start + Duration::from_secs_f64(s.min(1e9)));
     let options = Options {
         limits: Limits {
             max_executions: None,
-            deadline: settings
-                .timeout
-                .map(|s| start + Duration::from_secs_f64(s.min(1e9))),
+            deadline,
             split: Split::Large,
             optace: settings.optace,
             ..Default::default()
@@ -828,7 +833,16 @@ fn run_one(
     } else {
         Radix::Decimal
     };
-    let out = checked.herd_text_in(radix);
+    let written = checked.herd_text_by(radix, deadline);
+    if written.left_out > 0 {
+        // Out of time before every state was written: as out of time in the search.
+        return One {
+            out: String::new(),
+            err: String::new(),
+            failed: false,
+        };
+    }
+    let out = written.text;
     let mut err = String::new();
     // Where the answer may not be herd7's is said whatever `-v`; the rest waits for it.
     let shown = if settings.verbose > 0 {
@@ -850,9 +864,20 @@ fn run_one(
     let show = ShowWhat::of(settings.show.as_deref());
     if show != ShowWhat::None
         && let Some(dir) = &args.out_dir
-        && let Err(e) = draw(args, show, model, &checked, dir)
     {
-        err.push_str(&user_error(file, &e));
+        match draw(args, show, model, &checked, dir, deadline) {
+            Ok(Drawn::Whole) => {}
+            // Out of time before every execution to draw was found: as out of time in the
+            // search, with no drawing written.
+            Ok(Drawn::OutOfTime) => {
+                return One {
+                    out: String::new(),
+                    err: String::new(),
+                    failed: false,
+                };
+            }
+            Err(e) => err.push_str(&user_error(file, &e)),
+        }
     }
     One {
         out,
@@ -957,17 +982,27 @@ fn check_error(file: &str, source: &str, e: &CheckError, dialect: Dialect) -> St
     user_error(file, &message)
 }
 
-/// Writes the drawings `-show` asks for into `dir`, one DOT file per test.
+/// Whether [`draw`] wrote its file.
+#[derive(Debug, PartialEq, Eq)]
+enum Drawn {
+    Whole,
+    /// The deadline passed before every execution to draw was found: nothing is written.
+    OutOfTime,
+}
+
+/// Writes the drawings `-show` asks for into `dir`, one DOT file per test, unless
+/// `deadline` passes first.
 fn draw(
     args: &Args,
     show: ShowWhat,
     model: &dyn MemoryModel,
     checked: &hazmat_checker::Checked,
     dir: &Path,
-) -> Result<(), String> {
+    deadline: Option<Instant>,
+) -> Result<Drawn, String> {
     use hazmat_checker::report::trace::{self, Format, Show};
     let show = match show {
-        ShowWhat::None => return Ok(()),
+        ShowWhat::None => return Ok(Drawn::Whole),
         ShowWhat::Witness => Show::Witness,
         ShowWhat::Counter => Show::Counter,
         ShowWhat::All => Show::All,
@@ -975,10 +1010,7 @@ fn draw(
     let p = &checked.program;
     let limits = Limits {
         max_executions: None,
-        deadline: args
-            .settings
-            .timeout
-            .map(|s| Instant::now() + Duration::from_secs_f64(s.min(1e9))),
+        deadline,
         optace: args.settings.optace,
         ..Default::default()
     };
@@ -999,7 +1031,14 @@ fn draw(
         }
     };
     let (shown, total) = match show {
-        Some(show) => trace::executions(p, model, show, nshow, &limits).map_err(|e| e.message)?,
+        Some(show) => {
+            let selected =
+                trace::executions(p, model, show, nshow, &limits).map_err(|e| e.message)?;
+            if selected.unknown.is_some() {
+                return Ok(Drawn::OutOfTime);
+            }
+            (selected.shown, selected.total)
+        }
         None => (Vec::new(), 0),
     };
     let show = show.unwrap_or(Show::None);
@@ -1016,7 +1055,8 @@ fn draw(
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let path = dir.join(format!("{}.dot", p.name));
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Drawn::Whole)
 }
 
 #[cfg(test)]

@@ -13,11 +13,10 @@
 use crate::engine::enumerate::{
     Allowed, Flow, Limits, RunError, Stop, enumerate_split, enumerate_with,
 };
-use crate::engine::outcome::{Options, Outcome, herd7_order};
+use crate::engine::outcome::{Options, Outcome, herd7_order_by};
 use crate::exec::event::Value;
 use crate::front::program::{Cell, Program, Prop, Quantifier};
 use crate::models::model::MemoryModel;
-use std::collections::BTreeSet;
 
 /// Checks `program` under `model`: the free function behind `hazmat check`.
 pub fn run(
@@ -219,14 +218,23 @@ impl Collector {
         }
     }
 
-    /// The distinct final states met, over [`Program::shown`]'s `shown` columns.
-    fn states(&self, shown: usize) -> BTreeSet<Vec<Value>> {
-        self.seen.keys().map(|v| v[..shown].to_vec()).collect()
+    /// The final states met, over [`Program::shown`]'s `shown` columns (a state twice
+    /// where the condition reads cells it does not show), each from its tuple of values.
+    fn states(self, shown: usize) -> impl Iterator<Item = Vec<Value>> {
+        self.seen.into_keys().map(move |mut v| {
+            v.truncate(shown);
+            v
+        })
     }
 
     /// Adds what `later` met after what `self` met.
-    fn merge(&mut self, later: Collector) {
+    fn merge(&mut self, mut later: Collector) {
         self.symbolic |= later.symbolic;
+        // The tuples met have no order: the smaller map goes into the larger, since moving
+        // a million of them one by one takes as long as a search of seconds.
+        if later.seen.len() > self.seen.len() {
+            std::mem::swap(&mut self.seen, &mut later.seen);
+        }
         self.seen.extend(later.seen);
         self.positive += later.positive;
         self.negative += later.negative;
@@ -286,7 +294,7 @@ fn run_with(
         }
         (true, _) => Some(&program.condition.prop),
     };
-    let (stats, stop, all) = match goal {
+    let (stats, stop, mut all) = match goal {
         Some(goal) => {
             let mut c = Collector::new();
             let (stats, stop) = enumerate_with(
@@ -327,15 +335,25 @@ fn run_with(
         Some(Stop::Limit(why)) => Some(why),
         Some(Stop::Done) | None => None,
     };
-    let states = herd7_order(program, all.states(program.shown.len()));
+    let (positive, negative, cut_short) = (all.positive, all.negative, all.cut_short);
+    let flags = std::mem::take(&mut all.flags);
+    // The tuples met are distinct, and so are the states when they are the whole tuples.
+    let distinct = reading.read.len() == program.shown.len();
+    let (states, states_left_out) = herd7_order_by(
+        program,
+        all.states(program.shown.len()),
+        distinct,
+        options.limits.deadline,
+    );
     Ok(Some(Outcome {
         states,
-        positive: all.positive,
-        negative: all.negative,
-        flags: all.flags,
+        states_left_out,
+        positive,
+        negative,
+        flags,
         stats,
         unknown,
-        cut_short: all.cut_short,
+        cut_short,
         speedcheck: options.speedcheck.then_some(quantifier),
         pieces: 1,
     }))

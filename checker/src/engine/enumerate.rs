@@ -177,7 +177,7 @@ pub struct Stats {
     #[serde(skip)]
     pub nowhere_at: Option<(usize, usize)>,
     /// The code of the first thread some of whose paths have no names of herd7's for
-    /// their values ([`crate::engine::symbol::name`]), as its byte range: a value out of
+    /// their values (`engine::symbol::name`), as its byte range: a value out of
     /// thin air of theirs prints under hazmat's own name, and a warning says so.
     #[serde(skip)]
     pub unnamed_at: Option<(usize, usize)>,

@@ -12,6 +12,8 @@
 use crate::engine::enumerate::{Limits, Stats};
 use crate::exec::event::Value;
 use crate::front::program::{Program, Quantifier};
+use std::cmp::Ordering;
+use std::time::Instant;
 
 /// How the condition's proposition fares over the allowed executions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -118,6 +120,10 @@ pub struct Outcome {
     /// The number of pieces the test was counted in (`engine::pieces`): 1 when the whole
     /// test was enumerated.
     pub pieces: usize,
+    /// The distinct final states not in [`Outcome::states`]: when the deadline had passed
+    /// once the search ended and the states were more than [`ALWAYS_SHOWN`], they were not
+    /// put in order, which takes seconds for a million of them; 0 otherwise.
+    pub states_left_out: usize,
 }
 
 impl Outcome {
@@ -184,17 +190,266 @@ pub(crate) fn value_order(program: &Program, v: Value) -> ValueOrder {
     }
 }
 
+/// `a` against `b` in herd7's order ([`value_order`]), allocating nothing.
+fn value_cmp(program: &Program, a: Value, b: Value) -> Ordering {
+    let rank = |v: Value| match v {
+        Value::Sym(_) => 0u8,
+        Value::Int(_) => 1,
+        Value::Addr(_) | Value::Shifted(..) => 2,
+    };
+    let place = |v: Value| match v {
+        Value::Addr(l) => (l, 0),
+        Value::Shifted(l, o) => (l, o),
+        Value::Sym(_) | Value::Int(_) => unreachable!("only addresses have a place"),
+    };
+    match (a, b) {
+        (Value::Sym(x), Value::Sym(y)) => x.cmp(&y),
+        (Value::Int(x), Value::Int(y)) => x.cmp(&y),
+        _ if rank(a) != rank(b) => rank(a).cmp(&rank(b)),
+        _ => {
+            let ((la, oa), (lb, ob)) = (place(a), place(b));
+            let name = |l: crate::exec::event::Loc| program.locs[l.0 as usize].name.as_str();
+            name(la).cmp(name(lb)).then(oa.cmp(&ob))
+        }
+    }
+}
+
+/// How many final states are always put in order and written, however late: a moment's
+/// work, so that a test its deadline stopped still shows the states it found when they are
+/// few. Past this many, the deadline decides (when the states are put in order, and in the
+/// reports: [`crate::report::write::herd_text_by`]).
+pub const ALWAYS_SHOWN: usize = 4096;
+
+/// The distinct final states in herd7's order as [`herd7_order`] gives them, and 0; or,
+/// when `deadline` passes before they are in order and they are more than
+/// [`ALWAYS_SHOWN`], none of them and how many distinct ones were left out. `distinct`
+/// says that no state is given twice.
+pub(crate) fn herd7_order_by(
+    program: &Program,
+    states: impl IntoIterator<Item = Vec<Value>>,
+    distinct: bool,
+    deadline: Option<Instant>,
+) -> (Vec<Vec<Value>>, usize) {
+    let states: Vec<Vec<Value>> = states.into_iter().collect();
+    let Some(deadline) = deadline.filter(|_| states.len() > ALWAYS_SHOWN) else {
+        return (herd7_order(program, states), 0);
+    };
+    match sort_until(states, &|a, b| state_cmp(program, a, b), deadline) {
+        Ok(mut sorted) => {
+            sorted.dedup();
+            (sorted, 0)
+        }
+        Err(states) => {
+            let left_out = if distinct {
+                states.len()
+            } else {
+                let set: foldhash::HashSet<&[Value]> = states.iter().map(Vec::as_slice).collect();
+                set.len()
+            };
+            (Vec::new(), left_out)
+        }
+    }
+}
+
+/// `items` sorted by `cmp`, or, when `deadline` passes first, all of them in no order: runs
+/// of 65,536 items sorted one by one, the deadline checked before each, then merged at once,
+/// the deadline checked every 1,024 items (sorting a million states takes a second).
+///
+/// # Complexity
+/// `O(n log n)` comparisons, as one sort; the merge reads each item once, and compares
+/// only the heads of the runs, which stay in the cache.
+fn sort_until<T>(
+    items: Vec<T>,
+    cmp: &impl Fn(&T, &T) -> Ordering,
+    deadline: Instant,
+) -> Result<Vec<T>, Vec<T>> {
+    const RUN: usize = 1 << 16;
+    let n = items.len();
+    let mut runs: Vec<std::vec::IntoIter<T>> = Vec::new();
+    let mut rest = items.into_iter();
+    loop {
+        let mut run: Vec<T> = rest.by_ref().take(RUN).collect();
+        if run.is_empty() {
+            break;
+        }
+        if Instant::now() >= deadline {
+            let all = runs.into_iter().flatten().chain(run).chain(rest);
+            return Err(all.collect());
+        }
+        run.sort_unstable_by(cmp);
+        runs.push(run.into_iter());
+    }
+    if runs.len() <= 1 {
+        return Ok(runs.pop().map(Iterator::collect).unwrap_or_default());
+    }
+    // The smallest head first: `BinaryHeap` pops its greatest.
+    struct Head<'c, T, C> {
+        item: T,
+        run: usize,
+        cmp: &'c C,
+    }
+    impl<T, C: Fn(&T, &T) -> Ordering> Ord for Head<'_, T, C> {
+        fn cmp(&self, other: &Self) -> Ordering {
+            (self.cmp)(&other.item, &self.item).then(other.run.cmp(&self.run))
+        }
+    }
+    impl<T, C: Fn(&T, &T) -> Ordering> PartialOrd for Head<'_, T, C> {
+        fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+    impl<T, C: Fn(&T, &T) -> Ordering> PartialEq for Head<'_, T, C> {
+        fn eq(&self, other: &Self) -> bool {
+            self.cmp(other) == Ordering::Equal
+        }
+    }
+    impl<T, C: Fn(&T, &T) -> Ordering> Eq for Head<'_, T, C> {}
+    let mut heads = std::collections::BinaryHeap::with_capacity(runs.len());
+    for (run, items) in runs.iter_mut().enumerate() {
+        heads.extend(items.next().map(|item| Head { item, run, cmp }));
+    }
+    let mut out = Vec::with_capacity(n);
+    while let Some(Head { item, run, .. }) = heads.pop() {
+        out.push(item);
+        heads.extend(runs[run].next().map(|item| Head { item, run, cmp }));
+        if out.len().is_multiple_of(1024) && Instant::now() >= deadline {
+            out.extend(heads.into_iter().map(|h| h.item));
+            out.extend(runs.into_iter().flatten());
+            return Err(out);
+        }
+    }
+    Ok(out)
+}
+
 /// The distinct final states in herd7's order: value by value, unsolved symbols first, then
-/// integers, then addresses by name.
+/// integers, then addresses by name; a state given twice is kept once.
+///
+/// # Complexity
+/// `O(n log n)` comparisons of states, with no allocation per state: a test may have a
+/// million of them, and the key of each built apart cost more than finding them.
 pub(crate) fn herd7_order(
     program: &Program,
     states: impl IntoIterator<Item = Vec<Value>>,
 ) -> Vec<Vec<Value>> {
     let mut states: Vec<Vec<Value>> = states.into_iter().collect();
-    states.sort_by_cached_key(|s| {
-        s.iter()
-            .map(|&v| value_order(program, v))
-            .collect::<Vec<_>>()
-    });
+    states.sort_unstable_by(|a, b| state_cmp(program, a, b));
+    states.dedup();
     states
+}
+
+/// `a` against `b` in herd7's order of states, value by value ([`value_cmp`]).
+fn state_cmp(program: &Program, a: &[Value], b: &[Value]) -> Ordering {
+    let mut herd7 = a.iter().zip(b).map(|(&x, &y)| value_cmp(program, x, y));
+    herd7
+        .find(|o| o.is_ne())
+        .unwrap_or(Ordering::Equal)
+        .then_with(|| a.len().cmp(&b.len()))
+        // Values herd7 places alike (an address and its shift by 0) keep one order.
+        .then_with(|| a.cmp(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::event::Loc;
+
+    /// The order sorted by each state's key of [`value_order`], which the comparisons of
+    /// [`herd7_order`] stand for.
+    fn by_keys(program: &Program, states: &[Vec<Value>]) -> Vec<Vec<Value>> {
+        let mut sorted: Vec<Vec<Value>> = states.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        sorted.sort_by_cached_key(|s| {
+            s.iter()
+                .map(|&v| value_order(program, v))
+                .collect::<Vec<_>>()
+        });
+        sorted
+    }
+
+    #[test]
+    fn states_sort_as_their_keys_do_and_once_each() {
+        let source = "C order\n{ int *p = &y; }\nP0(int *x, int *y) { WRITE_ONCE(*x, 1); }\n\
+                      exists (x=1)\n";
+        let test = hazmat_litmus::parse(source).expect("parses");
+        let program = crate::front::lower::lower(&test).expect("lowers");
+        let loc = |name: &str| {
+            let i = program
+                .locs
+                .iter()
+                .position(|l| l.name == name)
+                .expect("a location");
+            Loc(i as u32)
+        };
+        let values = [
+            Value::Sym(2),
+            Value::Sym(0),
+            Value::Int(-3),
+            Value::Int(0),
+            Value::Int(7),
+            Value::Addr(loc("y")),
+            Value::Addr(loc("x")),
+            Value::Shifted(loc("x"), 1),
+            Value::Shifted(loc("p"), 2),
+        ];
+        let mut states = Vec::new();
+        for &a in &values {
+            for &b in values.iter().rev() {
+                states.push(vec![a, b]);
+                states.push(vec![b, a]);
+            }
+        }
+        assert_eq!(
+            herd7_order(&program, states.clone()),
+            by_keys(&program, &states)
+        );
+        assert_eq!(
+            herd7_order(&program, states).len(),
+            values.len() * values.len()
+        );
+    }
+
+    #[test]
+    fn states_past_the_deadline_are_left_out_and_counted_when_many() {
+        let source = "C many\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n";
+        let test = hazmat_litmus::parse(source).expect("parses");
+        let program = crate::front::lower::lower(&test).expect("lowers");
+        let state = |i: usize| vec![Value::Int((i % (ALWAYS_SHOWN + 5)) as i64)];
+        let many: Vec<Vec<Value>> = (0..2 * ALWAYS_SHOWN).map(state).collect();
+        let passed = Some(Instant::now());
+        // Many, late: none is ordered, and the distinct ones are counted.
+        let (kept, left_out) = herd7_order_by(&program, many.clone(), false, passed);
+        assert!(kept.is_empty());
+        assert_eq!(left_out, ALWAYS_SHOWN + 5);
+        // Many, in time: all of them, once each.
+        let (kept, left_out) = herd7_order_by(&program, many, false, None);
+        assert_eq!((kept.len(), left_out), (ALWAYS_SHOWN + 5, 0));
+        // Few, late: all of them still.
+        let few: Vec<Vec<Value>> = (0..ALWAYS_SHOWN).map(state).collect();
+        let (kept, left_out) = herd7_order_by(&program, few.clone(), false, passed);
+        assert_eq!((kept.len(), left_out), (ALWAYS_SHOWN, 0));
+        // Said to be distinct, late: counted as they come.
+        let (kept, left_out) = herd7_order_by(&program, [few.clone(), few].concat(), true, passed);
+        assert_eq!((kept.len(), left_out), (0, 2 * ALWAYS_SHOWN));
+    }
+
+    #[test]
+    fn a_sort_with_a_deadline_sorts_as_without_or_gives_every_item_back() {
+        // Many runs, with items equal across them.
+        let items: Vec<u64> = (0..200_000u64)
+            .map(|i| i.wrapping_mul(2_654_435_761) % 150_000)
+            .collect();
+        let mut sorted = items.clone();
+        sorted.sort_unstable();
+        let far = Instant::now() + std::time::Duration::from_secs(3600);
+        assert_eq!(
+            sort_until(items.clone(), &u64::cmp, far),
+            Ok(sorted.clone())
+        );
+        let Err(mut back) = sort_until(items, &u64::cmp, Instant::now()) else {
+            panic!("a deadline passed stops the sort");
+        };
+        back.sort_unstable();
+        assert_eq!(back, sorted);
+    }
 }

@@ -47,7 +47,7 @@
 //! initial value, or take no path with the read) join every entry. Counts multiply.
 
 use crate::engine::enumerate::{Limits, RunError, Stats, Stop, enumerate};
-use crate::engine::outcome::{Options, Outcome, herd7_order};
+use crate::engine::outcome::{Options, Outcome, herd7_order_by};
 use crate::engine::paths::{self, Assumption};
 use crate::exec::event::{EventKind, Loc, Tag, Tags, Value};
 use crate::front::program::{Cell, Expr, Instr, Op, Program, Statement};
@@ -603,8 +603,10 @@ fn count(
     if positive == 0 && negative == 0 {
         return Ok(None);
     }
+    let (states, states_left_out) = herd7_order_by(program, states, true, limits.deadline);
     Ok(Some(Outcome {
-        states: herd7_order(program, states),
+        states,
+        states_left_out,
         positive,
         negative,
         flags: Vec::new(),
@@ -629,6 +631,7 @@ fn stopped(stats: Stats, why: String) -> Outcome {
         cut_short: false,
         speedcheck: None,
         pieces: 1,
+        states_left_out: 0,
     }
 }
 

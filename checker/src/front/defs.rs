@@ -8,7 +8,7 @@
 //! (`atomic_read(X) READ_ONCE(*X)`), in a block or not.
 //! Each becomes a [`Macro`]: a `Shape` of [`crate::front::primitive`] with its annotations,
 //! and the order in which the call's arguments fill the shape's; a block of several
-//! instructions, the first so and the others as [`Part`]s after it, each of which the
+//! instructions, the first so and the others as `Part`s after it, each of which the
 //! lowering makes an instruction of its own, in program order, as herd7 does (a store then
 //! a full fence, `smp_store_mb`'s block, is one shape).
 //! A body hazmat cannot express (an annotation its events do not have, an argument that is

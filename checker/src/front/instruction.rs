@@ -15,7 +15,7 @@
 //! two events, a read and a write, as herd7 builds them.
 //!
 //! C11's mutexes (`mtx_lock(m)`, `mtx_unlock(m)`), also words of herd7's grammar, are
-//! refused with what herd7 makes of them ([`c11_mutex`]).
+//! refused with what herd7 makes of them (`c11_mutex`).
 //!
 //! `__load{deref}(*x)` and `__load{lderef}(*x)` (the `rcu_dereference` and
 //! `lockless_dereference` of the kernel's files of 2017) are herd7's own: not a read so

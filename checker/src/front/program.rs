@@ -468,7 +468,7 @@ pub fn shifted(loc: Loc, off: i64) -> Value {
 /// An address is a location and an offset: adding or subtracting an integer moves the
 /// offset, subtracting two addresses compares them in herd7's `order` (-1, 0 or 1),
 /// comparing an address with an integer for equality is false, and `<` orders an address
-/// above zero; every other operator on an address is illegal (see [`herd7_illegal`] for
+/// above zero; every other operator on an address is illegal (see [`Program::herd7_illegal`] for
 /// how herd7 words each).
 /// With a variable among the operands the result is undetermined, except for the identities
 /// herd7 applies before it knows the variable: `v + 0 = 0 + v = v`, `v | 0 = 0 | v = v`,

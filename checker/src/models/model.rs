@@ -47,7 +47,7 @@ pub struct Completion<'a, W: Width = Words<1>> {
 
 /// How a model judges the executions of one width: `W` words of 128 events.
 ///
-/// A model writes [`Judge`] once, generic over the width, and [`judge_at_every_width!`]
+/// A model writes [`Judge`] once, generic over the width, and `judge_at_every_width!`
 /// makes it this trait at each width the engine uses.
 pub trait JudgeAt<W: Width> {
     /// Judges one complete execution.
@@ -80,7 +80,7 @@ pub trait JudgeAt<W: Width> {
 }
 
 /// A model's judgement at any width, written once: [`JudgeAt`] at each width calls it
-/// ([`judge_at_every_width!`]).
+/// (`judge_at_every_width!`).
 pub trait Judge {
     /// Judges one complete execution ([`JudgeAt::judge`]).
     fn judge_any<W: Width>(&self, execution: &Execution<W>) -> Judgement;

@@ -15,7 +15,7 @@
 //!   (at another point of the curve for each parallel edge, so that their labels do not
 //!   stack);
 //! - the title and the final state head the picture; a final state wider than the drawing
-//!   (and than [`STATE_CHARS`]) is wrapped between its `;`-separated cells.
+//!   (and than `STATE_CHARS`) is wrapped between its `;`-separated cells.
 //!
 //! Text is monospace and its width estimated from its length; coordinates are printed
 //! with one decimal.

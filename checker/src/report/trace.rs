@@ -10,7 +10,7 @@
 //! each edge.
 //! The output depends only on the execution, so it is the same on every run.
 
-use crate::engine::enumerate::{Flow, Limits, RunError, enumerate};
+use crate::engine::enumerate::{Flow, Limits, RunError, Stop, enumerate};
 use crate::exec::event::Value;
 use crate::exec::execution::AnyExecution;
 use crate::exec::witness::{CheckKind, Violation};
@@ -76,6 +76,17 @@ impl Shown {
     }
 }
 
+/// The executions [`executions`] selects.
+#[derive(Debug)]
+pub struct Selected {
+    /// The first ones, as many as asked for.
+    pub shown: Vec<Shown>,
+    /// How many it selects in all; when a limit stopped the search, how many it met before.
+    pub total: u64,
+    /// Why the search stopped early, if a limit (the deadline) stopped it.
+    pub unknown: Option<String>,
+}
+
 /// The first `max` allowed executions of `program` under `model` that `show` selects (in
 /// enumeration order, after the filter), and how many it selects in all.
 ///
@@ -90,11 +101,15 @@ pub fn executions(
     show: Show,
     max: usize,
     limits: &Limits,
-) -> Result<(Vec<Shown>, u64), RunError> {
+) -> Result<Selected, RunError> {
     let mut kept = Vec::new();
     let mut total = 0u64;
     if show == Show::None {
-        return Ok((kept, total));
+        return Ok(Selected {
+            shown: kept,
+            total,
+            unknown: None,
+        });
     }
     let prop = &program.condition.prop;
     let goal = match show {
@@ -102,7 +117,7 @@ pub fn executions(
         Show::Counter => Some(Prop::Not(Box::new(prop.clone()))),
         Show::All | Show::None => None,
     };
-    enumerate(program, model, limits, goal.as_ref(), &mut |x| {
+    let (_, stop) = enumerate(program, model, limits, goal.as_ref(), &mut |x| {
         let get = |c: Cell| x.value(c);
         if let Some(f) = program.applied_filter()
             && !f.eval(&get)
@@ -132,7 +147,15 @@ pub fn executions(
         }
         Flow::Continue
     })?;
-    Ok((kept, total))
+    let unknown = match stop {
+        Some(Stop::Limit(why)) => Some(why),
+        Some(Stop::Done) | None => None,
+    };
+    Ok(Selected {
+        shown: kept,
+        total,
+        unknown,
+    })
 }
 
 /// The graph of a shown execution, with the model relations `extra` drawn by name.

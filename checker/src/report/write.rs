@@ -24,11 +24,20 @@
 //! whole output, `Time` aside, is herd7's byte for byte.
 //! A test stopped by a limit prints `Observation NAME Unknown P N` and, before it, a line
 //! `Unknown REASON`.
+//!
+//! The state lines are written until a deadline, when one is given ([`herd_text_by`],
+//! [`json_by`]): the first [`ALWAYS_SHOWN`] always, then as long as the deadline has not
+//! passed (checked every 1,024 lines).
+//! The states not written, and those the search left out for the same reason
+//! ([`Outcome::states_left_out`]), are said in a line after those written,
+//! `States left out: L of N (...)`, where `N` is the `States` line's count: a list cut
+//! short never looks whole.
 
-use crate::engine::outcome::Outcome;
+use crate::engine::outcome::{ALWAYS_SHOWN, Outcome};
 use crate::exec::event::Value;
 use crate::front::program::{Cell, Operand, Program, Prop, Quantifier};
 use std::fmt::Write as _;
+use std::time::Instant;
 
 /// The word of the `Test` line.
 pub fn kind(q: Quantifier) -> &'static str {
@@ -204,7 +213,7 @@ fn write_cells(
 
 /// The state lines herd7 prints for the outcome `o` of `p`, its values in `radix`: one per
 /// state, or under herd7's `-outcomereads true` ([`Program::reads`]) herd7's states made
-/// of them ([`crate::report::reads`]).
+/// of them (`report::reads`).
 pub fn state_lines(p: &Program, o: &Outcome, radix: Radix) -> Vec<String> {
     let Some(reads) = &p.reads else {
         return o
@@ -233,22 +242,113 @@ pub fn herd_text(p: &Program, o: &Outcome, hash: &str, seconds: f64) -> String {
 
 /// herd7's text output for one test, its values in `radix`.
 pub fn herd_text_in(p: &Program, o: &Outcome, hash: &str, seconds: f64, radix: Radix) -> String {
+    herd_text_by(p, o, hash, seconds, radix, None).text
+}
+
+/// A report and how many of its final states it leaves out.
+#[derive(Clone, Debug)]
+pub struct Written<T> {
+    /// The report.
+    pub text: T,
+    /// The final states it does not show: those the search left out
+    /// ([`Outcome::states_left_out`]) and those not written before the deadline.
+    pub left_out: usize,
+}
+
+/// Whether the writing of the `n`th state line should stop: the first [`ALWAYS_SHOWN`]
+/// are always written, then the deadline is checked every 1,024 lines.
+fn late(n: usize, deadline: Option<Instant>) -> bool {
+    n >= ALWAYS_SHOWN && n.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// The state lines of [`state_lines`] written before `deadline` (see [`late`]), with how
+/// many of the outcome's states are left out.
+fn state_lines_by(
+    p: &Program,
+    o: &Outcome,
+    radix: Radix,
+    deadline: Option<Instant>,
+) -> Written<Vec<String>> {
+    let mut lines = Vec::new();
+    match &p.reads {
+        None => {
+            for st in &o.states {
+                if late(lines.len(), deadline) {
+                    break;
+                }
+                lines.push(state_line_in(p, st, radix));
+            }
+            let left_out = o.states.len() - lines.len() + o.states_left_out;
+            Written {
+                text: lines,
+                left_out,
+            }
+        }
+        Some(_) => {
+            // herd7's states under `-outcomereads` are made of all of them at once.
+            let all = state_lines(p, o, radix);
+            let total = all.len();
+            for line in all {
+                if late(lines.len(), deadline) {
+                    break;
+                }
+                lines.push(line);
+            }
+            let left_out = total - lines.len() + o.states_left_out;
+            Written {
+                text: lines,
+                left_out,
+            }
+        }
+    }
+}
+
+/// The line that says how many of the `total` states are left out, after those written.
+fn left_out_line(left_out: usize, total: usize) -> String {
+    format!(
+        "States left out: {left_out} of {total} (the time limit passed before they were written)"
+    )
+}
+
+/// herd7's text output for one test, its values in `radix`, its state lines written until
+/// `deadline` (see the module's notes); with none, every state the outcome holds.
+pub fn herd_text_by(
+    p: &Program,
+    o: &Outcome,
+    hash: &str,
+    seconds: f64,
+    radix: Radix,
+    deadline: Option<Instant>,
+) -> Written<String> {
     let mut s = String::new();
     let q = p.condition.quantifier;
     let _ = writeln!(s, "Test {} {}", p.name, kind(q));
+    let mut written = 0;
+    let total;
     if p.reads.is_some() {
-        let lines = state_lines(p, o, radix);
-        let _ = writeln!(s, "States {}", lines.len());
-        for line in lines {
+        let lines = state_lines_by(p, o, radix, deadline);
+        total = lines.text.len() + lines.left_out;
+        let _ = writeln!(s, "States {total}");
+        for line in lines.text {
             s.push_str(&line);
             s.push('\n');
+            written += 1;
         }
     } else {
-        let _ = writeln!(s, "States {}", o.states.len());
+        total = o.states.len() + o.states_left_out;
+        let _ = writeln!(s, "States {total}");
         for st in &o.states {
+            if late(written, deadline) {
+                break;
+            }
             write_state_line_in(&mut s, p, st, radix);
             s.push('\n');
+            written += 1;
         }
+    }
+    let left_out = total - written;
+    if left_out > 0 {
+        let _ = writeln!(s, "{}", left_out_line(left_out, total));
     }
     // herd7 says `Loop` first when a run went round a loop more often than it unrolls.
     let looped = if o.stats.removed.cutoff > 0 {
@@ -298,7 +398,7 @@ pub fn herd_text_in(p: &Program, o: &Outcome, hash: &str, seconds: f64, radix: R
     let _ = writeln!(s, "Time {} {:.2}", p.name, seconds);
     let _ = writeln!(s, "Hash={hash}");
     s.push('\n');
-    s
+    Written { text: s, left_out }
 }
 
 /// One test as a JSON object.
@@ -310,7 +410,22 @@ pub fn json(
     hash: &str,
     seconds: f64,
 ) -> serde_json::Value {
-    serde_json::json!({
+    json_by(p, o, model, file, hash, seconds, None).text
+}
+
+/// One test as a JSON object, its state lines written until `deadline` (see the module's
+/// notes); `states_left_out` counts the states not among `states`.
+pub fn json_by(
+    p: &Program,
+    o: &Outcome,
+    model: &str,
+    file: &str,
+    hash: &str,
+    seconds: f64,
+    deadline: Option<Instant>,
+) -> Written<serde_json::Value> {
+    let states = state_lines_by(p, o, Radix::Decimal, deadline);
+    let text = serde_json::json!({
         "file": file,
         "test": p.name,
         "model": model,
@@ -319,7 +434,8 @@ pub fn json(
         "ok": o.holds(p.condition.quantifier),
         "verdict": if o.unknown.is_some() { "Unknown" } else { o.verdict().as_str() },
         "unknown": o.unknown,
-        "states": state_lines(p, o, Radix::Decimal),
+        "states": states.text,
+        "states_left_out": states.left_out,
         "positive": count(o.positive),
         "negative": count(o.negative),
         "flags": o.flags,
@@ -327,7 +443,11 @@ pub fn json(
         "hash": hash,
         "stats": o.stats,
         "pieces": o.pieces,
-    })
+    });
+    Written {
+        text,
+        left_out: states.left_out,
+    }
 }
 
 /// A number of executions in JSON: a number up to `u64::MAX`, a decimal string past it

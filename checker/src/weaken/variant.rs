@@ -3,7 +3,7 @@
 //! An assignment gives each slot (the sites, then the gaps) the index of one of its
 //! choices; the variant is the source with the edits of the choices that differ from the
 //! test's own, spliced in at their spans, so everything else stays as written.
-//! A variant written to a file ([`file`]) also gets a name of its own, the `Result:` line of
+//! A variant written to a file ([`file()`]) also gets a name of its own, the `Result:` line of
 //! the model it was decided under, and a comment saying what changed.
 
 use super::site::{Edit, Site, SiteKind};

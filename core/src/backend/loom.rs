@@ -4,7 +4,7 @@
 //! Loom models `fence(SeqCst)` but treats SeqCst accesses as AcqRel, so both halves of the
 //! asymmetric fence are `fence(SeqCst)`: the shape loom can check.
 //! Time is logical: each reading of the clock advances it by one tick.
-//! Loom cannot time out a wait, so [`Event::wait_timeout`] yields and reports whether a
+//! Loom cannot time out a wait, so [`crate::backend::Event::wait_timeout`] yields and reports whether a
 //! wake-up was already stored; models drive scan cycles by hand and never depend on a timeout.
 
 use ::core::sync::atomic::Ordering;

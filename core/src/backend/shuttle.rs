@@ -5,7 +5,7 @@
 //! reorder; both halves of the asymmetric fence are `fence(SeqCst)` all the same, so the code
 //! has the shape the loom backend checks.
 //! Time is logical: each reading of the clock advances it by one tick.
-//! [`Event::wait_timeout`] yields and reports whether a wake-up was already stored; models
+//! [`crate::backend::Event::wait_timeout`] yields and reports whether a wake-up was already stored; models
 //! drive scan cycles by hand and never depend on a timeout.
 
 use ::core::sync::atomic::Ordering;

@@ -36,7 +36,7 @@ impl<W: Width> Search<'_, W> {
     }
 
     /// Runs stage `i` and everything after it; in a split search, at the stage where the
-    /// nodes are, only on the nodes this thread claims ([`split`]).
+    /// nodes are, only on the nodes this thread claims ([`super::split`]).
     pub(super) fn stage(
         &mut self,
         i: usize,

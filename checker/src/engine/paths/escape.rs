@@ -46,7 +46,7 @@ pub(crate) struct Escape {
     /// Whether the access is a spinlock's ([`OwnWrite::Lock`]), which herd7 does not stop
     /// on there: it runs it, and hazmat refuses the test ([`not_a_lock`]).
     pub(crate) lock: bool,
-    /// The instruction of the access ([`PathEvent::stmt`]).
+    /// The instruction of the access ([`crate::engine::paths::PathEvent::stmt`]).
     pub(crate) stmt: u32,
     /// At an address computed from values read, what the access writes, as the flow of
     /// values between accesses sees it ([`crate::engine::unsolved`]): herd7 pairs such an

@@ -16,7 +16,7 @@
 //! 1 after every instruction that writes `r` (none for a register herd7's initial state
 //! holds, which every final state holds). The ghosts and the registers are shown beside
 //! the test's own cells, so every search reports their final values; the report makes
-//! herd7's states of them ([`Reads::restrict`]).
+//! herd7's states of them (`report::reads::restrict`).
 
 use crate::exec::event::Value;
 use crate::front::program::{Cell, Expr, Instr, Op, Program, Reads, Reg, Tracked};

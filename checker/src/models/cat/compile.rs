@@ -714,7 +714,7 @@ struct Frame {
 }
 
 /// Where a model reads a name it defines nowhere, from the diagnostic that reports it
-/// (`PATH:LINE:COL: error: `NAME` is not defined...`, as [`Compiler`] words it and
+/// (`PATH:LINE:COL: error: `NAME` is not defined...`, as `Compiler` words it and
 /// [`crate::models::cat::CatModel`] renders it, with carets under the place): the file as
 /// named, the 1-based line and column, the width of the place in characters (the
 /// carets', or the name's, or, for a function herd7 stops at, its whole length, which

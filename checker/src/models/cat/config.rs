@@ -320,7 +320,7 @@ pub struct Settings {
     /// read of memory, and no other register (see `front::lower::reads`).
     pub outcome_reads: bool,
     /// `strictskip`: the skipped checks are evaluated, and only the executions on which
-    /// exactly the checks named fail are kept (see [`super::compile::compile`]).
+    /// exactly the checks named fail are kept (see `compile::compile`).
     pub strictskip: bool,
     /// `optace`: how herd7 builds the candidates it gives the model
     /// ([`crate::models::optace`]).

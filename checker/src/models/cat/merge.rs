@@ -1,7 +1,7 @@
 //! herd7's view of an execution: each C11 read-modify-write one event.
 //!
 //! hazmat builds a C11 exchange, fetch operation or successful compare-exchange as two
-//! events, a read and a write related by `rmw`, both carrying [`Tag::Rmw`] and the
+//! events, a read and a write related by `rmw`, both carrying [`crate::exec::event::Tag::Rmw`] and the
 //! operation's order (see [`crate::front::c11`]).
 //! herd7's C front end builds one event, both read and write, carrying the order as
 //! written (`'acq_rel` for an `acq_rel` exchange), with `rmw` empty; its C11 models read
