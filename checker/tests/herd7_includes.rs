@@ -14,9 +14,8 @@ mod herd7_cli;
 mod untimed;
 
 use hazmat_checker::models::cat::files::{InMemory, Library, Loaded};
-use herd7_cli::{hazmat, same_as_herd7, text};
-use std::path::{Path, PathBuf};
-use untimed::untimed;
+use herd7_cli::{hazmat, run, text};
+use std::path::PathBuf;
 
 /// A fresh temporary directory holding `files` (name, text).
 fn dir_with(tag: &str, files: &[(&str, &str)]) -> PathBuf {
@@ -55,20 +54,6 @@ const T_ALWAYS: &str = "Test t Allowed\nStates 1\n[x]=1;\nOk\nWitnesses\n\
 const T2_NEVER: &str = "Test t2 Allowed\nStates 0\nNo\nWitnesses\nPositive: 0 Negative: 0\n\
     Condition exists ([x]=1)\nObservation t2 Never 0 0\n\
     Hash=7825378622e6fbdc993b4527f77acb94\n\n";
-
-/// `hazmat herd7 ARGS` in `dir`: its stdout without `Time` lines, its stderr and its exit
-/// code; then the same against herd7 when it is present.
-fn run(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
-    let mut argv = vec!["herd7"];
-    argv.extend(args);
-    let out = hazmat(dir, &argv);
-    same_as_herd7(dir, args);
-    (
-        untimed(&text(&out.stdout)),
-        text(&out.stderr),
-        out.status.code(),
-    )
-}
 
 /// The brief's example: a missing include and an included file that does not parse are
 /// reported once per test, with nothing on stdout and exit code 0; `-exit true` stops at

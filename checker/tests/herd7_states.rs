@@ -14,7 +14,7 @@ mod herd7_cli;
 #[path = "common/untimed.rs"]
 mod untimed;
 
-use herd7_cli::{hazmat, same_as_herd7, text};
+use herd7_cli::{hazmat, run, text};
 use std::path::{Path, PathBuf};
 use untimed::untimed;
 
@@ -29,20 +29,6 @@ fn kernel() -> [String; 4] {
     let cfg = model.join("linux-kernel.cfg");
     let s = |p: &Path| p.to_str().expect("a path").to_string();
     ["-I".into(), s(&model), "-conf".into(), s(&cfg)]
-}
-
-/// `hazmat herd7 ARGS` in `dir`: its stdout without the `Time` lines, its stderr, its
-/// exit code; and the same of herd7's, when herd7 is present.
-fn run(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
-    let mut argv = vec!["herd7"];
-    argv.extend(args);
-    let out = hazmat(dir, &argv);
-    same_as_herd7(dir, args);
-    (
-        untimed(&text(&out.stdout)),
-        text(&out.stderr),
-        out.status.code(),
-    )
 }
 
 /// A kernel test whose registers are written every way herd7 tells apart: from a read

@@ -23,6 +23,20 @@ pub(crate) fn herd7() -> Option<PathBuf> {
     exe.is_file().then_some(exe)
 }
 
+/// `hazmat herd7 ARGS` in `dir`: its stdout without the `Time` lines, its stderr and its
+/// exit code; then the same against herd7's, when herd7 is present.
+pub(crate) fn run(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
+    let mut argv = vec!["herd7"];
+    argv.extend(args);
+    let out = hazmat(dir, &argv);
+    same_as_herd7(dir, args);
+    (
+        untimed(&text(&out.stdout)),
+        text(&out.stderr),
+        out.status.code(),
+    )
+}
+
 /// `hazmat ARGS` in `dir`, with no `HERDLIB`: only hazmat's own library.
 pub(crate) fn hazmat(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hazmat"))
