@@ -178,40 +178,21 @@ impl Outcome {
 
 /// The place of a value in herd7's order of the values of a final state: unsolved
 /// symbols first, then integers, then addresses by the name of their location.
-pub(crate) type ValueOrder = (u8, i64, String, i64);
+pub(crate) type ValueOrder<'p> = (u8, i64, &'p str, i64);
 
-/// The place of `v` in herd7's order ([`ValueOrder`]).
-pub(crate) fn value_order(program: &Program, v: Value) -> ValueOrder {
+/// The place of `v` in herd7's order ([`ValueOrder`]), allocating nothing.
+pub(crate) fn value_order(program: &Program, v: Value) -> ValueOrder<'_> {
     match v {
-        Value::Sym(n) => (0, i64::from(n), String::new(), 0),
-        Value::Int(n) => (1, n, String::new(), 0),
-        Value::Addr(l) => (2, 0, program.locs[l.0 as usize].name.clone(), 0),
-        Value::Shifted(l, o) => (2, 0, program.locs[l.0 as usize].name.clone(), o),
+        Value::Sym(n) => (0, i64::from(n), "", 0),
+        Value::Int(n) => (1, n, "", 0),
+        Value::Addr(l) => (2, 0, program.locs[l.0 as usize].name.as_str(), 0),
+        Value::Shifted(l, o) => (2, 0, program.locs[l.0 as usize].name.as_str(), o),
     }
 }
 
-/// `a` against `b` in herd7's order ([`value_order`]), allocating nothing.
+/// `a` against `b` in herd7's order ([`value_order`]).
 fn value_cmp(program: &Program, a: Value, b: Value) -> Ordering {
-    let rank = |v: Value| match v {
-        Value::Sym(_) => 0u8,
-        Value::Int(_) => 1,
-        Value::Addr(_) | Value::Shifted(..) => 2,
-    };
-    let place = |v: Value| match v {
-        Value::Addr(l) => (l, 0),
-        Value::Shifted(l, o) => (l, o),
-        Value::Sym(_) | Value::Int(_) => unreachable!("only addresses have a place"),
-    };
-    match (a, b) {
-        (Value::Sym(x), Value::Sym(y)) => x.cmp(&y),
-        (Value::Int(x), Value::Int(y)) => x.cmp(&y),
-        _ if rank(a) != rank(b) => rank(a).cmp(&rank(b)),
-        _ => {
-            let ((la, oa), (lb, ob)) = (place(a), place(b));
-            let name = |l: crate::exec::event::Loc| program.locs[l.0 as usize].name.as_str();
-            name(la).cmp(name(lb)).then(oa.cmp(&ob))
-        }
-    }
+    value_order(program, a).cmp(&value_order(program, b))
 }
 
 /// How many final states are always put in order and written, however late: a moment's

@@ -58,7 +58,7 @@ pub(crate) fn restrict(p: &Program, reads: &Reads, states: &[Vec<Value>]) -> Res
         }
         columns.push(c);
     }
-    let mut rows: BTreeMap<Vec<(usize, ValueOrder)>, Vec<Option<Value>>> = BTreeMap::new();
+    let mut rows: BTreeMap<Vec<(usize, ValueOrder<'_>)>, Vec<Option<Value>>> = BTreeMap::new();
     for s in states {
         let mut key = Vec::with_capacity(places.len());
         let mut row = Vec::with_capacity(places.len());

@@ -269,37 +269,29 @@ fn state_lines_by(
     radix: Radix,
     deadline: Option<Instant>,
 ) -> Written<Vec<String>> {
-    let mut lines = Vec::new();
-    match &p.reads {
-        None => {
-            for st in &o.states {
-                if late(lines.len(), deadline) {
-                    break;
-                }
-                lines.push(state_line_in(p, st, radix));
-            }
-            let left_out = o.states.len() - lines.len() + o.states_left_out;
-            Written {
-                text: lines,
-                left_out,
-            }
-        }
+    let (all, total): (Box<dyn Iterator<Item = String>>, usize) = match &p.reads {
+        None => (
+            Box::new(o.states.iter().map(|st| state_line_in(p, st, radix))),
+            o.states.len(),
+        ),
+        // herd7's states under `-outcomereads` are made of all of them at once.
         Some(_) => {
-            // herd7's states under `-outcomereads` are made of all of them at once.
             let all = state_lines(p, o, radix);
             let total = all.len();
-            for line in all {
-                if late(lines.len(), deadline) {
-                    break;
-                }
-                lines.push(line);
-            }
-            let left_out = total - lines.len() + o.states_left_out;
-            Written {
-                text: lines,
-                left_out,
-            }
+            (Box::new(all.into_iter()), total)
         }
+    };
+    let mut lines = Vec::new();
+    for line in all {
+        if late(lines.len(), deadline) {
+            break;
+        }
+        lines.push(line);
+    }
+    let left_out = total - lines.len() + o.states_left_out;
+    Written {
+        text: lines,
+        left_out,
     }
 }
 
